@@ -1,0 +1,217 @@
+// Package report owns the Report model that every layer fills and every
+// renderer reads: the report.json contract of DESIGN.md. It is pure: it
+// imports only the standard library and does no I/O of its own beyond the
+// io.Writer a renderer is given.
+package report
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// SchemaVersion is the version of the report.json contract. Fields may be
+// added freely; a rename or removal bumps it.
+const SchemaVersion = 1
+
+// Status is the outcome of one check or case.
+type Status string
+
+// The statuses a check or case can have. Error means the request timed out or
+// got an answer that could not be read; it counts as a failure for hard checks.
+const (
+	StatusPass  Status = "pass"
+	StatusFail  Status = "fail"
+	StatusSkip  Status = "skip"
+	StatusError Status = "error"
+)
+
+// Level is the spec's requirement level behind a check.
+type Level string
+
+// Requirement levels, as the spec's RFC 2119 keywords.
+const (
+	LevelMust   Level = "MUST"
+	LevelShould Level = "SHOULD"
+)
+
+// Layer names, as used in --layers and in Check.Layer.
+const (
+	LayerConformance = "conformance"
+	LayerBehavior    = "behavior"
+	LayerResilience  = "resilience"
+	LayerTelemetry   = "telemetry"
+)
+
+// Report is the whole result of one run: report.json.
+type Report struct {
+	SchemaVersion int                           `json:"schemaVersion"`
+	Tool          Tool                          `json:"tool"`
+	StartedAt     string                        `json:"startedAt,omitempty"`
+	DurationMs    int64                         `json:"durationMs"`
+	Layers        []string                      `json:"layers,omitempty"`
+	Server        Server                        `json:"server"`
+	Checks        []Check                       `json:"checks"`
+	Cases         []Case                        `json:"cases"`
+	Scores        map[string]float64            `json:"scores"`
+	ScoresByModel map[string]map[string]float64 `json:"scoresByModel,omitempty"`
+	Surface       Surface                       `json:"surface"`
+	Telemetry     *Telemetry                    `json:"telemetry,omitempty"`
+	Gate          *Gate                         `json:"gate,omitempty"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Server describes the server under test as the run saw it.
+type Server struct {
+	Target            string          `json:"target"`
+	Transport         string          `json:"transport"` // http or stdio
+	Era               string          `json:"era"`       // modern, legacy or unknown
+	ProtocolVersion   string          `json:"protocolVersion,omitempty"`
+	SupportedVersions []string        `json:"supportedVersions"`
+	ServerInfo        json.RawMessage `json:"serverInfo,omitempty"`
+	Capabilities      json.RawMessage `json:"capabilities,omitempty"`
+	Fingerprint       string          `json:"fingerprint,omitempty"`
+	// Migration lists what a legacy server must change to speak 2026-07-28;
+	// empty for a modern server.
+	Migration []string `json:"migration,omitempty"`
+}
+
+// Check is the result of one conformance or resilience check over all its runs.
+type Check struct {
+	ID    string `json:"id"`
+	Layer string `json:"layer"`
+	Group string `json:"group"`
+	Level Level  `json:"level"`
+	// Hard says whether a failure fails the run: every check of the seven
+	// assertion groups, and MUST-level checks elsewhere.
+	Hard     bool            `json:"hard"`
+	Status   Status          `json:"status"`
+	Runs     int             `json:"runs"`
+	Passed   int             `json:"passed"`
+	Title    string          `json:"title,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	SpecRef  string          `json:"specRef,omitempty"`
+	Evidence json.RawMessage `json:"evidence,omitempty"`
+	// Info holds what a check observed but does not judge (for example the
+	// exact code a server chose where the spec sets none).
+	Info string `json:"info,omitempty"`
+}
+
+// Case is the result of one golden case for one model over all its runs.
+type Case struct {
+	ID        string   `json:"id"`
+	Model     string   `json:"model"`
+	Kind      string   `json:"kind"`
+	Runs      int      `json:"runs"`
+	Passed    int      `json:"passed"`
+	Errored   int      `json:"errored"`
+	PassRate  float64  `json:"passRate"`
+	Floor     float64  `json:"floor"`
+	Status    Status   `json:"status"`
+	Selection *float64 `json:"selection"`
+	Arguments *float64 `json:"arguments"`
+	Sequence  *float64 `json:"sequence"`
+	Judge     *float64 `json:"judge"`
+}
+
+// Surface keeps per-item hashes of the server's tool surface so that a diff
+// against a baseline can name what changed.
+type Surface struct {
+	Tools     []SurfaceItem `json:"tools"`
+	Prompts   []SurfaceItem `json:"prompts,omitempty"`
+	Resources []SurfaceItem `json:"resourceTemplates,omitempty"`
+}
+
+// SurfaceItem is one tool, prompt or resource template, hashed.
+type SurfaceItem struct {
+	Name              string `json:"name"`
+	DescriptionSHA256 string `json:"descriptionSha256"`
+	InputSchemaSHA256 string `json:"inputSchemaSha256,omitempty"`
+	SHA256            string `json:"sha256,omitempty"`
+}
+
+// Telemetry holds Layer 3 measurements.
+type Telemetry struct {
+	ToolCalls map[string]Latency    `json:"toolCalls,omitempty"`
+	Models    map[string]ModelUsage `json:"models,omitempty"`
+}
+
+// Latency summarises a set of timed calls.
+type Latency struct {
+	P50Ms float64 `json:"p50Ms"`
+	P95Ms float64 `json:"p95Ms"`
+	Count int     `json:"count"`
+}
+
+// ModelUsage summarises the calls made to one model.
+type ModelUsage struct {
+	P50Ms        float64 `json:"p50Ms"`
+	P95Ms        float64 `json:"p95Ms"`
+	InputTokens  int64   `json:"inputTokens"`
+	OutputTokens int64   `json:"outputTokens"`
+	CostUSD      float64 `json:"costUsd"`
+}
+
+// Gate is the decision against the baseline, filled by the gate package.
+type Gate struct {
+	Passed   bool               `json:"passed"`
+	Baseline string             `json:"baseline"`
+	Deltas   map[string]float64 `json:"deltas"`
+	Reasons  []string           `json:"reasons"`
+}
+
+// Failed reports whether the check counts against the run: a hard check that
+// failed or errored, or, with strict, any check that did.
+func (c Check) Failed(strict bool) bool {
+	if c.Status != StatusFail && c.Status != StatusError {
+		return false
+	}
+	return c.Hard || strict
+}
+
+// HardFailures returns the checks that fail the run.
+func (r *Report) HardFailures(strict bool) []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Failed(strict) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Sort puts checks and cases in their canonical order (by id, then model) so
+// that every rendering is deterministic.
+func (r *Report) Sort() {
+	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].ID < r.Checks[j].ID })
+	sort.SliceStable(r.Cases, func(i, j int) bool {
+		if r.Cases[i].ID != r.Cases[j].ID {
+			return r.Cases[i].ID < r.Cases[j].ID
+		}
+		return r.Cases[i].Model < r.Cases[j].Model
+	})
+}
+
+// ConformancePassRate is hard conformance checks passed over hard
+// conformance checks that ran (skips excluded). It reports false when no
+// hard check ran.
+func (r *Report) ConformancePassRate() (float64, bool) {
+	var n, ok int
+	for _, c := range r.Checks {
+		if c.Layer != LayerConformance || !c.Hard || c.Status == StatusSkip {
+			continue
+		}
+		n++
+		if c.Status == StatusPass {
+			ok++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return float64(ok) / float64(n), true
+}
