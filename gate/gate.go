@@ -1,0 +1,574 @@
+// Package gate decides whether a run passes: it compares a report with the
+// report of the last green run (the baseline) under a Policy and returns a
+// Decision that names regressions, still-failing, new and fixed checks and
+// cases, waived failures, stale waivers, score drops with their statistical
+// significance, model drift and ratcheted floors.
+//
+// It is pure: no I/O and no clock (the caller passes Policy.Now and the
+// waiver file's bytes). It imports only the standard library, report and,
+// to read the waiver file, gopkg.in/yaml.v3; it must never import a layer.
+package gate
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// Defaults of the policy flags.
+const (
+	// DefaultMaxDrop is two points: how far an aggregate score may move the
+	// wrong way against the baseline.
+	DefaultMaxDrop = 0.02
+	// DefaultAlpha is the significance level of the Fisher exact test.
+	DefaultAlpha = 0.05
+)
+
+// eps absorbs float64 rounding so that a drop of exactly --max-drop (0.95 to
+// 0.93 is 0.020000000000000018 in float64) passes as the flag promises.
+const eps = 1e-9
+
+// DriftMode says what a score drop does when the server fingerprint did not
+// change, so the drop likely came from the model rather than the change
+// under test. It is a flag.Value (--drift warn|fail).
+type DriftMode int
+
+// Drift modes. The zero value is DriftWarn, the default.
+const (
+	DriftWarn DriftMode = iota // report the drop, do not fail
+	DriftFail                  // fail on it like any other drop
+)
+
+var _ flag.Value = (*DriftMode)(nil)
+
+// String returns the flag spelling of the mode.
+func (m DriftMode) String() string {
+	if m == DriftFail {
+		return "fail"
+	}
+	return "warn"
+}
+
+// Set parses the flag spelling of the mode.
+func (m *DriftMode) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "warn":
+		*m = DriftWarn
+	case "fail":
+		*m = DriftFail
+	default:
+		return fmt.Errorf("drift mode %q: want warn or fail", s)
+	}
+	return nil
+}
+
+// Policy is what the gate enforces. The zero value allows no score drop at
+// all (MaxDrop 0); callers start from DefaultMaxDrop.
+type Policy struct {
+	// MaxDrop is how far an aggregate score may move the wrong way against
+	// the baseline (a fraction: 0.02 is two points).
+	MaxDrop float64
+	// Strict makes failures of non-hard (SHOULD-level) checks fail the gate.
+	Strict bool
+	// Drift decides whether drops with an unchanged server fingerprint fail.
+	Drift DriftMode
+	// RequireSignificance makes only statistically significant score drops
+	// fail; the others are reported.
+	RequireSignificance bool
+	// Alpha is the significance level; zero means DefaultAlpha.
+	Alpha float64
+	// Ratchet records tighter floors from this run's scores in the Decision,
+	// so the next run gates on them.
+	Ratchet bool
+	// Waivers accept known failures; see ParseWaivers.
+	Waivers []Waiver
+	// Now decides which waivers have expired; the gate reads no clock. At
+	// the zero time no waiver has expired.
+	Now time.Time
+}
+
+// Validate reports a policy the gate cannot apply meaningfully, for the
+// caller to turn into a usage error before any work.
+func (p Policy) Validate() error {
+	var errs []error
+	if p.MaxDrop < 0 || p.MaxDrop > 1 {
+		errs = append(errs, fmt.Errorf("max-drop %v: want a fraction between 0 and 1 (0.02 is two points)", p.MaxDrop))
+	}
+	if p.Alpha < 0 || p.Alpha >= 1 {
+		errs = append(errs, fmt.Errorf("alpha %v: want a level between 0 and 1, such as 0.05", p.Alpha))
+	}
+	if p.Drift != DriftWarn && p.Drift != DriftFail {
+		errs = append(errs, fmt.Errorf("drift mode %d: want warn or fail", p.Drift))
+	}
+	return errors.Join(errs...)
+}
+
+// Decision is the outcome of Evaluate. Lists are sorted (checks by id, cases
+// by id then model, scores by key) so that renderings are deterministic.
+type Decision struct {
+	Passed bool
+	// NoBaseline says there was no baseline: only absolute floors applied.
+	NoBaseline bool
+	// Reasons say why the gate failed, one actionable sentence each; empty
+	// when it passed.
+	Reasons []string
+	// Notes are what the user should know without the gate failing on it.
+	Notes []string
+	// Deltas is current minus baseline for every score key in both reports.
+	Deltas map[string]float64
+	// Scores details every score key in either report.
+	Scores []report.GateScore
+	// Failing checks and cases, by their state in the baseline, and those
+	// the baseline had failing that pass now.
+	Regressions  []report.GateItem
+	StillFailing []report.GateItem
+	New          []report.GateItem
+	Fixed        []report.GateItem
+	// Waived are failures a waiver accepted (also listed above).
+	Waived []report.GateItem
+	// StaleWaivers match no failure and fail the gate; ExpiredWaivers are past
+	// their date and no longer waive anything.
+	StaleWaivers   []Waiver
+	ExpiredWaivers []Waiver
+	// Drift is set when scores fell beyond MaxDrop with an unchanged server
+	// fingerprint; DriftMessage says which.
+	Drift        bool
+	DriftMessage string
+	// Floors are the score floors the next run gates on: the baseline's,
+	// tightened by this run's scores when Policy.Ratchet is set.
+	Floors map[string]float64
+}
+
+// Item kinds in report.GateItem.Kind.
+const (
+	kindCheck = "check"
+	kindCase  = "case"
+)
+
+// Evaluate compares cur with base under p. base may be nil: then only the
+// absolute floors apply (hard checks pass, cases at their floors, waivers)
+// and the Decision says so. cur must not be nil. Neither report is modified.
+func Evaluate(cur, base *report.Report, p Policy) Decision {
+	if p.Alpha <= 0 || p.Alpha >= 1 {
+		p.Alpha = DefaultAlpha
+	}
+	p.MaxDrop = min(max(p.MaxDrop, 0), 1)
+	e := &evaluator{
+		cur:  cur,
+		base: base,
+		p:    p,
+		ws:   newWaiverSet(p.Waivers),
+		d:    &Decision{Deltas: map[string]float64{}, NoBaseline: base == nil},
+	}
+	if base == nil {
+		e.note("No baseline report was found, so only absolute floors apply: hard checks must pass, hard cases must pass every run and soft cases at least 80%% (each case's floor); score changes were not compared.")
+	}
+	e.checks()
+	e.cases()
+	e.waivers()
+	e.scores()
+	e.floors()
+	e.d.Passed = len(e.d.Reasons) == 0
+	return *e.d
+}
+
+// Apply records the decision in r.Gate. It keeps r.Gate.Baseline if the
+// caller already set it: where the baseline came from is the caller's to
+// say, and report.json leaves it empty when there was none.
+func (d Decision) Apply(r *report.Report) {
+	var baseline string
+	if r.Gate != nil && !d.NoBaseline {
+		baseline = r.Gate.Baseline
+	}
+	// Empty, not null, in report.json: the contract shows {} and [].
+	deltas := maps.Clone(d.Deltas)
+	if deltas == nil {
+		deltas = map[string]float64{}
+	}
+	g := &report.Gate{
+		Passed:       d.Passed,
+		Baseline:     baseline,
+		Deltas:       deltas,
+		Reasons:      append([]string{}, d.Reasons...),
+		Notes:        slices.Clone(d.Notes),
+		Scores:       slices.Clone(d.Scores),
+		Regressions:  slices.Clone(d.Regressions),
+		StillFailing: slices.Clone(d.StillFailing),
+		New:          slices.Clone(d.New),
+		Fixed:        slices.Clone(d.Fixed),
+		Waived:       slices.Clone(d.Waived),
+		Drift:        d.Drift,
+		DriftMessage: d.DriftMessage,
+		Floors:       maps.Clone(d.Floors),
+	}
+	for _, w := range d.StaleWaivers {
+		g.StaleWaivers = append(g.StaleWaivers, w.ID)
+	}
+	for _, w := range d.ExpiredWaivers {
+		g.ExpiredWaivers = append(g.ExpiredWaivers, w.ID)
+	}
+	r.Gate = g
+}
+
+// evaluator carries the state of one Evaluate call.
+type evaluator struct {
+	cur, base *report.Report
+	p         Policy
+	ws        *waiverSet
+	d         *Decision
+}
+
+func (e *evaluator) fail(format string, args ...any) {
+	e.d.Reasons = append(e.d.Reasons, fmt.Sprintf(format, args...))
+}
+
+func (e *evaluator) note(format string, args ...any) {
+	e.d.Notes = append(e.d.Notes, fmt.Sprintf(format, args...))
+}
+
+// baseState is where a failing item stood in the baseline.
+type baseState int
+
+const (
+	baseAbsent  baseState = iota // not in the baseline, or no baseline
+	basePassed                   // passed: this is a regression
+	baseFailed                   // failed too: still failing
+	baseSkipped                  // skipped or otherwise not judged
+)
+
+func failed(s report.Status) bool { return s == report.StatusFail || s == report.StatusError }
+
+func (e *evaluator) checks() {
+	base := map[string]report.Check{}
+	if e.base != nil {
+		for _, c := range e.base.Checks {
+			base[c.ID] = c
+		}
+	}
+	cur := slices.Clone(e.cur.Checks)
+	slices.SortStableFunc(cur, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
+	for _, c := range cur {
+		b, inBase := base[c.ID]
+		it := report.GateItem{Kind: kindCheck, ID: c.ID, Hard: c.Hard, Status: c.Status, Runs: c.Runs, Passed: c.Passed}
+		st := baseAbsent
+		if inBase {
+			it.BaseStatus, it.BaseRuns, it.BasePassed = b.Status, b.Runs, b.Passed
+			switch {
+			case b.Status == report.StatusPass:
+				st = basePassed
+			case failed(b.Status):
+				st = baseFailed
+			default:
+				st = baseSkipped
+			}
+		}
+		if !failed(c.Status) {
+			if st == baseFailed && c.Status == report.StatusPass {
+				e.d.Fixed = append(e.d.Fixed, it)
+			}
+			continue
+		}
+		if inBase {
+			bp, bt := checkCounts(b)
+			cp, ct := checkCounts(c)
+			e.itemSignificance(&it, bp, bt, cp, ct)
+		}
+		it.Blocking = c.Failed(e.p.Strict)
+
+		var what string
+		if c.Hard {
+			what = "Hard check " + c.ID
+		} else {
+			what = fmt.Sprintf("Check %s (%s)", c.ID, cmp.Or(string(c.Level), "not hard"))
+		}
+		verb := "failed"
+		if c.Status == report.StatusError {
+			verb = "errored (timed out or got an unreadable answer)"
+		}
+		what += " " + verb
+		if c.Runs > 0 {
+			what += fmt.Sprintf(", passing %d of %d runs", c.Passed, c.Runs)
+		}
+		action := "fix the server, or accept the failure with an id and a reason in " + DefaultWaiverFile
+		if !c.Hard {
+			action = "fix it, drop --strict, or accept the failure with a reason in " + DefaultWaiverFile
+		}
+		e.failure(it, st, what, action, c.ID)
+	}
+}
+
+// checkCounts returns a check's passed and judged runs. A report that did
+// not record runs still judged the check once.
+func checkCounts(c report.Check) (passed, total int) {
+	switch {
+	case c.Status == report.StatusSkip:
+		return 0, 0
+	case c.Runs > 0:
+		return min(c.Passed, c.Runs), c.Runs
+	case c.Status == report.StatusPass:
+		return 1, 1
+	}
+	return 0, 1
+}
+
+// caseFloor is the case's floor, or the kind's default for a report that did
+// not record one.
+func caseFloor(c report.Case) float64 {
+	switch {
+	case c.Floor > 0:
+		return c.Floor
+	case c.Kind == "hard":
+		return 1
+	}
+	return 0.8
+}
+
+// caseFailed reports whether a case misses its floor. The status is trusted
+// first; the pass rate is checked too so that a report whose status and
+// numbers disagree still cannot slip under the floor.
+func caseFailed(c report.Case) bool {
+	return failed(c.Status) || c.PassRate < caseFloor(c)-eps
+}
+
+// caseCounts returns a case's passed and non-errored runs: the pool the
+// scores use (DESIGN.md: pooled over all non-errored runs).
+func caseCounts(c report.Case) (passed, total int) {
+	n := max(c.Runs-c.Errored, 0)
+	return min(max(c.Passed, 0), n), n
+}
+
+func caseKey(c report.Case) string { return c.ID + "@" + c.Model }
+
+func (e *evaluator) cases() {
+	base := map[string]report.Case{}
+	if e.base != nil {
+		for _, c := range e.base.Cases {
+			base[caseKey(c)] = c
+		}
+	}
+	cur := slices.Clone(e.cur.Cases)
+	slices.SortStableFunc(cur, func(a, b report.Case) int {
+		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
+	})
+	for _, c := range cur {
+		b, inBase := base[caseKey(c)]
+		floor := caseFloor(c)
+		it := report.GateItem{
+			Kind: kindCase, ID: c.ID, Model: c.Model, Hard: c.Kind == "hard",
+			Status: c.Status, Runs: c.Runs, Passed: c.Passed, PassRate: c.PassRate, Floor: floor,
+		}
+		st := baseAbsent
+		if inBase {
+			it.BaseStatus, it.BaseRuns, it.BasePassed = b.Status, b.Runs, b.Passed
+			if caseFailed(b) {
+				st = baseFailed
+			} else {
+				st = basePassed
+			}
+		}
+		if !caseFailed(c) {
+			if st == baseFailed {
+				e.d.Fixed = append(e.d.Fixed, it)
+			}
+			continue
+		}
+		if inBase {
+			bp, bt := caseCounts(b)
+			cp, ct := caseCounts(c)
+			e.itemSignificance(&it, bp, bt, cp, ct)
+		}
+		// Cases are gated by their floors whatever their kind: hard ones at
+		// 1.0, soft ones at 0.8 unless the golden file says otherwise.
+		it.Blocking = true
+
+		kind := "Soft"
+		if it.Hard {
+			kind = "Hard"
+		}
+		what := fmt.Sprintf("%s case %s on %s", kind, c.ID, c.Model)
+		if c.Status == report.StatusError && c.Runs > 0 && c.Errored >= c.Runs {
+			what += fmt.Sprintf(" errored on all %d runs", c.Runs)
+		} else {
+			what += fmt.Sprintf(" passed %d of %d runs (%s), below its floor of %s", c.Passed, c.Runs, fmtNum(c.PassRate), fmtNum(floor))
+			if c.Errored > 0 {
+				what += fmt.Sprintf(" (%d errored)", c.Errored)
+			}
+		}
+		action := "read its transcripts and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
+		e.failure(it, st, what, action, caseKey(c), c.ID)
+	}
+}
+
+// itemSignificance tests whether the item's pass rate fell significantly
+// from the baseline's.
+func (e *evaluator) itemSignificance(it *report.GateItem, bp, bt, cp, ct int) {
+	if bt == 0 || ct == 0 {
+		return
+	}
+	pv := fisherLower(bp, bt-bp, cp, ct-cp)
+	it.PValue = &pv
+	it.Significant = pv < e.p.Alpha
+}
+
+// failure files a failing item under its baseline state and, unless a
+// waiver accepts it or it does not block, adds the reason. keys are the
+// waiver ids that can name it, most specific first.
+func (e *evaluator) failure(it report.GateItem, st baseState, what, action string, keys ...string) {
+	valid, expired := e.ws.match(e.p.Now, keys...)
+	if valid != nil {
+		it.Waived, it.WaiverReason = true, valid.Reason
+	}
+	switch st {
+	case basePassed:
+		e.d.Regressions = append(e.d.Regressions, it)
+	case baseFailed:
+		e.d.StillFailing = append(e.d.StillFailing, it)
+	default:
+		e.d.New = append(e.d.New, it)
+	}
+	var since string
+	switch st {
+	case basePassed:
+		since = "; it passed in the baseline"
+	case baseFailed:
+		since = ", as in the baseline"
+	case baseSkipped:
+		since = "; it was skipped in the baseline"
+	default:
+		if e.base != nil {
+			since = "; it is not in the baseline"
+		}
+	}
+	// Sampling noise is a question for model-driven cases; a check is
+	// deterministic and must pass, so its p-value stays in the data only.
+	if it.PValue != nil && st == basePassed && it.Kind == kindCase {
+		since += fmt.Sprintf(" (%s)", sigPhrase(*it.PValue, e.p.Alpha))
+	}
+	switch {
+	case it.Waived:
+		e.d.Waived = append(e.d.Waived, it)
+		until := ""
+		if !valid.Expires.IsZero() {
+			until = " until " + valid.Expires.Format(time.DateOnly)
+		}
+		e.note("%s%s, accepted by the waiver at %s%s (reason: %s).", what, since, valid.where(), until, strings.TrimRight(valid.Reason, "."))
+	case !it.Blocking:
+		e.note("%s%s: a warning only; --strict would fail the gate on it.", what, since)
+	default:
+		msg := fmt.Sprintf("%s%s: %s.", what, since, action)
+		if expired != nil {
+			e.ws.explained[expired] = true
+			msg += fmt.Sprintf(" Its waiver at %s expired on %s and no longer applies: fix the failure or renew the waiver with a later expires date.",
+				expired.where(), expired.Expires.Format(time.DateOnly))
+		}
+		e.fail("%s", msg)
+	}
+}
+
+// waiverSet tracks which waivers matched a failure.
+type waiverSet struct {
+	ws        []Waiver
+	used      []bool
+	explained map[*Waiver]bool // expired waivers already named in a reason
+}
+
+func newWaiverSet(ws []Waiver) *waiverSet {
+	return &waiverSet{ws: ws, used: make([]bool, len(ws)), explained: map[*Waiver]bool{}}
+}
+
+// match marks every waiver named by keys as used and returns the first one
+// still in force, and the first expired one.
+func (s *waiverSet) match(now time.Time, keys ...string) (valid, expired *Waiver) {
+	for _, k := range keys {
+		for i := range s.ws {
+			w := &s.ws[i]
+			if w.ID != k {
+				continue
+			}
+			s.used[i] = true
+			if w.expired(now) {
+				if expired == nil {
+					expired = w
+				}
+			} else if valid == nil {
+				valid = w
+			}
+		}
+	}
+	return valid, expired
+}
+
+// waivers reports expired waivers and fails on stale ones. A waiver that
+// names something this run did not evaluate (a behavior case in a
+// conformance-only pull-request run) is not stale: failing every such run
+// would force users to delete waivers that the nightly run still needs.
+func (e *evaluator) waivers() {
+	s := e.ws
+	for i := range s.ws {
+		w := &s.ws[i]
+		exp := w.expired(e.p.Now)
+		if exp {
+			e.d.ExpiredWaivers = append(e.d.ExpiredWaivers, *w)
+		}
+		expNote := ""
+		if exp {
+			expNote = fmt.Sprintf(" (it also expired on %s)", w.Expires.Format(time.DateOnly))
+		}
+		switch {
+		case s.used[i]:
+			if exp && !s.explained[w] {
+				e.note("The waiver for %s at %s expired on %s; another waiver covers the failure, so remove this entry.", w.ID, w.where(), w.Expires.Format(time.DateOnly))
+			}
+		case e.names(w.ID):
+			e.d.StaleWaivers = append(e.d.StaleWaivers, *w)
+			e.fail("The waiver for %s at %s is stale: %s no longer fails%s. Remove the entry; a stale waiver fails the gate so that the list stays true.", w.ID, w.where(), w.ID, expNote)
+		case e.evaluated(w.ID):
+			e.d.StaleWaivers = append(e.d.StaleWaivers, *w)
+			e.fail("The waiver for %s at %s is stale: no check or case in this run is named %s%s. Remove or correct the entry.", w.ID, w.where(), w.ID, expNote)
+		default:
+			e.note("The waiver for %s at %s was not checked: this run did not evaluate anything that could be named %s.", w.ID, w.where(), w.ID)
+		}
+	}
+}
+
+// names reports whether the current report has a check or case the waiver
+// id can name.
+func (e *evaluator) names(id string) bool {
+	for _, c := range e.cur.Checks {
+		if c.ID == id {
+			return true
+		}
+	}
+	for _, c := range e.cur.Cases {
+		if c.ID == id || caseKey(c) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// evaluated reports whether this run evaluated the kind of item id looks
+// like, so that an id naming nothing in it is a typo or a removed item
+// rather than something another layer would judge. Check ids are
+// group/check; case ids have no slash, or carry @model.
+func (e *evaluator) evaluated(id string) bool {
+	has := func(layer string) bool { return slices.Contains(e.cur.Layers, layer) }
+	group, _, isCheck := strings.Cut(id, "/")
+	if !isCheck || strings.Contains(id, "@") {
+		return len(e.cur.Cases) > 0 || has(report.LayerBehavior)
+	}
+	for _, c := range e.cur.Checks {
+		if c.Group == group || strings.HasPrefix(c.ID, group+"/") {
+			return true
+		}
+	}
+	// The group did not run: the id is wrong unless its layer was left out.
+	return has(report.LayerConformance) && has(report.LayerResilience)
+}

@@ -1,0 +1,306 @@
+package gate
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// lowerIsBetter reports whether a score key improves by going down
+// (DESIGN.md "Score keys"). Matching the suffix keeps per-layer variants of
+// the same measure pointing the same way.
+func lowerIsBetter(key string) bool {
+	for _, s := range []string{"falseActivationRate", "fabricationRate", "attackSuccessRate"} {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelDriven reports whether a score comes from model runs, so that a drop
+// with an unchanged server can be blamed on the model. Conformance and the
+// deterministic resilience probes involve no model: a drop there with the
+// same fingerprint is a real server change (the fingerprint hashes only the
+// tool surface, not behavior).
+func modelDriven(key string) bool {
+	return strings.HasPrefix(key, "behavior.") ||
+		strings.HasSuffix(key, "fabricationRate") || strings.HasSuffix(key, "attackSuccessRate")
+}
+
+// gatedByItems reports whether a score is only an aggregate of items the
+// gate already judges one by one. conformance.passRate is hard checks passed
+// over hard checks, and every hard check must pass unless waived; failing
+// the score as well would make a waiver for a new hard failure useless.
+func gatedByItems(key string) bool { return key == "conformance.passRate" }
+
+// scoreCounts returns the pooled good and total counts behind a score, where
+// the report holds them: conformance.passRate from the runs of the hard
+// conformance checks, behavior.passRate from the non-errored runs of the
+// cases. Other scores are fractions of sub-populations the report does not
+// count, so they are not tested for significance.
+func scoreCounts(r *report.Report, key string) (passed, total int, ok bool) {
+	switch key {
+	case "conformance.passRate":
+		for _, c := range r.Checks {
+			if c.Layer == report.LayerConformance && c.Hard {
+				p, t := checkCounts(c)
+				passed, total = passed+p, total+t
+			}
+		}
+	case "behavior.passRate":
+		for _, c := range r.Cases {
+			p, t := caseCounts(c)
+			passed, total = passed+p, total+t
+		}
+	default:
+		return 0, 0, false
+	}
+	return passed, total, total > 0
+}
+
+func (e *evaluator) scores() {
+	var baseScores, baseFloors map[string]float64
+	if e.base != nil {
+		baseScores = e.base.Scores
+		if e.base.Gate != nil {
+			baseFloors = e.base.Gate.Floors
+		}
+	}
+	keys := slices.Sorted(maps.Keys(e.cur.Scores))
+	for k := range baseScores {
+		if _, ok := e.cur.Scores[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	// Without a fingerprint on both sides nothing says the server is the
+	// same, so no drop is blamed on the model.
+	sameServer := e.base != nil && e.cur.Server.Fingerprint != "" &&
+		e.cur.Server.Fingerprint == e.base.Server.Fingerprint
+
+	var noBase, noCur, drifted []string
+	for _, k := range keys {
+		lower := lowerIsBetter(k)
+		gs := report.GateScore{Key: k, Direction: "higher"}
+		if lower {
+			gs.Direction = "lower"
+		}
+		cv, inCur := e.cur.Scores[k]
+		bv, inBase := baseScores[k]
+		if inCur {
+			gs.Current = ptr(cv)
+		}
+		if inBase {
+			gs.Base = ptr(bv)
+		}
+		switch {
+		case inCur && !inBase && e.base != nil:
+			noBase = append(noBase, k)
+		case inBase && !inCur:
+			noCur = append(noCur, k)
+		}
+
+		var problems []string
+		if inCur && inBase {
+			gs.Delta = round9(cv - bv)
+			e.d.Deltas[k] = gs.Delta
+			worse := bv - cv
+			if lower {
+				worse = -worse
+			}
+			if worse > eps {
+				e.scoreSignificance(&gs)
+			}
+			if worse > e.p.MaxDrop+eps {
+				gs.Drop = true
+				verb := "fell"
+				if lower {
+					verb = "rose"
+				}
+				problems = append(problems, fmt.Sprintf("%s from %s to %s (%s), more than the allowed %s",
+					verb, fmtNum(bv), fmtNum(cv), fmtSigned(gs.Delta), fmtNum(e.p.MaxDrop)))
+			}
+		}
+		if f, ok := baseFloors[k]; ok && inCur {
+			gs.Floor = ptr(f)
+			switch {
+			case lower && cv > f+eps:
+				gs.BelowFloor = true
+				problems = append(problems, fmt.Sprintf("is %s, above its recorded ceiling of %s", fmtNum(cv), fmtNum(f)))
+			case !lower && cv < f-eps:
+				gs.BelowFloor = true
+				problems = append(problems, fmt.Sprintf("is %s, below its recorded floor of %s", fmtNum(cv), fmtNum(f)))
+			}
+		}
+		if len(problems) > 0 {
+			if sameServer && modelDriven(k) {
+				gs.Drift = true
+				drifted = append(drifted, k)
+			}
+			e.judgeScore(&gs, "Score "+k+" "+strings.Join(problems, ", and "))
+		}
+		e.d.Scores = append(e.d.Scores, gs)
+	}
+
+	if len(noBase) > 0 {
+		e.note("No baseline value for %s: reported, not gated on a drop.", strings.Join(noBase, ", "))
+	}
+	if len(noCur) > 0 {
+		e.note("Not measured in this run, though in the baseline: %s; not gated.", strings.Join(noCur, ", "))
+	}
+	if len(drifted) > 0 {
+		e.d.Drift = true
+		e.d.DriftMessage = fmt.Sprintf("The server fingerprint is unchanged, yet %s moved the wrong way beyond what is allowed: likely model drift, not your change.", strings.Join(drifted, ", "))
+	}
+}
+
+// scoreSignificance runs the one-sided Fisher exact test on the counts
+// behind a score, oriented so that the test always asks "did good outcomes
+// become rarer".
+func (e *evaluator) scoreSignificance(gs *report.GateScore) {
+	bp, bt, ok1 := scoreCounts(e.base, gs.Key)
+	cp, ct, ok2 := scoreCounts(e.cur, gs.Key)
+	if !ok1 || !ok2 {
+		return
+	}
+	pv := fisherLower(bp, bt-bp, cp, ct-cp)
+	gs.Tested, gs.PValue, gs.Significant = true, &pv, pv < e.p.Alpha
+	gs.BasePassed, gs.BaseTotal, gs.Passed, gs.Total = bp, bt, cp, ct
+}
+
+// judgeScore decides whether a score that dropped or broke its floor fails
+// the gate, and says why either way.
+func (e *evaluator) judgeScore(gs *report.GateScore, desc string) {
+	if gs.Drop {
+		desc += "; " + scoreSigPhrase(gs, e.p.Alpha)
+	}
+	switch {
+	case gatedByItems(gs.Key):
+		e.note("%s. The hard checks behind it are gated one by one, so the score itself does not fail the gate.", desc)
+		return
+	case e.p.RequireSignificance && !gs.BelowFloor && !gs.Significant:
+		// A floor breach is not a sampling question: the floor already
+		// allows --max-drop below the best level reached.
+		e.note("%s. --require-significance lets a drop that is not significant pass.", desc)
+		return
+	case gs.Drift && e.p.Drift == DriftWarn:
+		e.note("%s. The server fingerprint is unchanged: likely model drift, not your change (--drift warn reports it without failing).", desc)
+		return
+	}
+	gs.Failed = true
+	var action string
+	switch {
+	case gs.Drift:
+		action = "The server fingerprint is unchanged: likely model drift, not your change; --drift fail counts it, --drift warn would only report it."
+	case gs.Drop:
+		action = "Find the change behind it, or raise --max-drop if the drop is expected."
+	default:
+		action = "Floors recorded by --ratchet only tighten: restore the score."
+	}
+	e.fail("%s. %s", desc, action)
+}
+
+// scoreSigPhrase says whether a drop is significant over the pooled runs.
+func scoreSigPhrase(gs *report.GateScore, alpha float64) string {
+	if !gs.Tested {
+		return "not tested for significance (the report holds no run counts behind this score)"
+	}
+	return fmt.Sprintf("%s over the pooled runs (%d of %d passed in the baseline, %d of %d now)",
+		sigPhrase(*gs.PValue, alpha), gs.BasePassed, gs.BaseTotal, gs.Passed, gs.Total)
+}
+
+// sigPhrase states a one-sided Fisher p-value against alpha.
+func sigPhrase(p, alpha float64) string {
+	switch {
+	case p < 0.001 && p < alpha:
+		return "significant, p < 0.001"
+	case p < alpha:
+		return fmt.Sprintf("significant, %s < %s", fmtP(p), fmtNum(alpha))
+	}
+	return fmt.Sprintf("not statistically significant, %s", fmtP(p))
+}
+
+// floors carries the baseline's floors forward (so a run without --ratchet
+// does not lose them when it becomes the next baseline) and, with
+// --ratchet, tightens them to this run's scores less --max-drop. Keeping the
+// tolerance below the best level reached stops a slow slide of drops each
+// within --max-drop, without failing the very next run on noise.
+func (e *evaluator) floors() {
+	var floors map[string]float64
+	if e.base != nil && e.base.Gate != nil {
+		floors = maps.Clone(e.base.Gate.Floors)
+	}
+	if e.p.Ratchet {
+		if floors == nil {
+			floors = map[string]float64{}
+		}
+		var raised []string
+		for _, k := range slices.Sorted(maps.Keys(e.cur.Scores)) {
+			v, lower := e.cur.Scores[k], lowerIsBetter(k)
+			f := max(v-e.p.MaxDrop, 0)
+			if lower {
+				f = min(v+e.p.MaxDrop, 1)
+			}
+			f = round9(f)
+			old, ok := floors[k]
+			if ok && ((lower && f >= old-eps) || (!lower && f <= old+eps)) {
+				continue
+			}
+			floors[k] = f
+			if ok {
+				raised = append(raised, fmt.Sprintf("%s %s → %s", k, fmtNum(old), fmtNum(f)))
+			} else {
+				raised = append(raised, fmt.Sprintf("%s %s", k, fmtNum(f)))
+			}
+		}
+		if len(raised) > 0 {
+			e.note("--ratchet recorded tighter floors for the next run (ceilings for lower-is-better scores): %s.", strings.Join(raised, ", "))
+		}
+	}
+	if len(floors) > 0 {
+		e.d.Floors = floors
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// round9 drops float64 noise (0.93-0.95 = -0.020000000000000018) so that
+// deltas and floors read and compare as the decimals they are.
+func round9(x float64) float64 {
+	r := math.Round(x*1e9) / 1e9
+	if r == 0 {
+		return 0 // no "-0" in report.json
+	}
+	return r
+}
+
+// fmtNum prints a score to at most four decimals.
+func fmtNum(x float64) string {
+	r := math.Round(x*1e4) / 1e4
+	if r == 0 {
+		r = 0
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// fmtSigned prints a delta with its sign.
+func fmtSigned(x float64) string {
+	s := fmtNum(x)
+	if s != "0" && !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+func fmtP(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p = %.3g", p)
+}

@@ -1,0 +1,771 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Era says which generation of the protocol a server speaks.
+type Era string
+
+// Eras (basic/versioning.mdx §Terminology).
+const (
+	EraModern  Era = "modern"  // 2026-07-28 and later: per-request _meta
+	EraLegacy  Era = "legacy"  // 2025-11-25 and earlier: initialize handshake
+	EraUnknown Era = "unknown" // neither probe succeeded
+)
+
+// Implementation names a client or server.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target is a server to connect to: an HTTP endpoint or a command.
+type Target interface {
+	// Dial opens a transport. For a command it starts a new process, which
+	// the era probe uses to fall back to initialize on a clean server.
+	Dial(ctx context.Context) (Transport, error)
+	// Kind is "http" or "stdio".
+	Kind() string
+	String() string
+}
+
+// HTTPTarget is a Streamable HTTP endpoint.
+type HTTPTarget struct {
+	URL      string
+	Header   http.Header
+	MaxBytes int64
+	Observer Observer
+	Client   *http.Client
+}
+
+// Dial implements Target; every dial shares the target's connection pool
+// but not its legacy session.
+func (t *HTTPTarget) Dial(context.Context) (Transport, error) {
+	return &HTTP{URL: t.URL, Header: t.Header, MaxBytes: t.MaxBytes, Observer: t.Observer, Client: t.Client}, nil
+}
+
+// Kind implements Target.
+func (t *HTTPTarget) Kind() string { return "http" }
+
+func (t *HTTPTarget) String() string { return t.URL }
+
+// CommandTarget is a server launched as a subprocess speaking stdio.
+type CommandTarget struct{ Command Command }
+
+// Dial implements Target by starting a new server process.
+func (t *CommandTarget) Dial(ctx context.Context) (Transport, error) {
+	return StartCommand(ctx, t.Command)
+}
+
+// Kind implements Target.
+func (t *CommandTarget) Kind() string { return "stdio" }
+
+func (t *CommandTarget) String() string { return t.Command.String() }
+
+// Options configure a Client.
+type Options struct {
+	// ClientInfo is sent in _meta (modern) or initialize (legacy).
+	ClientInfo Implementation
+	// Capabilities is the clientCapabilities object sent with every request;
+	// nil sends {} (no optional capabilities).
+	Capabilities map[string]any
+	// Timeout bounds each request; 0 means 10 seconds.
+	Timeout time.Duration
+	// Version forces a revision: LegacyVersion skips the server/discover
+	// probe and uses initialize. Empty means LatestVersion with fallback.
+	Version string
+	// NoFallback keeps a client on the modern era even when the probe says
+	// the server is legacy (conformance reports the probe instead).
+	NoFallback bool
+}
+
+// DiscoverResult is the part of server/discover's result a client uses.
+type DiscoverResult struct {
+	SupportedVersions []string        `json:"supportedVersions"`
+	Capabilities      json.RawMessage `json:"capabilities"`
+	Instructions      string          `json:"instructions,omitempty"`
+	Raw               json.RawMessage `json:"-"`
+}
+
+// Probe records how the era was decided, for reports.
+type Probe struct {
+	// Discover is the exchange of the server/discover probe, if one was sent.
+	Discover *Exchange
+	// DiscoverErr is the transport error of that probe.
+	DiscoverErr error
+	// Initialize is the legacy handshake's exchange, if one was attempted.
+	Initialize    *Exchange
+	InitializeErr error
+	// Reason explains the decision in one sentence.
+	Reason string
+}
+
+// Client talks to one server in one era. It is safe for concurrent use.
+type Client struct {
+	target Target
+	t      Transport
+	opts   Options
+
+	era        Era
+	version    string
+	discover   *DiscoverResult
+	initResult json.RawMessage
+	probe      Probe
+
+	ids atomic.Int64
+
+	mu           sync.Mutex
+	paramHeaders map[string][]paramHeader // tool name → x-mcp-header bindings
+}
+
+// Connect dials target and decides the era: it probes with server/discover
+// (on both transports, so a legacy server fails deterministically rather
+// than running a request under legacy rules) and falls back to the
+// 2025-11-25 initialize handshake on any answer that is not a recognised
+// modern one — never keyed to a single error code (basic/versioning.mdx,
+// basic/transports/stdio.mdx §Backward compatibility). On stdio the
+// fallback runs in a fresh process, since some legacy servers exit on an
+// unknown pre-initialize request.
+//
+// An error wrapping ErrUnreachable means the server could not be reached at
+// all (or, over HTTP, did not answer the probe in time).
+func Connect(ctx context.Context, target Target, opts Options) (*Client, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.ClientInfo.Name == "" {
+		opts.ClientInfo = Implementation{Name: "mcp-eval", Version: "dev"}
+	}
+	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: map[string][]paramHeader{}}
+	if opts.Version == LegacyVersion {
+		if err := c.connectLegacy(ctx); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	t, err := target.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.t = t
+	c.version = LatestVersion
+	c.era = EraModern
+	x, err := c.Do(ctx, c.NewCall("server/discover", nil))
+	c.probe.Discover, c.probe.DiscoverErr = x, err
+	modern, reason, fatal := classifyProbe(target.Kind(), x, err)
+	c.probe.Reason = reason
+	if fatal != nil {
+		t.Close()
+		return nil, fatal
+	}
+	if modern {
+		if x != nil && x.Response != nil && x.Response.Result != nil {
+			var d DiscoverResult
+			if json.Unmarshal(x.Response.Result, &d) == nil {
+				d.Raw = x.Response.Result
+				c.discover = &d
+			}
+		}
+		return c, nil
+	}
+	if opts.NoFallback {
+		c.era = EraUnknown
+		return c, nil
+	}
+	// Legacy fallback. Over stdio the probe's process may be dead or in an
+	// odd state; start over.
+	if target.Kind() == "stdio" {
+		t.Close()
+		c.t = nil
+	}
+	modernT := c.t
+	if err := c.connectLegacy(ctx); err != nil {
+		if errors.Is(err, ErrUnreachable) {
+			return nil, err
+		}
+		// Neither era answered. Keep a modern transport so that checks can
+		// run and report exactly what the server does.
+		c.probe.InitializeErr = err
+		c.era, c.version = EraUnknown, LatestVersion
+		if modernT == nil {
+			if modernT, err = target.Dial(ctx); err != nil {
+				return nil, err
+			}
+		}
+		c.t = modernT
+		return c, nil
+	}
+	if modernT != nil && modernT != c.t {
+		modernT.Close()
+	}
+	return c, nil
+}
+
+// classifyProbe decides from the server/discover answer whether the server
+// is modern. fatal is set when the server could not be reached at all.
+func classifyProbe(kind string, x *Exchange, err error) (modern bool, reason string, fatal error) {
+	if err != nil {
+		if errors.Is(err, ErrUnreachable) {
+			return false, "", err
+		}
+		var te *TimeoutError
+		if kind == "http" && errors.As(err, &te) {
+			// Over HTTP a probe timeout is an outage, not evidence of a
+			// legacy server.
+			return false, "", fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		return false, "server/discover got no usable answer (" + err.Error() + "); trying the legacy handshake", nil
+	}
+	if x.Response == nil {
+		return false, fmt.Sprintf("server/discover got no JSON-RPC answer (HTTP %d); trying the legacy handshake", x.Status), nil
+	}
+	if x.Response.Error == nil {
+		return true, "server/discover answered with a result", nil
+	}
+	switch code := x.Response.Error.Code; {
+	case code == CodeHeaderMismatch || code == CodeMissingRequiredClientCapability:
+		return true, fmt.Sprintf("server/discover answered with the modern error %d", code), nil
+	case code == CodeUnsupportedProtocolVersion:
+		var data struct {
+			Supported []string `json:"supported"`
+		}
+		_ = json.Unmarshal(x.Response.Error.Data, &data)
+		for _, v := range data.Supported {
+			if v == LatestVersion {
+				return true, "server/discover answered -32022 yet lists " + LatestVersion, nil
+			}
+		}
+		return false, fmt.Sprintf("server/discover answered -32022 and supports %v; trying the legacy handshake", data.Supported), nil
+	case code == CodeMethodNotFound && kind == "http" && x.Status == http.StatusNotFound:
+		return true, "server/discover answered 404 with a JSON-RPC -32601 body (a modern server without server/discover)", nil
+	}
+	return false, fmt.Sprintf("server/discover answered error %d (not a modern error); trying the legacy handshake", x.Response.Error.Code), nil
+}
+
+// connectLegacy performs the 2025-11-25 initialize handshake on a new
+// transport.
+func (c *Client) connectLegacy(ctx context.Context) error {
+	t, err := c.target.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	prevEra, prevT := c.era, c.t
+	c.t, c.era, c.version = t, EraLegacy, LegacyVersion
+	params := map[string]any{
+		"protocolVersion": LegacyVersion,
+		"capabilities":    c.capabilities(),
+		"clientInfo":      c.opts.ClientInfo,
+	}
+	call := c.NewCall("initialize", params)
+	// initialize precedes version negotiation, so no version header.
+	call.Omit = append(call.Omit, HeaderProtocolVersion)
+	x, err := c.Do(ctx, call)
+	c.probe.Initialize = x
+	fail := func(err error) error {
+		t.Close()
+		c.t, c.era = prevT, prevEra
+		c.probe.InitializeErr = err
+		return err
+	}
+	if err != nil {
+		return fail(fmt.Errorf("initialize: %w", err))
+	}
+	if x.Response == nil {
+		return fail(fmt.Errorf("initialize: no JSON-RPC answer (HTTP %d)", x.Status))
+	}
+	if x.Response.Error != nil {
+		return fail(fmt.Errorf("initialize: %w", x.Response.Error))
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(x.Response.Result, &res); err != nil || res.ProtocolVersion == "" {
+		return fail(errors.New("initialize: result has no protocolVersion"))
+	}
+	c.version = res.ProtocolVersion
+	c.initResult = x.Response.Result
+	if h, ok := t.(*HTTP); ok {
+		h.SetSession(x.Header.Get(HeaderSessionID))
+	}
+	note := c.NewCall("notifications/initialized", nil)
+	note.ID = nil
+	if _, err := c.Do(ctx, note); err != nil {
+		return fail(fmt.Errorf("notifications/initialized: %w", err))
+	}
+	if c.probe.Reason == "" {
+		c.probe.Reason = "legacy handshake requested"
+	}
+	return nil
+}
+
+// Close closes the transport.
+func (c *Client) Close() error {
+	if c.t == nil {
+		return nil
+	}
+	return c.t.Close()
+}
+
+// Era returns the era the server was found to speak.
+func (c *Client) Era() Era { return c.era }
+
+// Version returns the protocol revision in use.
+func (c *Client) Version() string { return c.version }
+
+// Discover returns the server/discover result of the probe (modern era).
+func (c *Client) Discover() *DiscoverResult { return c.discover }
+
+// InitializeResult returns the raw initialize result (legacy era).
+func (c *Client) InitializeResult() json.RawMessage { return c.initResult }
+
+// Probe returns how the era was decided.
+func (c *Client) Probe() Probe { return c.probe }
+
+// Transport returns the transport in use (for raw probes).
+func (c *Client) Transport() Transport { return c.t }
+
+// Target returns the target the client was connected to.
+func (c *Client) Target() Target { return c.target }
+
+// Timeout returns the per-request timeout.
+func (c *Client) Timeout() time.Duration { return c.opts.Timeout }
+
+// WithTransport returns a client sharing c's era and settings over another
+// transport (for example HTTP.Fresh).
+func (c *Client) WithTransport(t Transport) *Client {
+	c2 := &Client{target: c.target, t: t, opts: c.opts, era: c.era, version: c.version,
+		discover: c.discover, initResult: c.initResult, probe: c.probe, paramHeaders: c.paramHeaders}
+	c2.ids.Store(c.ids.Load() + 1_000_000)
+	return c2
+}
+
+func (c *Client) capabilities() map[string]any {
+	if c.opts.Capabilities == nil {
+		return map[string]any{}
+	}
+	return c.opts.Capabilities
+}
+
+// Call is one request before it is sent. Probes may change any part of it.
+type Call struct {
+	// ID is an int64 or a string; nil sends a notification.
+	ID     any
+	Method string
+	// Params is sent as the params member; for the modern era it holds
+	// "_meta" with the required keys (see Meta).
+	Params map[string]any
+	// Header is the set of MCP headers (HTTP only); Omit removes headers the
+	// transport would add.
+	Header     http.Header
+	Omit       []string
+	HTTPMethod string
+	// Body, if set, is sent instead of the encoded request.
+	Body []byte
+}
+
+// Meta returns the call's params._meta map, creating it if needed.
+func (cl *Call) Meta() map[string]any {
+	if cl.Params == nil {
+		cl.Params = map[string]any{}
+	}
+	m, ok := cl.Params["_meta"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		cl.Params["_meta"] = m
+	}
+	return m
+}
+
+// NextID returns a fresh request id.
+func (c *Client) NextID() int64 { return c.ids.Add(1) }
+
+// NewCall builds a request in the client's era: for 2026-07-28, params._meta
+// carries the protocol version, client capabilities, client info and a W3C
+// traceparent, and the MCP headers mirror the body; for the legacy era the
+// negotiated version header only.
+func (c *Client) NewCall(method string, params map[string]any) *Call {
+	p := make(map[string]any, len(params)+1)
+	for k, v := range params {
+		p[k] = v
+	}
+	call := &Call{ID: c.NextID(), Method: method, Params: p, Header: http.Header{}}
+	if c.era == EraLegacy {
+		if len(p) == 0 {
+			call.Params = nil
+		}
+		call.Header.Set(HeaderProtocolVersion, c.version)
+		return call
+	}
+	meta := call.Meta()
+	meta[MetaProtocolVersion] = c.version
+	meta[MetaClientCapabilities] = c.capabilities()
+	meta[MetaClientInfo] = c.opts.ClientInfo
+	meta[MetaTraceParent] = newTraceParent()
+	call.Header.Set(HeaderProtocolVersion, c.version)
+	call.Header.Set(HeaderMethod, method)
+	if name, ok := nameOf(method, p); ok {
+		call.Header.Set(HeaderName, EncodeHeaderValue(name))
+	}
+	if method == "tools/call" {
+		c.setParamHeaders(call)
+	}
+	return call
+}
+
+// nameOf returns the value Mcp-Name mirrors for the three methods that
+// carry it.
+func nameOf(method string, params map[string]any) (string, bool) {
+	key := ""
+	switch method {
+	case "tools/call", "prompts/get":
+		key = "name"
+	case "resources/read":
+		key = "uri"
+	default:
+		return "", false
+	}
+	s, ok := params[key].(string)
+	return s, ok
+}
+
+// newTraceParent returns a W3C traceparent with random ids (SEP-414: trace
+// context travels in _meta).
+func newTraceParent() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return "00-" + hex.EncodeToString(b[:16]) + "-" + hex.EncodeToString(b[16:]) + "-01"
+}
+
+// Do sends a call and returns the exchange, under the client's per-request
+// timeout.
+func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
+	if c.t == nil {
+		return nil, ErrClosed
+	}
+	body := call.Body
+	var id json.RawMessage
+	if body == nil {
+		req := &Request{ID: call.ID, Method: call.Method, Params: call.Params}
+		b, err := json.Marshal(req)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", call.Method, err)
+		}
+		body = b
+	}
+	if call.ID != nil {
+		b, err := json.Marshal(call.ID)
+		if err != nil {
+			return nil, fmt.Errorf("encode id: %w", err)
+		}
+		id = b
+	}
+	name, _ := nameOf(call.Method, call.Params)
+	ctx, cancel := WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	return c.t.Exchange(ctx, &Outgoing{
+		ID: id, Body: body, Method: call.Method, Name: name,
+		HTTPMethod: call.HTTPMethod, Header: call.Header, Omit: call.Omit,
+	})
+}
+
+// ProtocolError describes an answer that is not a usable JSON-RPC response:
+// no response, a response with the wrong id, or an HTTP error without a
+// JSON-RPC body.
+type ProtocolError struct {
+	Method string
+	Status int
+	Detail string
+}
+
+func (e *ProtocolError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: HTTP %d: %s", e.Method, e.Status, e.Detail)
+	}
+	return fmt.Sprintf("%s: %s", e.Method, e.Detail)
+}
+
+// Result checks that x holds the response to call and returns its result
+// member, the JSON-RPC error as *Error, or a *ProtocolError.
+func Result(call *Call, x *Exchange) (json.RawMessage, error) {
+	if x.Response == nil {
+		detail := "no JSON-RPC response"
+		if len(x.Invalid) > 0 {
+			detail = x.Invalid[0]
+		} else if len(x.Body) > 0 {
+			detail += ": " + truncate(string(bytes.TrimSpace(x.Body)), 200)
+		}
+		return nil, &ProtocolError{Method: call.Method, Status: x.Status, Detail: detail}
+	}
+	want, _ := json.Marshal(call.ID)
+	if !bytes.Equal(bytes.TrimSpace(x.Response.ID), want) && x.Response.Error == nil {
+		return nil, &ProtocolError{Method: call.Method, Status: x.Status,
+			Detail: fmt.Sprintf("response id %s does not match request id %s", truncate(string(x.Response.ID), 60), want)}
+	}
+	if x.Response.Error != nil {
+		return nil, x.Response.Error
+	}
+	if x.Status != 0 && (x.Status < 200 || x.Status > 299) {
+		return nil, &ProtocolError{Method: call.Method, Status: x.Status, Detail: "a result with a non-2xx status"}
+	}
+	return x.Response.Result, nil
+}
+
+// Call sends method with params and decodes the result into out (which may
+// be nil). A JSON-RPC error is returned as *Error.
+func (c *Client) Call(ctx context.Context, method string, params map[string]any, out any) error {
+	call := c.NewCall(method, params)
+	x, err := c.Do(ctx, call)
+	if err != nil {
+		return err
+	}
+	res, err := Result(call, x)
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		if err := json.Unmarshal(res, out); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// maxPages bounds pagination against a server whose cursors never end.
+const maxPages = 100
+
+// ListAll calls a paginated list method until nextCursor is absent, and
+// returns the raw items of the given member from every page.
+func (c *Client) ListAll(ctx context.Context, method, member string) ([]json.RawMessage, error) {
+	var all []json.RawMessage
+	var cursor *string
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return all, fmt.Errorf("%s: more than %d pages", method, maxPages)
+		}
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = *cursor
+		}
+		var res map[string]json.RawMessage
+		if err := c.Call(ctx, method, params, &res); err != nil {
+			return all, err
+		}
+		var items []json.RawMessage
+		if raw, ok := res[member]; ok {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return all, fmt.Errorf("%s: %s is not an array", method, member)
+			}
+		}
+		all = append(all, items...)
+		next, ok := res["nextCursor"]
+		if !ok || string(next) == "null" {
+			return all, nil
+		}
+		var s string
+		if err := json.Unmarshal(next, &s); err != nil {
+			return all, fmt.Errorf("%s: nextCursor is not a string", method)
+		}
+		// An empty string is a valid cursor, not the end of the list
+		// (server/utilities/pagination.mdx).
+		cursor = &s
+	}
+}
+
+// Tool is one entry of tools/list.
+type Tool struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Raw          json.RawMessage  `json:"-"`
+}
+
+// ToolAnnotations are the behaviour hints of a tool. They are hints from an
+// untrusted server; mcp-eval uses readOnlyHint only to decide what a probe
+// may call.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ReadOnly reports whether the tool declares readOnlyHint: true.
+func (t Tool) ReadOnly() bool {
+	return t.Annotations != nil && t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint
+}
+
+// ListTools returns every tool over all pages and remembers the tools'
+// x-mcp-header bindings for later tools/call requests.
+func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
+	raws, err := c.ListAll(ctx, "tools/list", "tools")
+	tools := make([]Tool, 0, len(raws))
+	for _, r := range raws {
+		var t Tool
+		if json.Unmarshal(r, &t) != nil {
+			continue
+		}
+		t.Raw = r
+		tools = append(tools, t)
+	}
+	c.learnParamHeaders(tools)
+	return tools, err
+}
+
+// CallToolResult is the result of tools/call, or an input_required result.
+type CallToolResult struct {
+	ResultType        string                     `json:"resultType"`
+	Content           []json.RawMessage          `json:"content"`
+	StructuredContent json.RawMessage            `json:"structuredContent,omitempty"`
+	IsError           bool                       `json:"isError,omitempty"`
+	InputRequests     map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	RequestState      *string                    `json:"requestState,omitempty"`
+	Raw               json.RawMessage            `json:"-"`
+}
+
+// CallTool calls a tool. extra is merged into params (for inputResponses
+// and requestState on a multi round-trip retry).
+func (c *Client) CallTool(ctx context.Context, name string, args map[string]any, extra map[string]any) (*CallToolResult, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	for k, v := range extra {
+		params[k] = v
+	}
+	var raw json.RawMessage
+	if err := c.Call(ctx, "tools/call", params, &raw); err != nil {
+		return nil, err
+	}
+	var res CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("tools/call %s: decode result: %w", name, err)
+	}
+	res.Raw = raw
+	return &res, nil
+}
+
+// paramHeader binds a tool argument (a path of property names) to the
+// Mcp-Param-{Header} it must be mirrored in.
+type paramHeader struct {
+	Path   []string
+	Header string
+}
+
+func (c *Client) learnParamHeaders(tools []Tool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range tools {
+		var bindings []paramHeader
+		collectParamHeaders(t.InputSchema, nil, &bindings, 0)
+		if len(bindings) > 0 {
+			c.paramHeaders[t.Name] = bindings
+		} else {
+			delete(c.paramHeaders, t.Name)
+		}
+	}
+}
+
+// collectParamHeaders walks properties chains only: x-mcp-header is valid
+// only on properties reachable from the root through "properties" keys
+// (server/tools.mdx §x-mcp-header).
+func collectParamHeaders(schema json.RawMessage, path []string, out *[]paramHeader, depth int) {
+	if depth > 32 {
+		return
+	}
+	var s struct {
+		Header     string                     `json:"x-mcp-header"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return
+	}
+	if s.Header != "" && len(path) > 0 {
+		*out = append(*out, paramHeader{Path: append([]string(nil), path...), Header: s.Header})
+	}
+	for name, sub := range s.Properties {
+		collectParamHeaders(sub, append(path, name), out, depth+1)
+	}
+}
+
+// setParamHeaders adds Mcp-Param-* headers for arguments bound by
+// x-mcp-header, when the argument is present and not null.
+func (c *Client) setParamHeaders(call *Call) {
+	name, _ := call.Params["name"].(string)
+	c.mu.Lock()
+	bindings := c.paramHeaders[name]
+	c.mu.Unlock()
+	args, _ := call.Params["arguments"].(map[string]any)
+	for _, b := range bindings {
+		v, ok := lookupPath(args, b.Path)
+		if !ok || v == nil {
+			continue
+		}
+		if s, ok := headerScalar(v); ok {
+			call.Header.Set(HeaderParamPrefix+b.Header, EncodeHeaderValue(s))
+		}
+	}
+}
+
+func lookupPath(m map[string]any, path []string) (any, bool) {
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = mm[p]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// headerScalar renders a string, integer or boolean argument as the spec's
+// header value: strings as is, integers in decimal, booleans as true/false.
+func headerScalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return strconv.FormatBool(x), true
+	case int:
+		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		if x == float64(int64(x)) {
+			return strconv.FormatInt(int64(x), 10), true
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return strconv.FormatInt(i, 10), true
+		}
+	}
+	return "", false
+}
+
+// AsModern returns a copy of c that sends the 2026-07-28 envelope on the
+// same transport whatever era the probe found: conformance uses it to show
+// what a legacy server answers to modern requests.
+func (c *Client) AsModern() *Client {
+	c2 := c.WithTransport(c.t)
+	c2.era, c2.version = EraModern, LatestVersion
+	return c2
+}

@@ -1,0 +1,103 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// DefaultMaxMessageBytes caps one answer (a JSON body, an SSE stream or a
+// stdio line) unless Options say otherwise.
+const DefaultMaxMessageBytes = 16 << 20
+
+// Transport carries one exchange at a time per call; implementations are
+// safe for concurrent use.
+type Transport interface {
+	// Exchange sends out and returns what the server answered. An error means
+	// no usable answer arrived: the transport failed, the context ended, or the
+	// answer was too large or could not be framed. A JSON-RPC error is not a
+	// Go error here: it is in Exchange.Response.
+	Exchange(ctx context.Context, out *Outgoing) (*Exchange, error)
+	// Close releases the transport (for stdio: shuts the server down).
+	Close() error
+}
+
+// Outgoing is one message to send, as bytes, with the transport details a
+// conformance probe may want to control.
+type Outgoing struct {
+	// ID is the request id the answer must carry; nil for a notification or a
+	// raw body that has none.
+	ID json.RawMessage
+	// Body is the exact bytes to send (one line on stdio).
+	Body []byte
+	// Method and Name label the exchange for observers and errors.
+	Method, Name string
+	// HTTP only: the request method (default POST), headers to set, and
+	// headers to leave out even though the transport would add them.
+	HTTPMethod string
+	Header     http.Header
+	Omit       []string
+}
+
+// Exchange is one message sent and everything the server answered to it.
+type Exchange struct {
+	Sent       []byte
+	SentHeader http.Header // HTTP only
+	// Status is the HTTP status; 0 on stdio.
+	Status int
+	Header http.Header
+	// ContentType is the media type of the HTTP answer, without parameters.
+	ContentType string
+	// Body is the raw HTTP body (for an SSE answer, the bytes read until the
+	// response arrived). Empty on stdio.
+	Body []byte
+	// Messages are all JSON-RPC messages received for this request in order
+	// (notifications before the response, on SSE or stdio).
+	Messages []*Message
+	// Response is the message answering the request (matched by id), or nil.
+	Response *Message
+	// Invalid lists frames that were not JSON-RPC messages, with the reason.
+	Invalid  []string
+	Duration time.Duration
+}
+
+// RPCError returns the JSON-RPC error of the response, or nil.
+func (x *Exchange) RPCError() *Error {
+	if x == nil || x.Response == nil {
+		return nil
+	}
+	return x.Response.Error
+}
+
+// ErrUnreachable wraps failures to reach the server at all: a refused
+// connection, a DNS failure, a server command that does not start.
+var ErrUnreachable = errors.New("server unreachable")
+
+// ErrTooLarge is returned when an answer exceeds the size limit.
+var ErrTooLarge = errors.New("answer exceeds the size limit")
+
+// ErrClosed is returned when the server closed the transport (a stdio
+// process that exited) before answering.
+var ErrClosed = errors.New("server closed the connection")
+
+// TimeoutError reports a request that got no answer within its deadline.
+type TimeoutError struct {
+	Method string
+	After  time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After.Round(time.Millisecond))
+}
+
+// Observer receives request timings; telemetry implements it so that this
+// package need not import it. Methods must be safe for concurrent use.
+type Observer interface {
+	// RequestDone is called after every exchange: the JSON-RPC method, the
+	// tool, prompt or resource name where there is one, the time taken, the
+	// bytes received, and the transport error if any.
+	RequestDone(method, name string, d time.Duration, bytesIn int, err error)
+}
