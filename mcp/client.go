@@ -150,9 +150,22 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 	}
 	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: map[string][]paramHeader{}}
 	if opts.Version == LegacyVersion {
-		if err := c.connectLegacy(ctx); err != nil {
+		err := c.connectLegacy(ctx)
+		switch {
+		case err == nil:
+			return c, nil
+		case errors.Is(err, ErrUnreachable):
 			return nil, err
+		case target.Kind() == "stdio" && errors.Is(err, ErrClosed):
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
+		// The server answered, but not with a handshake: keep a transport
+		// so that checks can report what it does.
+		t, derr := target.Dial(ctx)
+		if derr != nil {
+			return nil, derr
+		}
+		c.t, c.era, c.version = t, EraUnknown, LegacyVersion
 		return c, nil
 	}
 	t, err := target.Dial(ctx)
@@ -194,6 +207,11 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 	if err := c.connectLegacy(ctx); err != nil {
 		if errors.Is(err, ErrUnreachable) {
 			return nil, err
+		}
+		if target.Kind() == "stdio" && errors.Is(c.probe.DiscoverErr, ErrClosed) && errors.Is(err, ErrClosed) {
+			// The process exited twice without answering anything: it did
+			// not start, whatever the era.
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
 		// Neither era answered. Keep a modern transport so that checks can
 		// run and report exactly what the server does.
