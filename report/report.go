@@ -57,6 +57,9 @@ type Report struct {
 	Surface       Surface                       `json:"surface"`
 	Telemetry     *Telemetry                    `json:"telemetry,omitempty"`
 	Gate          *Gate                         `json:"gate,omitempty"`
+	// Strict records --strict: every failed or errored check and case fails
+	// the run, warnings included. Renderers judge the report by it.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -162,6 +165,96 @@ type Gate struct {
 	Baseline string             `json:"baseline"`
 	Deltas   map[string]float64 `json:"deltas"`
 	Reasons  []string           `json:"reasons"`
+	// Notes are remarks that did not fail the gate: warnings, drops excused
+	// as model drift or as not significant, the absence of a baseline.
+	Notes []string `json:"notes,omitempty"`
+	// Scores details every score key against the baseline, sorted by key.
+	Scores []GateScore `json:"scores,omitempty"`
+	// Regressions passed in the baseline and fail now; StillFailing failed in
+	// both; New fail now and were absent from the baseline (or there was no
+	// baseline); Fixed failed in the baseline and pass now. Non-blocking
+	// failures (SHOULD-level checks without --strict) are listed too, marked.
+	Regressions  []GateItem `json:"regressions,omitempty"`
+	StillFailing []GateItem `json:"stillFailing,omitempty"`
+	New          []GateItem `json:"new,omitempty"`
+	Fixed        []GateItem `json:"fixed,omitempty"`
+	// Waived are the failures a waiver accepted.
+	Waived []GateItem `json:"waived,omitempty"`
+	// StaleWaivers and ExpiredWaivers name waiver ids (as written in the
+	// waiver file) that no longer match a failure or are past their expiry.
+	StaleWaivers   []string `json:"staleWaivers,omitempty"`
+	ExpiredWaivers []string `json:"expiredWaivers,omitempty"`
+	// Drift is set when scores fell while the server fingerprint stayed the
+	// same: likely model drift, not the change under test.
+	Drift        bool   `json:"drift,omitempty"`
+	DriftMessage string `json:"driftMessage,omitempty"`
+	// Floors are the recorded score floors (a ceiling for lower-is-better
+	// keys) that the next run gates on; they only tighten (--ratchet).
+	Floors map[string]float64 `json:"floors,omitempty"`
+}
+
+// GateScore is one score key compared with the baseline.
+type GateScore struct {
+	Key string `json:"key"`
+	// Direction is "higher" or "lower": which way is better.
+	Direction string   `json:"direction"`
+	Base      *float64 `json:"base"`    // nil when the baseline lacks the key
+	Current   *float64 `json:"current"` // nil when this run lacks the key
+	Delta     float64  `json:"delta"`   // current - base, 0 unless both exist
+	// Floor is the recorded floor (ceiling for lower-is-better keys) this
+	// run was held to, if any.
+	Floor *float64 `json:"floor,omitempty"`
+	// Drop says the score moved the wrong way by more than --max-drop;
+	// BelowFloor that it is worse than the recorded floor.
+	Drop       bool `json:"drop,omitempty"`
+	BelowFloor bool `json:"belowFloor,omitempty"`
+	// Failed says the score counts against the gate.
+	Failed bool `json:"failed,omitempty"`
+	// Drift says a drop was attributed to model drift.
+	Drift bool `json:"drift,omitempty"`
+	// Tested says a significance test ran (counts were derivable for both
+	// sides); PValue is its one-sided p-value.
+	Tested      bool     `json:"tested,omitempty"`
+	Significant bool     `json:"significant,omitempty"`
+	PValue      *float64 `json:"pValue,omitempty"`
+	// The pooled good/total counts behind the test.
+	BasePassed int `json:"basePassed,omitempty"`
+	BaseTotal  int `json:"baseTotal,omitempty"`
+	Passed     int `json:"passed,omitempty"`
+	Total      int `json:"total,omitempty"`
+}
+
+// GateItem is one check or case as the gate classified it.
+type GateItem struct {
+	Kind       string `json:"kind"` // "check" or "case"
+	ID         string `json:"id"`
+	Model      string `json:"model,omitempty"`
+	Hard       bool   `json:"hard"`
+	Status     Status `json:"status"`
+	BaseStatus Status `json:"baseStatus,omitempty"`
+	Runs       int    `json:"runs"`
+	Passed     int    `json:"passed"`
+	BaseRuns   int    `json:"baseRuns,omitempty"`
+	BasePassed int    `json:"basePassed,omitempty"`
+	// PassRate and Floor are set for cases.
+	PassRate float64 `json:"passRate,omitempty"`
+	Floor    float64 `json:"floor,omitempty"`
+	// PValue is the one-sided Fisher exact p-value of the change against
+	// the baseline, when both sides had runs.
+	PValue      *float64 `json:"pValue,omitempty"`
+	Significant bool     `json:"significant,omitempty"`
+	// Blocking says the failure counts against the gate (before waivers).
+	Blocking     bool   `json:"blocking"`
+	Waived       bool   `json:"waived,omitempty"`
+	WaiverReason string `json:"waiverReason,omitempty"`
+}
+
+// Key names the item as a waiver does: the id, and for a case "id@model".
+func (i GateItem) Key() string {
+	if i.Model == "" {
+		return i.ID
+	}
+	return i.ID + "@" + i.Model
 }
 
 // Failed reports whether the check counts against the run: a hard check that

@@ -1,0 +1,587 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits that keep summary.md well under GitHub's 1 MiB step-summary cap
+// even for a server that answers with huge errors.
+const (
+	mdEvidenceMax = 8000 // bytes of pretty-printed evidence per check
+	mdCellMax     = 300  // runes of a message in a table cell
+	mdMessageMax  = 2000 // runes of a message or info under a finding
+)
+
+// WriteMarkdown writes summary.md, the human report that also becomes the
+// GitHub job summary: a status line, the server, what a legacy server must
+// change, failures and warnings with their evidence, every check by group,
+// the golden cases, scores, telemetry and the gate.
+//
+// Everything that came from the server or a model is untrusted: it is
+// escaped with escapeMarkdown in text and tables, and shown raw only inside
+// fenced code blocks sized by codeFence.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	r = normalized(r)
+	var b bytes.Buffer
+	m := &mdWriter{b: &b, j: newJudge(r)}
+	m.status(r)
+	m.server(r)
+	if len(r.Server.Migration) > 0 {
+		m.migration(r)
+	}
+	m.findings(r, "Failures", func(o outcome) bool { return o == outFail || o == outError })
+	m.findings(r, "Warnings", func(o outcome) bool { return o == outWarn })
+	if len(r.Checks) > 0 {
+		m.checks(r)
+	}
+	if len(r.Cases) > 0 {
+		m.cases(r)
+	}
+	if len(r.Scores) > 0 || len(r.ScoresByModel) > 0 {
+		m.scores(r)
+	}
+	if r.Telemetry != nil && (len(r.Telemetry.ToolCalls) > 0 || len(r.Telemetry.Models) > 0) {
+		m.telemetry(r.Telemetry)
+	}
+	if r.Gate != nil {
+		m.gate(r.Gate)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+type mdWriter struct {
+	b *bytes.Buffer
+	j judge
+}
+
+func (m *mdWriter) p(format string, args ...any) {
+	fmt.Fprintf(m.b, format, args...)
+	m.b.WriteByte('\n')
+}
+
+// row writes one table row; cells must already be escaped.
+func (m *mdWriter) row(cells ...string) {
+	m.b.WriteString("|")
+	for _, c := range cells {
+		m.b.WriteString(" " + c + " |")
+	}
+	m.b.WriteByte('\n')
+}
+
+func (m *mdWriter) tableHead(cells ...string) {
+	m.row(cells...)
+	seps := make([]string, len(cells))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	m.row(seps...)
+}
+
+var mdMarks = map[outcome]string{
+	outPass:  "✅ pass",
+	outFail:  "❌ fail",
+	outWarn:  "⚠️ warning",
+	outSkip:  "⏭️ skip",
+	outError: "❗ error",
+}
+
+func (m *mdWriter) status(r *Report) {
+	verdict := "✅ mcp-eval passed"
+	if !r.Passed() {
+		verdict = "❌ mcp-eval failed"
+	}
+	m.p("## %s", verdict)
+	m.p("")
+	m.p("- **Checks:** %s · %s", checkTally(r), passRateText(r))
+	if len(r.Cases) > 0 {
+		m.p("- **Cases:** %s", caseTally(r))
+	}
+	if r.Gate != nil {
+		if r.Gate.Passed {
+			m.p("- **Gate:** passed")
+		} else {
+			m.p("- **Gate:** failed (%d reasons)", len(r.Gate.Reasons))
+		}
+	}
+	if r.Strict {
+		m.p("- Run with `--strict`: warnings fail the run.")
+	}
+	m.p("")
+}
+
+func (m *mdWriter) server(r *Report) {
+	s := r.Server
+	m.tableHead("server", "")
+	m.row("target", codeSpan(s.Target))
+	if name := serverName(s.ServerInfo); name != "" {
+		m.row("server", escapeMarkdown(name))
+	}
+	m.row("transport", escapeMarkdown(s.Transport))
+	m.row("era", escapeMarkdown(s.Era))
+	m.row("protocol version", escapeMarkdown(orDash(s.ProtocolVersion)))
+	vs := make([]string, len(s.SupportedVersions))
+	for i, v := range s.SupportedVersions {
+		vs[i] = codeSpan(v)
+	}
+	m.row("supported versions", orDash(strings.Join(vs, ", ")))
+	if s.Fingerprint != "" {
+		m.row("fingerprint", codeSpan(s.Fingerprint))
+	}
+	if len(r.Layers) > 0 {
+		m.row("layers", escapeMarkdown(strings.Join(r.Layers, ", ")))
+	}
+	tool := strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)
+	if tool != "" {
+		m.row("tool", escapeMarkdown(tool))
+	}
+	if r.DurationMs > 0 {
+		m.row("duration", fmt.Sprintf("%.1f s", float64(r.DurationMs)/1000))
+	}
+	m.p("")
+}
+
+func (m *mdWriter) migration(r *Report) {
+	m.p("### Migrating to 2026-07-28")
+	m.p("")
+	m.p("This server speaks an earlier revision of MCP. To serve 2026-07-28 it needs to:")
+	m.p("")
+	for _, item := range r.Server.Migration {
+		m.p("- %s", escapeMarkdown(item))
+	}
+	m.p("")
+}
+
+// findings lists the checks selected by keep with their message and folded
+// evidence.
+func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
+	var cs []Check
+	for _, c := range r.Checks {
+		if keep(m.j.check(c)) {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return
+	}
+	m.p("### %s (%d)", title, len(cs))
+	m.p("")
+	for _, c := range cs {
+		oc := m.j.check(c)
+		mark, _, _ := strings.Cut(mdMarks[oc], " ")
+		head := mark + " " + codeSpan(c.ID)
+		if c.Title != "" {
+			head += " — " + escapeMarkdown(c.Title)
+		}
+		m.p("#### %s", head)
+		m.p("")
+		meta := []string{"**" + escapeMarkdown(string(c.Level)) + "**", "group " + codeSpan(groupName(c))}
+		if c.Runs > 0 {
+			meta = append(meta, fmt.Sprintf("%d/%d runs passed", c.Passed, c.Runs))
+		}
+		if c.SpecRef != "" {
+			meta = append(meta, "spec: "+escapeMarkdown(c.SpecRef))
+		}
+		m.p("%s", strings.Join(meta, " · "))
+		m.p("")
+		if c.Message != "" {
+			m.p("%s", escapeMarkdown(cutRunes(c.Message, mdMessageMax)))
+			m.p("")
+		}
+		if c.Info != "" {
+			m.p("Info: %s", escapeMarkdown(cutRunes(c.Info, mdMessageMax)))
+			m.p("")
+		}
+		if reason, ok := m.j.waiver(c.ID); ok {
+			m.p("Waived: %s", escapeMarkdown(orDash(reason)))
+			m.p("")
+		}
+		if hasEvidence(c.Evidence) {
+			m.details("evidence", indentEvidence(c.Evidence), "json")
+		}
+	}
+}
+
+// details writes a folded fenced code block. The summary text is ours; body
+// is untrusted and only ever appears inside the fence.
+func (m *mdWriter) details(summary, body, lang string) {
+	body, cut := truncateBytes(body, mdEvidenceMax)
+	fence := codeFence(body)
+	m.p("<details><summary>%s</summary>", summary)
+	m.p("")
+	m.p("%s%s", fence, lang)
+	m.p("%s", body)
+	m.p("%s", fence)
+	m.p("")
+	if cut {
+		m.p("Evidence truncated; the full text is in report.json.")
+		m.p("")
+	}
+	m.p("</details>")
+	m.p("")
+}
+
+func (m *mdWriter) checks(r *Report) {
+	m.p("### Checks")
+	m.p("")
+	for _, g := range groupChecks(r.Checks) {
+		var t tally
+		for _, c := range g.checks {
+			t.add(m.j.check(c))
+		}
+		m.p("#### %s (%d/%d passed)", escapeMarkdown(g.name), t.passed, len(g.checks))
+		m.p("")
+		m.tableHead("check", "status", "runs", "message")
+		for _, c := range g.checks {
+			oc := m.j.check(c)
+			runs := "–"
+			if oc != outSkip && c.Runs > 0 {
+				runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)
+			}
+			msg := c.Message
+			if c.Info != "" {
+				if msg != "" {
+					msg += " "
+				}
+				msg += "(info: " + c.Info + ")"
+			}
+			status := mdMarks[oc]
+			if _, ok := m.j.waiver(c.ID); ok {
+				status = "⚠️ waived"
+			}
+			m.row(codeSpan(c.ID), status, runs, escapeMarkdown(cutRunes(msg, mdCellMax)))
+		}
+		m.p("")
+	}
+}
+
+// cutRunes cuts s to max runes, ending in "…".
+func cutRunes(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max]) + "…"
+}
+
+func (m *mdWriter) cases(r *Report) {
+	models := modelsOf(r.Cases)
+	type key struct{ id, model string }
+	byKey := map[key]Case{}
+	var ids []string
+	kinds := map[string]string{}
+	for _, c := range r.Cases {
+		if _, ok := kinds[c.ID]; !ok {
+			ids = append(ids, c.ID)
+			kinds[c.ID] = c.Kind
+		}
+		byKey[key{c.ID, c.Model}] = c
+	}
+	m.p("### Cases")
+	m.p("")
+	head := []string{"case", "kind"}
+	for _, mo := range models {
+		head = append(head, codeSpan(mo))
+	}
+	m.tableHead(head...)
+	for _, id := range ids {
+		cells := []string{codeSpan(id), escapeMarkdown(kinds[id])}
+		for _, mo := range models {
+			c, ok := byKey[key{id, mo}]
+			if !ok {
+				cells = append(cells, "–")
+				continue
+			}
+			mark, _, _ := strings.Cut(mdMarks[m.j.kase(c)], " ")
+			cell := fmt.Sprintf("%s %d/%d (%s", mark, c.Passed, c.Runs, percent(c.PassRate))
+			if c.Status != StatusPass {
+				cell += ", floor " + percent(c.Floor)
+			}
+			cell += ")"
+			if c.Errored > 0 {
+				cell += fmt.Sprintf(", %d errored", c.Errored)
+			}
+			cells = append(cells, cell)
+		}
+		m.row(cells...)
+	}
+	m.p("")
+	m.p("<details><summary>Per-case scores</summary>")
+	m.p("")
+	m.tableHead("case", "model", "selection", "arguments", "sequence", "judge")
+	for _, c := range r.Cases {
+		m.row(codeSpan(c.ID), codeSpan(c.Model), optScore(c.Selection), optScore(c.Arguments), optScore(c.Sequence), optScore(c.Judge))
+	}
+	m.p("")
+	m.p("</details>")
+	m.p("")
+}
+
+func (m *mdWriter) scores(r *Report) {
+	keys := map[string]bool{}
+	for k := range r.Scores {
+		keys[k] = true
+	}
+	for _, byModel := range r.ScoresByModel {
+		for k := range byModel {
+			keys[k] = true
+		}
+	}
+	models := sortedKeys(r.ScoresByModel)
+	m.p("### Scores")
+	m.p("")
+	head := []string{"score", "all"}
+	for _, mo := range models {
+		head = append(head, codeSpan(mo))
+	}
+	m.tableHead(head...)
+	for _, k := range sortedKeys(keys) {
+		cells := []string{codeSpan(k), scoreCell(r.Scores, k)}
+		for _, mo := range models {
+			cells = append(cells, scoreCell(r.ScoresByModel[mo], k))
+		}
+		m.row(cells...)
+	}
+	m.p("")
+}
+
+func scoreCell(m map[string]float64, k string) string {
+	v, ok := m[k]
+	if !ok {
+		return "–"
+	}
+	return score(v)
+}
+
+func (m *mdWriter) telemetry(t *Telemetry) {
+	m.p("### Telemetry")
+	m.p("")
+	if len(t.ToolCalls) > 0 {
+		m.tableHead("tool", "calls", "p50 ms", "p95 ms")
+		for _, k := range sortedKeys(t.ToolCalls) {
+			l := t.ToolCalls[k]
+			m.row(codeSpan(k), fmt.Sprint(l.Count), fmt.Sprintf("%.0f", l.P50Ms), fmt.Sprintf("%.0f", l.P95Ms))
+		}
+		m.p("")
+	}
+	if len(t.Models) > 0 {
+		m.tableHead("model", "p50 ms", "p95 ms", "tokens in", "tokens out", "cost USD")
+		for _, k := range sortedKeys(t.Models) {
+			u := t.Models[k]
+			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms),
+				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), fmt.Sprintf("%.4f", u.CostUSD))
+		}
+		m.p("")
+	}
+}
+
+func (m *mdWriter) gate(g *Gate) {
+	if g.Passed {
+		m.p("### Gate: ✅ passed")
+	} else {
+		m.p("### Gate: ❌ failed")
+	}
+	m.p("")
+	if g.Baseline == "" {
+		m.p("No baseline was found: only the absolute floors were applied.")
+	} else {
+		m.p("Baseline: %s", escapeMarkdown(g.Baseline))
+	}
+	m.p("")
+	for _, reason := range g.Reasons {
+		m.p("- ❌ %s", escapeMarkdown(reason))
+	}
+	if len(g.Reasons) > 0 {
+		m.p("")
+	}
+	switch {
+	case len(g.Scores) > 0:
+		m.tableHead("score", "baseline", "current", "Δ", "")
+		for _, s := range g.Scores {
+			delta := "–"
+			if s.Base != nil && s.Current != nil {
+				delta = fmt.Sprintf("%+.3f", s.Delta)
+			}
+			verdict := "✅"
+			if s.Failed {
+				verdict = "❌"
+			} else if s.Drop || s.BelowFloor || s.Drift {
+				verdict = "⚠️"
+			}
+			if notes := gateScoreNotes(s); notes != "" {
+				verdict += " " + notes
+			}
+			m.row(codeSpan(s.Key), optScore(s.Base), optScore(s.Current), delta, verdict)
+		}
+		m.p("")
+	case len(g.Deltas) > 0:
+		m.tableHead("score", "Δ vs baseline")
+		for _, k := range sortedKeys(g.Deltas) {
+			m.row(codeSpan(k), fmt.Sprintf("%+.3f", g.Deltas[k]))
+		}
+		m.p("")
+	}
+	if g.DriftMessage != "" {
+		m.p("**Model drift:** %s", escapeMarkdown(g.DriftMessage))
+		m.p("")
+	}
+	items := []struct {
+		title string
+		list  []GateItem
+	}{
+		{"Regressions", g.Regressions}, {"New failures", g.New}, {"Still failing", g.StillFailing},
+		{"Fixed", g.Fixed}, {"Waived", g.Waived},
+	}
+	for _, it := range items {
+		if len(it.list) == 0 {
+			continue
+		}
+		names := make([]string, len(it.list))
+		for i, gi := range it.list {
+			names[i] = codeSpan(gi.Key())
+			if it.title == "Waived" && gi.WaiverReason != "" {
+				names[i] += " (" + escapeMarkdown(gi.WaiverReason) + ")"
+			}
+		}
+		m.p("- **%s (%d):** %s", it.title, len(it.list), strings.Join(names, ", "))
+	}
+	for _, w := range []struct {
+		title string
+		ids   []string
+	}{{"Stale waivers", g.StaleWaivers}, {"Expired waivers", g.ExpiredWaivers}} {
+		if len(w.ids) == 0 {
+			continue
+		}
+		names := make([]string, len(w.ids))
+		for i, id := range w.ids {
+			names[i] = codeSpan(id)
+		}
+		m.p("- **%s (%d):** %s", w.title, len(w.ids), strings.Join(names, ", "))
+	}
+	for _, n := range g.Notes {
+		m.p("- ℹ️ %s", escapeMarkdown(n))
+	}
+	m.p("")
+}
+
+// safeCode matches text that can go in a code span as it is: ids, versions,
+// model names, hashes, URLs. GitHub neither links nor mentions inside code
+// spans. Anything else goes through escapeMarkdown.
+var safeCode = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$`)
+
+// codeSpan renders a short identifier as inline code when that is safe, else
+// as escaped text.
+func codeSpan(s string) string {
+	if safeCode.MatchString(s) && len(s) <= 200 {
+		return "`" + s + "`"
+	}
+	return escapeMarkdown(s)
+}
+
+// zwj is inserted after '@' (and '#' before a digit) so that GitHub does not
+// turn server text into a mention or an issue reference; it is invisible.
+const zwj = "\u200d"
+
+// escapeMarkdown makes untrusted text safe for one line of GitHub Markdown,
+// in a paragraph or a table cell. It returns a single line with no raw HTML,
+// no Markdown syntax, no cell separator, no @mention, no issue reference and
+// no workflow command:
+//   - line breaks and tabs become spaces, other control and bidi characters
+//     are dropped, invalid UTF-8 becomes U+FFFD, and the ends are trimmed;
+//   - < > & become entities, so no tag or entity of the input survives;
+//   - \ ` * _ [ ] | ~ $ get a backslash (GitHub escapes | even in tables);
+//   - a leading - + = # : and the dot of a leading "1." are escaped, so the
+//     text cannot open a list, heading or rule, nor start with "::";
+//   - the ':' of "://" is escaped, so a URL is not turned into a link;
+//   - '@', and '#' before a digit, are followed by a zero-width joiner.
+func escapeMarkdown(s string) string {
+	var clean strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			clean.WriteRune('\ufffd')
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' ||
+			r == '\u0085' || r == '\u2028' || r == '\u2029':
+			clean.WriteByte(' ')
+		case unicode.IsControl(r) || isBidiControl(r):
+		default:
+			clean.WriteRune(r)
+		}
+	}
+	// TrimSpace uses the same notion of space as the Actions runner, which
+	// trims leading white space before it looks for "::".
+	t := strings.TrimSpace(clean.String())
+	// listDot is the index of the '.' or ')' that would make t an ordered
+	// list item ("1. x"), or -1.
+	listDot := -1
+	if d := strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }); d > 0 && d <= 9 && (t[d] == '.' || t[d] == ')') {
+		listDot = d
+	}
+	var b strings.Builder
+	for i, r := range t {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '~', '$':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '@':
+			b.WriteString("@" + zwj)
+		case '#':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte('#')
+			if i+1 < len(t) && t[i+1] >= '0' && t[i+1] <= '9' {
+				b.WriteString(zwj)
+			}
+		case ':':
+			// A leading ':' could start a workflow command; "://" would
+			// let GitHub autolink a server-chosen URL.
+			if i == 0 || strings.HasPrefix(t[i+1:], "//") {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case '-', '+', '=':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case '.', ')':
+			if i == listDot {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// codeFence returns a backtick fence for a fenced code block holding
+// content: longer than any run of backticks inside it (and at least three),
+// so the content cannot close the block early.
+func codeFence(content string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(content); i++ {
+		if content[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+func TestEscapeMarkdown(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "tools/list has no ttlMs", "tools/list has no ttlMs"},
+		{"html", "</details><script>x</script>", "&lt;/details&gt;&lt;script&gt;x&lt;/script&gt;"},
+		{"entity", "&amp; &#64;", "&amp;amp; &amp;#" + zwj + "64;"},
+		{"table", "a | b \\| c", `a \| b \\\| c`},
+		{"emphasis", "**b** _i_ ~~s~~", `\*\*b\*\* \_i\_ \~\~s\~\~`},
+		{"code", "`x` ```", "\\`x\\` \\`\\`\\`"},
+		{"link", "[click](https://evil)", `\[click\](https\://evil)`},
+		{"math", "$x$", `\$x\$`},
+		{"mention", "@octocat and @org/team", "@" + zwj + "octocat and @" + zwj + "org/team"},
+		{"issue", "fixes #12, not #x", "fixes #" + zwj + "12, not #x"},
+		{"newlines", "a\nb\r\nc\u2028d", "a b  c d"},
+		{"workflow command", "::set-output name=x::y", `\::set-output name=x::y`},
+		{"workflow command after space", " \t\n::error::x", `\::error::x`},
+		{"workflow command after newline", "ok\n::error::x", "ok ::error::x"},
+		{"heading", "# title", `\# title`},
+		{"list", "- item", `\- item`},
+		{"ordered list", "12. item", `12\. item`},
+		{"rule", "---", `\---`},
+		{"controls", "a\x00b\x1b[31mc\u202ed", `ab\[31mcd`},
+		{"invalid utf8", "a\xffb", "a\ufffdb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := escapeMarkdown(tt.in); got != tt.want {
+				t.Errorf("escapeMarkdown(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCodeFence(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"", "```"},
+		{"no ticks", "```"},
+		{"`one` ``two``", "```"},
+		{"```", "````"},
+		{"a ````` b ``", "``````"},
+	}
+	for _, tt := range tests {
+		if got := codeFence(tt.in); got != tt.want {
+			t.Errorf("codeFence(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+var mentionRE = regexp.MustCompile(`@\w`)
+
+// checkEscaped reports what is wrong with out, the escaping of some input.
+func checkEscaped(t *testing.T, in, out string) {
+	t.Helper()
+	if strings.Contains(out, "<") {
+		t.Errorf("escapeMarkdown(%q) = %q: raw <", in, out)
+	}
+	if strings.ContainsAny(out, "\n\r\u2028\u2029\u0085\v\f") {
+		t.Errorf("escapeMarkdown(%q) = %q: line break", in, out)
+	}
+	if strings.HasPrefix(strings.TrimLeftFunc(out, unicode.IsSpace), "::") {
+		t.Errorf("escapeMarkdown(%q) = %q: starts with ::", in, out)
+	}
+	if mentionRE.MatchString(out) {
+		t.Errorf("escapeMarkdown(%q) = %q: @mention", in, out)
+	}
+	// Every | must follow an odd number of backslashes.
+	for i := 0; i < len(out); i++ {
+		if out[i] != '|' {
+			continue
+		}
+		n := 0
+		for j := i - 1; j >= 0 && out[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			t.Errorf("escapeMarkdown(%q) = %q: unescaped | at %d", in, out, i)
+		}
+	}
+}
+
+func FuzzEscapeMarkdown(f *testing.F) {
+	for _, s := range []string{
+		"", "plain", "</details><script>@octocat ::set-output name=x::y</script>",
+		"a | b \\| c \\\\| d", "@@user", "\n::error::x", " \u00a0::warning::x", "\x00\x1b[31m",
+		"```` fence", "# 1. - + = :", "\xff\xfe", "&lt;", "\u2028::x", "x\r::y",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := escapeMarkdown(s)
+		checkEscaped(t, s, out)
+		// Escaping is stable in size: at most a few bytes per input byte.
+		if len(out) > 8*len(s)+8 {
+			t.Errorf("escapeMarkdown(%q) grew to %d bytes", s, len(out))
+		}
+	})
+}
+
+func FuzzCodeFence(f *testing.F) {
+	for _, s := range []string{"", "`", "```", "a````b", "``` ```` `"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fence := codeFence(s)
+		if len(fence) < 3 || strings.Trim(fence, "`") != "" {
+			t.Fatalf("codeFence(%q) = %q: not a fence", s, fence)
+		}
+		if strings.Contains(s, fence) {
+			t.Errorf("codeFence(%q) = %q: the content can close it", s, fence)
+		}
+		if len(fence) > 3 && !strings.Contains(s, fence[1:]) {
+			t.Errorf("codeFence(%q) = %q: longer than needed", s, fence)
+		}
+	})
+}

@@ -1,0 +1,508 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// assertionGroups are the seven assertion groups of DESIGN.md, in the order
+// every renderer lists them. Other groups follow alphabetically.
+var assertionGroups = []string{"discover", "ordering", "caching", "result-type", "schema", "errors", "headers"}
+
+// outcome is how a renderer presents a check or case: a failure that does not
+// fail the run is a warning.
+type outcome int
+
+const (
+	outPass outcome = iota
+	outFail
+	outWarn
+	outSkip
+	outError
+)
+
+// judge classifies checks and cases for display. A failed or errored check
+// that is not hard (and the run is not strict) is a warning, and so is a
+// soft case below its floor; a failure the gate waived is a warning too. An
+// unknown status is treated like error so that it never shows as a pass.
+type judge struct {
+	strict bool
+	// waived maps GateItem.Key of each waived failure to its reason.
+	waived map[string]string
+}
+
+func newJudge(r *Report) judge {
+	j := judge{strict: r.Strict}
+	if r.Gate != nil && len(r.Gate.Waived) > 0 {
+		j.waived = map[string]string{}
+		for _, it := range r.Gate.Waived {
+			j.waived[it.Key()] = it.WaiverReason
+		}
+	}
+	return j
+}
+
+func (j judge) check(c Check) outcome {
+	switch c.Status {
+	case StatusPass:
+		return outPass
+	case StatusSkip:
+		return outSkip
+	}
+	if !c.Hard && !j.strict {
+		return outWarn
+	}
+	if _, ok := j.waived[c.ID]; ok {
+		return outWarn
+	}
+	if c.Status == StatusFail {
+		return outFail
+	}
+	return outError
+}
+
+func (j judge) kase(c Case) outcome {
+	switch c.Status {
+	case StatusPass:
+		return outPass
+	case StatusSkip:
+		return outSkip
+	}
+	if c.Kind == "soft" && !j.strict {
+		return outWarn
+	}
+	if _, ok := j.waived[c.ID+"@"+c.Model]; ok {
+		return outWarn
+	}
+	if c.Status == StatusFail {
+		return outFail
+	}
+	return outError
+}
+
+// waiver returns the reason a waiver gave for the check or case key.
+func (j judge) waiver(key string) (string, bool) {
+	reason, ok := j.waived[key]
+	return reason, ok
+}
+
+// Passed reports whether the report as a whole passes. With a gate the
+// gate's decision is final (it weighs hard failures, waivers and scores);
+// without one, the run passes when no check or case fails it (hard ones, or
+// any with Strict). Every renderer's verdict comes from here.
+func (r *Report) Passed() bool {
+	if r.Gate != nil {
+		return r.Gate.Passed
+	}
+	j := newJudge(r)
+	for _, c := range r.Checks {
+		if o := j.check(c); o == outFail || o == outError {
+			return false
+		}
+	}
+	for _, c := range r.Cases {
+		if o := j.kase(c); o == outFail || o == outError {
+			return false
+		}
+	}
+	return true
+}
+
+// tally counts outcomes for the summary lines.
+type tally struct {
+	passed, failed, warnings, skipped, errors int
+}
+
+func (t *tally) add(o outcome) {
+	switch o {
+	case outPass:
+		t.passed++
+	case outFail:
+		t.failed++
+	case outWarn:
+		t.warnings++
+	case outSkip:
+		t.skipped++
+	case outError:
+		t.errors++
+	}
+}
+
+func (t tally) String() string {
+	return fmt.Sprintf("%d passed, %d failed, %d warnings, %d skipped, %d errors",
+		t.passed, t.failed, t.warnings, t.skipped, t.errors)
+}
+
+func checkTally(r *Report) tally {
+	var t tally
+	j := newJudge(r)
+	for _, c := range r.Checks {
+		t.add(j.check(c))
+	}
+	return t
+}
+
+func caseTally(r *Report) tally {
+	var t tally
+	j := newJudge(r)
+	for _, c := range r.Cases {
+		t.add(j.kase(c))
+	}
+	return t
+}
+
+// passRateText describes the conformance pass rate with its counts, from
+// the checks themselves (the same rule as ConformancePassRate).
+func passRateText(r *Report) string {
+	var n, ok int
+	for _, c := range r.Checks {
+		if c.Layer != LayerConformance || !c.Hard || c.Status == StatusSkip {
+			continue
+		}
+		n++
+		if c.Status == StatusPass {
+			ok++
+		}
+	}
+	if n == 0 {
+		return "conformance pass rate n/a (no hard check ran)"
+	}
+	return fmt.Sprintf("conformance pass rate %s (%d/%d hard checks)", percent(float64(ok)/float64(n)), ok, n)
+}
+
+// percent formats a fraction as a percentage with one decimal, dropping a
+// trailing ".0".
+func percent(f float64) string {
+	s := strconv.FormatFloat(f*100, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0") + "%"
+}
+
+// score formats a score value.
+func score(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+
+// runsText is "passed/runs" when a check ran more than once and not every
+// run passed, else "".
+func runsText(c Check) string {
+	if c.Runs > 1 && c.Passed != c.Runs {
+		return fmt.Sprintf("%d/%d", c.Passed, c.Runs)
+	}
+	return ""
+}
+
+// group is the checks of one group, in id order.
+type group struct {
+	name   string
+	checks []Check
+}
+
+// groupName is c's group, or the prefix of its id when the group is unset.
+func groupName(c Check) string {
+	if c.Group != "" {
+		return c.Group
+	}
+	if i := strings.IndexByte(c.ID, '/'); i > 0 {
+		return c.ID[:i]
+	}
+	return "other"
+}
+
+// groupChecks splits sorted checks into groups: the seven assertion groups
+// first in their fixed order, then the rest alphabetically.
+func groupChecks(checks []Check) []group {
+	idx := map[string]int{}
+	var gs []group
+	for _, c := range checks {
+		name := groupName(c)
+		i, ok := idx[name]
+		if !ok {
+			i = len(gs)
+			idx[name] = i
+			gs = append(gs, group{name: name})
+		}
+		gs[i].checks = append(gs[i].checks, c)
+	}
+	rank := func(name string) int {
+		for i, g := range assertionGroups {
+			if g == name {
+				return i
+			}
+		}
+		return len(assertionGroups)
+	}
+	sort.SliceStable(gs, func(i, j int) bool {
+		ri, rj := rank(gs[i].name), rank(gs[j].name)
+		if ri != rj {
+			return ri < rj
+		}
+		return gs[i].name < gs[j].name
+	})
+	return gs
+}
+
+// normalized returns a sorted copy of r whose nil collections are empty, so
+// that report.json always has arrays and objects where the schema says so.
+// The caller's report is not modified.
+func normalized(r *Report) *Report {
+	c := *r
+	c.Checks = append([]Check{}, r.Checks...)
+	c.Cases = append([]Case{}, r.Cases...)
+	c.Server.SupportedVersions = append([]string{}, r.Server.SupportedVersions...)
+	c.Server.Migration = append([]string(nil), r.Server.Migration...)
+	c.Layers = append([]string(nil), r.Layers...)
+	c.Surface.Tools = append([]SurfaceItem{}, r.Surface.Tools...)
+	if c.Scores == nil {
+		c.Scores = map[string]float64{}
+	}
+	if r.Gate != nil {
+		g := *r.Gate
+		if g.Deltas == nil {
+			g.Deltas = map[string]float64{}
+		}
+		g.Reasons = append([]string{}, r.Gate.Reasons...)
+		c.Gate = &g
+	}
+	c.Sort()
+	return &c
+}
+
+// modelsOf returns the distinct models of the cases, sorted.
+func modelsOf(cases []Case) []string {
+	seen := map[string]bool{}
+	var ms []string
+	for _, c := range cases {
+		if !seen[c.Model] {
+			seen[c.Model] = true
+			ms = append(ms, c.Model)
+		}
+	}
+	sort.Strings(ms)
+	return ms
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// serverName extracts "name version" from serverInfo, or "".
+func serverName(raw json.RawMessage) string {
+	var info struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &info) != nil {
+		return ""
+	}
+	return strings.TrimSpace(info.Name + " " + info.Version)
+}
+
+// field is one top-level key of a check's evidence.
+type field struct {
+	key, value string
+}
+
+// evidenceFields splits evidence into its top-level keys in the order they
+// appear (the check's own order, deterministic for a given report). String
+// values are unquoted; other values are compact JSON. Evidence that is not an
+// object becomes one field named "evidence"; null and {} give none.
+func evidenceFields(raw json.RawMessage) []field {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return []field{{"evidence", string(raw)}}
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return []field{{"evidence", jsonValueText(raw)}}
+	}
+	var fs []field
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return []field{{"evidence", string(raw)}}
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return []field{{"evidence", string(raw)}}
+		}
+		fs = append(fs, field{key, jsonValueText(v)})
+	}
+	return fs
+}
+
+// jsonValueText renders a JSON value on one line: a string unquoted, anything
+// else compacted.
+func jsonValueText(v json.RawMessage) string {
+	var s string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// indentEvidence pretty-prints evidence for a code block. Evidence that is
+// not valid JSON is shown as one JSON string, so that server text never
+// starts a line of its own.
+func indentEvidence(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, bytes.TrimSpace(raw), "", "  "); err != nil {
+		q, _ := json.Marshal(string(raw))
+		return escapeInvisible(string(q))
+	}
+	return escapeInvisible(b.String())
+}
+
+// escapeInvisible rewrites, in valid JSON text, the characters that are
+// legal inside JSON strings but reorder or break lines on display (C1
+// controls, line and paragraph separators, bidi controls) as \uXXXX
+// escapes, which denote the same string.
+func escapeInvisible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if (r >= 0x80 && unicode.IsControl(r)) || r == '\u2028' || r == '\u2029' || isBidiControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// hasEvidence reports whether raw holds anything worth showing.
+func hasEvidence(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s != "" && s != "null" && s != "{}" && s != "[]"
+}
+
+// isBidiControl reports whether r reorders text on display (the "Trojan
+// Source" characters); renderers show or drop them rather than obey them.
+func isBidiControl(r rune) bool {
+	return r == '\u200e' || r == '\u200f' || r == '\u061c' ||
+		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// oneLine makes untrusted text safe for one line of terminal or log output:
+// newlines, tabs, control characters (ANSI escapes included), line and
+// paragraph separators and bidi controls are shown as Go-style escapes, and
+// invalid UTF-8 becomes U+FFFD. With max > 0 the result is cut to max runes,
+// ending in "…".
+func oneLine(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		var piece string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			piece = "\ufffd"
+		case r == '\n':
+			piece = `\n`
+		case r == '\r':
+			piece = `\r`
+		case r == '\t':
+			piece = `\t`
+		case r < 0x80 && unicode.IsControl(r):
+			piece = fmt.Sprintf(`\x%02x`, r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || isBidiControl(r):
+			piece = fmt.Sprintf(`\u%04x`, r)
+		default:
+			piece = string(r)
+		}
+		if max > 0 && n >= max {
+			b.WriteString("…")
+			return b.String()
+		}
+		b.WriteString(piece)
+		n++
+	}
+	return b.String()
+}
+
+// truncateBytes cuts s to at most max bytes on a rune boundary and reports
+// whether it cut.
+func truncateBytes(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max], true
+}
+
+// gateScoreNotes says in words what the gate saw in a score: a drop, a floor
+// missed, drift, the significance test. It is "" when there is nothing to say.
+func gateScoreNotes(s GateScore) string {
+	var words []string
+	if s.Drop {
+		words = append(words, "dropped")
+	}
+	if s.BelowFloor {
+		w := "below floor"
+		if s.Direction == "lower" {
+			w = "above ceiling"
+		}
+		if s.Floor != nil {
+			w += " " + score(*s.Floor)
+		}
+		words = append(words, w)
+	}
+	if s.Drift {
+		words = append(words, "model drift")
+	}
+	if s.Tested {
+		w := "not significant"
+		if s.Significant {
+			w = "significant"
+		}
+		if s.PValue != nil {
+			w += fmt.Sprintf(" (p=%.3f)", *s.PValue)
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, ", ")
+}
+
+// gateScoreVerdict is gateScoreNotes with "failed" in front when the score
+// counts against the gate.
+func gateScoreVerdict(s GateScore) string {
+	notes := gateScoreNotes(s)
+	switch {
+	case s.Failed && notes != "":
+		return "[failed: " + notes + "]"
+	case s.Failed:
+		return "[failed]"
+	case notes != "":
+		return "[" + notes + "]"
+	}
+	return ""
+}
+
+// optScore formats an optional score, "–" when absent.
+func optScore(f *float64) string {
+	if f == nil {
+		return "–"
+	}
+	return score(*f)
+}

@@ -1,0 +1,468 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// renderer is one golden output of an input report.
+type renderer struct {
+	suffix string
+	render func(io.Writer, *Report) error
+	// only limits the renderer to these inputs (all when empty).
+	only []string
+}
+
+func textRenderer(o TextOptions) func(io.Writer, *Report) error {
+	return func(w io.Writer, r *Report) error { return WriteText(w, r, o) }
+}
+
+var renderers = []renderer{
+	{suffix: ".json", render: WriteJSON},
+	{suffix: ".txt", render: textRenderer(TextOptions{})},
+	{suffix: ".md", render: WriteMarkdown},
+	{suffix: ".xml", render: WriteJUnit},
+	{suffix: ".verbose.txt", render: textRenderer(TextOptions{Verbose: true}), only: []string{"failing-modern", "passing-modern"}},
+	{suffix: ".quiet.txt", render: textRenderer(TextOptions{Quiet: true}), only: []string{"failing-modern", "cases-scores"}},
+	{suffix: ".color.txt", render: textRenderer(TextOptions{Color: true}), only: []string{"failing-modern", "cases-scores"}},
+}
+
+// inputs returns the names of the golden input reports, testdata/NAME.input.json.
+func inputs(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.input.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden inputs: %v", err)
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, strings.TrimSuffix(filepath.Base(p), ".input.json"))
+	}
+	return names
+}
+
+func loadReport(t *testing.T, name string) *Report {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return &r
+}
+
+// render runs fn and fails the test on an error.
+func render(t *testing.T, fn func(io.Writer, *Report) error, r *Report) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := fn(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range inputs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, rd := range renderers {
+				if len(rd.only) > 0 && !contains(rd.only, name) {
+					continue
+				}
+				r := loadReport(t, name)
+				got := render(t, rd.render, r)
+				path := filepath.Join("testdata", name+rd.suffix)
+				if *update {
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./report -update)", err)
+				}
+				if diff := cmp.Diff(string(want), string(got)); diff != "" {
+					t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+				}
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRenderersArePure checks that rendering leaves the report as it was
+// and gives the same bytes every time, even from a shuffled report.
+func TestRenderersArePure(t *testing.T) {
+	t.Parallel()
+	for _, name := range inputs(t) {
+		for _, rd := range renderers {
+			r := loadReport(t, name)
+			before := loadReport(t, name)
+			first := render(t, rd.render, r)
+			if diff := cmp.Diff(before, r); diff != "" {
+				t.Errorf("%s%s modified its report (-before +after):\n%s", name, rd.suffix, diff)
+			}
+			// Reverse checks and cases: the output must not depend on the
+			// input order.
+			for i, j := 0, len(r.Checks)-1; i < j; i, j = i+1, j-1 {
+				r.Checks[i], r.Checks[j] = r.Checks[j], r.Checks[i]
+			}
+			for i, j := 0, len(r.Cases)-1; i < j; i, j = i+1, j-1 {
+				r.Cases[i], r.Cases[j] = r.Cases[j], r.Cases[i]
+			}
+			if second := render(t, rd.render, r); !bytes.Equal(first, second) {
+				t.Errorf("%s%s: output depends on input order", name, rd.suffix)
+			}
+		}
+	}
+}
+
+// TestHostileText checks every output of the report whose server sends
+// markup, mentions, workflow commands, control characters and backticks.
+func TestHostileText(t *testing.T) {
+	t.Parallel()
+	r := loadReport(t, "failing-modern")
+	for _, rd := range renderers {
+		out := string(render(t, rd.render, r))
+		for i, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") {
+				t.Errorf("%s line %d starts a workflow command: %q", rd.suffix, i+1, line)
+			}
+		}
+		if strings.ContainsRune(out, 0) || strings.ContainsRune(out, '\u202e') {
+			t.Errorf("%s: contains NUL or a bidi override", rd.suffix)
+		}
+		if rd.suffix != ".color.txt" && strings.ContainsRune(out, '\x1b') {
+			t.Errorf("%s: contains an escape character", rd.suffix)
+		}
+	}
+
+	// Outside code blocks the Markdown must carry none of the server's
+	// markup; inside them anything goes, as long as the fence holds.
+	md, code := splitFences(t, string(render(t, WriteMarkdown, r)))
+	for _, bad := range []string{"<script", "</script", "<b>", "@octocat", "https://evil"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("markdown outside code blocks contains %q", bad)
+		}
+	}
+	if regexp.MustCompile(`[^\\]\]\(`).MatchString(md) {
+		t.Errorf("markdown outside code blocks has a link")
+	}
+	if open, closed := strings.Count(md, "<details>"), strings.Count(md, "</details>"); open != closed || open == 0 {
+		t.Errorf("markdown has %d <details> and %d </details>", open, closed)
+	}
+	if !strings.Contains(code, "</details><script>@octocat") {
+		t.Errorf("the evidence should be shown verbatim in a code block; code blocks:\n%s", code)
+	}
+
+	xmlOut := render(t, WriteJUnit, r)
+	if err := xmlWellFormed(xmlOut); err != nil {
+		t.Errorf("junit.xml is not well formed: %v", err)
+	}
+}
+
+// splitFences separates Markdown into the text outside fenced code blocks
+// and the text inside them, following CommonMark: a block opened by a run
+// of n backticks ends at a line of at least n backticks and nothing else.
+func splitFences(t *testing.T, md string) (outside, inside string) {
+	t.Helper()
+	var out, in strings.Builder
+	fence := ""
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case fence == "" && strings.HasPrefix(line, "```"):
+			fence = line[:len(line)-len(strings.TrimLeft(line, "`"))]
+		case fence != "" && strings.Trim(line, "`") == "" && len(line) >= len(fence):
+			fence = ""
+		case fence != "":
+			in.WriteString(line + "\n")
+		default:
+			out.WriteString(line + "\n")
+		}
+	}
+	if fence != "" {
+		t.Errorf("unclosed code block (fence %q)", fence)
+	}
+	return out.String(), in.String()
+}
+
+func xmlWellFormed(b []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func TestJUnitControlCharacters(t *testing.T) {
+	t.Parallel()
+	var all strings.Builder
+	for c := rune(0); c < 0x20; c++ {
+		all.WriteRune(c)
+	}
+	all.WriteString("\x7f\ufffe\uffff\xff ]]> </failure> &amp; \"'")
+	s := all.String()
+	ev, err := json.Marshal(map[string]string{"body": s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{Checks: []Check{
+		{ID: "caching/tools-list", Group: "caching" + s, Level: LevelMust, Hard: true, Status: StatusFail, Message: s, Evidence: ev, Info: s},
+		{ID: "http/get-not-allowed", Group: "http", Level: LevelShould, Status: StatusError, Message: s, Evidence: ev},
+		{ID: "lint/x", Group: "lint", Level: LevelShould, Status: StatusSkip, Message: s},
+	}, Cases: []Case{{ID: "c" + s, Model: s, Kind: "hard", Runs: 1, Status: StatusError}}}
+	out := render(t, WriteJUnit, r)
+	if err := xmlWellFormed(out); err != nil {
+		t.Fatalf("not well formed: %v\n%s", err, out)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := [5]int{doc.Tests, doc.Failures, doc.Errors, doc.Skipped, len(doc.Suites)}
+	if want := [5]int{4, 1, 1, 1, 4}; got != want {
+		t.Errorf("tests, failures, errors, skipped, suites = %v, want %v", got, want)
+	}
+	// The warning is a passing test case with the finding in system-out.
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Name == "http/get-not-allowed" && (c.Failure != nil || c.Error != nil || c.SystemOut == nil || !strings.HasPrefix(c.SystemOut.Text, "warning")) {
+				t.Errorf("warning rendered as %+v", c)
+			}
+		}
+	}
+}
+
+func TestPassed(t *testing.T) {
+	t.Parallel()
+	hardFail := Check{ID: "caching/tools-list", Hard: true, Status: StatusFail}
+	softFail := Check{ID: "http/get-not-allowed", Status: StatusFail}
+	softErr := Check{ID: "http/delete-not-allowed", Status: StatusError}
+	skip := Check{ID: "caching/prompts-list", Hard: true, Status: StatusSkip}
+	pass := Check{ID: "discover/responds", Hard: true, Status: StatusPass}
+	softCase := Case{ID: "a", Kind: "soft", Status: StatusFail}
+	hardCase := Case{ID: "b", Kind: "hard", Status: StatusError}
+	tests := []struct {
+		name string
+		r    Report
+		want bool
+	}{
+		{"empty", Report{}, true},
+		{"passes and skips", Report{Checks: []Check{pass, skip}}, true},
+		{"warnings only", Report{Checks: []Check{pass, softFail, softErr}, Cases: []Case{softCase}}, true},
+		{"warnings under strict", Report{Checks: []Check{pass, softFail}, Strict: true}, false},
+		{"soft case under strict", Report{Cases: []Case{softCase}, Strict: true}, false},
+		{"hard failure", Report{Checks: []Check{pass, hardFail}}, false},
+		{"hard case error", Report{Cases: []Case{hardCase}}, false},
+		{"gate failed", Report{Checks: []Check{pass}, Gate: &Gate{}}, false},
+		{"gate passed", Report{Checks: []Check{pass}, Gate: &Gate{Passed: true}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.r.Passed(); got != tt.want {
+				t.Errorf("Passed() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteTextLines(t *testing.T) {
+	t.Parallel()
+	r := &Report{
+		Server: Server{Target: "http://x", Transport: "http", Era: "modern", ProtocolVersion: "2026-07-28"},
+		Checks: []Check{
+			{ID: "lint/tool-description", Group: "lint", Layer: LayerConformance, Level: LevelShould, Status: StatusFail, Runs: 1, Message: "short"},
+			{ID: "caching/tools-list", Group: "caching", Layer: LayerConformance, Level: LevelMust, Hard: true, Status: StatusFail, Runs: 5, Passed: 3, Message: "no ttlMs", Evidence: json.RawMessage(`{"missing":"ttlMs","got":{"a":1}}`)},
+			{ID: "discover/responds", Group: "discover", Layer: LayerConformance, Level: LevelMust, Hard: true, Status: StatusPass, Runs: 5, Passed: 5},
+			{ID: "zeta/x", Group: "zeta", Status: StatusSkip, Message: "not declared"},
+			{ID: "alpha/y", Group: "alpha", Status: StatusPass, Runs: 1, Passed: 1},
+		},
+	}
+	tests := []struct {
+		name string
+		o    TextOptions
+		want string
+	}{
+		{"default", TextOptions{}, `mcp-eval · server http://x · transport http · era modern · protocol 2026-07-28
+
+discover
+  ✓ discover/responds
+caching
+  ✗ caching/tools-list     3/5  no ttlMs
+      missing: ttlMs
+      got: {"a":1}
+alpha
+  ✓ alpha/y
+lint
+  ⚠ lint/tool-description  warning: short
+zeta
+  - zeta/x                 skipped: not declared
+
+FAIL  2 passed, 1 failed, 1 warnings, 1 skipped, 0 errors · conformance pass rate 50% (1/2 hard checks)
+`},
+		{"quiet", TextOptions{Quiet: true}, `  ✗ caching/tools-list     3/5  no ttlMs
+      missing: ttlMs
+      got: {"a":1}
+
+FAIL  2 passed, 1 failed, 1 warnings, 1 skipped, 0 errors · conformance pass rate 50% (1/2 hard checks)
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteText(&b, r, tt.o); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+				t.Errorf("WriteText mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"plain", 0, "plain"},
+		{"a\nb\r\tc", 0, `a\nb\r\tc`},
+		{"\x1b[31mred", 0, `\x1b[31mred`},
+		{"\u202etxt", 0, `\u202etxt`},
+		{"bad\xffutf8", 0, "bad\ufffdutf8"},
+		{"abcdef", 3, "abc…"},
+		{"abc", 3, "abc"},
+		{"日本語テキスト", 2, "日本…"},
+	}
+	for _, tt := range tests {
+		if got := oneLine(tt.in, tt.max); got != tt.want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestEvidenceFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []field
+	}{
+		{``, nil},
+		{`null`, nil},
+		{`{}`, nil},
+		{`{"b":"x\ny","a":[1, 2],"c":{"d":null}}`, []field{{"b", "x\ny"}, {"a", "[1,2]"}, {"c", `{"d":null}`}}},
+		{`[1, 2]`, []field{{"evidence", "[1,2]"}}},
+		{`"just text"`, []field{{"evidence", "just text"}}},
+		{`{"a":`, []field{{"evidence", `{"a":`}}},
+	}
+	for _, tt := range tests {
+		got := evidenceFields(json.RawMessage(tt.in))
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(field{})); diff != "" {
+			t.Errorf("evidenceFields(%s) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestWriteJSONNormalizes(t *testing.T) {
+	t.Parallel()
+	r := &Report{SchemaVersion: SchemaVersion, Gate: &Gate{}}
+	var got map[string]any
+	if err := json.Unmarshal(render(t, WriteJSON, r), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"checks", "cases"} {
+		if _, ok := got[k].([]any); !ok {
+			t.Errorf("%s = %v, want an array", k, got[k])
+		}
+	}
+	if _, ok := got["scores"].(map[string]any); !ok {
+		t.Errorf("scores = %v, want an object", got["scores"])
+	}
+	g := got["gate"].(map[string]any)
+	if _, ok := g["reasons"].([]any); !ok {
+		t.Errorf("gate.reasons = %v, want an array", g["reasons"])
+	}
+	if r.Gate.Reasons != nil || r.Scores != nil {
+		t.Errorf("WriteJSON modified its report: %+v", r)
+	}
+}
+
+// TestNoWorkflowCommands fills every string of a report with text that
+// would be a workflow command at the start of a line, and checks that no
+// renderer lets one start a line (the runner trims leading space first).
+func TestNoWorkflowCommands(t *testing.T) {
+	t.Parallel()
+	const h = "::error::x\n::set-output name=passed::true\r\n\t::warning::y\u2028::z"
+	f := 0.5
+	ev, err := json.Marshal(map[string]any{h: h, "list": []string{h}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{
+		Tool:   Tool{Name: h, Version: h},
+		Layers: []string{h},
+		Server: Server{Target: h, Transport: h, Era: h, ProtocolVersion: h, SupportedVersions: []string{h},
+			ServerInfo: json.RawMessage(`{"name":` + strconv.Quote(h) + `,"version":"1"}`), Migration: []string{h}},
+		Checks: []Check{
+			{ID: h, Group: h, Level: Level(h), Hard: true, Status: StatusFail, Runs: 2, Passed: 1, Title: h, Message: h, SpecRef: h, Evidence: ev, Info: h},
+			{ID: h + "2", Group: h, Level: Level(h), Status: StatusFail, Runs: 1, Message: h, Evidence: json.RawMessage(strconv.Quote(h)), Info: h},
+			{ID: h + "3", Group: h, Status: StatusSkip, Message: h},
+			{ID: h + "4", Group: h, Status: StatusPass, Runs: 1, Passed: 1, Message: h, Info: h, Evidence: ev},
+		},
+		Cases:         []Case{{ID: h, Model: h, Kind: h, Runs: 1, Status: StatusFail, Selection: &f}},
+		Scores:        map[string]float64{h: f},
+		ScoresByModel: map[string]map[string]float64{h: {h: f}},
+		Telemetry:     &Telemetry{ToolCalls: map[string]Latency{h: {}}, Models: map[string]ModelUsage{h: {}}},
+		Gate: &Gate{Baseline: h, Deltas: map[string]float64{h: f}, Reasons: []string{h}, Notes: []string{h},
+			Scores:      []GateScore{{Key: h, Base: &f, Current: &f}},
+			Regressions: []GateItem{{ID: h, Model: h}}, Waived: []GateItem{{ID: h + "2", WaiverReason: h}},
+			StaleWaivers: []string{h}, ExpiredWaivers: []string{h}, DriftMessage: h},
+	}
+	all := append([]renderer{}, renderers...)
+	all = append(all, renderer{suffix: ".verbose.color.txt", render: textRenderer(TextOptions{Verbose: true, Color: true})})
+	for _, rd := range all {
+		out := string(render(t, rd.render, r))
+		for i, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") {
+				t.Errorf("%s line %d starts a workflow command: %q", rd.suffix, i+1, line)
+			}
+		}
+		if strings.ContainsRune(out, '\u2028') {
+			t.Errorf("%s contains a raw line separator", rd.suffix)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+const schemaPath = "../docs/report.schema.json"
+
+// compileSchema compiles docs/report.schema.json with no loader beyond the
+// document itself: it must not reach the network or other files.
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatalf("%s: %v", schemaPath, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/report.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatalf("%s: %v", schemaPath, err)
+	}
+	return s
+}
+
+func validate(t *testing.T, s *jsonschema.Schema, b []byte) error {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Validate(v)
+}
+
+// TestSchemaValidatesGoldens validates every report in testdata, the inputs
+// and the WriteJSON outputs, against docs/report.schema.json.
+func TestSchemaValidatesGoldens(t *testing.T) {
+	t.Parallel()
+	s := compileSchema(t)
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no reports in testdata: %v", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(t, s, b); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	// A minimal report as WriteJSON writes it is valid too.
+	if err := validate(t, s, render(t, WriteJSON, &Report{SchemaVersion: SchemaVersion, Server: Server{Transport: "http", Era: "unknown"}})); err != nil {
+		t.Errorf("minimal report: %v", err)
+	}
+}
+
+// TestSchemaRejects makes sure the schema has teeth.
+func TestSchemaRejects(t *testing.T) {
+	t.Parallel()
+	s := compileSchema(t)
+	good := render(t, WriteJSON, loadReport(t, "failing-modern"))
+	tests := []struct {
+		name   string
+		mutate func(map[string]any)
+	}{
+		{"no checks", func(m map[string]any) { delete(m, "checks") }},
+		{"schema version 2", func(m map[string]any) { m["schemaVersion"] = 2 }},
+		{"bad status", func(m map[string]any) { check0(m)["status"] = "passed" }},
+		{"bad level", func(m map[string]any) { check0(m)["level"] = "MAY" }},
+		{"bad id", func(m map[string]any) { check0(m)["id"] = "Caching Tools" }},
+		{"runs as string", func(m map[string]any) { check0(m)["runs"] = "5" }},
+		{"score above 1", func(m map[string]any) { m["scores"].(map[string]any)["x"] = 1.5 }},
+		{"bad era", func(m map[string]any) { m["server"].(map[string]any)["era"] = "ancient" }},
+		{"gate without reasons", func(m map[string]any) { delete(m["gate"].(map[string]any), "reasons") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			tt.mutate(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if validate(t, s, b) == nil {
+				t.Errorf("schema accepted a report with %s", tt.name)
+			}
+		})
+	}
+}
+
+func check0(m map[string]any) map[string]any {
+	return m["checks"].([]any)[0].(map[string]any)
+}
+
+// TestSchemaMatchesStructs keeps docs/report.schema.json in sync with the Go
+// types: every struct in this package with json tags has a schema object
+// (the root for Report, $defs/<Type> for the others) whose properties are
+// exactly its json field names.
+func TestSchemaMatchesStructs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	structs := jsonStructs(t)
+	if len(structs) < 10 {
+		t.Fatalf("found only %d structs with json tags: %v", len(structs), structs)
+	}
+	for name, tags := range structs {
+		props := schema.Properties
+		if name != "Report" {
+			def, ok := schema.Defs[name]
+			if !ok {
+				t.Errorf("schema has no $defs/%s for struct %s", name, name)
+				continue
+			}
+			props = def.Properties
+		}
+		if diff := cmp.Diff(tags, sortedKeys(props)); diff != "" {
+			t.Errorf("struct %s and its schema differ (-go +schema):\n%s", name, diff)
+		}
+	}
+}
+
+// jsonStructs parses the package's non-test files and returns, for each
+// struct type with json tags, its sorted json field names.
+func jsonStructs(t *testing.T) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			var tags []string
+			for _, fld := range st.Fields.List {
+				if fld.Tag == nil {
+					continue
+				}
+				raw, err := strconv.Unquote(fld.Tag.Value)
+				if err != nil {
+					t.Fatalf("%s: tag %s: %v", path, fld.Tag.Value, err)
+				}
+				name, _, _ := strings.Cut(reflect.StructTag(raw).Get("json"), ",")
+				if name != "" && name != "-" {
+					tags = append(tags, name)
+				}
+			}
+			if len(tags) > 0 {
+				sort.Strings(tags)
+				out[ts.Name.Name] = tags
+			}
+			return true
+		})
+	}
+	return out
+}

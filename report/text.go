@@ -1,0 +1,304 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// TextOptions controls WriteText.
+type TextOptions struct {
+	// Color adds ANSI colours. The caller decides (a terminal, NO_COLOR);
+	// WriteText never looks at its writer.
+	Color bool
+	// Verbose shows evidence and info for passing checks too.
+	Verbose bool
+	// Quiet prints only what fails the run, and the tally.
+	Quiet bool
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+)
+
+// Limits for the terminal: evidence values are cut to keep one line each,
+// and a message to keep a server's huge error from flooding the log.
+const (
+	textValueMax   = 200
+	textMessageMax = 1000
+	textIDMax      = 44
+)
+
+// plainKey matches evidence keys that can be printed as they are; others
+// are quoted so that no line can start with server text such as "::".
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_.$/-][A-Za-z0-9_.$/ -]{0,59}$`)
+
+// WriteText writes the terminal report: a header, the checks by group with a
+// status mark each (✓ pass, ✗ fail, ⚠ warning, ! error, - skip), the golden
+// cases, scores and gate, and a tally line. Server text is shown with control
+// characters escaped, one line per value.
+func WriteText(w io.Writer, r *Report, o TextOptions) error {
+	r = normalized(r)
+	t := &textWriter{o: o, j: newJudge(r)}
+	if !o.Quiet {
+		t.header(r)
+	}
+	width := 0
+	for _, c := range r.Checks {
+		if n := utf8.RuneCountInString(oneLine(c.ID, 0)); n > width {
+			width = n
+		}
+	}
+	width = min(width, textIDMax)
+	if o.Quiet {
+		for _, c := range r.Checks {
+			if oc := t.j.check(c); oc == outFail || oc == outError {
+				t.check(c, oc, width)
+			}
+		}
+	} else {
+		for _, g := range groupChecks(r.Checks) {
+			t.line(t.paint(ansiBold, textKey(g.name)))
+			for _, c := range g.checks {
+				t.check(c, t.j.check(c), width)
+			}
+		}
+	}
+	if len(r.Cases) > 0 {
+		t.cases(r)
+	}
+	if !o.Quiet && len(r.Scores) > 0 {
+		t.line("")
+		t.line(t.paint(ansiBold, "scores"))
+		kw := 0
+		for k := range r.Scores {
+			kw = max(kw, utf8.RuneCountInString(textKey(k)))
+		}
+		for _, k := range sortedKeys(r.Scores) {
+			t.line(fmt.Sprintf("  %-*s  %s", kw, textKey(k), score(r.Scores[k])))
+		}
+	}
+	if r.Gate != nil && (!o.Quiet || !r.Gate.Passed) {
+		t.gate(r.Gate)
+	}
+	t.line("")
+	verdict := t.paint(ansiGreen, "PASS")
+	if !r.Passed() {
+		verdict = t.paint(ansiRed, "FAIL")
+	}
+	tl := verdict + "  " + checkTally(r).String() + " · " + passRateText(r)
+	if len(r.Cases) > 0 {
+		tl += "\n      cases: " + caseTally(r).String()
+	}
+	t.line(tl)
+	_, err := w.Write(t.buf.Bytes())
+	return err
+}
+
+type textWriter struct {
+	o   TextOptions
+	j   judge
+	buf bytes.Buffer
+}
+
+func (t *textWriter) line(s string) {
+	t.buf.WriteString(strings.TrimRight(s, " "))
+	t.buf.WriteByte('\n')
+}
+
+func (t *textWriter) paint(code, s string) string {
+	if !t.o.Color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (t *textWriter) header(r *Report) {
+	// The line starts with the tool's name; a name that is not plain text
+	// could start a workflow command, so it falls back to ours.
+	name := r.Tool.Name
+	if !plainKey.MatchString(name) {
+		name = "mcp-eval"
+	}
+	parts := []string{strings.TrimSpace(name + " " + oneLine(r.Tool.Version, 40))}
+	target := oneLine(r.Server.Target, 0)
+	if sn := serverName(r.Server.ServerInfo); sn != "" {
+		target += " (" + oneLine(sn, 80) + ")"
+	}
+	parts = append(parts, "server "+target)
+	parts = append(parts, "transport "+orDash(oneLine(r.Server.Transport, 20)))
+	parts = append(parts, "era "+orDash(oneLine(r.Server.Era, 20)))
+	parts = append(parts, "protocol "+orDash(oneLine(r.Server.ProtocolVersion, 40)))
+	t.line(strings.Join(parts, " · "))
+	for _, m := range r.Server.Migration {
+		t.line("  migrate: " + oneLine(m, 0))
+	}
+	t.line("")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// marks maps an outcome to its mark and colour.
+var marks = map[outcome]struct{ mark, color string }{
+	outPass:  {"✓", ansiGreen},
+	outFail:  {"✗", ansiRed},
+	outWarn:  {"⚠", ansiYellow},
+	outSkip:  {"-", ansiDim},
+	outError: {"!", ansiYellow},
+}
+
+func (t *textWriter) check(c Check, oc outcome, width int) {
+	m := marks[oc]
+	id := oneLine(c.ID, 0)
+	var rest []string
+	if rt := runsText(c); rt != "" && oc != outSkip {
+		rest = append(rest, rt)
+	}
+	msg := oneLine(c.Message, textMessageMax)
+	switch oc {
+	case outSkip:
+		rest = append(rest, "skipped: "+orDash(msg))
+	case outError:
+		rest = append(rest, "error: "+msg)
+	case outWarn:
+		if reason, ok := t.j.waiver(c.ID); ok {
+			rest = append(rest, "waived ("+oneLine(reason, textValueMax)+"): "+msg)
+		} else {
+			rest = append(rest, "warning: "+msg)
+		}
+	default:
+		if msg != "" && oc != outPass {
+			rest = append(rest, msg)
+		}
+	}
+	body := strings.TrimRight(fmt.Sprintf("%-*s  %s", width, id, strings.Join(rest, "  ")), " ")
+	if oc == outSkip {
+		// A skipped line is dimmed as a whole: it is not a finding.
+		t.line("  " + t.paint(m.color, m.mark+" "+body))
+	} else {
+		t.line("  " + t.paint(m.color, m.mark) + " " + body)
+	}
+	details := oc == outFail || oc == outError || oc == outWarn || (t.o.Verbose && oc == outPass)
+	if !details {
+		return
+	}
+	if oc == outPass && t.o.Verbose && c.Message != "" {
+		t.line("      message: " + oneLine(c.Message, textValueMax))
+	}
+	for _, f := range evidenceFields(c.Evidence) {
+		t.line("      " + textKey(f.key) + ": " + oneLine(f.value, textValueMax))
+	}
+	if c.Info != "" {
+		t.line("      info: " + oneLine(c.Info, textValueMax))
+	}
+}
+
+// textKey prints an evidence key as is when it is plain, else Go-quoted.
+func textKey(k string) string {
+	if plainKey.MatchString(k) {
+		return k
+	}
+	return strconv.QuoteToGraphic(k)
+}
+
+func (t *textWriter) cases(r *Report) {
+	var show []Case
+	for _, c := range r.Cases {
+		oc := t.j.kase(c)
+		if !t.o.Quiet || oc == outFail || oc == outError {
+			show = append(show, c)
+		}
+	}
+	if len(show) == 0 {
+		return
+	}
+	iw, mw := 0, 0
+	for _, c := range show {
+		iw = max(iw, utf8.RuneCountInString(oneLine(c.ID, 0)))
+		mw = max(mw, utf8.RuneCountInString(oneLine(c.Model, 0)))
+	}
+	t.line("")
+	t.line(t.paint(ansiBold, "cases"))
+	for _, c := range show {
+		oc := t.j.kase(c)
+		m := marks[oc]
+		res := fmt.Sprintf("%d/%d  %s", c.Passed, c.Runs, percent(c.PassRate))
+		switch oc {
+		case outFail, outWarn, outError:
+			res += " < floor " + percent(c.Floor)
+		}
+		if c.Errored > 0 {
+			res += fmt.Sprintf("  (%d errored)", c.Errored)
+		}
+		if reason, ok := t.j.waiver(c.ID + "@" + c.Model); ok && oc == outWarn {
+			res += "  waived (" + oneLine(reason, textValueMax) + ")"
+		} else if oc == outWarn {
+			res += "  warning: soft case"
+		}
+		t.line(fmt.Sprintf("  %s %-*s  %-*s  %s", t.paint(m.color, m.mark), iw, oneLine(c.ID, 0), mw, oneLine(c.Model, 0), res))
+	}
+}
+
+func (t *textWriter) gate(g *Gate) {
+	t.line("")
+	verdict := t.paint(ansiGreen, "passed")
+	if !g.Passed {
+		verdict = t.paint(ansiRed, "failed")
+	}
+	base := "no baseline (absolute floors only)"
+	if g.Baseline != "" {
+		base = "baseline " + oneLine(g.Baseline, 0)
+	}
+	t.line("gate " + verdict + " · " + base)
+	for _, reason := range g.Reasons {
+		t.line("  ✗ " + oneLine(reason, 0))
+	}
+	if t.o.Quiet {
+		return
+	}
+	if len(g.Scores) > 0 {
+		for _, s := range g.Scores {
+			t.line("  Δ " + gateScoreText(s))
+		}
+	} else {
+		for _, k := range sortedKeys(g.Deltas) {
+			t.line(fmt.Sprintf("  Δ %s %+.3f", oneLine(k, 0), g.Deltas[k]))
+		}
+	}
+	if g.DriftMessage != "" {
+		t.line("  drift: " + oneLine(g.DriftMessage, 0))
+	}
+	for _, it := range g.Waived {
+		t.line("  waived " + oneLine(it.Key(), 0) + ": " + oneLine(it.WaiverReason, 0))
+	}
+	for _, n := range g.Notes {
+		t.line("  note: " + oneLine(n, 0))
+	}
+}
+
+// gateScoreText is one score against the baseline: key, values, delta and
+// what the gate made of it.
+func gateScoreText(s GateScore) string {
+	out := oneLine(s.Key, 0) + " " + optScore(s.Base) + " → " + optScore(s.Current)
+	if s.Base != nil && s.Current != nil {
+		out += fmt.Sprintf(" (%+.3f)", s.Delta)
+	}
+	if v := gateScoreVerdict(s); v != "" {
+		out += " " + v
+	}
+	return out
+}
