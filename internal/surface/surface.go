@@ -1,0 +1,104 @@
+// Package surface fingerprints a server's tool surface: the tools, prompts
+// and resource templates a model or a client sees. Two runs with the same
+// fingerprint saw the same surface, so a score change between them is not
+// the server's doing (DESIGN.md: drift attribution). It imports only the
+// standard library and report.
+package surface
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// volatile members are left out of the canonical form: they describe
+// caching and transport, not what the item is.
+var volatile = map[string]bool{"_meta": true, "ttlMs": true, "cacheScope": true}
+
+// Compute returns the fingerprint — the SHA-256 of the canonical JSON (keys
+// sorted, no insignificant space) of {"tools","prompts","resourceTemplates"},
+// each sorted by name, without _meta, ttlMs and cacheScope — and the
+// per-item hashes that let a diff name what changed.
+func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surface) {
+	var s report.Surface
+	canonTools, itemsTools := canonList(tools, "name", true)
+	canonPrompts, itemsPrompts := canonList(prompts, "name", false)
+	canonTemplates, itemsTemplates := canonList(templates, "name", false)
+	s.Tools, s.Prompts, s.Resources = itemsTools, itemsPrompts, itemsTemplates
+	if s.Tools == nil {
+		s.Tools = []report.SurfaceItem{}
+	}
+	whole := map[string]any{"tools": canonTools, "prompts": canonPrompts, "resourceTemplates": canonTemplates}
+	return hash(canonical(whole)), s
+}
+
+func canonList(raws []json.RawMessage, key string, tool bool) ([]any, []report.SurfaceItem) {
+	type item struct {
+		name string
+		v    map[string]any
+		raw  json.RawMessage
+	}
+	var items []item
+	for _, r := range raws {
+		var v map[string]any
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.UseNumber()
+		if dec.Decode(&v) != nil || v == nil {
+			continue
+		}
+		strip(v)
+		name, _ := v[key].(string)
+		items = append(items, item{name, v, r})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
+	out := make([]any, len(items))
+	var hashes []report.SurfaceItem
+	for i, it := range items {
+		out[i] = it.v
+		desc, _ := it.v["description"].(string)
+		si := report.SurfaceItem{Name: it.name, DescriptionSHA256: hash([]byte(desc)), SHA256: hash(canonical(it.v))}
+		if tool {
+			si.InputSchemaSHA256 = hash(canonical(it.v["inputSchema"]))
+		}
+		hashes = append(hashes, si)
+	}
+	return out, hashes
+}
+
+func strip(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, sub := range x {
+			if volatile[k] {
+				delete(x, k)
+				continue
+			}
+			strip(sub)
+		}
+	case []any:
+		for _, sub := range x {
+			strip(sub)
+		}
+	}
+}
+
+// canonical encodes v with sorted keys (encoding/json sorts map keys) and
+// without HTML escaping or insignificant space.
+func canonical(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
