@@ -1,0 +1,211 @@
+package llm
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// anthropic speaks the Messages API (POST {base}/v1/messages,
+// anthropic-version 2023-06-01).
+type anthropic struct {
+	c *client
+}
+
+func (p *anthropic) Name() string { return providerAnthropic }
+
+func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
+	if err := checkRequest(req); err != nil {
+		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
+	}
+	body, err := encodeAnthropic(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
+	}
+	return p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
+}
+
+type anRequest struct {
+	Model     string `json:"model"`
+	MaxTokens int    `json:"max_tokens"`
+	// System is top-level in this API; there is no system role.
+	System      string      `json:"system,omitempty"`
+	Messages    []anMessage `json:"messages"`
+	Tools       []anTool    `json:"tools,omitempty"`
+	Temperature *float64    `json:"temperature,omitempty"`
+}
+
+type anMessage struct {
+	Role string `json:"role"`
+	// Content is a string for plain text turns and []anBlock otherwise.
+	Content any `json:"content"`
+}
+
+type anBlock struct {
+	Type string `json:"type"`
+	// text
+	Text string `json:"text,omitempty"`
+	// tool_use
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+	// tool_result; content is optional in the API, and omitted when empty
+	// because an empty text block is rejected.
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Content   string `json:"content,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type anTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+func encodeAnthropic(req Request) ([]byte, error) {
+	w := anRequest{
+		Model:       req.Model,
+		MaxTokens:   cmp.Or(req.MaxTokens, DefaultMaxTokens),
+		Messages:    make([]anMessage, 0, len(req.Messages)),
+		Temperature: req.Temperature,
+	}
+	for _, t := range req.Tools {
+		w.Tools = append(w.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: schemaOrEmpty(t.InputSchema)})
+	}
+	var system []string
+	// results is the user turn that collects tool results. The API requires
+	// the results of one assistant turn's tool_use blocks at the start of the
+	// very next user turn ("Messages following tool_use blocks must begin
+	// with a matching number of tool_result blocks"), so consecutive tool
+	// messages, and a user message right after them, share one turn.
+	var results *[]anBlock
+	for i, m := range req.Messages {
+		switch m.Role {
+		case RoleSystem:
+			system = append(system, m.Content)
+			continue
+		case RoleTool:
+			b := anBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content, IsError: m.IsError}
+			if results == nil {
+				w.Messages = append(w.Messages, anMessage{Role: "user", Content: &[]anBlock{}})
+				results = w.Messages[len(w.Messages)-1].Content.(*[]anBlock)
+			}
+			*results = append(*results, b)
+			continue
+		case RoleUser:
+			if results != nil {
+				if m.Content != "" {
+					*results = append(*results, anBlock{Type: "text", Text: m.Content})
+				}
+				results = nil
+				continue
+			}
+			w.Messages = append(w.Messages, anMessage{Role: "user", Content: m.Content})
+		case RoleAssistant:
+			if len(m.ToolCalls) == 0 {
+				w.Messages = append(w.Messages, anMessage{Role: "assistant", Content: m.Content})
+				break
+			}
+			var blocks []anBlock
+			if m.Content != "" {
+				blocks = append(blocks, anBlock{Type: "text", Text: m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				blocks = append(blocks, anBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: objectOrEmpty(tc.Arguments)})
+			}
+			w.Messages = append(w.Messages, anMessage{Role: "assistant", Content: blocks})
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+		results = nil
+	}
+	w.System = strings.Join(system, "\n\n")
+	return marshal(w)
+}
+
+// objectOrEmpty returns arguments fit for a tool_use input, which must be
+// an object; anything else (only possible for a conversation that did not
+// come from this API) becomes {}.
+func objectOrEmpty(a json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(a)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return json.RawMessage("{}")
+	}
+	return a
+}
+
+type anResponse struct {
+	ID      string `json:"id"`
+	Type    string `json:"type"`
+	Model   string `json:"model"`
+	Content *[]struct {
+		Type  string          `json:"type"`
+		Text  string          `json:"text"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"content"`
+	StopReason *string `json:"stop_reason"`
+	Usage      struct {
+		InputTokens              int64 `json:"input_tokens"`
+		OutputTokens             int64 `json:"output_tokens"`
+		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+}
+
+// decodeAnthropic reads a Messages response body. It never panics on any
+// input (FuzzDecodeAnthropic).
+func decodeAnthropic(data []byte, requested string) (*Response, error) {
+	var w anResponse
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	if w.Type != "" && w.Type != "message" {
+		return nil, fmt.Errorf("response type %q, want \"message\"", w.Type)
+	}
+	if w.Content == nil {
+		return nil, errors.New("response has no content")
+	}
+	r := &Response{ID: w.ID, Model: cmp.Or(w.Model, requested), Message: Message{Role: RoleAssistant}}
+	var text []string
+	for i, b := range *w.Content {
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "tool_use":
+			call := ToolCall{ID: b.ID, Name: b.Name, Arguments: objectOrEmpty(b.Input)}
+			if call.ID == "" {
+				call.ID = fmt.Sprintf("toolu_%d", i)
+			}
+			r.Message.ToolCalls = append(r.Message.ToolCalls, call)
+		}
+		// thinking and server-tool blocks are not requested, so not read.
+	}
+	// Text before and after tool calls arrives as separate blocks.
+	r.Message.Content = strings.Join(text, "\n")
+	if w.StopReason != nil {
+		r.StopReason = anthropicStop(*w.StopReason)
+	}
+	u := w.Usage
+	r.Usage = Usage{InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, OutputTokens: u.OutputTokens}
+	return r, nil
+}
+
+func anthropicStop(s string) StopReason {
+	switch s {
+	case "end_turn", "stop_sequence":
+		return StopEndTurn
+	case "tool_use":
+		return StopToolUse
+	case "max_tokens":
+		return StopMaxTokens
+	case "refusal":
+		return StopRefusal
+	}
+	return StopReason(s)
+}

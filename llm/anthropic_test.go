@@ -1,0 +1,161 @@
+package llm
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnthropicWire(t *testing.T) {
+	t.Parallel()
+	zero := 0.0
+	toolsConversation := append(toolConversation(), Message{Role: RoleUser, Content: "Keep it short."})
+	tests := []struct {
+		name     string
+		req      Request
+		response string
+		golden   string
+		want     Response
+	}{
+		{
+			name: "text answer, system prompt top-level, default max_tokens",
+			req: Request{Model: "claude-sonnet-4-5", Temperature: &zero, Messages: []Message{
+				{Role: RoleSystem, Content: "You are a weather assistant."},
+				{Role: RoleUser, Content: "Weather in Paris?"},
+			}},
+			response: "anthropic/text.response.json",
+			golden:   "anthropic/text.request.json",
+			want: Response{
+				ID: "msg_01XFDUDYJgAACzvnptvVoYEL", Model: "claude-sonnet-4-5-20250929",
+				Message:    Message{Role: RoleAssistant, Content: "It is 18 °C and sunny in Paris."},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 412, OutputTokens: 21},
+			},
+		},
+		{
+			name: "text and a tool call",
+			req: Request{Model: "claude-sonnet-4-5", Temperature: &zero, Tools: weatherTools, Messages: []Message{
+				{Role: RoleUser, Content: "Is it raining in Paris?"},
+			}},
+			response: "anthropic/tool_use.response.json",
+			golden:   "anthropic/tool_use.request.json",
+			want: Response{
+				ID: "msg_01Aq9w938a90dw8q", Model: "claude-sonnet-4-5-20250929",
+				Message: Message{Role: RoleAssistant, Content: "I'll check the current weather in Paris for you.", ToolCalls: []ToolCall{
+					{ID: "toolu_01A09q90qw90lq917835lq9", Name: "get_weather", Arguments: json.RawMessage(`{
+        "city": "Paris",
+        "units": "celsius"
+      }`)},
+				}},
+				StopReason: StopToolUse, Usage: Usage{InputTokens: 618, OutputTokens: 89},
+			},
+		},
+		{
+			name: "two parallel tool calls",
+			req: Request{Model: "claude-sonnet-4-5", Temperature: &zero, Tools: weatherTools, Messages: []Message{
+				{Role: RoleSystem, Content: "You are a weather assistant."},
+				{Role: RoleSystem, Content: "Answer in English."},
+				{Role: RoleUser, Content: "Weather in Paris and Tokyo?"},
+			}},
+			response: "anthropic/parallel_tool_use.response.json",
+			golden:   "anthropic/parallel_tool_use.request.json",
+			want: Response{
+				ID: "msg_01KMKa7pX9c3mZ3rT5vB8qWd", Model: "claude-sonnet-4-5-20250929",
+				Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
+					{ID: "toolu_01JvYz3zTjY2pT9fK8rX4mNq", Name: "get_weather", Arguments: json.RawMessage(`{
+        "city": "Paris"
+      }`)},
+					{ID: "toolu_01Hc5sWq8LbN2vR6tY0uZ3aP", Name: "get_weather", Arguments: json.RawMessage(`{
+        "city": "Tokyo"
+      }`)},
+				}},
+				StopReason: StopToolUse, Usage: Usage{InputTokens: 640, OutputTokens: 112},
+			},
+		},
+		{
+			name: "tool results merged into one user turn, cache tokens counted",
+			req:  Request{Model: "claude-sonnet-4-5", MaxTokens: 256, Tools: weatherTools, Messages: toolsConversation},
+			// Tool results (one an error) and the user's remark share
+			// one user turn, results first.
+			response: "anthropic/final_answer.response.json",
+			golden:   "anthropic/tool_results.request.json",
+			want: Response{
+				ID: "msg_01Fq6hY2cVn8sD4kW7pL1tRz", Model: "claude-sonnet-4-5-20250929",
+				Message:    Message{Role: RoleAssistant, Content: "Paris is 18 °C and sunny; I could not get Tokyo's weather."},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 35 + 200 + 600, OutputTokens: 24},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, step{file: tt.response})
+			p, _ := backends[1].provider(t, f)
+			got, err := p.Complete(t.Context(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tt.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+			reqs := f.requests()
+			if len(reqs) != 1 {
+				t.Fatalf("got %d requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.method != http.MethodPost || r.path != "/v1/messages" {
+				t.Errorf("got %s %s, want POST /v1/messages", r.method, r.path)
+			}
+			for k, want := range map[string]string{
+				"x-api-key":         anthropicTestKey,
+				"anthropic-version": "2023-06-01",
+				"Content-Type":      "application/json",
+				"Authorization":     "",
+			} {
+				if got := r.header.Get(k); got != want {
+					t.Errorf("header %s = %q, want %q", k, got, want)
+				}
+			}
+			checkGolden(t, tt.golden, r.body)
+		})
+	}
+}
+
+// TestAnthropicAuthToken: ANTHROPIC_AUTH_TOKEN alone is enough and goes
+// out as a Bearer token, as in the official SDKs.
+func TestAnthropicAuthToken(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, step{file: "anthropic/text.response.json"})
+	p, err := New("anthropic", envMap(map[string]string{"ANTHROPIC_AUTH_TOKEN": "gateway-token-0123456789", "ANTHROPIC_BASE_URL": f.srv.URL + "/"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.requests()[0]
+	if r.path != "/v1/messages" {
+		t.Errorf("path = %s", r.path)
+	}
+	if got := r.header.Get("Authorization"); got != "Bearer gateway-token-0123456789" {
+		t.Errorf("Authorization = %q", got)
+	}
+	if _, ok := r.header["X-Api-Key"]; ok {
+		t.Errorf("x-api-key sent without a key")
+	}
+}
+
+func TestAnthropicDecodeErrors(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"no content":        `{"id":"msg_1","type":"message","role":"assistant","stop_reason":"end_turn"}`,
+		"an error object":   `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
+		"truncated":         `{"id":"msg_1","type":"message","content":[{"type":"text","te`,
+		"content of a type": `{"type":"message","content":"hello"}`,
+	} {
+		if _, err := decodeAnthropic([]byte(body), "m"); err == nil {
+			t.Errorf("%s: got no error", name)
+		}
+	}
+}

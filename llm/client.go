@@ -1,0 +1,289 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry timing. The backoff follows the official SDKs (0.5 s doubling to a
+// cap of 8 s, up to a quarter taken off as jitter so parallel runs that failed
+// together do not retry together; anthropic-sdk-go
+// internal/requestconfig/requestconfig.go retryDelay).
+const (
+	backoffBase = 500 * time.Millisecond
+	backoffMax  = 8 * time.Second
+	// maxServerWait is the longest Retry-After honoured. The SDKs ignore a
+	// longer one and retry on their own schedule, which only collects another
+	// 429; here the call fails instead, with the wait in RateLimitError, so a
+	// run reports the limit rather than hammering it.
+	maxServerWait = 60 * time.Second
+)
+
+// client is the HTTP machinery both providers share: one endpoint, fixed
+// headers, a concurrency limit, retries and bounded bodies.
+type client struct {
+	name    string
+	url     string
+	safeURL string // url without userinfo and query, for error messages
+	header  http.Header
+	secrets []string // credentials to scrub from every error text
+	cf      config
+	sem     chan struct{}
+}
+
+func newClient(name, rawURL string, h http.Header, secrets []string, cf config) *client {
+	safe := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		safe = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json")
+	h.Set("User-Agent", "mcp-eval")
+	return &client{
+		name: name, url: rawURL, safeURL: safe, header: h, secrets: secrets, cf: cf,
+		sem: make(chan struct{}, cf.concurrency),
+	}
+}
+
+// outcome says whether a failed attempt may be retried and whether the
+// server said when.
+type outcome struct {
+	retry    bool
+	after    time.Duration
+	hasAfter bool
+}
+
+// do POSTs body and decodes a 2xx answer with decode, retrying network
+// errors, timeouts, 408, 409, 429 and 5xx (Anthropic's 529 included), the
+// set the official SDKs retry. 400, 401, 403, 404 and 422 are final: the
+// same request would fail the same way.
+func (c *client) do(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, out, err := c.attempt(ctx, model, body, decode)
+		if err == nil {
+			return resp, nil
+		}
+		if !out.retry || attempt >= c.cf.maxRetries {
+			return nil, gaveUp(attempt, err)
+		}
+		wait, ok := backoff(attempt, out)
+		if !ok {
+			return nil, gaveUp(attempt, err)
+		}
+		if serr := c.cf.sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("%s: waiting to retry (%v): %w", c.name, err, serr)
+		}
+	}
+}
+
+func gaveUp(attempt int, err error) error {
+	if attempt == 0 {
+		return err
+	}
+	return fmt.Errorf("after %d attempts: %w", attempt+1, err)
+}
+
+// backoff returns the wait before retry number attempt+1, or false when the
+// server asked for longer than maxServerWait.
+func backoff(attempt int, out outcome) (time.Duration, bool) {
+	if out.hasAfter {
+		return out.after, out.after <= maxServerWait
+	}
+	d := backoffMax
+	if attempt < 5 { // 0.5 s << 4 = 8 s; beyond that the cap holds
+		d = min(backoffBase<<attempt, backoffMax)
+	}
+	return d - time.Duration(rand.Int64N(int64(d/4)+1)), true
+}
+
+// attempt makes one HTTP request while holding a concurrency slot. The slot
+// is released before any retry wait, so waiting calls do not block others.
+func (c *client) attempt(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, outcome{}, fmt.Errorf("%s: %w", c.name, err)
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, outcome{}, fmt.Errorf("%s: %w", c.name, ctx.Err())
+	}
+	defer func() { <-c.sem }()
+
+	obs := c.cf.observer
+	if obs != nil {
+		obs.RequestStart(c.name, model)
+	}
+	start := time.Now()
+	resp, out, err := c.roundTrip(ctx, body, decode)
+	if obs != nil {
+		var u Usage
+		if resp != nil {
+			u = resp.Usage
+		}
+		obs.RequestEnd(c.name, model, time.Since(start), u, err)
+	}
+	return resp, out, err
+}
+
+func (c *client) roundTrip(ctx context.Context, body []byte, decode func([]byte) (*Response, error)) (*Response, outcome, error) {
+	var actx context.Context
+	var cancel context.CancelFunc
+	if c.cf.timeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, c.cf.timeout)
+	} else {
+		actx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, outcome{}, c.scrub(fmt.Sprintf("%s: POST %s: %v", c.name, c.safeURL, err), err)
+	}
+	req.Header = c.header.Clone()
+
+	res, err := c.cf.httpClient.Do(req)
+	if err != nil {
+		out, err := c.transportError(ctx, actx, err)
+		return nil, out, err
+	}
+	defer res.Body.Close()
+
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		out, err := c.statusError(res)
+		return nil, out, err
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
+	if err != nil {
+		// A body cut off mid-way (connection reset, short Content-Length)
+		// is a network failure like any other and worth another try.
+		out, err := c.transportError(ctx, actx, err)
+		return nil, out, err
+	}
+	if len(data) > maxResponseBody {
+		return nil, outcome{}, fmt.Errorf("%s: response body exceeds %d MiB", c.name, maxResponseBody>>20)
+	}
+	r, err := decode(data)
+	if err != nil {
+		// A complete 2xx body that does not parse is not retried: a proxy
+		// answering HTML, or a server speaking another dialect, will do it
+		// again.
+		return nil, outcome{}, c.scrub(fmt.Sprintf("%s: malformed response from POST %s: %v", c.name, c.safeURL, err), err)
+	}
+	return r, outcome{}, nil
+}
+
+// transportError classifies a failure to get or read a response.
+func (c *client) transportError(ctx, actx context.Context, err error) (outcome, error) {
+	if ctx.Err() != nil {
+		// The caller gave up; that is neither the provider's fault nor
+		// worth a retry.
+		return outcome{}, fmt.Errorf("%s: %w", c.name, ctx.Err())
+	}
+	if actx.Err() != nil {
+		return outcome{retry: true}, c.scrub(fmt.Sprintf("%s: POST %s: no response within %s", c.name, c.safeURL, c.cf.timeout), context.DeadlineExceeded)
+	}
+	// url.Error's text repeats the full URL, whose query or userinfo may
+	// carry a credential; report the cause against the sanitised URL.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return outcome{retry: true}, c.scrub(fmt.Sprintf("%s: POST %s: %v", c.name, c.safeURL, err), err)
+}
+
+// statusError turns a non-2xx response into *APIError or *RateLimitError.
+func (c *client) statusError(res *http.Response) (outcome, error) {
+	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	e := &APIError{Provider: c.name, StatusCode: res.StatusCode, RequestID: res.Header.Get("x-request-id")}
+	if e.RequestID == "" {
+		e.RequestID = res.Header.Get("request-id") // Anthropic's name for it
+	}
+	detail := parseErrorBody(e, body)
+	// A server (or a proxy in front of it) may echo request headers into its
+	// error; none of it may carry the key out.
+	for _, s := range []*string{&e.Message, &e.Type, &e.Code, &e.Param, &e.RequestID} {
+		*s = redact(*s, c.secrets)
+	}
+
+	out := outcome{retry: retryableStatus(res.StatusCode)}
+	out.after, out.hasAfter = retryAfter(res.Header, c.cf.now())
+	// Both SDKs let the server overrule the status code with x-should-retry.
+	switch res.Header.Get("x-should-retry") {
+	case "true":
+		out.retry = true
+	case "false":
+		out.retry = false
+	}
+	// Exhausted quota and spend limits also come back as 429, but lift only
+	// when someone pays; retrying them just burns the run's time.
+	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" || detail == "enforced_spend_limit_reached" {
+		out.retry = false
+	}
+	if res.StatusCode == http.StatusTooManyRequests {
+		return out, &RateLimitError{APIError: e, RetryAfter: out.after}
+	}
+	return out, e
+}
+
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusConflict ||
+		code == http.StatusTooManyRequests || code >= 500
+}
+
+// retryAfter reads the server's requested wait: retry-after-ms (sent by
+// OpenAI and Anthropic, preferred by their SDKs for its precision), then
+// Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3).
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if d, ok := scaled(v, float64(time.Millisecond)); ok {
+			return d, true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if d, ok := scaled(v, float64(time.Second)); ok {
+		return d, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// scaled parses a non-negative decimal number of units, saturating instead
+// of overflowing so a hostile header cannot produce a negative wait.
+func scaled(v string, unit float64) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || f < 0 {
+		return 0, false
+	}
+	if d := f * unit; d < math.MaxInt64/2 {
+		return time.Duration(d), true
+	}
+	return math.MaxInt64 / 2, true
+}
+
+// scrubbedError carries a message with credentials removed while keeping
+// the cause for errors.Is and errors.As.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+func (c *client) scrub(msg string, cause error) error {
+	return &scrubbedError{msg: redact(msg, c.secrets), err: cause}
+}

@@ -1,0 +1,90 @@
+package llm
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// seedFiles adds every testdata response and error body under dir.
+func seedFiles(f *testing.F, dir string) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// checkDecoded asserts what callers rely on from any decoded response: it
+// marshals (so tool arguments are valid JSON) and every call has an id.
+func checkDecoded(t *testing.T, r *Response) {
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("decoded response does not marshal: %v", err)
+	}
+	for _, c := range r.Message.ToolCalls {
+		if c.ID == "" {
+			t.Errorf("tool call without id: %+v", c)
+		}
+		if (c.Arguments == nil) == (c.InvalidArguments == "") {
+			t.Errorf("exactly one of Arguments and InvalidArguments must be set: %+v", c)
+		}
+	}
+}
+
+func FuzzDecodeOpenAI(f *testing.F) {
+	seedFiles(f, "openai")
+	f.Add([]byte(`{"choices":[{"message":{"tool_calls":[{"function":{"arguments":"\"nested\""}}]}}]}`))
+	f.Add([]byte(`{"choices":[{"message":{"content":[{"type":"text","text":"x"}],"tool_calls":[{"function":{"arguments":[1,2]}}]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := decodeOpenAI(data, "m")
+		if err == nil {
+			checkDecoded(t, r)
+		}
+	})
+}
+
+func FuzzDecodeAnthropic(f *testing.F) {
+	seedFiles(f, "anthropic")
+	f.Add([]byte(`{"content":[{"type":"tool_use","input":[1]},{"type":"tool_use","input":"x"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := decodeAnthropic(data, "m")
+		if err == nil {
+			checkDecoded(t, r)
+		}
+	})
+}
+
+func FuzzParseErrorBody(f *testing.F) {
+	seedFiles(f, "openai")
+	seedFiles(f, "anthropic")
+	f.Add([]byte(`{"error":"plain"}`))
+	f.Add([]byte(`{"object":"error","message":"m","code":400}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e APIError
+		parseErrorBody(&e, data)
+		if len(e.Message) > maxPlainMessage+len("…") && !json.Valid(data) {
+			t.Errorf("plain message not truncated: %d bytes", len(e.Message))
+		}
+	})
+}
+
+func FuzzRetryAfter(f *testing.F) {
+	for _, s := range []string{"1", "0.25", "1e400", "-3", "Sat, 01 Aug 2026 12:00:10 GMT", "NaN", "Inf"} {
+		f.Add(s, s)
+	}
+	now := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, ra, ms string) {
+		h := http.Header{}
+		h.Set("Retry-After", ra)
+		h.Set("retry-after-ms", ms)
+		if d, _ := retryAfter(h, now); d < 0 {
+			t.Errorf("negative wait %v for %q, %q", d, ra, ms)
+		}
+	})
+}

@@ -1,0 +1,147 @@
+// Package llm is a thin client for the two model APIs mcp-eval drives: the
+// OpenAI-compatible Chat Completions API (OpenAI, Azure OpenAI, Ollama, vLLM,
+// LiteLLM, OpenRouter…) and the Anthropic Messages API. It speaks both over
+// plain net/http with neutral types, so the agent loop and the judge never
+// see a vendor's wire format.
+//
+// It owns what every caller would otherwise get wrong: reading credentials
+// from the environment the way the official SDKs do, retrying 429/5xx with
+// backoff that honours Retry-After, a per-provider concurrency limit,
+// per-request timeouts, bounded response bodies, token usage, and keeping
+// API keys out of every error string.
+//
+// It imports only the standard library: telemetry measures it through the
+// Observer hook, so this package never imports telemetry, report or any
+// vendor SDK (DESIGN.md, "Packages").
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Role is the author of a Message.
+type Role string
+
+// The roles of a conversation. RoleTool carries the result of one tool call
+// back to the model; Anthropic has no such role, so its provider turns tool
+// messages into tool_result blocks of a user turn.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of a conversation in a provider-neutral form. The JSON
+// tags let transcripts and the result cache store it as is.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant turn asks for, in the model's order.
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// ToolCallID links a RoleTool message to the ToolCall it answers.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// IsError marks a RoleTool message as a failed call. Anthropic passes it
+	// to the model as is_error; Chat Completions has no such field, so there
+	// the content alone has to say it.
+	IsError bool `json:"isError,omitempty"`
+}
+
+// ToolCall is one tool invocation requested by the model.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the call's input as valid JSON (normally an object). It is
+	// nil when the model produced text that is not JSON; see InvalidArguments.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// InvalidArguments holds, verbatim, arguments that are not valid JSON.
+	// Chat Completions returns arguments as a string the model wrote, and
+	// weak models get it wrong; that is a scoring result (wrong arguments),
+	// not a failed request, so the text is kept here instead of failing.
+	// Keeping it out of Arguments keeps ToolCall marshalable.
+	InvalidArguments string `json:"invalidArguments,omitempty"`
+}
+
+// Tool is a tool offered to the model: an MCP tool's name, description and
+// input schema, passed through unchanged.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+}
+
+// Request is one completion request.
+type Request struct {
+	// Model is the provider's model name, without the "openai:" prefix.
+	Model    string
+	Messages []Message
+	Tools    []Tool
+	// MaxTokens caps the answer. Zero means the provider's default: omitted
+	// for Chat Completions, DefaultMaxTokens for Anthropic, which requires it.
+	MaxTokens int
+	// Temperature is sent when non-nil; mcp-eval sets 0 for repeatable runs.
+	// It is a pointer because "not sent" must differ from 0: OpenAI reasoning
+	// models (o-series, gpt-5) reject any value but their default. The OpenAI
+	// provider handles that 400 by retrying once without it and remembering
+	// that for the model.
+	Temperature *float64
+}
+
+// StopReason says why the model stopped. The common reasons of both APIs are
+// mapped onto the constants below; any other value is passed through as the
+// provider sent it.
+type StopReason string
+
+// Normalised stop reasons.
+const (
+	StopEndTurn   StopReason = "end_turn"   // OpenAI "stop", Anthropic "end_turn"/"stop_sequence"
+	StopToolUse   StopReason = "tool_use"   // OpenAI "tool_calls", Anthropic "tool_use"
+	StopMaxTokens StopReason = "max_tokens" // OpenAI "length", Anthropic "max_tokens"
+	StopRefusal   StopReason = "refusal"    // OpenAI "content_filter" or a refusal, Anthropic "refusal"
+)
+
+// Usage is the token count the provider reported for one response.
+type Usage struct {
+	// InputTokens counts every prompt token, cached or not, so the figure
+	// means the same for both providers (OpenAI's prompt_tokens already
+	// includes cached tokens; Anthropic reports cache reads and writes apart
+	// and they are added here).
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// Response is the model's answer to one Request.
+type Response struct {
+	// ID is the provider's id for the response, for support requests.
+	ID string `json:"id,omitempty"`
+	// Model is the model that answered as the server names it (often a dated
+	// snapshot of the requested alias); it falls back to Request.Model.
+	Model string `json:"model"`
+	// Message is the assistant turn, to be appended to the conversation.
+	Message    Message    `json:"message"`
+	StopReason StopReason `json:"stopReason"`
+	Usage      Usage      `json:"usage"`
+}
+
+// Provider completes conversations with one model API. Implementations are
+// safe for concurrent use; concurrency beyond the configured limit waits.
+type Provider interface {
+	// Name is the provider's name as used in model specs: "openai" or "anthropic".
+	Name() string
+	// Complete sends req and returns the model's answer. Errors from the API
+	// are *APIError (or *RateLimitError for 429) once retries are spent.
+	Complete(ctx context.Context, req Request) (*Response, error)
+}
+
+// Observer is told about every HTTP attempt a provider makes, so telemetry
+// can measure latency, tokens and failures without this package importing
+// it. A call that succeeds after two 429s produces three Start/End pairs, the
+// first two ending in a *RateLimitError. Time spent waiting for a
+// concurrency slot or between retries is not part of d. Methods may be called
+// from many goroutines at once.
+type Observer interface {
+	RequestStart(provider, model string)
+	RequestEnd(provider, model string, d time.Duration, u Usage, err error)
+}

@@ -1,0 +1,334 @@
+package llm
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// openAI speaks the Chat Completions API (POST {base}/chat/completions),
+// which OpenAI, Azure OpenAI and the OpenAI-compatible servers share.
+type openAI struct {
+	c *client
+	// noTemperature holds the models that rejected the temperature
+	// parameter, so later calls omit it instead of failing first.
+	noTemperature sync.Map
+}
+
+func (p *openAI) Name() string { return providerOpenAI }
+
+func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
+	if err := checkRequest(req); err != nil {
+		return nil, fmt.Errorf("%s: %w", providerOpenAI, err)
+	}
+	if _, ok := p.noTemperature.Load(req.Model); ok {
+		req.Temperature = nil
+	}
+	resp, err := p.complete(ctx, req)
+	// o-series and gpt-5 models answer any temperature but their default
+	// with 400 {"param":"temperature","code":"unsupported_value"} (or
+	// "unsupported_parameter"). The run is still meaningful at the default,
+	// so retry once without it rather than fail every case of the model.
+	var ae *APIError
+	if req.Temperature != nil && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && ae.Param == "temperature" {
+		p.noTemperature.Store(req.Model, struct{}{})
+		req.Temperature = nil
+		return p.complete(ctx, req)
+	}
+	return resp, err
+}
+
+func (p *openAI) complete(ctx context.Context, req Request) (*Response, error) {
+	body, err := encodeOpenAI(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", providerOpenAI, err)
+	}
+	return p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeOpenAI(b, req.Model) })
+}
+
+// Request wire types, in the field order of the API reference so golden
+// request bodies read naturally.
+type oaRequest struct {
+	Model    string      `json:"model"`
+	Messages []oaMessage `json:"messages"`
+	Tools    []oaTool    `json:"tools,omitempty"`
+	// max_tokens is deprecated and rejected by o-series and gpt-5 models;
+	// max_completion_tokens is the current name. It is sent only when the
+	// caller sets a limit, so servers that know only max_tokens (older
+	// Ollama) are unaffected by default.
+	MaxCompletionTokens int      `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64 `json:"temperature,omitempty"`
+}
+
+type oaMessage struct {
+	Role string `json:"role"`
+	// Content is always a string, "" for a tool-call-only assistant turn.
+	// OpenAI also accepts null there, but Ollama rejects null with
+	// "invalid message content type: <nil>" and LM Studio rejects it too,
+	// while "" works everywhere (pydantic/pydantic-ai#5206,
+	// lmstudio-ai/lmstudio-bug-tracker#261).
+	Content    string       `json:"content"`
+	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string       `json:"tool_call_id,omitempty"`
+}
+
+type oaToolCall struct {
+	ID       string         `json:"id"`
+	Type     string         `json:"type"`
+	Function oaFunctionCall `json:"function"`
+}
+
+type oaFunctionCall struct {
+	Name string `json:"name"`
+	// Arguments is a JSON document serialised into a string, as the API
+	// sends and expects it.
+	Arguments string `json:"arguments"`
+}
+
+type oaTool struct {
+	Type     string     `json:"type"`
+	Function oaFunction `json:"function"`
+}
+
+type oaFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+func encodeOpenAI(req Request) ([]byte, error) {
+	w := oaRequest{
+		Model:               req.Model,
+		Messages:            make([]oaMessage, 0, len(req.Messages)),
+		MaxCompletionTokens: req.MaxTokens,
+		Temperature:         req.Temperature,
+	}
+	for _, t := range req.Tools {
+		w.Tools = append(w.Tools, oaTool{Type: "function", Function: oaFunction{
+			Name: t.Name, Description: t.Description, Parameters: schemaOrEmpty(t.InputSchema),
+		}})
+	}
+	for i, m := range req.Messages {
+		om := oaMessage{Role: string(m.Role), Content: m.Content}
+		switch m.Role {
+		case RoleSystem, RoleUser:
+		case RoleAssistant:
+			for _, tc := range m.ToolCalls {
+				om.ToolCalls = append(om.ToolCalls, oaToolCall{ID: tc.ID, Type: "function", Function: oaFunctionCall{
+					Name: tc.Name, Arguments: argumentsText(tc),
+				}})
+			}
+		case RoleTool:
+			om.ToolCallID = m.ToolCallID
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+		w.Messages = append(w.Messages, om)
+	}
+	return marshal(w)
+}
+
+// argumentsText gives back the arguments as the model wrote them, so a
+// replayed conversation shows the model its own (possibly broken) call.
+func argumentsText(tc ToolCall) string {
+	switch {
+	case tc.InvalidArguments != "":
+		return tc.InvalidArguments
+	case len(tc.Arguments) == 0:
+		return "{}"
+	}
+	return string(tc.Arguments)
+}
+
+// Response wire types: only the fields used. The decoder is lenient about
+// what compatible servers add or leave out, strict about what it needs.
+type oaResponse struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []oaChoice      `json:"choices"`
+	Usage   *oaUsage        `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type oaChoice struct {
+	Message struct {
+		Content   json.RawMessage `json:"content"`
+		Refusal   *string         `json:"refusal"`
+		ToolCalls []struct {
+			ID       string `json:"id"`
+			Type     string `json:"type"`
+			Function struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"message"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type oaUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// decodeOpenAI reads a Chat Completions response body. It never panics on
+// any input (FuzzDecodeOpenAI).
+func decodeOpenAI(data []byte, requested string) (*Response, error) {
+	var w oaResponse
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	if len(w.Choices) == 0 {
+		// Some gateways (OpenRouter among them) report an upstream failure
+		// as 200 with an error object and no choices.
+		var e APIError
+		if len(w.Error) > 0 && string(w.Error) != "null" {
+			parseErrorBody(&e, data)
+			return nil, fmt.Errorf("no choices in response; error %q", e.Message)
+		}
+		return nil, errors.New("no choices in response")
+	}
+	ch := w.Choices[0]
+	content, err := openAIContent(ch.Message.Content)
+	if err != nil {
+		return nil, err
+	}
+	r := &Response{ID: w.ID, Model: cmp.Or(w.Model, requested), Message: Message{Role: RoleAssistant, Content: content}}
+	for i, tc := range ch.Message.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			continue // custom tool types are never offered, so never answered
+		}
+		call := ToolCall{ID: tc.ID, Name: tc.Function.Name}
+		if call.ID == "" {
+			// Some compatible servers omit ids; the tool result still needs
+			// one to point at.
+			call.ID = fmt.Sprintf("call_%d", i)
+		}
+		call.Arguments, call.InvalidArguments = openAIArguments(tc.Function.Arguments)
+		r.Message.ToolCalls = append(r.Message.ToolCalls, call)
+	}
+	if ch.FinishReason != nil {
+		r.StopReason = openAIStop(*ch.FinishReason)
+	}
+	if ch.Message.Refusal != nil && *ch.Message.Refusal != "" && content == "" {
+		r.Message.Content = *ch.Message.Refusal
+		r.StopReason = StopRefusal
+	}
+	// Ollama has reported "stop" for turns that call tools; what the turn
+	// contains is what the agent loop must act on.
+	if len(r.Message.ToolCalls) > 0 {
+		r.StopReason = StopToolUse
+	}
+	if w.Usage != nil {
+		r.Usage = Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+	}
+	return r, nil
+}
+
+// openAIContent accepts content as a string, null, or an array of parts.
+func openAIContent(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '[' {
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return "", fmt.Errorf("message content: %w", err)
+		}
+		var b strings.Builder
+		for _, p := range parts {
+			if p.Type == "text" || p.Type == "" {
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String(), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("message content: %w", err)
+	}
+	return s, nil
+}
+
+// openAIArguments turns function.arguments into valid JSON or, failing
+// that, the verbatim text. The API sends a string; a few compatible servers
+// send the object itself, which is accepted as is.
+func openAIArguments(raw json.RawMessage) (args json.RawMessage, invalid string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}"), ""
+	}
+	if raw[0] != '"' {
+		return append(json.RawMessage(nil), raw...), ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, string(raw)
+	}
+	if strings.TrimSpace(s) == "" {
+		// A call without arguments; several servers send "" for it.
+		return json.RawMessage("{}"), ""
+	}
+	if !json.Valid([]byte(s)) {
+		return nil, s
+	}
+	return json.RawMessage(s), ""
+}
+
+func openAIStop(s string) StopReason {
+	switch s {
+	case "stop":
+		return StopEndTurn
+	case "length":
+		return StopMaxTokens
+	case "tool_calls", "function_call":
+		return StopToolUse
+	case "content_filter":
+		return StopRefusal
+	}
+	return StopReason(s)
+}
+
+// Shared helpers for both encoders.
+
+func checkRequest(req Request) error {
+	switch {
+	case req.Model == "":
+		return errors.New("request has no model")
+	case len(req.Messages) == 0:
+		return errors.New("request has no messages")
+	}
+	return nil
+}
+
+// schemaOrEmpty stands in an empty object schema for a tool without one:
+// Anthropic requires input_schema and OpenAI's function schema must be an
+// object.
+func schemaOrEmpty(s json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(s)) == 0 {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return s
+}
+
+// marshal encodes without HTML escaping, so tool descriptions reach the
+// model byte for byte ("<", ">" and "&" are common in them).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

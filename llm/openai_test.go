@@ -1,0 +1,348 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// weatherTools are the tools of the example weather server, as an MCP
+// tools/list would give them.
+var weatherTools = []Tool{
+	{
+		Name:        "get_weather",
+		Description: "Current weather for a city. Use for questions like \"is it raining in <city>?\" & similar.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}`),
+	},
+	{Name: "list_cities", Description: "Cities with weather data."},
+}
+
+// toolConversation is a full tool round: two parallel calls, one of which
+// failed, then the user adds a remark.
+func toolConversation() []Message {
+	return []Message{
+		{Role: RoleSystem, Content: "You are a weather assistant."},
+		{Role: RoleUser, Content: "Weather in Paris and Tokyo?"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{
+			{ID: "call_8mKq2TzP0dLr5aYx1bWc3VhE", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris"}`)},
+			{ID: "call_J4nR7sQe9uFw2GkT6pLz0CyD", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Tokyo"}`)},
+		}},
+		{Role: RoleTool, ToolCallID: "call_8mKq2TzP0dLr5aYx1bWc3VhE", Content: `{"temp_c":18,"sky":"sunny"}`},
+		{Role: RoleTool, ToolCallID: "call_J4nR7sQe9uFw2GkT6pLz0CyD", Content: "upstream timeout", IsError: true},
+	}
+}
+
+func TestOpenAIWire(t *testing.T) {
+	t.Parallel()
+	zero := 0.0
+	tests := []struct {
+		name     string
+		req      Request
+		response string
+		golden   string
+		want     Response
+	}{
+		{
+			name: "text answer",
+			req: Request{Model: "gpt-4.1-mini", Temperature: &zero, Messages: []Message{
+				{Role: RoleSystem, Content: "You are a weather assistant."},
+				{Role: RoleUser, Content: "Weather in Paris?"},
+			}},
+			response: "openai/text.response.json",
+			golden:   "openai/text.request.json",
+			want: Response{
+				ID: "chatcmpl-BcO1gPfCFAf86O5CyQ9CTeEyoc8KG", Model: "gpt-4.1-mini-2025-04-14",
+				Message:    Message{Role: RoleAssistant, Content: "It is 18 °C and sunny in Paris."},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 23, OutputTokens: 14},
+			},
+		},
+		{
+			name: "tool call",
+			req: Request{Model: "gpt-4.1-mini", Temperature: &zero, Tools: weatherTools, Messages: []Message{
+				{Role: RoleUser, Content: "Is it raining in Paris?"},
+			}},
+			response: "openai/tool_call.response.json",
+			golden:   "openai/tool_call.request.json",
+			want: Response{
+				ID: "chatcmpl-BcQ8ko2nz9B7CRvV0uVbcowidHpQU", Model: "gpt-4.1-mini-2025-04-14",
+				Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
+					{ID: "call_qOfTGgDrItLORNfC6VwUbyLL", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris","units":"celsius"}`)},
+				}},
+				StopReason: StopToolUse, Usage: Usage{InputTokens: 91, OutputTokens: 19},
+			},
+		},
+		{
+			name: "two parallel tool calls",
+			req: Request{Model: "gpt-4.1-mini", Temperature: &zero, Tools: weatherTools, Messages: []Message{
+				{Role: RoleSystem, Content: "You are a weather assistant."},
+				{Role: RoleUser, Content: "Weather in Paris and Tokyo?"},
+			}},
+			response: "openai/parallel_tool_calls.response.json",
+			golden:   "openai/parallel_tool_calls.request.json",
+			want: Response{
+				ID: "chatcmpl-BcQ9Zt1pLwq3cV0rGm4xYk2uNn7Ae", Model: "gpt-4.1-mini-2025-04-14",
+				Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
+					{ID: "call_8mKq2TzP0dLr5aYx1bWc3VhE", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris"}`)},
+					{ID: "call_J4nR7sQe9uFw2GkT6pLz0CyD", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Tokyo"}`)},
+				}},
+				StopReason: StopToolUse, Usage: Usage{InputTokens: 97, OutputTokens: 48},
+			},
+		},
+		{
+			name:     "tool results and a token limit",
+			req:      Request{Model: "gpt-4.1-mini", Temperature: &zero, MaxTokens: 256, Tools: weatherTools, Messages: toolConversation()},
+			response: "openai/final_answer.response.json",
+			golden:   "openai/tool_results.request.json",
+			want: Response{
+				ID: "chatcmpl-BcQAf3XkV8rPq2Lm0NwTz6Hy1Jd5u", Model: "gpt-4.1-mini-2025-04-14",
+				Message:    Message{Role: RoleAssistant, Content: "Paris is 18 °C and sunny; I could not get Tokyo's weather."},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 214, OutputTokens: 17},
+			},
+		},
+		{
+			name: "invalid arguments from a weak model are kept, not fatal",
+			req: Request{Model: "llama3.1:8b", Tools: weatherTools, Messages: []Message{
+				{Role: RoleUser, Content: "Weather in Paris?"},
+			}},
+			response: "openai/invalid_arguments.response.json",
+			golden:   "openai/no_temperature.request.json",
+			want: Response{
+				ID: "chatcmpl-9x7c2b1a0", Model: "llama3.1:8b",
+				Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
+					{ID: "call_x1y2z3", Name: "get_weather", InvalidArguments: `{"city": "Paris"`},
+					{ID: "call_a4b5c6", Name: "list_cities", Arguments: json.RawMessage(`{}`)},
+				}},
+				StopReason: StopToolUse, Usage: Usage{InputTokens: 180, OutputTokens: 25},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, step{file: tt.response})
+			p, _ := backends[0].provider(t, f)
+			got, err := p.Complete(t.Context(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tt.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+			reqs := f.requests()
+			if len(reqs) != 1 {
+				t.Fatalf("got %d requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.method != http.MethodPost || r.path != "/v1/chat/completions" {
+				t.Errorf("got %s %s, want POST /v1/chat/completions", r.method, r.path)
+			}
+			for k, want := range map[string]string{
+				"Authorization": "Bearer " + openAITestKey,
+				"Content-Type":  "application/json",
+				"Accept":        "application/json",
+				"api-key":       "", // only for Azure hosts
+			} {
+				if got := r.header.Get(k); got != want {
+					t.Errorf("header %s = %q, want %q", k, got, want)
+				}
+			}
+			checkGolden(t, tt.golden, r.body)
+			// The answer must be replayable: marshal it into a transcript.
+			if _, err := json.Marshal(got); err != nil {
+				t.Errorf("response does not marshal: %v", err)
+			}
+		})
+	}
+}
+
+// TestOpenAIReplaysInvalidArguments checks that a broken call goes back to
+// the model exactly as it wrote it.
+func TestOpenAIReplaysInvalidArguments(t *testing.T) {
+	t.Parallel()
+	body, err := encodeOpenAI(Request{Model: "m", Messages: []Message{
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "get_weather", InvalidArguments: `{"city": "Paris"`}, {ID: "c2", Name: "list_cities"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\""}},{"id":"c2","type":"function","function":{"name":"list_cities","arguments":"{}"}}]}]}`
+	if diff := cmp.Diff(want, string(body)); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenAIDecodeVariants(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		want Response
+	}{
+		{
+			name: "arguments as an object, no id, finish_reason stop with tool calls (older Ollama)",
+			body: `{"model":"qwen2.5","choices":[{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"city":"Paris"}}}]},"finish_reason":"stop"}]}`,
+			want: Response{Model: "qwen2.5", StopReason: StopToolUse, Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
+				{ID: "call_0", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+			}}},
+		},
+		{
+			name: "content as parts, no usage, no model",
+			body: `{"choices":[{"message":{"role":"assistant","content":[{"type":"text","text":"Hel"},{"type":"text","text":"lo"}]},"finish_reason":"length"}]}`,
+			want: Response{Model: "requested", StopReason: StopMaxTokens, Message: Message{Role: RoleAssistant, Content: "Hello"}},
+		},
+		{
+			name: "refusal",
+			body: `{"model":"gpt-4o","choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":7}}`,
+			want: Response{Model: "gpt-4o", StopReason: StopRefusal, Message: Message{Role: RoleAssistant, Content: "I can't help with that."}, Usage: Usage{InputTokens: 5, OutputTokens: 7}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := decodeOpenAI([]byte(tt.body), "requested")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOpenAIDecodeErrors(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"no choices":             `{"id":"x","choices":[]}`,
+		"gateway error in a 200": `{"error":{"message":"upstream overloaded","code":502}}`,
+		"truncated":              `{"id":"chatcmpl-1","choices":[{"message":{"content":"hi"`,
+		"not JSON":               `<html>Bad gateway</html>`,
+		"content of wrong type":  `{"choices":[{"message":{"content":42}}]}`,
+	} {
+		if _, err := decodeOpenAI([]byte(body), "m"); err == nil {
+			t.Errorf("%s: got no error", name)
+		}
+	}
+}
+
+// TestOpenAITemperatureFallback: a reasoning model rejects temperature 0;
+// the call is retried once without it, and later calls omit it.
+func TestOpenAITemperatureFallback(t *testing.T) {
+	t.Parallel()
+	f := newFake(t,
+		step{status: 400, file: "openai/error_temperature.json"},
+		step{file: "openai/text.response.json"},
+		step{file: "openai/text.response.json"},
+	)
+	p, _ := backends[0].provider(t, f)
+	for range 2 {
+		if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := f.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("got %d requests, want 3", len(reqs))
+	}
+	for i, r := range reqs {
+		has := strings.Contains(string(r.body), `"temperature"`)
+		if has != (i == 0) {
+			t.Errorf("request %d: temperature sent = %v, want %v: %s", i, has, i == 0, r.body)
+		}
+	}
+}
+
+// TestOpenAIAzure: an Azure deployment URL as OPENAI_BASE_URL keeps its
+// api-version query and gets the api-key header.
+func TestOpenAIAzure(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, step{file: "openai/text.response.json"})
+	// Resolve the Azure host name to the fake server.
+	dial := func(network, _ string) (net.Conn, error) { return net.Dial(network, f.srv.Listener.Addr().String()) }
+	hc := &http.Client{Transport: &http.Transport{Dial: dial}}
+	p, err := New("openai", envMap(map[string]string{
+		"OPENAI_API_KEY":  openAITestKey,
+		"OPENAI_BASE_URL": "http://myres.openai.azure.com/openai/deployments/gpt-4o-mini?api-version=2024-10-21",
+	}), WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.requests()[0]
+	if r.path != "/openai/deployments/gpt-4o-mini/chat/completions" || r.query != "api-version=2024-10-21" {
+		t.Errorf("got %s?%s", r.path, r.query)
+	}
+	if got := r.header.Get("api-key"); got != openAITestKey {
+		t.Errorf("api-key = %q, want the key", got)
+	}
+}
+
+// TestOpenAIKeyless: with OPENAI_BASE_URL set (Ollama, vLLM) no key is
+// needed and no Authorization header is sent.
+func TestOpenAIKeyless(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, step{file: "openai/text.response.json"})
+	p, err := New("openai", envMap(map[string]string{"OPENAI_BASE_URL": f.srv.URL + "/v1/", "OPENAI_API_KEY": "  "}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.requests()[0]
+	if r.path != "/v1/chat/completions" {
+		t.Errorf("path = %s", r.path)
+	}
+	if _, ok := r.header["Authorization"]; ok {
+		t.Errorf("Authorization sent without a key: %q", r.header.Get("Authorization"))
+	}
+}
+
+func TestOpenAIOrgAndProjectHeaders(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, step{file: "openai/text.response.json"})
+	p, err := New("openai", envMap(map[string]string{
+		"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": f.srv.URL + "/v1",
+		"OPENAI_ORG_ID": "org-123", "OPENAI_PROJECT_ID": "proj_456",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	h := f.requests()[0].header
+	if h.Get("OpenAI-Organization") != "org-123" || h.Get("OpenAI-Project") != "proj_456" {
+		t.Errorf("got OpenAI-Organization %q, OpenAI-Project %q", h.Get("OpenAI-Organization"), h.Get("OpenAI-Project"))
+	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	t.Parallel()
+	for _, b := range backends {
+		f := newFake(t)
+		p, _ := b.provider(t, f)
+		for name, req := range map[string]Request{
+			"no model":     {Messages: []Message{{Role: RoleUser, Content: "hi"}}},
+			"no messages":  {Model: "m"},
+			"unknown role": {Model: "m", Messages: []Message{{Role: "developer", Content: "hi"}}},
+			"bad schema":   {Model: "m", Messages: []Message{{Role: RoleUser, Content: "hi"}}, Tools: []Tool{{Name: "t", InputSchema: json.RawMessage(`{`)}}},
+		} {
+			_, err := p.Complete(t.Context(), req)
+			var ae *APIError
+			if err == nil || errors.As(err, &ae) {
+				t.Errorf("%s %s: got %v, want a local error", b.name, name, err)
+			}
+		}
+		if n := len(f.requests()); n != 0 {
+			t.Errorf("%s: %d requests sent for invalid input", b.name, n)
+		}
+	}
+}
