@@ -153,7 +153,11 @@ median() { # column of $out/NAME.times
 		awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'
 }
 maxcol() { awk -v c="$2" 'BEGIN{m=0} $c>m{m=$c} END{print m}' "$out/$1.times"; }
-badexits() { awk '$3!=0' "$out/$1.times" | wc -l; }
+# mcp-eval exits 1 when it finds a hard failure, which it does on this
+# server (go-sdk v1.8.0 does not decode base64 Mcp-Name values nor reject a
+# foreign Origin; see README). A verdict is a successful run; 2, 3 or a crash
+# is not.
+badexits() { awk -v tool="$1" '(tool=="mcp-eval" && $3>1) || (tool!="mcp-eval" && $3!=0)' "$out/$1.times" | wc -l; }
 mb() { awk -v k="$1" 'BEGIN{printf "%.1f", k/1024}'; }
 
 s_wall=$(median suite 1)
@@ -176,7 +180,7 @@ printf 'mcp-eval binary: %s bytes (%s MB, stripped)\n' "$bin_size" "$(mb $((bin_
 
 fail=0
 if [ "$(badexits mcp-eval)" -ne 0 ]; then
-	echo "FAIL: mcp-eval exited non-zero in $(badexits mcp-eval) of $runs runs against a conformant server (logs: $out/mcp-eval-*.log)"
+	echo "FAIL: mcp-eval exited with neither 0 nor 1 in $(badexits mcp-eval) of $runs runs (logs: $out/mcp-eval-*.log)"
 	fail=1
 fi
 if awk -v sw="$s_wall" -v mw="$m_wall" -v r="$max_ratio" 'BEGIN{exit !(mw > sw / r)}'; then

@@ -126,8 +126,14 @@ type Client struct {
 
 	ids atomic.Int64
 
-	mu           sync.Mutex
-	paramHeaders map[string][]paramHeader // tool name → x-mcp-header bindings
+	// paramHeaders is shared by the clients WithTransport derives.
+	paramHeaders *paramHeaderCache
+}
+
+// paramHeaderCache maps tool names to their x-mcp-header bindings.
+type paramHeaderCache struct {
+	mu sync.Mutex
+	m  map[string][]paramHeader
 }
 
 // Connect dials target and decides the era: it probes with server/discover
@@ -148,7 +154,7 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 	if opts.ClientInfo.Name == "" {
 		opts.ClientInfo = Implementation{Name: "mcp-eval", Version: "dev"}
 	}
-	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: map[string][]paramHeader{}}
+	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: &paramHeaderCache{m: map[string][]paramHeader{}}}
 	if opts.Version == LegacyVersion {
 		err := c.connectLegacy(ctx)
 		switch {
@@ -686,15 +692,16 @@ type paramHeader struct {
 }
 
 func (c *Client) learnParamHeaders(tools []Tool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	ph := c.paramHeaders
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
 	for _, t := range tools {
 		var bindings []paramHeader
 		collectParamHeaders(t.InputSchema, nil, &bindings, 0)
 		if len(bindings) > 0 {
-			c.paramHeaders[t.Name] = bindings
+			ph.m[t.Name] = bindings
 		} else {
-			delete(c.paramHeaders, t.Name)
+			delete(ph.m, t.Name)
 		}
 	}
 }
@@ -725,9 +732,9 @@ func collectParamHeaders(schema json.RawMessage, path []string, out *[]paramHead
 // x-mcp-header, when the argument is present and not null.
 func (c *Client) setParamHeaders(call *Call) {
 	name, _ := call.Params["name"].(string)
-	c.mu.Lock()
-	bindings := c.paramHeaders[name]
-	c.mu.Unlock()
+	c.paramHeaders.mu.Lock()
+	bindings := c.paramHeaders.m[name]
+	c.paramHeaders.mu.Unlock()
 	args, _ := call.Params["arguments"].(map[string]any)
 	for _, b := range bindings {
 		v, ok := lookupPath(args, b.Path)

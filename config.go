@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/mcp"
+)
+
+// Config is everything a run needs, from defaults, the config file and
+// flags, in that order of precedence (flags win).
+type Config struct {
+	ServerURL       string
+	ServerCmd       string
+	ServerStart     string
+	StartTimeout    time.Duration
+	Headers         listFlag
+	Layers          string
+	Golden          string
+	Models          string
+	Runs            int
+	Out             string
+	Baseline        string
+	MaxDrop         float64
+	Timeout         time.Duration
+	Format          string
+	Shard           string
+	Strict          bool
+	NoCache         bool
+	SafeTools       listFlag
+	ProtocolVersion string
+	MaxMessageBytes int64
+	Checks          listFlag
+	Concurrency     int
+	Verbose         bool
+	Quiet           bool
+	Color           string
+	ConfigPath      string
+}
+
+func defaultConfig() *Config {
+	return &Config{
+		StartTimeout:    30 * time.Second,
+		Layers:          "auto",
+		Golden:          "golden/tasks.yaml",
+		Runs:            5,
+		Out:             "mcp-eval-report",
+		MaxDrop:         0.02,
+		Timeout:         10 * time.Second,
+		Format:          "text",
+		ProtocolVersion: mcp.LatestVersion,
+		MaxMessageBytes: mcp.DefaultMaxMessageBytes,
+		Concurrency:     8,
+		Color:           "auto",
+	}
+}
+
+// listFlag is a repeatable flag; each use may also hold a comma list,
+// except for --header whose values may contain commas.
+type listFlag struct {
+	vals  []string
+	comma bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.vals, ",") }
+
+func (l *listFlag) Set(s string) error {
+	if !l.comma {
+		l.vals = append(l.vals, s)
+		return nil
+	}
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			l.vals = append(l.vals, v)
+		}
+	}
+	return nil
+}
+
+// flagSet binds every option of the run and conformance commands to cfg.
+// The same names are the keys of the config file.
+func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.ServerURL, "server-url", cfg.ServerURL, "Streamable HTTP endpoint of the server under test")
+	fs.StringVar(&cfg.ServerCmd, "server-cmd", cfg.ServerCmd, "command that runs a stdio server, e.g. 'node server.js'")
+	fs.StringVar(&cfg.ServerStart, "server-start", cfg.ServerStart, "command that starts an HTTP server at --server-url; stopped at the end")
+	fs.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long --server-start may take to answer")
+	cfg.Headers.comma = false
+	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)")
+	fs.StringVar(&cfg.Layers, "layers", cfg.Layers, "comma list of conformance, behavior, resilience, telemetry, or auto")
+	fs.StringVar(&cfg.Golden, "golden", cfg.Golden, "golden task file (behavior layer)")
+	fs.StringVar(&cfg.Models, "models", cfg.Models, "comma list of provider:model (behavior layer)")
+	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "how many times each check and case runs")
+	fs.StringVar(&cfg.Out, "out", cfg.Out, "directory for report.json, summary.md and junit.xml")
+	fs.StringVar(&cfg.Baseline, "baseline", cfg.Baseline, "baseline report.json to gate against")
+	fs.Float64Var(&cfg.MaxDrop, "max-drop", cfg.MaxDrop, "largest allowed drop of a score against the baseline")
+	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "timeout of each request to the server")
+	fs.StringVar(&cfg.Format, "format", cfg.Format, "what goes to stdout: text or json")
+	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "i/n: run the i-th of n shards of the golden set")
+	fs.BoolVar(&cfg.Strict, "strict", cfg.Strict, "SHOULD-level findings and lint fail the run too")
+	fs.BoolVar(&cfg.NoCache, "no-cache", cfg.NoCache, "bypass the result cache")
+	cfg.SafeTools.comma = true
+	fs.Var(&cfg.SafeTools, "safe-tools", "tools that probes may call besides those marked readOnlyHint (comma list, repeatable)")
+	fs.StringVar(&cfg.ProtocolVersion, "protocol-version", cfg.ProtocolVersion, "revision to check: 2026-07-28, or 2025-11-25 for a legacy server while it migrates")
+	fs.Int64Var(&cfg.MaxMessageBytes, "max-message-bytes", cfg.MaxMessageBytes, "largest answer read from the server")
+	cfg.Checks.comma = true
+	fs.Var(&cfg.Checks, "checks", "run only these check ids or groups (comma list)")
+	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "checks in flight at once")
+	fs.BoolVar(&cfg.Verbose, "verbose", cfg.Verbose, "show evidence for passing checks too")
+	fs.BoolVar(&cfg.Quiet, "quiet", cfg.Quiet, "print only failures and the tally")
+	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
+	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
+	return fs
+}
+
+// usageError is a bad flag or value: exit 2, with usage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// configError is a bad config file, golden file or environment: exit 2,
+// with the place named, without usage.
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return e.msg }
+
+// parseConfig parses flags, then fills what the flags did not set from the
+// config file, then validates.
+func parseConfig(name string, args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
+	cfg := defaultConfig()
+	fs := flagSet(name, cfg, io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	path := cfg.ConfigPath
+	if path == "" {
+		if _, err := os.Stat("mcp-eval.yaml"); err == nil {
+			path = "mcp-eval.yaml"
+		}
+	}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &configError{fmt.Sprintf("config file: %v", err)}
+		}
+		if err := applyConfigFile(fs, set, path, data); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, cfg.validate(getenv)
+}
+
+// applyConfigFile sets every key of the YAML file that no flag set. Keys
+// are the flag names; values are scalars or lists of scalars.
+func applyConfigFile(fs *flag.FlagSet, set map[string]bool, path string, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return &configError{fmt.Sprintf("%s: %v", path, err)}
+	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return &configError{fmt.Sprintf("%s:%d: the config file must be a mapping of option names to values", path, root.Line)}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		f := fs.Lookup(k.Value)
+		if f == nil || k.Value == "config" {
+			msg := fmt.Sprintf("%s:%d: unknown option %q", path, k.Line, k.Value)
+			if s := nearest(k.Value, flagNames(fs)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return &configError{msg}
+		}
+		if set[k.Value] {
+			continue
+		}
+		var vals []string
+		switch v.Kind {
+		case yaml.ScalarNode:
+			vals = []string{v.Value}
+		case yaml.SequenceNode:
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode {
+					return &configError{fmt.Sprintf("%s:%d: %s: list items must be plain values", path, item.Line, k.Value)}
+				}
+				vals = append(vals, item.Value)
+			}
+			if _, isList := f.Value.(*listFlag); !isList {
+				vals = []string{strings.Join(vals, ",")}
+			}
+		default:
+			return &configError{fmt.Sprintf("%s:%d: %s: want a value or a list", path, v.Line, k.Value)}
+		}
+		for _, s := range vals {
+			if err := fs.Set(k.Value, s); err != nil {
+				return &configError{fmt.Sprintf("%s:%d: %s: %v", path, v.Line, k.Value, err)}
+			}
+		}
+	}
+	return nil
+}
+
+func flagNames(fs *flag.FlagSet) []string {
+	var out []string
+	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
+	return out
+}
+
+// nearest returns the candidate closest to s by edit distance, if close
+// enough to be a likely typo.
+func nearest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(2, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resilience": true, "telemetry": true, "auto": true}
+
+func (c *Config) validate(getenv func(string) string) error {
+	switch {
+	case c.ServerURL == "" && c.ServerCmd == "":
+		return usagef("no server: give --server-url URL or --server-cmd 'CMD ARGS'")
+	case c.ServerURL != "" && c.ServerCmd != "":
+		return usagef("--server-url and --server-cmd are exclusive")
+	case c.ServerStart != "" && c.ServerURL == "":
+		return usagef("--server-start needs --server-url: the address the started server answers at")
+	case c.Runs < 1:
+		return usagef("--runs must be at least 1, got %d", c.Runs)
+	case c.Timeout <= 0:
+		return usagef("--timeout must be positive, got %v", c.Timeout)
+	case c.Format != "text" && c.Format != "json":
+		return usagef("--format must be text or json, got %q", c.Format)
+	case c.Color != "auto" && c.Color != "always" && c.Color != "never":
+		return usagef("--color must be auto, always or never, got %q", c.Color)
+	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
+		return usagef("--protocol-version must be %s or %s, got %q", mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
+	case c.MaxMessageBytes < 1024:
+		return usagef("--max-message-bytes must be at least 1024, got %d", c.MaxMessageBytes)
+	case c.Concurrency < 1:
+		return usagef("--concurrency must be at least 1, got %d", c.Concurrency)
+	case c.MaxDrop < 0 || c.MaxDrop > 1:
+		return usagef("--max-drop must be between 0 and 1, got %v", c.MaxDrop)
+	}
+	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
+		return usagef("--server-url must be an http:// or https:// URL, got %q", c.ServerURL)
+	}
+	for _, l := range strings.Split(c.Layers, ",") {
+		if !knownLayers[strings.TrimSpace(l)] {
+			return usagef("--layers: unknown layer %q (want conformance, behavior, resilience, telemetry or auto)", l)
+		}
+	}
+	if _, err := c.headers(getenv); err != nil {
+		return err
+	}
+	return nil
+}
+
+// header is one --header after $VAR expansion.
+type header struct{ name, value string }
+
+// headers parses --header values, expanding $VAR and ${VAR} from the
+// environment. An unset variable is an error naming it: sending an empty
+// Authorization header would fail later in a far less clear way.
+func (c *Config) headers(getenv func(string) string) ([]header, error) {
+	var out []header
+	for _, h := range c.Headers.vals {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, usagef("--header %q: want 'Name: value'", h)
+		}
+		var missing string
+		value = os.Expand(strings.TrimSpace(value), func(v string) string {
+			s := getenv(v)
+			if s == "" && missing == "" {
+				missing = v
+			}
+			return s
+		})
+		if missing != "" {
+			return nil, &configError{fmt.Sprintf("--header %s: environment variable %s is not set", name, missing)}
+		}
+		out = append(out, header{name, value})
+	}
+	return out, nil
+}
+
+// secrets returns the header values to mask in every output.
+func (c *Config) secrets(getenv func(string) string) []string {
+	hs, _ := c.headers(getenv)
+	var out []string
+	for _, h := range hs {
+		if len(h.value) >= 4 {
+			out = append(out, h.value)
+		}
+		// Also the token alone, without a scheme such as "Bearer".
+		if _, tok, ok := strings.Cut(h.value, " "); ok && len(tok) >= 4 {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// mask replaces every secret in b with "***".
+func mask(b []byte, secrets []string) []byte {
+	for _, s := range secrets {
+		b = bytes.ReplaceAll(b, []byte(s), []byte("***"))
+	}
+	return b
+}
+
+// layers resolves --layers: auto means conformance, plus the model layers
+// when --models is given.
+func (c *Config) layers() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	for _, l := range strings.Split(c.Layers, ",") {
+		switch l = strings.TrimSpace(l); l {
+		case "auto":
+			add("conformance")
+			if c.Models != "" {
+				add("behavior")
+				add("resilience")
+				add("telemetry")
+			}
+		default:
+			add(l)
+		}
+	}
+	return out
+}

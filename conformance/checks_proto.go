@@ -1,0 +1,417 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+func httpChecks() []*Check {
+	transport := spec("basic/transports/streamable-http")
+	notAllowed := func(id, method string) *Check {
+		return &Check{ID: id, Level: report.LevelShould, Revision: revModern, Transport: "http",
+			SpecRef: transport + "#backward-compatibility",
+			Title:   method + " on the endpoint → 405 Method Not Allowed",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				call := e.modern.NewCall("", nil)
+				call.HTTPMethod = method
+				call.Body = []byte{}
+				call.ID = nil
+				call.Header = http.Header{}
+				x, err := e.modern.Do(ctx, call)
+				if err != nil && x == nil {
+					return errored(err, nil)
+				}
+				if x.Status != http.StatusMethodNotAllowed {
+					return failf(evidence(x), "%s answered HTTP %d, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, x.Status)
+				}
+				return pass()
+			}}
+	}
+	return []*Check{
+		notAllowed("http/get-not-allowed", http.MethodGet),
+		notAllowed("http/delete-not-allowed", http.MethodDelete),
+		{ID: "http/no-session-id", Level: report.LevelShould, Revision: revModern, Transport: "http",
+			SpecRef: transport + "#backward-compatibility",
+			Title:   "no Mcp-Session-Id is minted, and one sent is ignored",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				_, x, err := e.send(ctx, "server/discover", nil, nil)
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
+					return fail("the server minted an Mcp-Session-Id; 2026-07-28 has no sessions", evidence(x))
+				}
+				_, x, err = e.send(ctx, "server/discover", nil, func(c *mcp.Call) { c.Header.Set(mcp.HeaderSessionID, "mcp-eval-probe-session") })
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if x.Response == nil || x.Response.Error != nil || x.Status != http.StatusOK {
+					return failf(evidence(x), "a request carrying an unknown Mcp-Session-Id was refused (HTTP %d); servers should ignore the header", x.Status)
+				}
+				if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
+					return fail("the server echoed an Mcp-Session-Id", evidence(x))
+				}
+				return pass()
+			}},
+		{ID: "http/origin-rejected", Level: report.LevelMust, Revision: revBoth, Transport: "http",
+			SpecRef: transport + "#security-warning",
+			Title:   "a request with an invalid Origin → HTTP 403 (loopback servers)",
+			Skip: func(e *Env) string {
+				if !e.isLoopback() {
+					return "the server is not on loopback; which origins it allows is its own policy"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				call := e.client.NewCall("tools/list", nil)
+				call.Header.Set("Origin", "http://mcp-eval-probe.invalid")
+				x, err := e.client.Do(ctx, call)
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if x.Status != http.StatusForbidden {
+					return failf(evidence(x), "a request from Origin http://mcp-eval-probe.invalid got HTTP %d, want 403 (servers MUST validate Origin against DNS rebinding)", x.Status)
+				}
+				return pass()
+			}},
+		{ID: "http/content-type", Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
+			Title: "answers are application/json or text/event-stream",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				call := e.client.NewCall("tools/list", nil)
+				x, err := e.client.Do(ctx, call)
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if x.ContentType != "application/json" && x.ContentType != "text/event-stream" {
+					return failf(evidence(x), "Content-Type %q; a request's answer must be application/json or text/event-stream", x.Header.Get("Content-Type"))
+				}
+				return passInfo("answers as " + x.ContentType)
+			}},
+	}
+}
+
+func jsonrpcChecks() []*Check {
+	ref := spec("basic/index") + "#requests"
+	return []*Check{
+		{ID: "jsonrpc/id-echo-string", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+			Title: "a string id is echoed exactly",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				id := fmt.Sprintf("mcp-eval-%d-ü", e.client.NextID())
+				return e.echo(ctx, id, "tools/list")
+			}},
+		{ID: "jsonrpc/id-echo-integer", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+			Title: "an integer id is echoed as the same integer",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				return e.echo(ctx, 7_000_000+e.client.NextID(), "tools/list")
+			}},
+		{ID: "jsonrpc/error-id-echo", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index") + "#responses",
+			Title: "an error response echoes the request id",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				return e.echo(ctx, 8_000_000+e.client.NextID(), probeMethod)
+			}},
+		{ID: "jsonrpc/version", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index"),
+			Title: `every response carries "jsonrpc": "2.0"`,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				call := e.client.NewCall("tools/list", nil)
+				x, err := e.client.Do(ctx, call)
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if x.Response == nil {
+					return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
+				}
+				if string(bytes.TrimSpace(x.Response.JSONRPC)) != `"2.0"` {
+					return failf(evidence(x), `the response's jsonrpc member is %s, want "2.0"`, orAbsent(x.Response.JSONRPC))
+				}
+				return pass()
+			}},
+		{ID: "jsonrpc/batch-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+			SpecRef: spec("basic/transports/streamable-http") + "#sending-messages-to-the-server",
+			Title:   "a JSON array (batch) body gets a 4xx, not a 2xx or 5xx",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				one := e.client.NewCall("tools/list", nil)
+				two := e.client.NewCall("tools/list", nil)
+				b1, _ := json.Marshal(&mcp.Request{ID: one.ID, Method: one.Method, Params: one.Params})
+				b2, _ := json.Marshal(&mcp.Request{ID: two.ID, Method: two.Method, Params: two.Params})
+				one.Body = []byte("[" + string(b1) + "," + string(b2) + "]")
+				return e.badBody(ctx, one, "a batch")
+			}},
+		{ID: "jsonrpc/malformed-json", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+			SpecRef: spec("basic/index"),
+			Title:   "a body that is not JSON gets a 4xx, not a 5xx",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				call := e.client.NewCall("tools/list", nil)
+				call.Body = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":`)
+				return e.badBody(ctx, call, "malformed JSON")
+			}},
+		{ID: "jsonrpc/notification-no-response", Level: report.LevelMust, Revision: revBoth, Transport: "stdio",
+			SpecRef: spec("basic/index") + "#notifications",
+			Title:   "a notification is not answered",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				st, ok := e.client.Transport().(*mcp.Stdio)
+				if !ok {
+					return skip("not a stdio transport")
+				}
+				before := len(st.Orphans())
+				note := e.client.NewCall("notifications/cancelled", map[string]any{"requestId": "mcp-eval-no-such-request", "reason": "probe"})
+				note.ID = nil
+				if _, err := e.client.Do(ctx, note); err != nil {
+					return errored(err, nil)
+				}
+				// A request after the notification; a server answers lines in
+				// order, so an answer to the notification would come first.
+				call := e.client.NewCall("tools/list", nil)
+				if _, err := e.client.Do(ctx, call); err != nil {
+					return errored(err, nil)
+				}
+				time.Sleep(50 * time.Millisecond)
+				for _, m := range st.Orphans()[before:] {
+					if m.ID == nil || string(m.ID) == "null" || idIs(m.ID, "mcp-eval-no-such-request") {
+						return fail("the server answered a notification (receivers MUST NOT)", map[string]any{"answer": json.RawMessage(m.Raw)})
+					}
+				}
+				return pass()
+			}},
+	}
+}
+
+func idIs(raw json.RawMessage, s string) bool {
+	var got string
+	return json.Unmarshal(raw, &got) == nil && got == s
+}
+
+func orAbsent(b []byte) string {
+	if b == nil {
+		return "absent"
+	}
+	return truncate(string(b), 40)
+}
+
+// echo sends method with the given id and checks the answer's id is the
+// same JSON value, of the same type.
+func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
+	call := e.client.NewCall(method, nil)
+	call.ID = id
+	st, _ := e.client.Transport().(*mcp.Stdio)
+	before := 0
+	if st != nil {
+		before = len(st.Orphans())
+	}
+	x, err := e.client.Do(ctx, call)
+	var te *mcp.TimeoutError
+	if st != nil && errors.As(err, &te) {
+		// On stdio an answer whose id matches no request cannot be paired
+		// with its request; it shows up as an orphan instead.
+		if orphans := st.Orphans(); len(orphans) > before {
+			var ids []string
+			for _, m := range orphans[before:] {
+				ids = append(ids, orAbsent(m.ID))
+			}
+			want, _ := json.Marshal(id)
+			return failf(map[string]any{"orphanIDs": ids}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(ids, ", "))
+		}
+	}
+	if err != nil {
+		return errored(err, evidence(x))
+	}
+	if x.Response == nil {
+		return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
+	}
+	want, _ := json.Marshal(id)
+	if got := bytes.TrimSpace(x.Response.ID); !bytes.Equal(got, want) {
+		return failf(evidence(x), "the answer's id is %s, want %s (ids must be echoed with their type)", orAbsent(x.Response.ID), want)
+	}
+	return pass()
+}
+
+// badBody posts a body the spec says a client must not send. The spec sets
+// no status or code for it, so the check asserts only a 4xx (a client
+// error, not a server fault or a silent success) and that the server still
+// answers afterwards; the code chosen is information.
+func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome {
+	x, err := e.client.Do(ctx, call)
+	if err != nil {
+		return errored(err, evidence(x))
+	}
+	info := fmt.Sprintf("HTTP %d", x.Status)
+	if rerr := x.RPCError(); rerr != nil {
+		info += fmt.Sprintf(", error %d", rerr.Code)
+	} else if x.Response == nil {
+		info += ", no JSON-RPC error body"
+	}
+	switch {
+	case x.Status >= 500:
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(x),
+			Message: fmt.Sprintf("%s got HTTP %d: a server fault where a client error (4xx) is due", what, x.Status)}
+	case x.Status < 400:
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(x),
+			Message: fmt.Sprintf("%s got HTTP %d; a POST body must be a single JSON-RPC message, so a 4xx is due", what, x.Status)}
+	}
+	if _, err := e.client.ListTools(ctx); err != nil {
+		return Outcome{Status: report.StatusFail, Info: info, Message: fmt.Sprintf("after %s the server stopped answering: %v", what, err)}
+	}
+	return passInfo(info)
+}
+
+func eraChecks() []*Check {
+	return []*Check{
+		{ID: "era/modern", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/versioning"),
+			Title: "the server speaks 2026-07-28",
+			Once:  true,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				p := e.client.Probe()
+				switch e.client.Era() {
+				case mcp.EraModern:
+					return passInfo(p.Reason)
+				case mcp.EraLegacy:
+					return fail(fmt.Sprintf("the server speaks only the initialize-based %s revision (%s); see the migration list", e.client.Version(), p.Reason),
+						withNote(evidence(p.Discover), "migration", migration(e)))
+				}
+				msg := "the server answered neither server/discover nor initialize"
+				if p.Reason != "" {
+					msg += ": " + p.Reason
+				}
+				if p.InitializeErr != nil {
+					msg += "; initialize: " + p.InitializeErr.Error()
+				}
+				return fail(msg, evidence(p.Discover))
+			}},
+		{ID: "era/legacy-handshake", Level: report.LevelMust, Revision: revLegacy, SpecRef: "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle",
+			Title: "initialize at 2025-11-25 succeeds",
+			Once:  true,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				if e.client.Era() != mcp.EraLegacy {
+					return fail("the initialize handshake did not succeed", evidence(e.client.Probe().Initialize))
+				}
+				return passInfo("negotiated " + e.client.Version())
+			}},
+	}
+}
+
+func metaChecks() []*Check {
+	return []*Check{
+		{ID: "meta/server-info", Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/index") + "#_meta",
+			Title: `results carry _meta["io.modelcontextprotocol/serverInfo"] with name and version`,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				m, x, o := e.discoverResult(ctx, nil)
+				if o != nil {
+					return *o
+				}
+				var meta map[string]json.RawMessage
+				_ = json.Unmarshal(m["_meta"], &meta)
+				var info struct {
+					Name    *string `json:"name"`
+					Version *string `json:"version"`
+				}
+				raw, ok := meta[mcp.MetaServerInfo]
+				if !ok {
+					return fail("the server/discover result has no _meta serverInfo (servers SHOULD include it in every result)", evidence(x))
+				}
+				if json.Unmarshal(raw, &info) != nil || info.Name == nil || info.Version == nil {
+					return fail("serverInfo lacks name or version (an Implementation requires both)", evidence(x))
+				}
+				return pass()
+			}},
+	}
+}
+
+func mrtrChecks() []*Check {
+	return []*Check{
+		{ID: "mrtr/shape", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
+			Title: "an input_required result is well formed",
+			Skip: func(e *Env) string {
+				if len(e.inputTools) == 0 {
+					return "no safe tool answered input_required"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				p := e.inputTools[0]
+				call, x, err := e.send(ctx, "tools/call", map[string]any{"name": p.Tool.Name, "arguments": p.Args},
+					func(c *mcp.Call) { c.Meta()[mcp.MetaClientCapabilities] = allClientCapabilities() })
+				m, o := resultMembers(call, x, err)
+				if o != nil {
+					return *o
+				}
+				if resultTypeOf(m) != "input_required" {
+					return skip(p.Tool.Name + " no longer answers input_required")
+				}
+				return judgeInputRequired(m, x)
+			}},
+	}
+}
+
+// judgeInputRequired applies the InputRequiredResult rules
+// (basic/patterns/mrtr.mdx): at least one of inputRequests and
+// requestState; each input request an embedded request of a known method
+// with params and without jsonrpc or id; requestState a string.
+func judgeInputRequired(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
+	reqs, hasReqs := m["inputRequests"]
+	state, hasState := m["requestState"]
+	if !hasReqs && !hasState {
+		return fail("input_required without inputRequests or requestState (it MUST carry at least one)", evidence(x))
+	}
+	if hasState {
+		var s string
+		if json.Unmarshal(state, &s) != nil {
+			return fail("requestState is not a string", evidence(x))
+		}
+	}
+	if hasReqs {
+		var rs map[string]map[string]json.RawMessage
+		if json.Unmarshal(reqs, &rs) != nil {
+			return fail("inputRequests is not a map of request objects", evidence(x))
+		}
+		for k, r := range rs {
+			var method string
+			_ = json.Unmarshal(r["method"], &method)
+			if _, ok := inputCapability[method]; !ok {
+				return failf(evidence(x), "inputRequests[%q] has method %q; want elicitation/create, sampling/createMessage or roots/list", k, method)
+			}
+			if _, ok := r["jsonrpc"]; ok {
+				return failf(evidence(x), "inputRequests[%q] carries jsonrpc; embedded requests have neither jsonrpc nor id", k)
+			}
+			if _, ok := r["id"]; ok {
+				return failf(evidence(x), "inputRequests[%q] carries an id; embedded requests have neither jsonrpc nor id", k)
+			}
+			if method != "roots/list" {
+				if p := bytes.TrimSpace(r["params"]); len(p) == 0 || p[0] != '{' {
+					return failf(evidence(x), "inputRequests[%q] (%s) has no params object", k, method)
+				}
+			}
+		}
+	}
+	return pass()
+}
+
+// migration lists what a legacy server must change to speak 2026-07-28
+// (changelog.mdx; basic/versioning.mdx).
+func migration(e *Env) []string {
+	out := []string{
+		"Implement server/discover (required): answer with supportedVersions, capabilities, resultType, ttlMs and cacheScope.",
+		"Drop the initialize handshake and notifications/initialized: every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities; answer a missing key with -32602 (HTTP 400).",
+		"Serve every request statelessly: no Mcp-Session-Id; tools/list, prompts/list and resources/list must not vary per connection.",
+		"Add resultType to every result, and ttlMs with cacheScope to server/discover, the list results and resources/read.",
+		"Answer an unsupported protocol version with -32022 and data.supported/data.requested (HTTP 400).",
+		"ping, logging/setLevel and resources/subscribe/unsubscribe are removed: answer -32601 (HTTP 404); logging is opted into per request with _meta logLevel, subscriptions through subscriptions/listen.",
+		"Server-initiated requests (elicitation/create, sampling/createMessage, roots/list) become input requests in an input_required result (multi round-trip requests).",
+		"If you implemented the drafts' error codes: -32001 → -32020 (header mismatch), -32003 → -32021 (missing client capability), -32004 → -32022 (unsupported version).",
+		"-32042 (URL elicitation required) is removed: return input_required with an elicitation/create request in url mode.",
+	}
+	if e.declares("resources") {
+		out = append(out, "Resource not found: answer -32602 (with data.uri), no longer -32002.")
+	}
+	if e.kind == "http" {
+		out = append(out, "Streamable HTTP: require and validate MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body (HTTP 400, -32020); answer GET and DELETE with 405.")
+	}
+	return out
+}

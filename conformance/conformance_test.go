@@ -1,0 +1,347 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// TestMain re-runs the test binary as the fixture's stdio server when
+// FIXTURE_STDIO is set (its value lists the defects).
+func TestMain(m *testing.M) {
+	if d, ok := os.LookupEnv("FIXTURE_STDIO"); ok {
+		s := fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(d), Legacy: os.Getenv("FIXTURE_LEGACY") != "",
+			StateDir: os.Getenv("FIXTURE_STATE_DIR")})
+		if err := s.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func stdioTarget(t testing.TB, defects string, legacy bool) mcp.Target {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The state dir lets the fixture tell its processes apart, so that a
+	// second process can play "a new connection".
+	env := []string{"FIXTURE_STDIO=" + defects, "FIXTURE_STATE_DIR=" + t.TempDir()}
+	if legacy {
+		env = append(env, "FIXTURE_LEGACY=1")
+	}
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: []string{exe, "-test.run=^$"}, Env: env}}
+}
+
+// evaluate runs every check once against the fixture with the given
+// defects, over HTTP or stdio.
+func evaluate(t testing.TB, transport, defects string, legacy bool, opts Options) (*Result, *fixture.Server) {
+	return evaluateWith(t, transport, defects, legacy, opts, 0)
+}
+
+func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Options, maxConns int) (*Result, *fixture.Server) {
+	t.Helper()
+	var target mcp.Target
+	var srv *fixture.Server
+	if transport == "http" {
+		srv = fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy})
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		ht := &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
+		if maxConns > 0 {
+			ht.Client = mcp.NewHTTPClient()
+			ht.Client.Transport.(*http.Transport).MaxConnsPerHost = maxConns
+		}
+		target = ht
+	} else {
+		target = stdioTarget(t, defects, legacy)
+	}
+	ctx := context.Background()
+	copts := mcp.Options{Timeout: 2 * time.Second}
+	if opts.Version == mcp.LegacyVersion {
+		copts.Version = mcp.LegacyVersion
+	}
+	c, err := mcp.Connect(ctx, target, copts)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if opts.Runs == 0 {
+		opts.Runs = 1
+	}
+	res, err := Run(ctx, c, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res, srv
+}
+
+func byID(res *Result) map[string]report.Check {
+	m := map[string]report.Check{}
+	for _, c := range res.Checks {
+		m[c.ID] = c
+	}
+	return m
+}
+
+// notOnFixture lists checks the fixture cannot make fail through a defect,
+// with the reason; every other check must have one.
+var notOnFixture = map[string]string{
+	"era/modern":           "fails on a legacy server: TestLegacyServer",
+	"era/legacy-handshake": "passes or fails with Legacy mode: TestLegacyServer",
+}
+
+func TestCleanFixturePasses(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, srv := evaluate(t, transport, "", false, Options{Runs: 2})
+			for _, c := range res.Checks {
+				if c.Status == report.StatusFail || c.Status == report.StatusError {
+					t.Errorf("%s: %s: %s\n%s", c.ID, c.Status, c.Message, c.Evidence)
+				}
+				if c.Status == report.StatusSkip && transportOK(c.ID, transport) && c.ID != "era/legacy-handshake" {
+					t.Errorf("%s skipped on the clean fixture: %s", c.ID, c.Message)
+				}
+			}
+			if srv != nil {
+				if n := srv.Calls()["delete_everything"]; n != 0 {
+					t.Errorf("the destructive tool was executed %d times; probes must never call it", n)
+				}
+			}
+		})
+	}
+}
+
+// transportOK reports whether a check applies to the transport.
+func transportOK(id, transport string) bool {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return c.Transport == "" || c.Transport == transport
+		}
+	}
+	return false
+}
+
+// TestEachCheckFailsOnItsDefect switches on one defect at a time and shows
+// that the check it exists for fails, and which others fail with it.
+func TestEachCheckFailsOnItsDefect(t *testing.T) {
+	defects := map[string]bool{}
+	for _, d := range fixture.Defects {
+		defects[d] = true
+	}
+	for _, ch := range Checks() {
+		ch := ch
+		if reason, ok := notOnFixture[ch.ID]; ok {
+			t.Logf("%s: %s", ch.ID, reason)
+			continue
+		}
+		if !defects[ch.ID] {
+			t.Errorf("%s: the fixture has no defect for it", ch.ID)
+			continue
+		}
+		for _, transport := range []string{"http", "stdio"} {
+			if ch.Transport != "" && ch.Transport != transport {
+				continue
+			}
+			if _, ok := httpOnlyDefects[ch.ID]; ok && transport == "stdio" {
+				continue
+			}
+			t.Run(ch.ID+"/"+transport, func(t *testing.T) {
+				t.Parallel()
+				conns := 0
+				if oneConnection[ch.ID] {
+					conns = 1
+				}
+				res, srv := evaluateWith(t, transport, ch.ID, false, Options{}, conns)
+				got := byID(res)[ch.ID]
+				if got.Status != report.StatusFail {
+					t.Fatalf("%s: status %s (%s), want fail", ch.ID, got.Status, got.Message)
+				}
+				if got.Message == "" {
+					t.Errorf("%s fails without a message", ch.ID)
+				}
+				var others []string
+				for _, c := range res.Checks {
+					if c.ID != ch.ID && (c.Status == report.StatusFail || c.Status == report.StatusError) {
+						others = append(others, c.ID)
+					}
+				}
+				sort.Strings(others)
+				var want []string
+				for _, id := range collateral[ch.ID] {
+					if id == "*" || transportOK(id, transport) {
+						want = append(want, id)
+					}
+				}
+				if transport == "stdio" && stdioCollateral[ch.ID] != nil {
+					want = stdioCollateral[ch.ID]
+				}
+				if transport == "stdio" && ch.ID == "discover/responds" {
+					// Over stdio a -32601 to server/discover is not a modern
+					// answer, and the modern server refuses initialize.
+					want = append(append([]string(nil), want...), "era/modern")
+					sort.Strings(want)
+				}
+				if len(want) == 1 && want[0] == "*" {
+					return
+				}
+				if strings.Join(others, ",") != strings.Join(want, ",") {
+					t.Errorf("defect %s also failed %v, want %v", ch.ID, others, want)
+				}
+				if srv != nil && srv.Calls()["delete_everything"] != 0 {
+					t.Error("the destructive tool was executed")
+				}
+			})
+		}
+	}
+}
+
+// collateral lists checks that legitimately fail along with a defect's own
+// check because the defect breaks what they rely on too.
+var collateral = map[string][]string{
+	// Every check starts from server/discover or uses what it declares.
+	"discover/responds": {"caching/server-discover", "discover/capabilities", "discover/supported-versions",
+		"discover/without-client-info", "http/no-session-id", "meta/server-info", "result-type/server-discover"},
+	// A server that changes the type of every integer id breaks every
+	// exchange the client makes.
+	"jsonrpc/id-echo-integer": {"*"},
+}
+
+// stdioCollateral adds what only stdio loses: without HTTP statuses, an
+// error whose id is null cannot be paired with its request, so every error
+// probe goes unanswered.
+var stdioCollateral = map[string][]string{
+	"jsonrpc/error-id-echo": {"*"},
+}
+
+// httpOnlyDefects are defects that show only over HTTP (a status code, a
+// new connection to the same process).
+var httpOnlyDefects = map[string]string{
+	"errors/unknown-method": "the defect is a wrong HTTP status; stdio has none",
+}
+
+// oneConnection lists defects the fixture keys to a TCP connection: the
+// probe client must then keep to one connection, or its own pool would
+// look like "another connection" to the fixture.
+var oneConnection = map[string]bool{"ordering/tools-list-fresh-connection": true}
+
+func TestLegacyServer(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluate(t, transport, "", true, Options{})
+			if res.Era != mcp.EraLegacy {
+				t.Fatalf("era %s, want legacy", res.Era)
+			}
+			checks := byID(res)
+			if c := checks["era/modern"]; c.Status != report.StatusFail || !strings.Contains(c.Message, "2025-11-25") {
+				t.Errorf("era/modern: %s %q", c.Status, c.Message)
+			}
+			if c := checks["discover/responds"]; c.Status != report.StatusFail {
+				t.Errorf("discover/responds: %s", c.Status)
+			}
+			if c := checks["caching/tools-list"]; c.Status != report.StatusSkip {
+				t.Errorf("caching/tools-list on a legacy server: %s, want skip", c.Status)
+			}
+			if len(res.Migration) < 5 {
+				t.Errorf("migration list %v", res.Migration)
+			}
+			if c := checks["schema/input-schema-valid"]; c.Status != report.StatusPass {
+				t.Errorf("schema checks should run over the legacy session: %s %s", c.Status, c.Message)
+			}
+		})
+		t.Run(transport+"/--protocol-version 2025-11-25", func(t *testing.T) {
+			res, _ := evaluate(t, transport, "", true, Options{Version: mcp.LegacyVersion})
+			for _, c := range res.Checks {
+				if c.Status == report.StatusFail || c.Status == report.StatusError {
+					t.Errorf("%s: %s %s", c.ID, c.Status, c.Message)
+				}
+			}
+			if c := byID(res)["era/legacy-handshake"]; c.Status != report.StatusPass {
+				t.Errorf("era/legacy-handshake: %s", c.Status)
+			}
+			if c := byID(res)["caching/tools-list"]; c.Status != report.StatusSkip || !strings.Contains(c.Message, "2025-11-25") {
+				t.Errorf("caching/tools-list: %s %q", c.Status, c.Message)
+			}
+		})
+	}
+}
+
+// TestBadServers shows that a server that hangs, answers garbage, streams
+// without end, answers with the wrong id or crashes yields failed or
+// errored checks within the timeouts, never a hang or a panic.
+func TestBadServers(t *testing.T) {
+	for _, tt := range []struct{ defect, transport string }{
+		{"hang", "http"}, {"garbage", "http"}, {"huge", "http"}, {"wrong-id", "http"},
+		{"hang", "stdio"}, {"garbage", "stdio"}, {"crash", "stdio"}, {"wrong-id", "stdio"},
+	} {
+		t.Run(tt.defect+"/"+tt.transport, func(t *testing.T) {
+			t.Parallel()
+			var target mcp.Target
+			if tt.transport == "http" {
+				hs := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(tt.defect)}))
+				t.Cleanup(hs.Close)
+				target = &mcp.HTTPTarget{URL: hs.URL, MaxBytes: 1 << 20}
+			} else {
+				target = stdioTarget(t, tt.defect, false)
+			}
+			start := time.Now()
+			ctx := context.Background()
+			c, err := mcp.Connect(ctx, target, mcp.Options{Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			defer c.Close()
+			res, err := Run(ctx, c, Options{Runs: 1, Only: []string{"ordering", "schema", "lint/tool-name-unique", "result-type/tools-list"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for _, ch := range res.Checks {
+				if ch.Status == report.StatusFail || ch.Status == report.StatusError {
+					bad++
+					if ch.Message == "" {
+						t.Errorf("%s: %s without a message", ch.ID, ch.Status)
+					}
+				}
+			}
+			if bad == 0 {
+				t.Errorf("no check failed against a %s server: %v", tt.defect, summary(res))
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+func summary(res *Result) string {
+	var b strings.Builder
+	for _, c := range res.Checks {
+		fmt.Fprintf(&b, "%s=%s ", c.ID, c.Status)
+	}
+	return b.String()
+}
+
+func TestSafety(t *testing.T) {
+	// With every tool declared safe except the destructive one, the
+	// destructive one is still never called.
+	res, srv := evaluate(t, "http", "", false, Options{SafeTools: []string{"get_forecast"}})
+	if len(res.Checks) == 0 {
+		t.Fatal("no checks")
+	}
+	if n := srv.Calls()["delete_everything"]; n != 0 {
+		t.Fatalf("delete_everything executed %d times", n)
+	}
+}

@@ -1,0 +1,378 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcp-eval/mcp-eval/mcp"
+)
+
+// Env is what every check sees: the connected client and what setup learnt
+// about the server. It is read-only once Run starts the checks.
+type Env struct {
+	opts   Options
+	client *mcp.Client
+	// modern talks the 2026-07-28 envelope even to a legacy server, for the
+	// checks that show what such a server lacks.
+	modern *mcp.Client
+	kind   string
+
+	discover     *mcp.DiscoverResult
+	capabilities map[string]json.RawMessage
+	// capsKnown says the server declared its capabilities as an object.
+	capsKnown  bool
+	serverInfo json.RawMessage
+
+	tools     []mcp.Tool
+	toolsRaw  []json.RawMessage
+	toolsErr  error
+	prompts   []json.RawMessage
+	resources []json.RawMessage
+	templates []json.RawMessage
+
+	safe map[string]bool
+	// probes of safe tools made during setup (see classifyTools).
+	capabilityTools []toolProbe // answered -32021 or asked for undeclared input
+	inputTools      []toolProbe // answered input_required with capabilities declared
+
+	freshMu sync.Mutex
+	fresh   *mcp.Client
+	closers []func()
+}
+
+type toolProbe struct {
+	Tool mcp.Tool
+	Args map[string]any
+	// Bad is set when the tool asked for input the request had not
+	// declared a capability for.
+	Bad string
+}
+
+func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
+	e := &Env{opts: opts, client: c, kind: c.Target().Kind(), safe: map[string]bool{}}
+	for _, n := range opts.SafeTools {
+		e.safe[n] = true
+	}
+	e.modern = c
+	if c.Era() == mcp.EraLegacy && opts.Version != mcp.LegacyVersion {
+		t, err := c.Target().Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e.modern = c.WithTransport(t).AsModern()
+		e.closers = append(e.closers, func() { t.Close() })
+	}
+	e.discover = c.Discover()
+	if e.discover != nil {
+		e.capabilities = objectMembers(e.discover.Capabilities)
+		e.capsKnown = isObject(e.discover.Capabilities)
+		var meta struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(e.discover.Raw, &meta) == nil {
+			e.serverInfo = meta.Meta[mcp.MetaServerInfo]
+		}
+	}
+	if ir := c.InitializeResult(); ir != nil {
+		var init struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+			ServerInfo   json.RawMessage `json:"serverInfo"`
+		}
+		if json.Unmarshal(ir, &init) == nil {
+			if e.capabilities == nil {
+				e.capabilities = objectMembers(init.Capabilities)
+				e.capsKnown = isObject(init.Capabilities)
+			}
+			if e.serverInfo == nil {
+				e.serverInfo = init.ServerInfo
+			}
+		}
+	}
+	// Even when the era is unknown, list what can be listed: the checks
+	// then report what the server does rather than skip.
+	e.gather(ctx)
+	return e, nil
+}
+
+// gather lists the server's surface once, so that checks can decide what
+// applies; checks list again themselves when the listing is what they test.
+func (e *Env) gather(ctx context.Context) {
+	if e.declares("tools") || e.capabilities == nil {
+		e.tools, e.toolsErr = e.client.ListTools(ctx)
+		for _, t := range e.tools {
+			e.toolsRaw = append(e.toolsRaw, t.Raw)
+		}
+	}
+	if e.declares("prompts") {
+		e.prompts, _ = e.client.ListAll(ctx, "prompts/list", "prompts")
+	}
+	if e.declares("resources") {
+		e.resources, _ = e.client.ListAll(ctx, "resources/list", "resources")
+		e.templates, _ = e.client.ListAll(ctx, "resources/templates/list", "resourceTemplates")
+	}
+	if e.client.Era() == mcp.EraModern {
+		e.classifyTools(ctx)
+	}
+}
+
+func (e *Env) close() {
+	for _, f := range e.closers {
+		f()
+	}
+	e.freshMu.Lock()
+	if e.fresh != nil {
+		e.fresh.Close()
+	}
+	e.freshMu.Unlock()
+}
+
+func objectMembers(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return map[string]json.RawMessage{}
+	}
+	return m
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// declares reports whether the server declared a capability.
+func (e *Env) declares(capability string) bool {
+	_, ok := e.capabilities[capability]
+	return ok
+}
+
+// declaresExtension reports whether capabilities.extensions lists id.
+func (e *Env) declaresExtension(id string) bool {
+	ext := objectMembers(e.capabilities["extensions"])
+	_, ok := ext[id]
+	return ok
+}
+
+// isSafe reports whether probes may call the tool: marked readOnlyHint by
+// the server, or listed by the user with --safe-tools.
+func (e *Env) isSafe(t mcp.Tool) bool { return t.ReadOnly() || e.safe[t.Name] }
+
+func (e *Env) safeTools() []mcp.Tool {
+	var out []mcp.Tool
+	for _, t := range e.tools {
+		if e.isSafe(t) {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// skipReason applies the rules common to all checks: transport, revision
+// and era; then the check's own Skip.
+func (e *Env) skipReason(ch *Check) string {
+	if ch.Transport != "" && ch.Transport != e.kind {
+		if ch.Transport == "http" {
+			return "applies to Streamable HTTP only; this server speaks stdio"
+		}
+		return "applies to stdio only; this server speaks Streamable HTTP"
+	}
+	legacyMode := e.opts.Version == mcp.LegacyVersion
+	switch ch.Revision {
+	case revModern:
+		if legacyMode {
+			return "a 2026-07-28 rule; skipped under --protocol-version " + mcp.LegacyVersion
+		}
+		if e.client.Era() == mcp.EraLegacy && ch.Group() != "discover" && ch.ID != "era/modern" {
+			return "the server speaks only " + e.client.Version() + " (see era/modern and the migration list)"
+		}
+	case revLegacy:
+		if !legacyMode {
+			return "runs only with --protocol-version " + mcp.LegacyVersion
+		}
+	}
+	if ch.Skip != nil {
+		return ch.Skip(e)
+	}
+	return ""
+}
+
+// freshClient returns a client on a new connection (HTTP) or a second
+// process (stdio), shared by all runs of the checks that need one.
+func (e *Env) freshClient(ctx context.Context) (*mcp.Client, error) {
+	e.freshMu.Lock()
+	defer e.freshMu.Unlock()
+	if e.fresh != nil {
+		return e.fresh, nil
+	}
+	if e.client.Era() == mcp.EraLegacy {
+		// A legacy server keeps state per session: a new connection needs
+		// its own initialize handshake.
+		c, err := mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout()})
+		if err != nil {
+			return nil, err
+		}
+		e.fresh = c
+		return c, nil
+	}
+	switch t := e.client.Transport().(type) {
+	case *mcp.HTTP:
+		e.fresh = e.client.WithTransport(t.Fresh())
+	default:
+		tr, err := e.client.Target().Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e.fresh = e.client.WithTransport(tr)
+	}
+	return e.fresh, nil
+}
+
+// result fills the server description of a run.
+func (e *Env) result() *Result {
+	r := &Result{Era: e.client.Era(), Version: e.client.Version(), ServerInfo: e.serverInfo,
+		Tools: e.toolsRaw, Prompts: e.prompts, Templates: e.templates}
+	if e.discover != nil {
+		r.Supported = e.discover.SupportedVersions
+		r.Capabilities = e.discover.Capabilities
+	} else if caps, err := json.Marshal(e.capabilities); err == nil && e.capabilities != nil {
+		r.Capabilities = caps
+	}
+	if e.client.Era() == mcp.EraLegacy && e.opts.Version != mcp.LegacyVersion {
+		r.Migration = migration(e)
+	}
+	return r
+}
+
+// isLoopback reports whether the HTTP target is on this machine.
+func (e *Env) isLoopback() bool {
+	u, err := url.Parse(e.client.Target().String())
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+// evidence renders an exchange for the report: the request (method, MCP
+// headers, body) and the answer (status, a few headers, the JSON-RPC
+// message or the start of the body). User headers such as Authorization are
+// never included.
+func evidence(x *mcp.Exchange) map[string]any {
+	if x == nil {
+		return nil
+	}
+	ev := map[string]any{}
+	req := map[string]any{}
+	if len(x.Sent) > 0 {
+		req["body"] = rawOrString(x.Sent, 4000)
+	}
+	if x.SentHeader != nil {
+		h := map[string]string{}
+		for k, vs := range x.SentHeader {
+			if isMCPHeader(k) || strings.EqualFold(k, "Origin") {
+				h[k] = strings.Join(vs, ", ")
+			}
+		}
+		req["headers"] = h
+	}
+	ev["request"] = req
+	resp := map[string]any{}
+	if x.Status != 0 {
+		resp["status"] = x.Status
+		if x.ContentType != "" {
+			resp["contentType"] = x.ContentType
+		}
+		if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
+			resp["mcpSessionId"] = sid
+		}
+	}
+	switch {
+	case x.Response != nil:
+		resp["message"] = rawOrString(x.Response.Raw, 4000)
+	case len(x.Body) > 0:
+		resp["body"] = truncate(string(x.Body), 1000)
+	}
+	if len(x.Invalid) > 0 {
+		resp["invalid"] = x.Invalid
+	}
+	ev["response"] = resp
+	return ev
+}
+
+func isMCPHeader(k string) bool {
+	k = http.CanonicalHeaderKey(k)
+	return strings.HasPrefix(k, "Mcp-") || k == "Mcp-Protocol-Version"
+}
+
+// rawOrString keeps valid JSON as JSON in the evidence and anything else as
+// a (truncated) string.
+func rawOrString(b []byte, max int) any {
+	if len(b) <= max && json.Valid(b) {
+		return json.RawMessage(b)
+	}
+	return truncate(string(b), max)
+}
+
+func withNote(ev map[string]any, k string, v any) map[string]any {
+	if ev == nil {
+		ev = map[string]any{}
+	}
+	ev[k] = v
+	return ev
+}
+
+// send builds and sends a call on the modern client, letting edit change
+// it first.
+func (e *Env) send(ctx context.Context, method string, params map[string]any, edit func(*mcp.Call)) (*mcp.Call, *mcp.Exchange, error) {
+	call := e.modern.NewCall(method, params)
+	if edit != nil {
+		edit(call)
+	}
+	st, _ := e.modern.Transport().(*mcp.Stdio)
+	before := 0
+	if st != nil {
+		before = len(st.Orphans())
+	}
+	x, err := e.modern.Do(ctx, call)
+	var te *mcp.TimeoutError
+	if st != nil && errors.As(err, &te) {
+		if orphans := st.Orphans(); len(orphans) > before {
+			var ids []string
+			for _, m := range orphans[before:] {
+				ids = append(ids, orAbsent(m.ID))
+			}
+			err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%s)", err, strings.Join(ids, ", "))
+		}
+	}
+	return call, x, err
+}
+
+// resultMembers returns the members of a successful result, or an outcome
+// explaining why there is none.
+func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.RawMessage, *Outcome) {
+	if err != nil {
+		o := errored(err, evidence(x))
+		return nil, &o
+	}
+	res, rerr := mcp.Result(call, x)
+	if rerr != nil {
+		o := fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), evidence(x))
+		if _, ok := rerr.(*mcp.ProtocolError); ok && x.Response == nil {
+			o.Status = "error"
+		}
+		return nil, &o
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(res, &m) != nil || m == nil {
+		o := fail(call.Method+" result is not a JSON object", evidence(x))
+		return nil, &o
+	}
+	return m, nil
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+func TestSplitCommand(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []string
+		wantErr bool
+	}{
+		{in: "go run ./examples/weather-server", want: []string{"go", "run", "./examples/weather-server"}},
+		{in: `node server.js --name "my server"`, want: []string{"node", "server.js", "--name", "my server"}},
+		{in: `sh -c 'echo $HOME; exit 1'`, want: []string{"sh", "-c", "echo $HOME; exit 1"}},
+		{in: `a\ b "x\"y" ''`, want: []string{"a b", `x"y`, ""}},
+		{in: "  ", wantErr: true},
+		{in: `node "unterminated`, wantErr: true},
+		{in: `node 'unterminated`, wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := splitCommand(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("splitCommand(%q) err = %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" && !tt.wantErr {
+			t.Errorf("splitCommand(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// runCLI runs the program in-process and returns its exit code and output.
+func runCLI(t *testing.T, getenv func(string) string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, getenv, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"no command", nil, 2, "Usage:"},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"no server", []string{"conformance"}, 2, "no server"},
+		{"both servers", []string{"conformance", "--server-url", "http://x", "--server-cmd", "y"}, 2, "exclusive"},
+		{"bad flag", []string{"conformance", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{"bad format", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--format", "xml"}, 2, "--format must be text or json"},
+		{"bad runs", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--runs", "0"}, 2, "--runs must be at least 1"},
+		{"bad url", []string{"conformance", "--server-url", "localhost:8080"}, 2, "http:// or https://"},
+		{"start without url", []string{"run", "--server-start", "x", "--server-cmd", "y"}, 2, "--server-start needs --server-url"},
+		{"unset header variable", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, 2, "environment variable MCP_EVAL_TEST_TOKEN is not set"},
+		{"unavailable layer", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior"}, 2, "behavior layer is not available"},
+		{"missing config", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--config", filepath.Join(dir, "nope.yaml")}, 2, "nope.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, env(nil), append(tt.args, "--out", dir)...)
+			if tt.args == nil {
+				code, _, stderr = runCLI(t, env(nil))
+			}
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.wantCode, stderr)
+			}
+			if !strings.Contains(stderr, tt.wantErr) {
+				t.Errorf("stderr does not mention %q:\n%s", tt.wantErr, stderr)
+			}
+		})
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) string {
+		p := filepath.Join(dir, "mcp-eval.yaml")
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("flags override the file, lists accepted", func(t *testing.T) {
+		p := write("server-url: http://127.0.0.1:9/mcp\nruns: 3\nsafe-tools: [a, b]\nheader:\n  - 'X-A: 1'\n  - 'X-B: 2'\n")
+		cfg, err := parseConfig("conformance", []string{"--config", p, "--runs", "7"}, env(nil), &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Runs != 7 || cfg.ServerURL != "http://127.0.0.1:9/mcp" {
+			t.Errorf("runs %d url %q", cfg.Runs, cfg.ServerURL)
+		}
+		if diff := cmp.Diff([]string{"a", "b"}, cfg.SafeTools.vals); diff != "" {
+			t.Errorf("safe-tools (-want +got):\n%s", diff)
+		}
+		if len(cfg.Headers.vals) != 2 {
+			t.Errorf("headers %v", cfg.Headers.vals)
+		}
+	})
+	t.Run("unknown key names the line and the nearest key", func(t *testing.T) {
+		p := write("server-url: http://127.0.0.1:9/mcp\n\nrusn: 3\n")
+		code, _, stderr := runCLI(t, env(nil), "conformance", "--config", p, "--out", dir)
+		if code != 2 || !strings.Contains(stderr, "mcp-eval.yaml:3: unknown option \"rusn\" (did you mean \"runs\"?)") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	t.Run("bad value names the line", func(t *testing.T) {
+		p := write("server-url: http://127.0.0.1:9/mcp\ntimeout: soon\n")
+		code, _, stderr := runCLI(t, env(nil), "conformance", "--config", p, "--out", dir)
+		if code != 2 || !strings.Contains(stderr, "mcp-eval.yaml:2: timeout:") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+}
+
+func TestUnreachableServerExits3(t *testing.T) {
+	dir := t.TempDir()
+	srv := httptest.NewServer(nil)
+	url := srv.URL
+	srv.Close()
+	code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", url, "--out", dir)
+	if code != 3 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "could not reach the server") {
+		t.Errorf("exit %d, want 3 with one line; stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, env(nil), "conformance", "--server-cmd", "/nonexistent/server --stdio", "--out", dir)
+	if code != 3 || !strings.Contains(stderr, "/nonexistent/server") {
+		t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)
+	}
+}
+
+func TestFixtureRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		defects  string
+		extra    []string
+		wantCode int
+	}{
+		{name: "clean", wantCode: 0},
+		{name: "hard failure", defects: "caching/tools-list", wantCode: 1},
+		{name: "SHOULD finding is a warning", defects: "http/get-not-allowed", wantCode: 0},
+		{name: "SHOULD finding fails with --strict", defects: "http/get-not-allowed", extra: []string{"--strict"}, wantCode: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(tt.defects)}))
+			defer srv.Close()
+			dir := t.TempDir()
+			args := append([]string{"conformance", "--server-url", srv.URL, "--out", dir, "--runs", "2",
+				"--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, tt.extra...)
+			secret := "tok-4f9a2b7c1d"
+			code, stdout, stderr := runCLI(t, env(map[string]string{"MCP_EVAL_TEST_TOKEN": secret}), args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			for _, f := range []string{"report.json", "summary.md", "junit.xml"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(b, []byte(secret)) {
+					t.Errorf("%s contains the --header secret", f)
+				}
+			}
+			var r report.Report
+			b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Server.Era != "modern" || r.Server.Fingerprint == "" || len(r.Checks) == 0 {
+				t.Errorf("report server %+v, %d checks", r.Server, len(r.Checks))
+			}
+			if tt.defects != "" {
+				for _, c := range r.Checks {
+					if c.ID == tt.defects && c.Status != report.StatusFail {
+						t.Errorf("%s: status %s, want fail", c.ID, c.Status)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestJSONFormatIsTheReport(t *testing.T) {
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer srv.Close()
+	dir := t.TempDir()
+	code, stdout, _ := runCLI(t, env(nil), "conformance", "--server-url", srv.URL, "--out", dir, "--runs", "1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	file, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if stdout != string(file) {
+		t.Error("--format json stdout differs from report.json")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runCLI(t, env(nil), "version")
+	if code != 0 || !strings.HasPrefix(stdout, "mcp-eval ") {
+		t.Errorf("exit %d, %q", code, stdout)
+	}
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/internal/surface"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// runCommand is `mcp-eval run` and `mcp-eval conformance` (forced layer).
+func runCommand(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer, forceLayer string) error {
+	cfg, err := parseConfig(name, args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if forceLayer != "" {
+		cfg.Layers = forceLayer
+	}
+	layers := cfg.layers()
+	for _, l := range layers {
+		if l != report.LayerConformance {
+			return &configError{fmt.Sprintf("--layers: the %s layer is not available in this version of mcp-eval yet; run --layers conformance", l)}
+		}
+	}
+	secrets := cfg.secrets(getenv)
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return &configError{fmt.Sprintf("--out: %v", err)}
+	}
+	logFile, err := os.Create(filepath.Join(cfg.Out, "server.log"))
+	if err != nil {
+		return &configError{fmt.Sprintf("--out: %v", err)}
+	}
+	defer logFile.Close()
+
+	started := time.Now()
+	if cfg.ServerStart != "" {
+		srv, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, logFile)
+		if err != nil {
+			return &exitError{3, err.Error()}
+		}
+		defer srv.stop()
+	}
+
+	target, err := buildTarget(cfg, getenv, logFile)
+	if err != nil {
+		return err
+	}
+	client, err := mcp.Connect(ctx, target, mcp.Options{
+		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
+		Timeout:    cfg.Timeout,
+		Version:    cfg.ProtocolVersion,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{3, "interrupted"}
+		}
+		return &exitError{3, "could not reach the server: " + string(mask([]byte(err.Error()), secrets))}
+	}
+	defer client.Close()
+
+	res, err := conformance.Run(ctx, client, conformance.Options{
+		Runs: cfg.Runs, Concurrency: cfg.Concurrency, SafeTools: cfg.SafeTools.vals,
+		Version: cfg.ProtocolVersion, Only: cfg.Checks.vals,
+	})
+	if err != nil {
+		return &exitError{3, "could not evaluate: " + err.Error()}
+	}
+	if ctx.Err() != nil {
+		return &exitError{1, "interrupted; no report written"}
+	}
+	r := buildReport(cfg, target, res, layers, started)
+
+	if err := writeOutputs(cfg, r, secrets); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if cfg.Format == "json" {
+		err = report.WriteJSON(&out, r)
+	} else {
+		err = report.WriteText(&out, r, report.TextOptions{Color: useColor(cfg.Color, stdout, getenv), Verbose: cfg.Verbose, Quiet: cfg.Quiet})
+	}
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	if _, err := stdout.Write(mask(out.Bytes(), secrets)); err != nil {
+		return err
+	}
+	if n := len(r.HardFailures(cfg.Strict)); n > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+func buildTarget(cfg *Config, getenv func(string) string, log io.Writer) (mcp.Target, error) {
+	if cfg.ServerURL != "" {
+		hs, err := cfg.headers(getenv)
+		if err != nil {
+			return nil, err
+		}
+		h := http.Header{}
+		for _, x := range hs {
+			h.Add(x.name, x.value)
+		}
+		return &mcp.HTTPTarget{URL: cfg.ServerURL, Header: h, MaxBytes: cfg.MaxMessageBytes, Client: mcp.NewHTTPClient()}, nil
+	}
+	argv, err := splitCommand(cfg.ServerCmd)
+	if err != nil {
+		return nil, usagef("--server-cmd: %v", err)
+	}
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes}}, nil
+}
+
+func buildReport(cfg *Config, target mcp.Target, res *conformance.Result, layers []string, started time.Time) *report.Report {
+	fp, surf := surface.Compute(res.Tools, res.Prompts, res.Templates)
+	r := &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Tool:          report.Tool{Name: "mcp-eval", Version: toolVersion()},
+		StartedAt:     started.UTC().Format(time.RFC3339),
+		DurationMs:    time.Since(started).Milliseconds(),
+		Layers:        layers,
+		Server: report.Server{
+			Target: target.String(), Transport: target.Kind(), Era: string(res.Era),
+			ProtocolVersion: res.Version, SupportedVersions: res.Supported,
+			ServerInfo: res.ServerInfo, Capabilities: res.Capabilities,
+			Migration: res.Migration,
+		},
+		Strict:  cfg.Strict,
+		Checks:  res.Checks,
+		Cases:   []report.Case{},
+		Scores:  map[string]float64{},
+		Surface: surf,
+	}
+	if r.Server.SupportedVersions == nil {
+		r.Server.SupportedVersions = []string{}
+	}
+	if res.Era != mcp.EraUnknown {
+		r.Server.Fingerprint = fp
+	}
+	if rate, ok := r.ConformancePassRate(); ok {
+		r.Scores["conformance.passRate"] = rate
+	}
+	r.Sort()
+	return r
+}
+
+// writeOutputs writes report.json, summary.md and junit.xml under --out,
+// with every secret masked.
+func writeOutputs(cfg *Config, r *report.Report, secrets []string) error {
+	files := []struct {
+		name   string
+		render func(io.Writer, *report.Report) error
+	}{
+		{"report.json", report.WriteJSON},
+		{"summary.md", report.WriteMarkdown},
+		{"junit.xml", report.WriteJUnit},
+	}
+	for _, f := range files {
+		var buf bytes.Buffer
+		if err := f.render(&buf, r); err != nil {
+			return fmt.Errorf("render %s: %w", f.name, err)
+		}
+		if err := os.WriteFile(filepath.Join(cfg.Out, f.name), mask(buf.Bytes(), secrets), 0o644); err != nil {
+			return &configError{fmt.Sprintf("--out: %v", err)}
+		}
+	}
+	return nil
+}
+
+// useColor decides on ANSI colour: never when NO_COLOR is set
+// (no-color.org) or stdout is not a terminal, unless --color always.
+func useColor(mode string, stdout io.Writer, getenv func(string) string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
