@@ -14,6 +14,7 @@ const usageText = `mcp-eval evaluates a Model Context Protocol server before it 
 Usage:
   mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
+  mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
   mcp-eval version
 
 conformance is run --layers conformance: Layer 0, deterministic, no model.
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runCommand(ctx, cmd, rest, getenv, stdout, stderr, "conformance")
 	case "run":
 		err = runCommand(ctx, cmd, rest, getenv, stdout, stderr, "")
+	case "gate":
+		err = gateCommand(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "mcp-eval: unknown command %q\n\n", cmd)
 		printUsage(stderr)

@@ -44,6 +44,7 @@ type Config struct {
 	Quiet           bool
 	Color           string
 	ConfigPath      string
+	Gate            gateFlags
 }
 
 func defaultConfig() *Config {
@@ -119,6 +120,7 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&cfg.Quiet, "quiet", cfg.Quiet, "print only failures and the tally")
 	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
+	cfg.Gate.bind(fs)
 	return fs
 }
 

@@ -217,3 +217,58 @@ func TestVersion(t *testing.T) {
 		t.Errorf("exit %d, %q", code, stdout)
 	}
 }
+
+func TestGateAndWaivers(t *testing.T) {
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer srv.Close()
+	bad := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
+	defer bad.Close()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", srv.URL, "--out", base, "--runs", "1"); code != 0 {
+		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
+	}
+	baseline := filepath.Join(base, "report.json")
+
+	cur := filepath.Join(dir, "cur")
+	code, stdout, _ := runCLI(t, env(nil), "conformance", "--server-url", bad.URL, "--out", cur, "--runs", "1", "--baseline", baseline)
+	if code != 1 || !strings.Contains(stdout, "caching/tools-list") {
+		t.Fatalf("regression against the baseline: exit %d\n%s", code, stdout)
+	}
+	var r report.Report
+	b, _ := os.ReadFile(filepath.Join(cur, "report.json"))
+	if err := json.Unmarshal(b, &r); err != nil || r.Gate == nil || r.Gate.Baseline != baseline || len(r.Gate.Regressions) == 0 {
+		t.Fatalf("gate in report: %+v (%v)", r.Gate, err)
+	}
+
+	// The standalone gate reaches the same verdict from the two files.
+	code, _, _ = runCLI(t, env(nil), "gate", "--report", filepath.Join(cur, "report.json"), "--baseline", baseline)
+	if code != 1 {
+		t.Errorf("mcp-eval gate: exit %d, want 1", code)
+	}
+	code, _, _ = runCLI(t, env(nil), "gate", "--report", baseline, "--baseline", baseline)
+	if code != 0 {
+		t.Errorf("mcp-eval gate on an unchanged report: exit %d, want 0", code)
+	}
+
+	waivers := filepath.Join(dir, "waivers.yaml")
+	os.WriteFile(waivers, []byte("- id: caching/tools-list\n  reason: ttl rollout tracked in #12\n"), 0o644)
+	code, stdout, _ = runCLI(t, env(nil), "conformance", "--server-url", bad.URL, "--out", filepath.Join(dir, "w"), "--runs", "1", "--waivers", waivers)
+	if code != 0 {
+		t.Errorf("waived failure: exit %d, want 0\n%s", code, stdout)
+	}
+	// The same waiver against a server that passes is stale and fails.
+	code, stdout, _ = runCLI(t, env(nil), "conformance", "--server-url", srv.URL, "--out", filepath.Join(dir, "s"), "--runs", "1", "--waivers", waivers)
+	if code != 1 || !strings.Contains(stdout, "stale") {
+		t.Errorf("stale waiver: exit %d, want 1\n%s", code, stdout)
+	}
+	os.WriteFile(waivers, []byte("- id: caching/tools-list\n  reasn: typo\n"), 0o644)
+	code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", srv.URL, "--out", filepath.Join(dir, "e"), "--runs", "1", "--waivers", waivers)
+	if code != 2 || !strings.Contains(stderr, "waivers.yaml:2") {
+		t.Errorf("bad waiver file: exit %d, want 2 naming the line\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, env(nil), "gate", "--report", filepath.Join(dir, "nope.json"))
+	if code != 2 || !strings.Contains(stderr, "nope.json") {
+		t.Errorf("missing report: exit %d\n%s", code, stderr)
+	}
+}

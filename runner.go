@@ -78,6 +78,9 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 		return &exitError{1, "interrupted; no report written"}
 	}
 	r := buildReport(cfg, target, res, layers, started)
+	if err := applyGate(r, cfg.Baseline, cfg.MaxDrop, cfg.Strict, cfg.Gate); err != nil {
+		return err
+	}
 
 	if err := writeOutputs(cfg, r, secrets); err != nil {
 		return err
@@ -94,7 +97,7 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 	if _, err := stdout.Write(mask(out.Bytes(), secrets)); err != nil {
 		return err
 	}
-	if n := len(r.HardFailures(cfg.Strict)); n > 0 {
+	if !r.Passed() {
 		return &exitError{code: 1}
 	}
 	return nil

@@ -505,6 +505,36 @@ func codeHint(code int) string {
 	return ""
 }
 
+// legacyAmbiguous relaxes a missing-_meta verdict on stdio for a dual-era
+// server. Over stdio the protocol version in _meta is the only sign of the
+// era, and a dual-era server chooses the era per request
+// (basic/versioning.mdx §Dual-era servers); a request without it may be
+// served as a legacy request, where server/discover does not exist before
+// initialize. Over HTTP the MCP-Protocol-Version header names the era, so
+// there the rule applies in full.
+func (e *Env) legacyAmbiguous(x *mcp.Exchange, o Outcome) Outcome {
+	if o.Status != report.StatusFail || e.kind != "stdio" || !e.dualEra() {
+		return o
+	}
+	if rerr := x.RPCError(); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
+		return passInfo("served as a legacy request (-32601): without a protocol version a dual-era stdio server cannot tell the era")
+	}
+	return o
+}
+
+// dualEra reports whether server/discover lists a legacy revision too.
+func (e *Env) dualEra() bool {
+	if e.discover == nil {
+		return false
+	}
+	for _, v := range e.discover.SupportedVersions {
+		if v < mcp.LatestVersion {
+			return true
+		}
+	}
+	return false
+}
+
 // httpStatus returns s on HTTP and 0 (meaning "no status") on stdio.
 func (e *Env) httpStatus(s int) int {
 	if e.kind == "http" {
@@ -576,13 +606,13 @@ func errorChecks() []*Check {
 			Title: "a request without params._meta → -32602 (HTTP 400)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				_, x, err := e.send(ctx, "server/discover", nil, func(c *mcp.Call) { delete(c.Params, "_meta") })
-				return e.expectError(x, err, "no _meta", e.httpStatus(http.StatusBadRequest), mcp.CodeInvalidParams)
+				return e.legacyAmbiguous(x, e.expectError(x, err, "no _meta", e.httpStatus(http.StatusBadRequest), mcp.CodeInvalidParams))
 			}},
 		{ID: "errors/missing-meta-protocol-version", Level: report.LevelMust, Revision: revModern, SpecRef: meta,
 			Title: "_meta without protocolVersion → -32602 (HTTP 400)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				_, x, err := e.send(ctx, "server/discover", nil, func(c *mcp.Call) { delete(c.Meta(), mcp.MetaProtocolVersion) })
-				return e.expectError(x, err, "_meta without protocolVersion", e.httpStatus(http.StatusBadRequest), mcp.CodeInvalidParams)
+				return e.legacyAmbiguous(x, e.expectError(x, err, "_meta without protocolVersion", e.httpStatus(http.StatusBadRequest), mcp.CodeInvalidParams))
 			}},
 		{ID: "errors/missing-meta-client-capabilities", Level: report.LevelMust, Revision: revModern, SpecRef: meta,
 			Title: "_meta without clientCapabilities → -32602 (HTTP 400)",

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/gate"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// gateFlags are the policy flags shared by run, conformance and gate.
+type gateFlags struct {
+	Waivers             string
+	Drift               gate.DriftMode
+	RequireSignificance bool
+	Ratchet             bool
+}
+
+func (g *gateFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&g.Waivers, "waivers", g.Waivers, "waiver file accepting known hard failures (default "+gate.DefaultWaiverFile+" if present)")
+	fs.Var(&g.Drift, "drift", "warn or fail: drops with an unchanged server fingerprint (likely model drift)")
+	fs.BoolVar(&g.RequireSignificance, "require-significance", g.RequireSignificance, "only statistically significant score drops fail")
+	fs.BoolVar(&g.Ratchet, "ratchet", g.Ratchet, "record this run's higher floors in the report for the next run")
+}
+
+// readReport loads a report.json, for --baseline and mcp-eval gate.
+func readReport(flagName, path string) (*report.Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &configError{fmt.Sprintf("%s: %v", flagName, err)}
+	}
+	var r report.Report
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&r); err != nil {
+		return nil, &configError{fmt.Sprintf("%s %s: not a report.json: %v", flagName, path, err)}
+	}
+	if r.SchemaVersion != report.SchemaVersion {
+		return nil, &configError{fmt.Sprintf("%s %s: schemaVersion %d, this mcp-eval reads %d", flagName, path, r.SchemaVersion, report.SchemaVersion)}
+	}
+	return &r, nil
+}
+
+// applyGate evaluates r against the baseline (if any) and the waivers, and
+// records the decision in r.Gate.
+func applyGate(r *report.Report, baselinePath string, maxDrop float64, strict bool, g gateFlags) error {
+	var base *report.Report
+	if baselinePath != "" {
+		b, err := readReport("--baseline", baselinePath)
+		if err != nil {
+			return err
+		}
+		base = b
+	}
+	path := g.Waivers
+	if path == "" {
+		if _, err := os.Stat(gate.DefaultWaiverFile); err == nil {
+			path = gate.DefaultWaiverFile
+		}
+	}
+	var waivers []gate.Waiver
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return &configError{fmt.Sprintf("--waivers: %v", err)}
+		}
+		if waivers, err = gate.ParseWaivers(data, path); err != nil {
+			return &configError{err.Error()}
+		}
+	}
+	p := gate.Policy{MaxDrop: maxDrop, Strict: strict, Drift: g.Drift, RequireSignificance: g.RequireSignificance,
+		Ratchet: g.Ratchet, Waivers: waivers, Now: time.Now().UTC()}
+	if err := p.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	d := gate.Evaluate(r, base, p)
+	if base != nil {
+		r.Gate = &report.Gate{Baseline: baselinePath}
+	}
+	d.Apply(r)
+	return nil
+}
+
+// gateCommand is `mcp-eval gate`: the gate alone, on two reports.
+func gateCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var reportPath, baselinePath, format string
+	maxDrop := gate.DefaultMaxDrop
+	var strict bool
+	var g gateFlags
+	fs.StringVar(&reportPath, "report", "", "report.json of this run")
+	fs.StringVar(&baselinePath, "baseline", "", "report.json of the last green run")
+	fs.Float64Var(&maxDrop, "max-drop", maxDrop, "largest allowed drop of a score")
+	fs.BoolVar(&strict, "strict", false, "SHOULD-level findings fail too")
+	fs.StringVar(&format, "format", "text", "text or json")
+	g.bind(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("gate: %v", err)
+	}
+	if reportPath == "" {
+		return usagef("gate: --report is required")
+	}
+	if format != "text" && format != "json" {
+		return usagef("gate: --format must be text or json, got %q", format)
+	}
+	r, err := readReport("--report", reportPath)
+	if err != nil {
+		return err
+	}
+	r.Strict = strict
+	if err := applyGate(r, baselinePath, maxDrop, strict, g); err != nil {
+		return err
+	}
+	if format == "json" {
+		err = report.WriteJSON(stdout, r)
+	} else {
+		err = report.WriteText(stdout, r, report.TextOptions{Quiet: true})
+	}
+	if err != nil {
+		return err
+	}
+	if !r.Passed() {
+		return &exitError{code: 1}
+	}
+	return nil
+}
