@@ -1,0 +1,123 @@
+// Package agent runs the model↔server loop that Layers 1 and 2 share: the
+// server's tools become the model's tool definitions, the model's calls are
+// executed against the server through mcp (or answered by a stub), and the
+// results go back to the model until it answers or the turn limit is hit.
+// Every run records a Transcript.
+//
+// It is not a layer: golden (Layer 1) and resilience (Layer 2) import it;
+// it imports mcp and llm only (for their types and clients), never a layer.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/mcp"
+)
+
+// Model is the one method the loop needs from a model client;
+// llm.Provider satisfies it.
+type Model interface {
+	Complete(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+// Server is what the loop needs from the MCP server under test;
+// *mcp.Client satisfies it.
+type Server interface {
+	CallTool(ctx context.Context, name string, args map[string]any, extra map[string]any) (*mcp.CallToolResult, error)
+}
+
+// Task is one run of one case.
+type Task struct {
+	// Model is the provider's model name (no "openai:" prefix).
+	Model string
+	// System is an optional system prompt; Prompt is the user's message.
+	System string
+	Prompt string
+	// Tools are the server's tools as listed (names, descriptions and input
+	// schemas are passed to the model as given).
+	Tools []mcp.Tool
+	// MaxTurns bounds model calls; 0 means DefaultMaxTurns.
+	MaxTurns int
+	// Stubs answer calls to the named tools with a fixed result instead of
+	// executing them: a CallToolResult object, or any other JSON value which
+	// is then sent as one text content block.
+	Stubs map[string]json.RawMessage
+	// InputResponses answer input_required results (multi round-trip
+	// requests): inputRequests key → the response object (for example an
+	// ElicitResult {"action":"accept","content":{...}}). A key without a
+	// response makes the call fail with a clear error in the transcript.
+	InputResponses map[string]json.RawMessage
+	// Temperature is passed to the model; nil leaves the provider default.
+	Temperature *float64
+	// MaxTokens caps each model answer; 0 is the provider default.
+	MaxTokens int
+	// OnResult, if set, may replace a tool result before the model sees it
+	// (Layer 2 fault and injection hooks). It returns the result to use.
+	OnResult func(call Call, result ToolResult) ToolResult
+}
+
+// DefaultMaxTurns bounds a run whose case sets no max_turns.
+const DefaultMaxTurns = 8
+
+// ToolResult is what the model is shown for one call.
+type ToolResult struct {
+	// Content is the text given to the model.
+	Content string `json:"content"`
+	// IsError marks a failed call (isError result, JSON-RPC error, transport
+	// error, stub of an error).
+	IsError bool `json:"isError,omitempty"`
+	// Raw is the server's result (or error) as received, for scoring.
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// Call is one tool call the model made, and what became of it.
+type Call struct {
+	// Turn is the 1-based model turn that asked for the call.
+	Turn int    `json:"turn"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments as the model sent them; nil when they were not JSON, in
+	// which case InvalidArguments holds the text.
+	Arguments        json.RawMessage `json:"arguments,omitempty"`
+	InvalidArguments string          `json:"invalidArguments,omitempty"`
+	Result           ToolResult      `json:"result"`
+	// Stubbed: answered from Task.Stubs. Executed: sent to the server.
+	Stubbed  bool `json:"stubbed,omitempty"`
+	Executed bool `json:"executed,omitempty"`
+	// ReadOnly: the server marks the tool readOnlyHint. A call that is
+	// Executed and not ReadOnly had real effects on the server; the run's
+	// output says so.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// UnknownTool: the model named a tool the server does not offer.
+	UnknownTool bool          `json:"unknownTool,omitempty"`
+	Duration    time.Duration `json:"durationNs"`
+}
+
+// Transcript is the full record of one run.
+type Transcript struct {
+	Messages []llm.Message `json:"messages"`
+	Calls    []Call        `json:"calls"`
+	// Final is the model's last text answer ("" if it never gave one).
+	Final string `json:"final"`
+	// ModelCalls counts Complete calls; Turns the assistant turns.
+	ModelCalls int `json:"modelCalls"`
+	// Stop is "final" (the model answered without calling a tool),
+	// "max_turns", or "error" (a model call failed; see Err).
+	Stop  string    `json:"stop"`
+	Err   string    `json:"error,omitempty"`
+	Usage llm.Usage `json:"usage"`
+	// ModelLatencies holds each model call's wall time, for telemetry.
+	ModelLatencies []time.Duration `json:"modelLatenciesNs,omitempty"`
+}
+
+// Selected returns the names of the tools the model called, in order.
+func (t *Transcript) Selected() []string {
+	out := make([]string, len(t.Calls))
+	for i, c := range t.Calls {
+		out[i] = c.Name
+	}
+	return out
+}
