@@ -25,19 +25,33 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 	if forceLayer != "" {
 		cfg.Layers = forceLayer
 	}
+	r, err := evaluate(ctx, cfg, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	if !r.Passed() {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// evaluate runs the configured layers against the server, gates the
+// report, writes the outputs under --out and the report to stdout, and
+// returns the report. The run and action commands share it.
+func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdout io.Writer) (*report.Report, error) {
 	layers := cfg.layers()
 	for _, l := range layers {
 		if l != report.LayerConformance {
-			return &configError{fmt.Sprintf("--layers: the %s layer is not available in this version of mcp-eval yet; run --layers conformance", l)}
+			return nil, &configError{fmt.Sprintf("--layers: the %s layer is not available in this version of mcp-eval yet; run --layers conformance", l)}
 		}
 	}
 	secrets := cfg.secrets(getenv)
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return &configError{fmt.Sprintf("--out: %v", err)}
+		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
 	logFile, err := os.Create(filepath.Join(cfg.Out, "server.log"))
 	if err != nil {
-		return &configError{fmt.Sprintf("--out: %v", err)}
+		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
 	defer logFile.Close()
 
@@ -45,14 +59,14 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 	if cfg.ServerStart != "" {
 		srv, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, logFile)
 		if err != nil {
-			return &exitError{3, err.Error()}
+			return nil, &exitError{3, err.Error()}
 		}
 		defer srv.stop()
 	}
 
 	target, err := buildTarget(cfg, getenv, logFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	client, err := mcp.Connect(ctx, target, mcp.Options{
 		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
@@ -61,9 +75,9 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return &exitError{3, "interrupted"}
+			return nil, &exitError{3, "interrupted"}
 		}
-		return &exitError{3, "could not reach the server: " + string(mask([]byte(err.Error()), secrets))}
+		return nil, &exitError{3, "could not reach the server: " + string(mask([]byte(err.Error()), secrets))}
 	}
 	defer client.Close()
 
@@ -72,18 +86,18 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 		Version: cfg.ProtocolVersion, Only: cfg.Checks.vals,
 	})
 	if err != nil {
-		return &exitError{3, "could not evaluate: " + err.Error()}
+		return nil, &exitError{3, "could not evaluate: " + err.Error()}
 	}
 	if ctx.Err() != nil {
-		return &exitError{1, "interrupted; no report written"}
+		return nil, &exitError{1, "interrupted; no report written"}
 	}
 	r := buildReport(cfg, target, res, layers, started)
 	if err := applyGate(r, cfg.Baseline, cfg.MaxDrop, cfg.Strict, cfg.Gate); err != nil {
-		return err
+		return nil, err
 	}
 
 	if err := writeOutputs(cfg, r, secrets); err != nil {
-		return err
+		return nil, err
 	}
 	var out bytes.Buffer
 	if cfg.Format == "json" {
@@ -92,15 +106,12 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 		err = report.WriteText(&out, r, report.TextOptions{Color: useColor(cfg.Color, stdout, getenv), Verbose: cfg.Verbose, Quiet: cfg.Quiet})
 	}
 	if err != nil {
-		return fmt.Errorf("render: %w", err)
+		return nil, fmt.Errorf("render: %w", err)
 	}
 	if _, err := stdout.Write(mask(out.Bytes(), secrets)); err != nil {
-		return err
+		return nil, err
 	}
-	if !r.Passed() {
-		return &exitError{code: 1}
-	}
-	return nil
+	return r, nil
 }
 
 func buildTarget(cfg *Config, getenv func(string) string, log io.Writer) (mcp.Target, error) {
