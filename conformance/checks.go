@@ -390,7 +390,7 @@ func resultTypeChecks() []*Check {
 				return ""
 			},
 			Run: func(ctx context.Context, e *Env) Outcome {
-				t := e.safeTools()[0]
+				t := e.callableTool()
 				call, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)}, nil)
 				m, o := resultMembers(call, x, err)
 				if o != nil {
@@ -436,6 +436,24 @@ func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, x *mc
 	}
 	o := failf(evidence(x), "%s: resultType %q is not a core value nor one of an advertised extension (clients treat it as invalid)", method, rt)
 	return &o
+}
+
+// callableTool returns the first safe tool that did not ask for a client
+// capability during setup (those are errors/missing-client-capability's).
+func (e *Env) callableTool() mcp.Tool {
+	safe := e.safeTools()
+	for _, t := range safe {
+		needs := false
+		for _, p := range e.capabilityTools {
+			if p.Tool.Name == t.Name {
+				needs = true
+			}
+		}
+		if !needs {
+			return t
+		}
+	}
+	return safe[0]
 }
 
 func promptWithoutRequiredArgs(e *Env) string {
@@ -644,7 +662,7 @@ func errorChecks() []*Check {
 			}},
 		{ID: "errors/missing-client-capability", Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("basic/index") + "#_meta",
-			Title:   "a tool that needs an undeclared client capability → -32021 with data.requiredCapabilities (HTTP 400)",
+			Title:   "a tool that needs an undeclared client capability → -32021 with data.requiredCapabilities (HTTP 400), never an input request for it",
 			Skip: func(e *Env) string {
 				if len(e.capabilityTools) == 0 {
 					return "no safe tool asked for a client capability when none was declared, so the rule could not be provoked"

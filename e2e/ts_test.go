@@ -1,0 +1,26 @@
+package e2e
+
+import "testing"
+
+// tsAllowedSkips: what the TS SDK v2 test server (testdata/servers/ts-v2)
+// does not offer. Its tools echo and add are readOnlyHint, so they are
+// called; write_note is not, so it never is.
+var tsAllowedSkips = map[string]string{
+	"errors/missing-client-capability": "no tool needs a client capability",
+	"headers/param-mismatch":           "no tool has an x-mcp-header parameter",
+	"result-type/prompts-get":          "its only prompt, summarize, has a required argument",
+	"mrtr/shape":                       "no tool answers input_required",
+}
+
+// TestTSServer runs mcp-eval on the TypeScript SDK v2 server: a clean modern
+// server, so exit 0 and every assertion group passes.
+func TestTSServer(t *testing.T) {
+	d := requireDeps(t)
+	srv := startHTTPServer(t, tsServerHTTP(d))
+	run := runMCPEval(t, "--server-url", srv.URL)
+	logRun(t, "ts-v2 http", run)
+	assertModern(t, run, profile{Transport: "http", AllowedSkips: tsAllowedSkips})
+	if run.Exit != 0 {
+		t.Errorf("exit %d, want 0", run.Exit)
+	}
+}
