@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -201,24 +200,10 @@ func orAbsent(b []byte) string {
 func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 	call := e.client.NewCall(method, nil)
 	call.ID = id
-	st, _ := e.client.Transport().(*mcp.Stdio)
-	before := 0
-	if st != nil {
-		before = len(st.Orphans())
-	}
-	x, err := e.client.Do(ctx, call)
-	var te *mcp.TimeoutError
-	if st != nil && errors.As(err, &te) {
-		// On stdio an answer whose id matches no request cannot be paired
-		// with its request; it shows up as an orphan instead.
-		if orphans := st.Orphans(); len(orphans) > before {
-			var ids []string
-			for _, m := range orphans[before:] {
-				ids = append(ids, orAbsent(m.ID))
-			}
-			want, _ := json.Marshal(id)
-			return failf(map[string]any{"orphanIDs": ids}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(ids, ", "))
-		}
+	x, err, orphans := do(ctx, e.client, call)
+	if len(orphans) > 0 {
+		want, _ := json.Marshal(id)
+		return failf(map[string]any{"orphanIDs": orphans}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(orphans, ", "))
 	}
 	if err != nil {
 		return errored(err, evidence(x))

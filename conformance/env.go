@@ -328,6 +328,27 @@ func withNote(ev map[string]any, k string, v any) map[string]any {
 	return ev
 }
 
+// do sends call on c. When a stdio request times out it also returns the
+// ids of answers that arrived meanwhile matching no request: on stdio an
+// answer with a wrong id cannot be paired with its request and shows up
+// only that way.
+func do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, error, []string) {
+	st, _ := c.Transport().(*mcp.Stdio)
+	before := 0
+	if st != nil {
+		before = len(st.Orphans())
+	}
+	x, err := c.Do(ctx, call)
+	var te *mcp.TimeoutError
+	var ids []string
+	if st != nil && errors.As(err, &te) {
+		for _, m := range st.Orphans()[before:] {
+			ids = append(ids, orAbsent(m.ID))
+		}
+	}
+	return x, err, ids
+}
+
 // send builds and sends a call on the modern client, letting edit change
 // it first.
 func (e *Env) send(ctx context.Context, method string, params map[string]any, edit func(*mcp.Call)) (*mcp.Call, *mcp.Exchange, error) {
@@ -335,21 +356,9 @@ func (e *Env) send(ctx context.Context, method string, params map[string]any, ed
 	if edit != nil {
 		edit(call)
 	}
-	st, _ := e.modern.Transport().(*mcp.Stdio)
-	before := 0
-	if st != nil {
-		before = len(st.Orphans())
-	}
-	x, err := e.modern.Do(ctx, call)
-	var te *mcp.TimeoutError
-	if st != nil && errors.As(err, &te) {
-		if orphans := st.Orphans(); len(orphans) > before {
-			var ids []string
-			for _, m := range orphans[before:] {
-				ids = append(ids, orAbsent(m.ID))
-			}
-			err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%s)", err, strings.Join(ids, ", "))
-		}
+	x, err, orphans := do(ctx, e.modern, call)
+	if len(orphans) > 0 {
+		err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%s)", err, strings.Join(orphans, ", "))
 	}
 	return call, x, err
 }
