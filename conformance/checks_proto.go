@@ -200,7 +200,7 @@ func orAbsent(b []byte) string {
 func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 	call := e.client.NewCall(method, nil)
 	call.ID = id
-	x, err, orphans := do(ctx, e.client, call)
+	x, orphans, err := do(ctx, e.client, call)
 	if len(orphans) > 0 {
 		want, _ := json.Marshal(id)
 		return failf(map[string]any{"orphanIDs": orphans}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(orphans, ", "))

@@ -332,7 +332,7 @@ func withNote(ev map[string]any, k string, v any) map[string]any {
 // ids of answers that arrived meanwhile matching no request: on stdio an
 // answer with a wrong id cannot be paired with its request and shows up
 // only that way.
-func do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, error, []string) {
+func do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, []string, error) {
 	st, _ := c.Transport().(*mcp.Stdio)
 	before := 0
 	if st != nil {
@@ -346,7 +346,7 @@ func do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, erro
 			ids = append(ids, orAbsent(m.ID))
 		}
 	}
-	return x, err, ids
+	return x, ids, err
 }
 
 // send builds and sends a call on the modern client, letting edit change
@@ -356,7 +356,7 @@ func (e *Env) send(ctx context.Context, method string, params map[string]any, ed
 	if edit != nil {
 		edit(call)
 	}
-	x, err, orphans := do(ctx, e.modern, call)
+	x, orphans, err := do(ctx, e.modern, call)
 	if len(orphans) > 0 {
 		err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%s)", err, strings.Join(orphans, ", "))
 	}
