@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 
 	"github.com/mcp-eval/mcp-eval/report"
@@ -32,4 +33,23 @@ func ExampleWriteText() {
 	//   ⚠ http/get-not-allowed  warning: GET got HTTP 200, want 405
 	//
 	// FAIL  1 passed, 1 failed, 1 warnings, 0 skipped, 0 errors · conformance pass rate 50% (1/2 hard checks)
+}
+
+func ExampleReport_CarryHistory() {
+	base := &report.Report{
+		StartedAt: "2026-08-14T02:00:00Z",
+		Scores:    map[string]float64{"conformance.passRate": 0.9},
+		History: []report.HistoryEntry{
+			{StartedAt: "2026-08-13T02:00:00Z", Scores: map[string]float64{"conformance.passRate": 0.8}},
+			{StartedAt: "2026-08-14T02:00:00Z", Scores: map[string]float64{"conformance.passRate": 0.9}},
+		},
+	}
+	r := &report.Report{StartedAt: "2026-08-15T02:00:00Z", Commit: "9f8e7d6", Scores: map[string]float64{"conformance.passRate": 1}}
+	r.CarryHistory(base, 2)
+	for _, e := range r.History {
+		fmt.Println(e.StartedAt, e.Commit, e.Scores["conformance.passRate"])
+	}
+	// Output:
+	// 2026-08-14T02:00:00Z  0.9
+	// 2026-08-15T02:00:00Z 9f8e7d6 1
 }

@@ -16,6 +16,11 @@ const (
 	mdEvidenceMax = 8000 // bytes of pretty-printed evidence per check
 	mdCellMax     = 300  // runes of a message in a table cell
 	mdMessageMax  = 2000 // runes of a message or info under a finding
+	mdCodeSpanMax = 300  // runes of an identifier that is not plain (tool names, targets)
+	mdListMax     = 100  // ids in one list of the gate (regressions, fixed, …)
+	// mdEvidenceBudget is how many bytes of evidence the whole summary
+	// shows; past it a finding points at report.json instead.
+	mdEvidenceBudget = 256 << 10
 )
 
 // WriteMarkdown writes summary.md, the human report that also becomes the
@@ -46,6 +51,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Scores) > 0 || len(r.ScoresByModel) > 0 {
 		m.scores(r)
 	}
+	if len(r.History) >= 2 {
+		m.trend(r.History)
+	}
 	if r.Telemetry != nil && (len(r.Telemetry.ToolCalls) > 0 || len(r.Telemetry.Models) > 0) {
 		m.telemetry(r.Telemetry)
 	}
@@ -59,6 +67,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 type mdWriter struct {
 	b *bytes.Buffer
 	j judge
+	// evidence counts the bytes of evidence written so far.
+	evidence int
 }
 
 func (m *mdWriter) p(format string, args ...any) {
@@ -134,6 +144,9 @@ func (m *mdWriter) server(r *Report) {
 	if s.Fingerprint != "" {
 		m.row("fingerprint", codeSpan(s.Fingerprint))
 	}
+	if r.Commit != "" {
+		m.row("commit", codeSpan(r.Commit))
+	}
 	if len(r.Layers) > 0 {
 		m.row("layers", escapeMarkdown(strings.Join(r.Layers, ", ")))
 	}
@@ -153,7 +166,7 @@ func (m *mdWriter) migration(r *Report) {
 	m.p("This server speaks an earlier revision of MCP. To serve 2026-07-28 it needs to:")
 	m.p("")
 	for _, item := range r.Server.Migration {
-		m.p("- %s", escapeMarkdown(item))
+		m.p("- %s", escapeMarkdown(cutRunes(item, mdMessageMax)))
 	}
 	m.p("")
 }
@@ -203,6 +216,11 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 			m.p("")
 		}
 		if hasEvidence(c.Evidence) {
+			if m.evidence >= mdEvidenceBudget {
+				m.p("Evidence omitted to keep the summary within its size limit; it is in report.json.")
+				m.p("")
+				continue
+			}
 			m.details("evidence", indentEvidence(c.Evidence), "json")
 		}
 	}
@@ -212,6 +230,7 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 // is untrusted and only ever appears inside the fence.
 func (m *mdWriter) details(summary, body, lang string) {
 	body, cut := truncateBytes(body, mdEvidenceMax)
+	m.evidence += len(body)
 	fence := codeFence(body)
 	m.p("<details><summary>%s</summary>", summary)
 	m.p("")
@@ -261,12 +280,25 @@ func (m *mdWriter) checks(r *Report) {
 	}
 }
 
-// cutRunes cuts s to max runes, ending in "…".
-func cutRunes(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
+// moreText is " and N more" for N > 0, else "".
+func moreText(n int) string {
+	if n <= 0 {
+		return ""
 	}
-	return string([]rune(s)[:max]) + "…"
+	return fmt.Sprintf(" and %d more", n)
+}
+
+// cutRunes cuts s to max runes, ending in "…". It reads no further than
+// the cut, so a megabyte string costs no more than a short one.
+func cutRunes(s string, max int) string {
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 func (m *mdWriter) cases(r *Report) {
@@ -390,11 +422,11 @@ func (m *mdWriter) gate(g *Gate) {
 	if g.Baseline == "" {
 		m.p("No baseline was found: only the absolute floors were applied.")
 	} else {
-		m.p("Baseline: %s", escapeMarkdown(g.Baseline))
+		m.p("Baseline: %s", escapeMarkdown(cutRunes(g.Baseline, mdMessageMax)))
 	}
 	m.p("")
 	for _, reason := range g.Reasons {
-		m.p("- ❌ %s", escapeMarkdown(reason))
+		m.p("- ❌ %s", escapeMarkdown(cutRunes(reason, mdMessageMax)))
 	}
 	if len(g.Reasons) > 0 {
 		m.p("")
@@ -427,7 +459,7 @@ func (m *mdWriter) gate(g *Gate) {
 		m.p("")
 	}
 	if g.DriftMessage != "" {
-		m.p("**Model drift:** %s", escapeMarkdown(g.DriftMessage))
+		m.p("**Model drift:** %s", escapeMarkdown(cutRunes(g.DriftMessage, mdMessageMax)))
 		m.p("")
 	}
 	items := []struct {
@@ -441,14 +473,15 @@ func (m *mdWriter) gate(g *Gate) {
 		if len(it.list) == 0 {
 			continue
 		}
-		names := make([]string, len(it.list))
-		for i, gi := range it.list {
+		shown := it.list[:min(len(it.list), mdListMax)]
+		names := make([]string, len(shown))
+		for i, gi := range shown {
 			names[i] = codeSpan(gi.Key())
 			if it.title == "Waived" && gi.WaiverReason != "" {
-				names[i] += " (" + escapeMarkdown(gi.WaiverReason) + ")"
+				names[i] += " (" + escapeMarkdown(cutRunes(gi.WaiverReason, mdCellMax)) + ")"
 			}
 		}
-		m.p("- **%s (%d):** %s", it.title, len(it.list), strings.Join(names, ", "))
+		m.p("- **%s (%d):** %s%s", it.title, len(it.list), strings.Join(names, ", "), moreText(len(it.list)-len(shown)))
 	}
 	for _, w := range []struct {
 		title string
@@ -457,14 +490,15 @@ func (m *mdWriter) gate(g *Gate) {
 		if len(w.ids) == 0 {
 			continue
 		}
-		names := make([]string, len(w.ids))
-		for i, id := range w.ids {
+		shown := w.ids[:min(len(w.ids), mdListMax)]
+		names := make([]string, len(shown))
+		for i, id := range shown {
 			names[i] = codeSpan(id)
 		}
-		m.p("- **%s (%d):** %s", w.title, len(w.ids), strings.Join(names, ", "))
+		m.p("- **%s (%d):** %s%s", w.title, len(w.ids), strings.Join(names, ", "), moreText(len(w.ids)-len(shown)))
 	}
 	for _, n := range g.Notes {
-		m.p("- ℹ️ %s", escapeMarkdown(n))
+		m.p("- ℹ️ %s", escapeMarkdown(cutRunes(n, mdMessageMax)))
 	}
 	m.p("")
 }
@@ -477,10 +511,10 @@ var safeCode = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$`)
 // codeSpan renders a short identifier as inline code when that is safe, else
 // as escaped text.
 func codeSpan(s string) string {
-	if safeCode.MatchString(s) && len(s) <= 200 {
+	if len(s) <= 200 && safeCode.MatchString(s) {
 		return "`" + s + "`"
 	}
-	return escapeMarkdown(s)
+	return escapeMarkdown(cutRunes(s, mdCodeSpanMax))
 }
 
 // zwj is inserted after '@' (and '#' before a digit) so that GitHub does not
@@ -585,3 +619,8 @@ func codeFence(content string) string {
 	}
 	return strings.Repeat("`", max(3, longest+1))
 }
+
+// EscapeMarkdown makes untrusted text (from a server, a model or an API)
+// safe inside Markdown: the same escaping every renderer here applies, for
+// callers that add lines of their own to a summary.
+func EscapeMarkdown(s string) string { return escapeMarkdown(s) }

@@ -125,3 +125,42 @@ func FuzzCodeFence(f *testing.F) {
 		}
 	})
 }
+
+// TestMarkdownHostileTool renders the summary of a server whose tool
+// description carries markup, mentions, workflow commands and backtick runs,
+// at its real size and grown to 1 MiB: the summary stays small, its folds
+// and fences hold, and the server's text is inert outside code blocks.
+func TestMarkdownHostileTool(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"hostile-tool", "hostile-tool-1mb"} {
+		var b strings.Builder
+		if err := WriteMarkdown(&b, loadReport(t, name)); err != nil {
+			t.Fatal(err)
+		}
+		md := b.String()
+		if len(md) > 64<<10 {
+			t.Errorf("%s: summary is %d bytes", name, len(md))
+		}
+		outside, inside := splitFences(t, md)
+		for _, bad := range []string{"<script", "<img", "</details><", "<!-- mcp-eval", "https://evil"} {
+			if strings.Contains(outside, bad) {
+				t.Errorf("%s: markdown outside code blocks contains %q", name, bad)
+			}
+		}
+		if m := mentionRE.FindString(codeSpanRE.ReplaceAllString(outside, "")); m != "" {
+			t.Errorf("%s: mention %q outside code", name, m)
+		}
+		if open, closed := strings.Count(outside, "<details>"), strings.Count(outside, "</details>"); open != closed {
+			t.Errorf("%s: %d <details> and %d </details>", name, open, closed)
+		}
+		for i, line := range strings.Split(md, "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") {
+				t.Errorf("%s: line %d starts a workflow command: %q", name, i+1, line)
+			}
+		}
+		// The description is shown verbatim, but only inside a fence.
+		if !strings.Contains(inside, "</details></details><details open><summary>@org/team") {
+			t.Errorf("%s: the evidence should be shown verbatim in a code block", name)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,23 +27,48 @@ type renderer struct {
 	render func(io.Writer, *Report) error
 	// only limits the renderer to these inputs (all when empty).
 	only []string
+	// huge says the renderer also runs on the derived inputs with
+	// megabyte strings (hugeInputs); the others would write megabytes.
+	huge bool
+}
+
+// applies reports whether rd renders the input name.
+func (rd renderer) applies(name string) bool {
+	if _, ok := hugeInputs[name]; ok && !rd.huge {
+		return false
+	}
+	return len(rd.only) == 0 || contains(rd.only, name)
 }
 
 func textRenderer(o TextOptions) func(io.Writer, *Report) error {
 	return func(w io.Writer, r *Report) error { return WriteText(w, r, o) }
 }
 
+// The links the golden comments carry.
+const (
+	testRunURL      = "https://github.com/acme/weather-mcp/actions/runs/4412"
+	testBaselineURL = "https://github.com/acme/weather-mcp/actions/runs/4411"
+)
+
+func commentRenderer(o CommentOptions) func(io.Writer, *Report) error {
+	return func(w io.Writer, r *Report) error { return WriteComment(w, r, o) }
+}
+
 var renderers = []renderer{
 	{suffix: ".json", render: WriteJSON},
-	{suffix: ".txt", render: textRenderer(TextOptions{})},
-	{suffix: ".md", render: WriteMarkdown},
+	{suffix: ".txt", render: textRenderer(TextOptions{}), huge: true},
+	{suffix: ".md", render: WriteMarkdown, huge: true},
 	{suffix: ".xml", render: WriteJUnit},
+	{suffix: ".comment.md", render: commentRenderer(CommentOptions{RunURL: testRunURL, BaselineURL: testBaselineURL}), huge: true},
+	{suffix: ".small.comment.md", render: commentRenderer(CommentOptions{RunURL: testRunURL, MaxBytes: 2048}), only: []string{"cases-scores", "hostile-tool", "hostile-tool-1mb"}, huge: true},
+	{suffix: ".sarif", render: WriteSARIF, huge: true},
 	{suffix: ".verbose.txt", render: textRenderer(TextOptions{Verbose: true}), only: []string{"failing-modern", "passing-modern"}},
 	{suffix: ".quiet.txt", render: textRenderer(TextOptions{Quiet: true}), only: []string{"failing-modern", "cases-scores"}},
 	{suffix: ".color.txt", render: textRenderer(TextOptions{Color: true}), only: []string{"failing-modern", "cases-scores"}},
 }
 
-// inputs returns the names of the golden input reports, testdata/NAME.input.json.
+// inputs returns the names of the golden input reports,
+// testdata/NAME.input.json, and of the derived hugeInputs.
 func inputs(t *testing.T) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.input.json"))
@@ -53,11 +79,59 @@ func inputs(t *testing.T) []string {
 	for _, p := range paths {
 		names = append(names, strings.TrimSuffix(filepath.Base(p), ".input.json"))
 	}
-	return names
+	return append(names, sortedKeys(hugeInputs)...)
+}
+
+// hugeInputs are golden inputs built in code from a testdata input, so
+// that testdata holds no megabyte strings: name → the input it starts from
+// and what it changes.
+var hugeInputs = map[string]struct {
+	from   string
+	mutate func(*Report)
+}{
+	"hostile-tool-1mb": {"hostile-tool", inflate},
+}
+
+// megabyte repeats s to a little over 1 MiB.
+func megabyte(s string) string {
+	return strings.Repeat(s, (1<<20)/len(s)+1)
+}
+
+// inflate turns the hostile tool description of hostile-tool into a
+// 1 MiB one, wherever it appears, and does the same to the tool name and to
+// the gate's free text.
+func inflate(r *Report) {
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		if c.ID != "lint/tool-description" {
+			continue
+		}
+		var ev struct {
+			Tool        string `json:"tool"`
+			Description string `json:"description"`
+		}
+		if err := json.Unmarshal(c.Evidence, &ev); err != nil {
+			panic(err)
+		}
+		ev.Description = megabyte(ev.Description)
+		ev.Tool = megabyte(ev.Tool)
+		c.Message = "tool description is an instruction to the reader: " + ev.Description
+		c.Evidence, _ = json.Marshal(ev)
+	}
+	g := r.Gate
+	g.Baseline = megabyte(g.Baseline)
+	g.Reasons = append(g.Reasons, megabyte(g.Reasons[0]+" </details> @org/team "))
+	g.DriftMessage = megabyte(g.DriftMessage + " ::set-output name=x::y ")
+	g.StaleWaivers = append(g.StaleWaivers, megabyte("@org/team`</details>"))
 }
 
 func loadReport(t *testing.T, name string) *Report {
 	t.Helper()
+	if h, ok := hugeInputs[name]; ok {
+		r := loadReport(t, h.from)
+		h.mutate(r)
+		return r
+	}
 	b, err := os.ReadFile(filepath.Join("testdata", name+".input.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +158,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, rd := range renderers {
-				if len(rd.only) > 0 && !contains(rd.only, name) {
+				if !rd.applies(name) {
 					continue
 				}
 				r := loadReport(t, name)
@@ -123,11 +197,15 @@ func TestRenderersArePure(t *testing.T) {
 	t.Parallel()
 	for _, name := range inputs(t) {
 		for _, rd := range renderers {
+			if !rd.applies(name) {
+				continue
+			}
 			r := loadReport(t, name)
 			before := loadReport(t, name)
 			first := render(t, rd.render, r)
-			if diff := cmp.Diff(before, r); diff != "" {
-				t.Errorf("%s%s modified its report (-before +after):\n%s", name, rd.suffix, diff)
+			// reflect.DeepEqual first: cmp.Diff is slow on megabyte evidence.
+			if !reflect.DeepEqual(before, r) {
+				t.Errorf("%s%s modified its report (-before +after):\n%s", name, rd.suffix, cmp.Diff(before, r))
 			}
 			// Reverse checks and cases: the output must not depend on the
 			// input order.

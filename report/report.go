@@ -54,12 +54,24 @@ type Report struct {
 	Cases         []Case                        `json:"cases"`
 	Scores        map[string]float64            `json:"scores"`
 	ScoresByModel map[string]map[string]float64 `json:"scoresByModel,omitempty"`
-	Surface       Surface                       `json:"surface"`
-	Telemetry     *Telemetry                    `json:"telemetry,omitempty"`
-	Gate          *Gate                         `json:"gate,omitempty"`
+	// Confusion is the tool confusion matrix per model, sorted by model,
+	// expected and selected tool; only cells with a count are listed.
+	Confusion []ConfusionCell `json:"confusion,omitempty"`
+	// Judge names the judge model and prompt behind the behavior scores.
+	Judge     *JudgeInfo `json:"judge,omitempty"`
+	Surface   Surface    `json:"surface"`
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	Gate      *Gate      `json:"gate,omitempty"`
 	// Strict records --strict: every failed or errored check and case fails
 	// the run, warnings included. Renderers judge the report by it.
 	Strict bool `json:"strict,omitempty"`
+	// Commit is the source revision under test (GITHUB_SHA in the Action),
+	// when the caller knows it. CarryHistory records it with the scores.
+	Commit string `json:"commit,omitempty"`
+	// History holds the headline scores of recent runs, oldest first, the
+	// last entry being this run: CarryHistory carries it forward from the
+	// baseline, and the summary draws it as a trend chart.
+	History []HistoryEntry `json:"history,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -119,6 +131,45 @@ type Case struct {
 	Arguments *float64 `json:"arguments"`
 	Sequence  *float64 `json:"sequence"`
 	Judge     *float64 `json:"judge"`
+	// WilsonLow and WilsonHigh bound the 95% Wilson score interval of the
+	// pass rate over the non-errored runs ([0, 1] when there were none).
+	WilsonLow  float64 `json:"wilsonLow"`
+	WilsonHigh float64 `json:"wilsonHigh"`
+	// Flaky marks a case that passed some runs and failed others.
+	Flaky bool     `json:"flaky,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	// Negative marks a case whose model must call no tool; with it, the
+	// behavior scores can be recomputed from the cases alone (merge).
+	Negative bool `json:"negative,omitempty"`
+	// SemanticFallback says a semantic argument match used the
+	// deterministic token similarity because no judge model was available.
+	SemanticFallback bool `json:"semanticFallback,omitempty"`
+	// Failures says why runs failed and Errors why runs errored, one line
+	// per run ("run 2: …"), the first few of each.
+	Failures []string `json:"failures,omitempty"`
+	Errors   []string `json:"errors,omitempty"`
+}
+
+// ConfusionCell is one cell of a model's tool confusion matrix: how many
+// non-errored runs of single-tool and negative cases that expected one tool
+// ("none" for a negative case) called another first ("none" when no tool).
+type ConfusionCell struct {
+	Model    string `json:"model"`
+	Expected string `json:"expected"`
+	Selected string `json:"selected"`
+	Count    int    `json:"count"`
+}
+
+// JudgeInfo records the LLM judge of Layer 1, so that a change of judge
+// model or prompt is visible next to the scores it produced.
+type JudgeInfo struct {
+	// Model is the judge's provider:model; empty when no judge was used.
+	Model string `json:"model,omitempty"`
+	// PromptSHA256 is the hash of golden/judge_prompt.txt.
+	PromptSHA256 string `json:"promptSha256"`
+	// SemanticFallback says that at least one semantic argument match used
+	// the deterministic token similarity instead of the judge.
+	SemanticFallback bool `json:"semanticFallback,omitempty"`
 }
 
 // Surface keeps per-item hashes of the server's tool surface so that a diff

@@ -140,7 +140,7 @@ func (t *textWriter) header(r *Report) {
 	parts = append(parts, "protocol "+orDash(oneLine(r.Server.ProtocolVersion, 40)))
 	t.line(strings.Join(parts, " · "))
 	for _, m := range r.Server.Migration {
-		t.line("  migrate: " + oneLine(m, 0))
+		t.line("  migrate: " + oneLine(m, textMessageMax))
 	}
 	t.line("")
 }
@@ -261,11 +261,11 @@ func (t *textWriter) gate(g *Gate) {
 	}
 	base := "no baseline (absolute floors only)"
 	if g.Baseline != "" {
-		base = "baseline " + oneLine(g.Baseline, 0)
+		base = "baseline " + oneLine(g.Baseline, textMessageMax)
 	}
 	t.line("gate " + verdict + " · " + base)
 	for _, reason := range g.Reasons {
-		t.line("  ✗ " + oneLine(reason, 0))
+		t.line("  ✗ " + oneLine(reason, textMessageMax))
 	}
 	if t.o.Quiet {
 		return
@@ -280,13 +280,13 @@ func (t *textWriter) gate(g *Gate) {
 		}
 	}
 	if g.DriftMessage != "" {
-		t.line("  drift: " + oneLine(g.DriftMessage, 0))
+		t.line("  drift: " + oneLine(g.DriftMessage, textMessageMax))
 	}
 	for _, it := range g.Waived {
-		t.line("  waived " + oneLine(it.Key(), 0) + ": " + oneLine(it.WaiverReason, 0))
+		t.line("  waived " + oneLine(it.Key(), textValueMax) + ": " + oneLine(it.WaiverReason, textValueMax))
 	}
 	for _, n := range g.Notes {
-		t.line("  note: " + oneLine(n, 0))
+		t.line("  note: " + oneLine(n, textMessageMax))
 	}
 }
 
