@@ -92,7 +92,10 @@ type Call struct {
 	// output says so.
 	ReadOnly bool `json:"readOnly,omitempty"`
 	// UnknownTool: the model named a tool the server does not offer.
-	UnknownTool bool          `json:"unknownTool,omitempty"`
+	UnknownTool bool `json:"unknownTool,omitempty"`
+	// InputRounds counts the input_required round-trips answered from
+	// Task.InputResponses before the final result.
+	InputRounds int           `json:"inputRounds,omitempty"`
 	Duration    time.Duration `json:"durationNs"`
 }
 
@@ -104,6 +107,7 @@ type Transcript struct {
 	Final string `json:"final"`
 	// ModelCalls counts Complete calls; Turns the assistant turns.
 	ModelCalls int `json:"modelCalls"`
+	Turns      int `json:"turns"`
 	// Stop is "final" (the model answered without calling a tool),
 	// "max_turns", or "error" (a model call failed; see Err).
 	Stop  string    `json:"stop"`
@@ -111,6 +115,12 @@ type Transcript struct {
 	Usage llm.Usage `json:"usage"`
 	// ModelLatencies holds each model call's wall time, for telemetry.
 	ModelLatencies []time.Duration `json:"modelLatenciesNs,omitempty"`
+	// AnsweredBy is the model name the provider reported in its first
+	// answer (often a dated snapshot of the requested alias), so a report
+	// can show which snapshot a cached or fresh run actually measured.
+	AnsweredBy string `json:"answeredBy,omitempty"`
+	// Duration is the run's wall time, model calls and tool calls included.
+	Duration time.Duration `json:"durationNs"`
 }
 
 // Selected returns the names of the tools the model called, in order.

@@ -1,0 +1,394 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/mcp"
+)
+
+// Limits of one run.
+const (
+	// MaxResultBytes caps the text of one tool result given to the model. A
+	// server under test is untrusted and may answer megabytes; fed back on
+	// every later turn that would blow the model's context and the run's
+	// cost, and say nothing more about tool selection than the first 32 KiB.
+	MaxResultBytes = 32 << 10
+	// MaxInputRounds bounds the input_required round-trips of one call, so a
+	// server that keeps asking cannot hold a run forever.
+	MaxInputRounds = 3
+	// maxRawBytes caps the raw result kept in a transcript. Transcripts are
+	// cached on disk per run; a 16 MiB answer kept five times per model is
+	// not worth the space, and scoring reads names and arguments, not Raw.
+	maxRawBytes = 1 << 20
+)
+
+// Stop reasons of a Transcript.
+const (
+	StopFinal    = "final"
+	StopMaxTurns = "max_turns"
+	StopError    = "error"
+)
+
+// Run executes one task: it offers t.Tools to m, executes the calls m makes
+// against s (or answers them from t.Stubs), and feeds the results back until
+// m answers without calling a tool or t.MaxTurns model calls have been made.
+//
+// A failing model call is part of the record, not a Go error: the transcript
+// comes back with Stop "error" and Err set, so that a provider outage
+// counts as an errored run rather than aborting the suite. Run returns a Go
+// error only when it is called wrongly (a nil model or server).
+//
+// Calls of one turn are executed one after another in the model's order:
+// the order is what sequence scoring checks, and tools with side effects
+// must not race each other.
+func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
+	if m == nil {
+		return nil, errors.New("agent: nil model")
+	}
+	if s == nil {
+		return nil, errors.New("agent: nil server")
+	}
+	start := time.Now()
+	maxTurns := t.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	tools := make([]llm.Tool, 0, len(t.Tools))
+	byName := make(map[string]mcp.Tool, len(t.Tools))
+	for _, tool := range t.Tools {
+		tools = append(tools, llm.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema})
+		if _, dup := byName[tool.Name]; !dup {
+			byName[tool.Name] = tool
+		}
+	}
+
+	tr := &Transcript{Calls: []Call{}}
+	if t.System != "" {
+		tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleSystem, Content: t.System})
+	}
+	tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleUser, Content: t.Prompt})
+	fail := func(err error) (*Transcript, error) {
+		tr.Stop, tr.Err = StopError, err.Error()
+		tr.Duration = time.Since(start)
+		return tr, nil
+	}
+
+	for turn := 1; turn <= maxTurns; turn++ {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		req := llm.Request{
+			Model: t.Model,
+			// The provider may keep the slice while retrying; a copy keeps
+			// later appends out of a request still in flight.
+			Messages:    append([]llm.Message(nil), tr.Messages...),
+			Tools:       tools,
+			MaxTokens:   t.MaxTokens,
+			Temperature: t.Temperature,
+		}
+		callStart := time.Now()
+		resp, err := m.Complete(ctx, req)
+		tr.ModelLatencies = append(tr.ModelLatencies, time.Since(callStart))
+		tr.ModelCalls++
+		if err == nil && resp == nil {
+			err = errors.New("model returned no response")
+		}
+		if err != nil {
+			return fail(err)
+		}
+		tr.Turns++
+		tr.Usage.InputTokens += resp.Usage.InputTokens
+		tr.Usage.OutputTokens += resp.Usage.OutputTokens
+		if tr.AnsweredBy == "" {
+			tr.AnsweredBy = resp.Model
+		}
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		// Every tool message must point at its call; a model that sends no
+		// id (some compatible servers do) still gets a stable, unique one.
+		msg.ToolCalls = append([]llm.ToolCall(nil), msg.ToolCalls...)
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
+			}
+		}
+		tr.Messages = append(tr.Messages, msg)
+		if msg.Content != "" {
+			tr.Final = msg.Content
+		}
+		if len(msg.ToolCalls) == 0 {
+			tr.Final = msg.Content
+			tr.Stop = StopFinal
+			tr.Duration = time.Since(start)
+			return tr, nil
+		}
+		// The calls of the last allowed turn are still executed: they are
+		// the model's choices, which selection and sequence scoring judge.
+		for _, tc := range msg.ToolCalls {
+			c := runCall(ctx, s, t, byName, turn, tc)
+			tr.Calls = append(tr.Calls, c)
+			tr.Messages = append(tr.Messages, llm.Message{
+				Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: c.Result.IsError,
+			})
+		}
+	}
+	tr.Stop = StopMaxTurns
+	tr.Duration = time.Since(start)
+	return tr, nil
+}
+
+// runCall answers one tool call: unknown tool, invalid arguments, stub, or
+// a real tools/call, then t.OnResult and the size cap.
+func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, turn int, tc llm.ToolCall) Call {
+	start := time.Now()
+	c := Call{Turn: turn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments}
+	tool, known := byName[tc.Name]
+	c.ReadOnly = known && tool.ReadOnly()
+	args, argErr := decodeArguments(tc)
+	switch {
+	case !known:
+		c.UnknownTool = true
+		c.Result = errorResult(fmt.Sprintf("unknown tool %q: the server offers no tool by that name (available: %s)", tc.Name, toolNames(byName)))
+	case argErr != nil:
+		c.Result = errorResult(fmt.Sprintf("invalid arguments for %s: %v; the tool was not called. Send the arguments as one JSON object.", tc.Name, argErr))
+	case hasStub(t.Stubs, tc.Name):
+		c.Stubbed = true
+		c.Result = stubResult(t.Stubs[tc.Name])
+	default:
+		c.Executed = true
+		c.Result, c.InputRounds = execute(ctx, s, t, tc.Name, args)
+	}
+	c.Result.Content = capText(c.Result.Content)
+	c.Duration = time.Since(start)
+	if t.OnResult != nil {
+		c.Result = t.OnResult(c, c.Result)
+		c.Result.Content = capText(c.Result.Content)
+	}
+	return c
+}
+
+// decodeArguments turns the model's arguments into the object tools/call
+// sends. Numbers stay json.Number so that a large integer reaches the
+// server digit for digit rather than through a float64.
+func decodeArguments(tc llm.ToolCall) (map[string]any, error) {
+	if tc.InvalidArguments != "" {
+		return nil, fmt.Errorf("not valid JSON: %s", clip(tc.InvalidArguments, 200))
+	}
+	raw := bytes.TrimSpace(tc.Arguments)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %s", clip(string(raw), 200))
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("arguments must be a JSON object, got %s", clip(string(raw), 200))
+	}
+	return obj, nil
+}
+
+// execute sends the call and answers input_required results from
+// t.InputResponses, up to MaxInputRounds retries.
+func execute(ctx context.Context, s Server, t Task, name string, args map[string]any) (ToolResult, int) {
+	var extra map[string]any
+	for round := 0; ; round++ {
+		res, err := s.CallTool(ctx, name, args, extra)
+		if err != nil {
+			return callError(err), round
+		}
+		if res.ResultType != "input_required" {
+			return convertResult(res), round
+		}
+		if round == MaxInputRounds {
+			return ToolResult{Content: fmt.Sprintf("the server still asked for input after %d rounds; the call was abandoned", MaxInputRounds), IsError: true, Raw: keepRaw(res.Raw)}, round
+		}
+		if len(res.InputRequests) == 0 {
+			return ToolResult{Content: "the server answered input_required without any inputRequests", IsError: true, Raw: keepRaw(res.Raw)}, round
+		}
+		responses := make(map[string]json.RawMessage, len(res.InputRequests))
+		for _, key := range sortedKeys(res.InputRequests) {
+			r, ok := t.InputResponses[key]
+			if !ok {
+				return ToolResult{
+					Content: fmt.Sprintf("the server asked for input %q, and the case configures no input response for it", key),
+					IsError: true, Raw: keepRaw(res.Raw),
+				}, round
+			}
+			responses[key] = r
+		}
+		extra = map[string]any{"inputResponses": responses}
+		if res.RequestState != nil {
+			extra["requestState"] = *res.RequestState
+		}
+	}
+}
+
+// callError is the result of a tools/call that got no result: a JSON-RPC
+// error (kept as Raw for scoring) or a transport failure.
+func callError(err error) ToolResult {
+	var rpc *mcp.Error
+	if errors.As(err, &rpc) {
+		raw, _ := json.Marshal(rpc)
+		return ToolResult{Content: fmt.Sprintf("error %d: %s", rpc.Code, rpc.Message), IsError: true, Raw: raw}
+	}
+	return ToolResult{Content: "the tool call failed: " + err.Error(), IsError: true}
+}
+
+func convertResult(res *mcp.CallToolResult) ToolResult {
+	text := contentText(res.Content)
+	if text == "" && len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
+		// A result with structured content only still has something to say.
+		text = string(res.StructuredContent)
+	}
+	return ToolResult{Content: text, IsError: res.IsError, Raw: keepRaw(res.Raw)}
+}
+
+func hasStub(stubs map[string]json.RawMessage, name string) bool {
+	_, ok := stubs[name]
+	return ok
+}
+
+// stubResult answers from a case's stub: a CallToolResult object (an
+// object with a content array) as the server would send it, or any other
+// JSON value as the text of one content block.
+func stubResult(raw json.RawMessage) ToolResult {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`""`)
+	}
+	var probe struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && len(probe.Content) > 0 && bytes.TrimSpace(probe.Content)[0] == '[' {
+		var res mcp.CallToolResult
+		if json.Unmarshal(raw, &res) == nil {
+			res.Raw = raw
+			return convertResult(&res)
+		}
+	}
+	text := string(raw)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		text = s
+	}
+	block := map[string]any{"type": "text", "text": text}
+	res, _ := json.Marshal(map[string]any{"content": []any{block}})
+	return ToolResult{Content: text, Raw: res}
+}
+
+// contentText renders content blocks as text for the model: text blocks as
+// they are, others as a short description, one block per line.
+func contentText(blocks []json.RawMessage) string {
+	parts := make([]string, 0, len(blocks))
+	for _, raw := range blocks {
+		var b struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Data     string `json:"data"`
+			MimeType string `json:"mimeType"`
+			URI      string `json:"uri"`
+			Name     string `json:"name"`
+			Resource *struct {
+				URI      string `json:"uri"`
+				MimeType string `json:"mimeType"`
+				Text     string `json:"text"`
+				Blob     string `json:"blob"`
+			} `json:"resource"`
+		}
+		if json.Unmarshal(raw, &b) != nil {
+			parts = append(parts, "[unreadable content block]")
+			continue
+		}
+		switch {
+		case b.Type == "text":
+			parts = append(parts, b.Text)
+		case b.Type == "image" || b.Type == "audio":
+			parts = append(parts, fmt.Sprintf("[%s, %d bytes]", orType(b.MimeType, b.Type), base64Len(b.Data)))
+		case b.Type == "resource_link":
+			parts = append(parts, fmt.Sprintf("[resource link %s %s]", b.URI, b.Name))
+		case b.Type == "resource" && b.Resource != nil && b.Resource.Blob == "":
+			parts = append(parts, fmt.Sprintf("[resource %s]\n%s", b.Resource.URI, b.Resource.Text))
+		case b.Type == "resource" && b.Resource != nil:
+			parts = append(parts, fmt.Sprintf("[resource %s, %s, %d bytes]", b.Resource.URI, orType(b.Resource.MimeType, "binary"), base64Len(b.Resource.Blob)))
+		default:
+			parts = append(parts, fmt.Sprintf("[%s content block]", orType(b.Type, "untyped")))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func orType(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// base64Len is the decoded size of standard base64 text, without decoding.
+func base64Len(s string) int {
+	s = strings.TrimRight(s, "=")
+	return base64.RawStdEncoding.DecodedLen(len(s))
+}
+
+// capText cuts text longer than MaxResultBytes at a rune boundary and says
+// so, so the model knows it saw only part of the result.
+func capText(s string) string {
+	if len(s) <= MaxResultBytes {
+		return s
+	}
+	cut := MaxResultBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[result truncated by mcp-eval: %d of %d bytes shown]", cut, len(s))
+}
+
+// keepRaw keeps a raw result unless it is too large to store per run.
+func keepRaw(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= maxRawBytes {
+		return raw
+	}
+	b, _ := json.Marshal(map[string]any{"mcpEvalTruncated": true, "bytes": len(raw)})
+	return b
+}
+
+func errorResult(text string) ToolResult { return ToolResult{Content: text, IsError: true} }
+
+func toolNames(byName map[string]mcp.Tool) string {
+	if len(byName) == 0 {
+		return "none"
+	}
+	return strings.Join(sortedKeys(byName), ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
