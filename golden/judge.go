@@ -1,0 +1,289 @@
+package golden
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/llm"
+)
+
+// judgePromptFile is golden/judge_prompt.txt: the judge's system prompts,
+// kept in the repository so that a change to them is reviewed like code.
+//
+//go:embed judge_prompt.txt
+var judgePromptFile []byte
+
+// The prompt sections, split once from judgePromptFile.
+var gradePrompt, similarPrompt = splitPrompts(judgePromptFile)
+
+func splitPrompts(b []byte) (grade, similar string) {
+	sections := map[string]string{}
+	var name string
+	var cur strings.Builder
+	flush := func() {
+		if name != "" {
+			sections[name] = strings.TrimSpace(cur.String())
+		}
+		cur.Reset()
+	}
+	for line := range strings.Lines(string(b)) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "=== ") && strings.HasSuffix(t, " ===") {
+			flush()
+			name = strings.TrimSuffix(strings.TrimPrefix(t, "=== "), " ===")
+			continue
+		}
+		cur.WriteString(line)
+	}
+	flush()
+	if sections["grade"] == "" || sections["similar"] == "" {
+		// The file is embedded at build time; the tests catch this.
+		panic("golden/judge_prompt.txt needs a === grade === and a === similar === section")
+	}
+	return sections["grade"], sections["similar"]
+}
+
+// JudgePromptSHA256 is the hex SHA-256 of golden/judge_prompt.txt, for the
+// report and the cache key: it changes whenever either judge prompt does.
+func JudgePromptSHA256() string {
+	sum := sha256.Sum256(judgePromptFile)
+	return hex.EncodeToString(sum[:])
+}
+
+// Judge grades a run against a case's rubric (task completion). A failed
+// grading (the judge model could not be reached, or answered something that
+// is not a verdict) is an error, and the run counts as errored, never as
+// passed. *ModelJudge implements it; a caller may wrap it with a cache.
+type Judge interface {
+	Grade(ctx context.Context, rubric string, t *agent.Transcript) (pass bool, reason string, err error)
+}
+
+// ModelJudge is the LLM-as-judge: it asks a model for a JSON verdict
+// {"pass": bool, "reason": string}, with the system prompts of
+// judge_prompt.txt and temperature 0. It implements Judge and
+// SimilarityJudge, and is safe for concurrent use.
+type ModelJudge struct {
+	m     agent.Model
+	model string
+
+	mu      sync.Mutex
+	similar map[[2]string]bool // verdicts of Similar, which repeats across runs
+}
+
+// NewModelJudge returns a judge that asks model (the provider's model name,
+// without the "openai:" prefix) through m.
+func NewModelJudge(m agent.Model, model string) *ModelJudge {
+	return &ModelJudge{m: m, model: model, similar: map[[2]string]bool{}}
+}
+
+// judgeMaxTokens bounds a verdict: one short sentence of reason.
+const judgeMaxTokens = 400
+
+// Grade implements Judge.
+func (j *ModelJudge) Grade(ctx context.Context, rubric string, t *agent.Transcript) (bool, string, error) {
+	in, err := json.Marshal(struct {
+		Rubric     string           `json:"rubric"`
+		Transcript judgedTranscript `json:"transcript"`
+	}{rubric, judgeView(t)})
+	if err != nil {
+		return false, "", err
+	}
+	return j.ask(ctx, gradePrompt, string(in))
+}
+
+// Similar implements SimilarityJudge. Verdicts are remembered for the
+// judge's lifetime, so the same pair is asked about once.
+func (j *ModelJudge) Similar(ctx context.Context, expected, actual string) (bool, error) {
+	key := [2]string{expected, actual}
+	j.mu.Lock()
+	v, ok := j.similar[key]
+	j.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	in, err := json.Marshal(struct {
+		Expected string `json:"expected"`
+		Actual   string `json:"actual"`
+	}{expected, actual})
+	if err != nil {
+		return false, err
+	}
+	same, _, err := j.ask(ctx, similarPrompt, string(in))
+	if err != nil {
+		return false, err
+	}
+	j.mu.Lock()
+	j.similar[key] = same
+	j.mu.Unlock()
+	return same, nil
+}
+
+func (j *ModelJudge) ask(ctx context.Context, system, user string) (bool, string, error) {
+	zero := 0.0
+	resp, err := j.m.Complete(ctx, llm.Request{
+		Model: j.model,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: system},
+			{Role: llm.RoleUser, Content: user},
+		},
+		MaxTokens:   judgeMaxTokens,
+		Temperature: &zero,
+	})
+	if err != nil {
+		return false, "", fmt.Errorf("judge %s: %w", j.model, err)
+	}
+	if len(resp.Message.ToolCalls) > 0 {
+		return false, "", fmt.Errorf("judge %s: answered with a tool call instead of a verdict", j.model)
+	}
+	pass, reason, err := ParseVerdict(resp.Message.Content)
+	if err != nil {
+		return false, "", fmt.Errorf("judge %s: %w", j.model, err)
+	}
+	return pass, reason, nil
+}
+
+// ParseVerdict reads a judge's answer strictly: one JSON object with a
+// boolean "pass" and an optional string "reason", and nothing else (a
+// single surrounding ``` code fence is tolerated). Anything else is an
+// error, never a pass. Keys are matched case-sensitively.
+func ParseVerdict(s string) (pass bool, reason string, err error) {
+	body := strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(body, "```"); ok {
+		rest = strings.TrimPrefix(rest, "json")
+		if inner, ok := strings.CutSuffix(strings.TrimSpace(rest), "```"); ok {
+			body = strings.TrimSpace(inner)
+		}
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("malformed verdict (%s): %q", why, clip(s))
+	}
+	dec := json.NewDecoder(strings.NewReader(body))
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil || fields == nil {
+		return false, "", bad("not a JSON object")
+	}
+	if dec.More() {
+		return false, "", bad("text after the JSON object")
+	}
+	for k := range fields {
+		if k != "pass" && k != "reason" {
+			return false, "", bad("unexpected key " + k)
+		}
+	}
+	rawPass, ok := fields["pass"]
+	if !ok {
+		return false, "", bad(`no "pass"`)
+	}
+	switch string(bytes.TrimSpace(rawPass)) {
+	case "true":
+		pass = true
+	case "false":
+	default:
+		return false, "", bad(`"pass" is not true or false`)
+	}
+	if raw, ok := fields["reason"]; ok {
+		if err := json.Unmarshal(raw, &reason); err != nil {
+			return false, "", bad(`"reason" is not text`)
+		}
+	}
+	return pass, reason, nil
+}
+
+// What the judge sees of a run. Tool results and model text are untrusted;
+// as JSON strings they cannot break out of their fields, and the prompt
+// tells the judge to treat them as data.
+type judgedTranscript struct {
+	Messages []judgedMessage `json:"messages"`
+	Final    string          `json:"finalAnswer"`
+	Stop     string          `json:"stop,omitempty"`
+}
+
+type judgedMessage struct {
+	Role      string           `json:"role"`
+	Tool      string           `json:"tool,omitempty"`
+	Content   string           `json:"content,omitempty"`
+	IsError   bool             `json:"isError,omitempty"`
+	ToolCalls []judgedToolCall `json:"toolCalls,omitempty"`
+}
+
+type judgedToolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Invalid   string          `json:"invalidArguments,omitempty"`
+}
+
+// Bounds on what the judge is sent.
+const (
+	judgeMaxContent  = 4000 // runes per message
+	judgeHeadMessage = 20   // messages kept from the start…
+	judgeTailMessage = 60   // …and from the end of a long run
+)
+
+func judgeView(t *agent.Transcript) judgedTranscript {
+	if t == nil {
+		return judgedTranscript{}
+	}
+	out := judgedTranscript{Final: clipN(t.Final, judgeMaxContent), Stop: t.Stop}
+	names := map[string]string{}
+	for _, c := range t.Calls {
+		names[c.ID] = c.Name
+	}
+	msgs := t.Messages
+	if len(msgs) == 0 {
+		// A transcript without messages (a replayed or scripted one) still
+		// has its calls.
+		for _, c := range t.Calls {
+			msgs = append(msgs,
+				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: c.ID, Name: c.Name, Arguments: c.Arguments, InvalidArguments: c.InvalidArguments}}},
+				llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: c.Result.Content, IsError: c.Result.IsError})
+		}
+	}
+	for i, m := range msgs {
+		if len(msgs) > judgeHeadMessage+judgeTailMessage && i == judgeHeadMessage {
+			out.Messages = append(out.Messages, judgedMessage{Role: "note",
+				Content: fmt.Sprintf("%d messages omitted", len(msgs)-judgeHeadMessage-judgeTailMessage)})
+		}
+		if len(msgs) > judgeHeadMessage+judgeTailMessage && i >= judgeHeadMessage && i < len(msgs)-judgeTailMessage {
+			continue
+		}
+		jm := judgedMessage{Role: string(m.Role), Content: clipN(m.Content, judgeMaxContent), IsError: m.IsError}
+		if m.Role == llm.RoleTool {
+			jm.Tool = names[m.ToolCallID]
+		}
+		for _, tc := range m.ToolCalls {
+			jc := judgedToolCall{Name: tc.Name, Arguments: tc.Arguments, Invalid: clipN(tc.InvalidArguments, 200)}
+			if len(jc.Arguments) > judgeMaxContent || !json.Valid(jc.Arguments) {
+				if len(jc.Arguments) > 0 {
+					jc.Invalid = fmt.Sprintf("(%d bytes of arguments omitted)", len(jc.Arguments))
+				}
+				jc.Arguments = nil
+			}
+			jm.ToolCalls = append(jm.ToolCalls, jc)
+		}
+		out.Messages = append(out.Messages, jm)
+	}
+	return out
+}
+
+func clipN(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// errNoJudge is the error of a rubric run when no judge was configured.
+var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")

@@ -1,0 +1,602 @@
+package golden
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// Score keys this package fills (DESIGN.md "Score keys"). A key whose
+// population is empty (no negative case, no chain, no rubric…) is left out
+// rather than reported as 0 or 1.
+const (
+	KeyPassRate            = "behavior.passRate"
+	KeySelectionAccuracy   = "behavior.selectionAccuracy"
+	KeyFalseActivationRate = "behavior.falseActivationRate"
+	KeyArgumentAccuracy    = "behavior.argumentAccuracy"
+	KeySequenceAccuracy    = "behavior.sequenceAccuracy"
+	KeyTaskCompletion      = "behavior.taskCompletion"
+)
+
+// NoTool stands for "no tool" in the confusion matrix: the expectation of a
+// negative case, or a run that called nothing.
+const NoTool = "none"
+
+// maxListed bounds report.Case Failures and Errors.
+const maxListed = 5
+
+// ScoreOptions are the judges scoring may use.
+type ScoreOptions struct {
+	// Judge grades runs of cases with a rubric. Without one, such runs are
+	// errored: a rubric that nobody checks must not pass.
+	Judge Judge
+	// Similar decides arg_match semantic. Without one, semantic matching
+	// falls back to TokenSimilarity and the case says so.
+	Similar SimilarityJudge
+}
+
+// RunScore is one run of one case, scored.
+type RunScore struct {
+	// Run is the 1-based index of the transcript.
+	Run int
+	// Errored runs (the model call failed, or a judge did) are left out of
+	// every rate; Error says why.
+	Errored bool
+	Error   string
+	// Selection follows DESIGN.md: the first call names expect_tool; no
+	// call at all for a negative case; every step's tool called for a chain.
+	Selection bool
+	// FirstTool is the tool of the first call ("" when there was none).
+	FirstTool string
+	// Arguments is nil when not checked: the case checks no argument, or
+	// the selection was wrong.
+	Arguments *bool
+	// Sequence is nil unless the case is a chain: whether the expected
+	// tools are a subsequence of the calls.
+	Sequence *bool
+	// Judge is nil unless the case has a rubric.
+	Judge       *bool
+	JudgeReason string
+	// SemanticFallback: a semantic match used TokenSimilarity.
+	SemanticFallback bool
+	// Passed: every part that applies passed.
+	Passed bool
+	// Reasons say why the run failed.
+	Reasons []string
+}
+
+// CaseScore is one case on one model: every run scored and the report
+// entry.
+type CaseScore struct {
+	Case  *Case
+	Model string
+	Runs  []RunScore
+	// Report is the case's report.json entry.
+	Report report.Case
+}
+
+// ScoreCase scores the transcripts of the runs of c on model (the
+// provider:model name the report uses). A nil transcript counts as an
+// errored run. Judges are called once per run that needs them; their
+// failures make the run errored. ScoreCase is safe to call concurrently
+// for different cases as long as the judges are.
+func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
+	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
+	for i, t := range transcripts {
+		cs.Runs[i] = ScoreRun(ctx, c, t, opts)
+		cs.Runs[i].Run = i + 1
+	}
+	cs.Report = cs.reportCase()
+	return cs
+}
+
+// ScoreRun scores one run. Run is left 0 for the caller to set.
+func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+	var r RunScore
+	switch {
+	case t == nil:
+		r.Errored, r.Error = true, "no transcript"
+		return r
+	case t.Stop == agent.StopError:
+		r.Errored, r.Error = true, cmp.Or(t.Err, "the run failed")
+		return r
+	}
+	names := t.Selected()
+	if len(names) > 0 {
+		r.FirstTool = names[0]
+	}
+
+	switch {
+	case c.Negative:
+		r.Selection = len(names) == 0
+		if !r.Selection {
+			r.reason("called %s, want no tool call", strings.Join(dedupe(names), ", "))
+		}
+	case c.Chain():
+		want := c.sequenceTools()
+		var missing []string
+		for _, w := range dedupe(want) {
+			if !slices.Contains(names, w) {
+				missing = append(missing, w)
+			}
+		}
+		r.Selection = len(missing) == 0
+		if !r.Selection {
+			r.reason("chain: never called %s", strings.Join(missing, ", "))
+		}
+		inOrder := isSubsequence(want, names)
+		r.Sequence = &inOrder
+		if !inOrder && r.Selection {
+			r.reason("chain: want the order %s, calls were %s", strings.Join(want, " → "), strings.Join(names, " → "))
+		}
+	default:
+		r.Selection = r.FirstTool == c.ExpectTool
+		if !r.Selection {
+			if r.FirstTool == "" {
+				r.reason("called no tool, want %s", c.ExpectTool)
+			} else {
+				r.reason("called %s first, want %s", r.FirstTool, c.ExpectTool)
+			}
+		}
+	}
+
+	if r.Selection && c.ChecksArgs() {
+		ok, err := r.checkArgs(ctx, c, t, opts.Similar)
+		if err != nil {
+			return RunScore{Errored: true, Error: err.Error(), FirstTool: r.FirstTool}
+		}
+		r.Arguments = &ok
+	}
+
+	if c.Rubric != "" {
+		if opts.Judge == nil {
+			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
+		}
+		pass, reason, err := opts.Judge.Grade(ctx, c.Rubric, t)
+		if err != nil {
+			return RunScore{Errored: true, Error: "judge: " + err.Error(), FirstTool: r.FirstTool}
+		}
+		r.Judge, r.JudgeReason = &pass, reason
+		if !pass {
+			r.reason("judge: %s", cmp.Or(reason, "rubric not met"))
+		}
+	}
+
+	r.Passed = r.Selection && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) && isTrueOrNil(r.Judge)
+	return r
+}
+
+func (r *RunScore) reason(format string, args ...any) {
+	r.Reasons = append(r.Reasons, fmt.Sprintf(format, args...))
+}
+
+func isTrueOrNil(b *bool) bool { return b == nil || *b }
+
+// checkArgs checks the arguments of the call each expectation is matched
+// to: for a single-tool case the first call (of the expected tool, since
+// the selection is right); for a chain, the k-th step naming a tool is
+// matched to the k-th call of that tool, whatever the order.
+func (r *RunScore) checkArgs(ctx context.Context, c *Case, t *agent.Transcript, sim SimilarityJudge) (bool, error) {
+	type target struct {
+		tool   string
+		nth    int
+		checks []*ArgCheck
+	}
+	var targets []target
+	if c.Chain() {
+		seen := map[string]int{}
+		for _, st := range c.Sequence {
+			n := seen[st.Tool]
+			seen[st.Tool]++
+			if len(st.Args) > 0 {
+				targets = append(targets, target{st.Tool, n, st.Args})
+			}
+		}
+	} else {
+		targets = []target{{c.ExpectTool, 0, c.Args}}
+	}
+	ok := true
+	for _, tg := range targets {
+		call := nthCall(t.Calls, tg.tool, tg.nth)
+		prefix := ""
+		if c.Chain() {
+			prefix = fmt.Sprintf("%s call %d: ", tg.tool, tg.nth+1)
+		}
+		if call == nil {
+			r.reason("%sno such call", prefix)
+			ok = false
+			continue
+		}
+		args, why := callArgs(call)
+		if why != "" {
+			r.reason("%s%s", prefix, why)
+			ok = false
+			continue
+		}
+		for _, a := range tg.checks {
+			var actual json.RawMessage
+			if v, present := args[a.Name]; present {
+				actual = v
+			}
+			m, err := a.Match(ctx, actual, sim)
+			if err != nil {
+				return false, err
+			}
+			r.SemanticFallback = r.SemanticFallback || m.Fallback
+			if !m.OK {
+				r.reason("%s%s", prefix, m.Reason)
+				ok = false
+			}
+		}
+	}
+	return ok, nil
+}
+
+func nthCall(calls []agent.Call, tool string, n int) *agent.Call {
+	for i := range calls {
+		if calls[i].Name == tool {
+			if n == 0 {
+				return &calls[i]
+			}
+			n--
+		}
+	}
+	return nil
+}
+
+// callArgs decodes a call's arguments as an object; why says what is wrong
+// with them otherwise.
+func callArgs(c *agent.Call) (map[string]json.RawMessage, string) {
+	if c.Arguments == nil {
+		if c.InvalidArguments != "" {
+			return nil, fmt.Sprintf("arguments are not JSON: %s", clip(c.InvalidArguments))
+		}
+		return map[string]json.RawMessage{}, ""
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(c.Arguments, &m); err != nil || m == nil {
+		return nil, fmt.Sprintf("arguments are not a JSON object: %s", clip(string(c.Arguments)))
+	}
+	return m, ""
+}
+
+func (c *Case) sequenceTools() []string {
+	out := make([]string, len(c.Sequence))
+	for i, s := range c.Sequence {
+		out[i] = s.Tool
+	}
+	return out
+}
+
+// isSubsequence reports whether want appears in got in order, other calls
+// allowed in between.
+func isSubsequence(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// tally counts good outcomes over a population.
+type tally struct{ good, total int }
+
+func (t *tally) add(ok bool) {
+	t.total++
+	if ok {
+		t.good++
+	}
+}
+
+func (t tally) frac() *float64 {
+	if t.total == 0 {
+		return nil
+	}
+	f := float64(t.good) / float64(t.total)
+	return &f
+}
+
+// counts are the tallies behind every score, for one case or pooled.
+type counts struct {
+	pass, selection, activation, arguments, sequence, judge tally
+}
+
+func (cn *counts) addRun(c *Case, r RunScore) {
+	if r.Errored {
+		return
+	}
+	cn.pass.add(r.Passed)
+	cn.selection.add(r.Selection)
+	if c.Negative {
+		cn.activation.add(!r.Selection)
+	}
+	if r.Arguments != nil {
+		cn.arguments.add(*r.Arguments)
+	}
+	if r.Sequence != nil {
+		cn.sequence.add(*r.Sequence)
+	}
+	if r.Judge != nil {
+		cn.judge.add(*r.Judge)
+	}
+}
+
+func (cn *counts) merge(o counts) {
+	for _, p := range []struct{ a, b *tally }{
+		{&cn.pass, &o.pass}, {&cn.selection, &o.selection}, {&cn.activation, &o.activation},
+		{&cn.arguments, &o.arguments}, {&cn.sequence, &o.sequence}, {&cn.judge, &o.judge},
+	} {
+		p.a.good += p.b.good
+		p.a.total += p.b.total
+	}
+}
+
+func (cn counts) scores() map[string]float64 {
+	out := map[string]float64{}
+	for key, t := range map[string]tally{
+		KeyPassRate:            cn.pass,
+		KeySelectionAccuracy:   cn.selection,
+		KeyFalseActivationRate: cn.activation,
+		KeyArgumentAccuracy:    cn.arguments,
+		KeySequenceAccuracy:    cn.sequence,
+		KeyTaskCompletion:      cn.judge,
+	} {
+		if f := t.frac(); f != nil {
+			out[key] = *f
+		}
+	}
+	return out
+}
+
+func (cs *CaseScore) counts() counts {
+	var cn counts
+	for _, r := range cs.Runs {
+		cn.addRun(cs.Case, r)
+	}
+	return cn
+}
+
+func (cs *CaseScore) reportCase() report.Case {
+	c := cs.Case
+	cn := cs.counts()
+	rc := report.Case{
+		ID:        c.ID,
+		Model:     cs.Model,
+		Kind:      string(c.Kind),
+		Runs:      len(cs.Runs),
+		Passed:    cn.pass.good,
+		Errored:   len(cs.Runs) - cn.pass.total,
+		Floor:     c.Floor,
+		Selection: cn.selection.frac(),
+		Arguments: cn.arguments.frac(),
+		Sequence:  cn.sequence.frac(),
+		Judge:     cn.judge.frac(),
+		Tags:      slices.Clone(c.Tags),
+		Negative:  c.Negative,
+	}
+	if f := cn.pass.frac(); f != nil {
+		rc.PassRate = *f
+	}
+	rc.WilsonLow, rc.WilsonHigh = Wilson(cn.pass.good, cn.pass.total)
+	rc.Flaky = cn.pass.total > 0 && cn.pass.good > 0 && cn.pass.good < cn.pass.total
+	switch {
+	case cn.pass.total == 0:
+		rc.Status = report.StatusError
+	case rc.PassRate >= c.Floor-1e-9:
+		rc.Status = report.StatusPass
+	default:
+		rc.Status = report.StatusFail
+	}
+	for _, r := range cs.Runs {
+		rc.SemanticFallback = rc.SemanticFallback || r.SemanticFallback
+		switch {
+		case r.Errored && len(rc.Errors) < maxListed:
+			rc.Errors = append(rc.Errors, fmt.Sprintf("run %d: %s", r.Run, r.Error))
+		case !r.Errored && !r.Passed && len(rc.Failures) < maxListed:
+			rc.Failures = append(rc.Failures, fmt.Sprintf("run %d: %s", r.Run, strings.Join(r.Reasons, "; ")))
+		}
+	}
+	return rc
+}
+
+// wilsonZ is the two-sided 95% normal quantile.
+const wilsonZ = 1.959963984540054
+
+// Wilson returns the 95% Wilson score interval of passed successes in n
+// trials, clamped to [0, 1]; [0, 1] when n is 0. Unlike the normal
+// approximation it stays inside [0, 1] and is honest at 0 and n, which is
+// where five runs usually land.
+func Wilson(passed, n int) (low, high float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	p := float64(passed) / float64(n)
+	nf := float64(n)
+	z2 := wilsonZ * wilsonZ
+	den := 1 + z2/nf
+	center := (p + z2/(2*nf)) / den
+	half := wilsonZ / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return max(0, center-half), min(1, center+half)
+}
+
+// Summary is Layer 1's part of report.json.
+type Summary struct {
+	// Cases sorted by id, then model.
+	Cases []report.Case
+	// Scores pools every non-errored run of every model; ScoresByModel
+	// has the same keys per model.
+	Scores        map[string]float64
+	ScoresByModel map[string]map[string]float64
+	// Confusion is the tool confusion matrix: for the non-errored runs of
+	// single-tool and negative cases (chains are left out), the expected
+	// tool (NoTool for a negative case) against the first tool called
+	// (NoTool for none), per model. Sorted; zero cells are left out.
+	Confusion []report.ConfusionCell
+	// SemanticFallback: some semantic match ran without a judge.
+	SemanticFallback bool
+	// Rubrics: some case has a rubric, so a judge graded runs.
+	Rubrics bool
+}
+
+// Summarize pools scored cases into the report's cases, scores,
+// scoresByModel and confusion matrix.
+func Summarize(scored []*CaseScore) *Summary {
+	s := &Summary{Scores: map[string]float64{}, ScoresByModel: map[string]map[string]float64{}}
+	var all counts
+	byModel := map[string]*counts{}
+	cells := map[report.ConfusionCell]int{}
+	for _, cs := range scored {
+		s.Cases = append(s.Cases, cs.Report)
+		s.SemanticFallback = s.SemanticFallback || cs.Report.SemanticFallback
+		s.Rubrics = s.Rubrics || cs.Case.Rubric != ""
+		cn := cs.counts()
+		all.merge(cn)
+		if byModel[cs.Model] == nil {
+			byModel[cs.Model] = &counts{}
+		}
+		byModel[cs.Model].merge(cn)
+		if cs.Case.Chain() {
+			continue
+		}
+		expected := cmp.Or(cs.Case.ExpectTool, NoTool)
+		for _, r := range cs.Runs {
+			if r.Errored {
+				continue
+			}
+			cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: cmp.Or(r.FirstTool, NoTool)}]++
+		}
+	}
+	s.Scores = all.scores()
+	for m, cn := range byModel {
+		s.ScoresByModel[m] = cn.scores()
+	}
+	s.Confusion = sortedCells(cells)
+	slices.SortStableFunc(s.Cases, func(a, b report.Case) int {
+		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Model, b.Model))
+	})
+	return s
+}
+
+// Apply writes the summary into r: the cases are appended (and the report
+// re-sorted), the scores merged into r.Scores and r.ScoresByModel, the
+// confusion matrix set, and r.Judge recorded when a judge was involved.
+// judgeModel is the judge's provider:model, "" when there was none.
+func (s *Summary) Apply(r *report.Report, judgeModel string) {
+	r.Cases = append(r.Cases, s.Cases...)
+	if r.Scores == nil {
+		r.Scores = map[string]float64{}
+	}
+	maps.Copy(r.Scores, s.Scores)
+	for m, sc := range s.ScoresByModel {
+		if r.ScoresByModel == nil {
+			r.ScoresByModel = map[string]map[string]float64{}
+		}
+		if r.ScoresByModel[m] == nil {
+			r.ScoresByModel[m] = map[string]float64{}
+		}
+		maps.Copy(r.ScoresByModel[m], sc)
+	}
+	r.Confusion = append(r.Confusion, s.Confusion...)
+	if judgeModel != "" || s.Rubrics || s.SemanticFallback {
+		r.Judge = &report.JudgeInfo{Model: judgeModel, PromptSHA256: JudgePromptSHA256(), SemanticFallback: s.SemanticFallback}
+	}
+	r.Sort()
+}
+
+// ScoresFromCases recomputes the pooled and per-model behavior scores from
+// report cases alone, as joining shard reports (mcp-eval merge) needs. It
+// gives the same numbers as Summarize, because every fraction of a case has
+// a denominator that follows from the case: passRate, selection, sequence
+// and judge count the non-errored runs (runs − errored); arguments counts
+// the runs that selected right; false activation counts the non-errored
+// runs of negative cases.
+func ScoresFromCases(cases []report.Case) (scores map[string]float64, byModel map[string]map[string]float64) {
+	var all counts
+	per := map[string]*counts{}
+	for _, c := range cases {
+		n := c.Runs - c.Errored
+		if n <= 0 {
+			continue
+		}
+		share := func(f *float64, of int) tally {
+			if f == nil {
+				return tally{}
+			}
+			return tally{good: int(math.Round(*f * float64(of))), total: of}
+		}
+		var cn counts
+		cn.pass = tally{good: c.Passed, total: n}
+		cn.selection = share(c.Selection, n)
+		if c.Negative {
+			cn.activation = tally{good: n - cn.selection.good, total: n}
+		}
+		cn.arguments = share(c.Arguments, cn.selection.good)
+		cn.sequence = share(c.Sequence, n)
+		cn.judge = share(c.Judge, n)
+		all.merge(cn)
+		if per[c.Model] == nil {
+			per[c.Model] = &counts{}
+		}
+		per[c.Model].merge(cn)
+	}
+	byModel = map[string]map[string]float64{}
+	for m, cn := range per {
+		byModel[m] = cn.scores()
+	}
+	return all.scores(), byModel
+}
+
+// MergeConfusion adds up the cells of several confusion matrices (the
+// shards of one run) and sorts them.
+func MergeConfusion(cells []report.ConfusionCell) []report.ConfusionCell {
+	sum := map[report.ConfusionCell]int{}
+	for _, c := range cells {
+		n := c.Count
+		c.Count = 0
+		sum[c] += n
+	}
+	return sortedCells(sum)
+}
+
+func sortedCells(cells map[report.ConfusionCell]int) []report.ConfusionCell {
+	var out []report.ConfusionCell
+	for _, cell := range slices.SortedFunc(maps.Keys(cells), func(a, b report.ConfusionCell) int {
+		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Expected, b.Expected), cmp.Compare(a.Selected, b.Selected))
+	}) {
+		cell.Count = cells[cell]
+		out = append(out, cell)
+	}
+	return out
+}
+
+// NeedsJudge reports whether some case has a rubric, so that the caller can
+// refuse to start (exit 2) when no judge model is configured rather than
+// error every such run.
+func (s *Suite) NeedsJudge() bool {
+	for _, c := range s.Cases {
+		if c.Rubric != "" {
+			return true
+		}
+	}
+	return false
+}

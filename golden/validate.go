@@ -1,0 +1,202 @@
+package golden
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/mcp"
+)
+
+// Validate checks the suite against the tools the server lists: every tool
+// named in expect_tool, expect_sequence and stub_results must exist, and
+// every argument in expect_args must be a property of its tool's input
+// schema (when the schema lists properties). An exact expected value must be
+// one of the property's enum values, if it has an enum. Validate also fills
+// in the match mode of each argument that arg_match leaves open, from the
+// property's schema: exact for an enum or const, a number, integer or
+// boolean, and for text with a format (date, email, uuid, uri…); normalized
+// for other text. It may be called again with another tool list.
+//
+// The error, if any, is an Errors naming file:line for each problem; the CLI
+// reports it and exits 2.
+func (s *Suite) Validate(tools []mcp.Tool) error {
+	v := &validator{file: s.File, tools: map[string]*toolInfo{}}
+	for _, t := range tools {
+		v.tools[t.Name] = newToolInfo(t)
+	}
+	v.names = slices.Sorted(maps.Keys(v.tools))
+
+	for _, name := range slices.Sorted(maps.Keys(s.Defaults.stubLines)) {
+		v.tool(s.Defaults.stubLines[name], "defaults: stub_results: ", name)
+	}
+	for _, c := range s.Cases {
+		ctx := fmt.Sprintf("case %q: ", c.ID)
+		if c.ExpectTool != "" {
+			if t := v.tool(c.toolLine, ctx+"expect_tool: ", c.ExpectTool); t != nil {
+				v.args(ctx, t, c.ExpectTool, c.Args)
+			}
+		}
+		for i, st := range c.Sequence {
+			sctx := fmt.Sprintf("%sexpect_sequence[%d]: ", ctx, i)
+			if t := v.tool(st.Line, sctx, st.Tool); t != nil {
+				v.args(sctx, t, st.Tool, st.Args)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.stubLines)) {
+			v.tool(c.stubLines[name], ctx+"stub_results: ", name)
+		}
+	}
+	if len(v.errs) > 0 {
+		slices.SortStableFunc(v.errs, func(a, b *Error) int { return a.Line - b.Line })
+		return v.errs
+	}
+	return nil
+}
+
+type validator struct {
+	file  string
+	tools map[string]*toolInfo
+	names []string
+	errs  Errors
+}
+
+func (v *validator) errorf(line int, format string, args ...any) {
+	v.errs = append(v.errs, &Error{File: v.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// tool looks a tool up, recording an error naming the nearest tool.
+func (v *validator) tool(line int, ctx, name string) *toolInfo {
+	if t, ok := v.tools[name]; ok {
+		return t
+	}
+	msg := fmt.Sprintf("%sthe server has no tool %q", ctx, name)
+	switch near := nearest(name, v.names); {
+	case len(v.names) == 0:
+		msg += " (it lists no tools)"
+	case near != "":
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	default:
+		msg += " (it offers " + listNames(v.names) + ")"
+	}
+	v.errorf(line, "%s", msg)
+	return nil
+}
+
+// args checks the argument names against the tool's properties and sets
+// the default match modes.
+func (v *validator) args(ctx string, t *toolInfo, tool string, checks []*ArgCheck) {
+	for _, a := range checks {
+		prop, known := t.props[a.Name]
+		if t.props != nil && !known {
+			msg := fmt.Sprintf("%sexpect_args: %s has no argument %q", ctx, tool, a.Name)
+			if near := nearest(a.Name, t.names); near != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
+			} else if len(t.names) > 0 {
+				msg += " (it takes " + listNames(t.names) + ")"
+			}
+			v.errorf(a.Line, "%s", msg)
+			continue
+		}
+		if !a.explicit {
+			a.Mode = prop.defaultMode(a.Expected)
+			if err := a.compile(); err != nil {
+				v.errorf(a.Line, "%sexpect_args.%s: %v", ctx, a.Name, err)
+				continue
+			}
+		}
+		if a.EffectiveMode() == MatchExact && len(prop.Enum) > 0 && a.Expected != nil {
+			if !slices.ContainsFunc(prop.Enum, func(e json.RawMessage) bool { return jsonEqual(e, a.Expected) }) {
+				vals := make([]string, len(prop.Enum))
+				for i, e := range prop.Enum {
+					vals[i] = clip(string(e))
+				}
+				v.errorf(a.Line, "%sexpect_args.%s: %s is not one of the values %s accepts: %s",
+					ctx, a.Name, clip(string(a.Expected)), tool, strings.Join(vals, ", "))
+			}
+		}
+	}
+}
+
+func listNames(names []string) string {
+	const limit = 12
+	if len(names) > limit {
+		return strings.Join(names[:limit], ", ") + fmt.Sprintf(" and %d more", len(names)-limit)
+	}
+	return strings.Join(names, ", ")
+}
+
+// toolInfo is what validation needs from a tool's input schema.
+type toolInfo struct {
+	props map[string]propSchema // nil when the schema lists no properties
+	names []string              // property names, sorted
+}
+
+// propSchema is the part of a property's schema that picks a match mode.
+type propSchema struct {
+	Type   json.RawMessage   `json:"type"`
+	Enum   []json.RawMessage `json:"enum"`
+	Const  json.RawMessage   `json:"const"`
+	Format string            `json:"format"`
+}
+
+func newToolInfo(t mcp.Tool) *toolInfo {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	ti := &toolInfo{}
+	if json.Unmarshal(t.InputSchema, &s) != nil || s.Properties == nil {
+		return ti
+	}
+	ti.props = make(map[string]propSchema, len(s.Properties))
+	for name, raw := range s.Properties {
+		var p propSchema
+		// A property schema that is not an object (true, false) or does
+		// not decode says nothing about the type: modes follow the value.
+		_ = json.Unmarshal(raw, &p)
+		ti.props[name] = p
+	}
+	ti.names = slices.Sorted(maps.Keys(ti.props))
+	return ti
+}
+
+// types returns the property's type names.
+func (p propSchema) types() []string {
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		return []string{one}
+	}
+	var many []string
+	_ = json.Unmarshal(p.Type, &many)
+	return many
+}
+
+// defaultMode is the mode an argument gets when arg_match leaves it open
+// (issue #3): exact where the schema pins the value down (enum, const,
+// number, integer, boolean, formatted text), normalized for other text.
+// Where the schema says nothing, the expected value decides.
+func (p propSchema) defaultMode(expected json.RawMessage) MatchMode {
+	_, isText := textOf(expected)
+	if expected == nil {
+		return MatchAny
+	}
+	if len(p.Enum) > 0 || len(p.Const) > 0 {
+		return MatchExact
+	}
+	ts := p.types()
+	if slices.Contains(ts, "string") {
+		if p.Format != "" || !isText {
+			return MatchExact
+		}
+		return MatchNormalized
+	}
+	if len(ts) > 0 {
+		return MatchExact
+	}
+	if isText {
+		return MatchNormalized
+	}
+	return MatchExact
+}
