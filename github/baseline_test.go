@@ -1,0 +1,603 @@
+package github
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+var (
+	conf = []string{report.LayerConformance}
+	full = []string{report.LayerConformance, report.LayerBehavior, report.LayerResilience, report.LayerTelemetry}
+)
+
+func art(id int64, blob []byte) fakeArtifact {
+	return fakeArtifact{ID: id, Name: DefaultArtifactName, Blob: blob}
+}
+
+func wantWarning(t *testing.T, err error, kind WarningKind, substr string) *Warning {
+	t.Helper()
+	var w *Warning
+	if !errors.As(err, &w) {
+		t.Fatalf("error = %v (%T), want a *Warning", err, err)
+	}
+	if w.Kind != kind {
+		t.Errorf("Warning.Kind = %d, want %d (%v)", w.Kind, kind, w)
+	}
+	if !strings.Contains(w.Error(), substr) {
+		t.Errorf("warning %q does not say %q", w.Error(), substr)
+	}
+	return w
+}
+
+func skippedSays(t *testing.T, b Baseline, substr string) {
+	t.Helper()
+	for _, s := range b.Skipped {
+		if strings.Contains(s, substr) {
+			return
+		}
+	}
+	t.Errorf("Skipped = %q, want an entry saying %q", b.Skipped, substr)
+}
+
+func TestFetchBaselineFirstRun(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	rep, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	if rep != nil {
+		t.Errorf("report = %+v, want none", rep)
+	}
+	wantWarning(t, err, NoBaseline, "no earlier successful run on main")
+	if b.RunID != 0 || len(b.Skipped) != 0 {
+		t.Errorf("Baseline = %+v, want empty", b)
+	}
+	if got := b.String(); got != "no baseline" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+func TestFetchBaselineFound(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	created := time.Date(2026, 11, 29, 3, 12, 0, 0, time.UTC)
+	f.addRuns(
+		fakeRun{ID: 8000, Number: 412, Created: created, Artifacts: []fakeArtifact{
+			{ID: 70, Name: "other-artifact", Blob: []byte("PK")},
+			art(71, reportZip(t, conf, 0.9)),
+		}},
+		fakeRun{ID: 7000, Number: 400, Artifacts: []fakeArtifact{art(61, reportZip(t, conf, 0.5))}},
+	)
+	rep, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	if err != nil {
+		t.Fatalf("FetchBaseline: %v", err)
+	}
+	if got := rep.Scores["conformance.passRate"]; got != 0.9 {
+		t.Errorf("baseline score = %v, want the newest run's 0.9", got)
+	}
+	want := Baseline{
+		RunID: 8000, RunNumber: 412, HTMLURL: "https://github.com/acme/weather-mcp/actions/runs/8000",
+		CreatedAt: created, Event: "push", Branch: "main", HeadSHA: b.HeadSHA, HasLayer: true,
+	}
+	if !b.CreatedAt.Equal(want.CreatedAt) {
+		t.Errorf("CreatedAt = %v, want %v", b.CreatedAt, want.CreatedAt)
+	}
+	b.CreatedAt = created
+	if !equalBaseline(b, want) {
+		t.Errorf("Baseline = %+v\nwant %+v", b, want)
+	}
+	if s := b.String(); !strings.Contains(s, "run #412 on main (push, 2026-11-29 03:12 UTC") || !strings.HasSuffix(s, want.HTMLURL) {
+		t.Errorf("String() = %q", s)
+	}
+	// The runs query: the base branch, green runs only, newest first.
+	var q url.Values
+	for _, c := range f.calls {
+		if strings.Contains(c, "/actions/workflows/161335/runs?") {
+			u, _ := url.Parse(c[len("GET "):])
+			q = u.Query()
+		}
+	}
+	for k, v := range map[string]string{"branch": "main", "status": "success", "per_page": "100", "exclude_pull_requests": "true"} {
+		if q.Get(k) != v {
+			t.Errorf("runs query %s = %q, want %q (query %v)", k, q.Get(k), v, q)
+		}
+	}
+	if n := f.callCount("GET /api/v3/repos/acme/weather-mcp/actions/runs/7000/artifacts"); n != 0 {
+		t.Errorf("older run's artifacts listed %d times; the search should stop at the first hit", n)
+	}
+}
+
+func equalBaseline(a, b Baseline) bool {
+	return a.RunID == b.RunID && a.RunNumber == b.RunNumber && a.HTMLURL == b.HTMLURL &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.Event == b.Event && a.Branch == b.Branch &&
+		a.HeadSHA == b.HeadSHA && a.HasLayer == b.HasLayer && slices.Equal(a.Skipped, b.Skipped)
+}
+
+// The nightly run has the behaviour layer; the push after it has only
+// conformance. A behaviour baseline must come from the nightly run, a
+// conformance baseline from the newest.
+func TestFetchBaselinePrefersRunWithLayer(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.addRuns(
+		fakeRun{ID: 8100, Number: 420, Artifacts: []fakeArtifact{art(81, reportZip(t, conf, 1))}},
+		fakeRun{ID: 8000, Number: 419, Event: "schedule", Artifacts: []fakeArtifact{art(80, reportZip(t, full, 0.8))}},
+	)
+	c := f.client(t, Config{})
+	rep, b, err := c.FetchBaseline(t.Context(), report.LayerBehavior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RunID != 8000 || !b.HasLayer || !slices.Contains(rep.Layers, report.LayerBehavior) {
+		t.Errorf("got run %d (HasLayer %v, layers %v), want the scheduled run 8000 with behavior", b.RunID, b.HasLayer, rep.Layers)
+	}
+	skippedSays(t, b, "run #420 (id 8100): its report has no behavior layer")
+
+	_, b, err = c.FetchBaseline(t.Context(), report.LayerConformance)
+	if err != nil || b.RunID != 8100 {
+		t.Errorf("conformance baseline = run %d, %v; want the newest run 8100", b.RunID, err)
+	}
+}
+
+func TestFetchBaselineFallsBackWithoutLayer(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.addRuns(
+		fakeRun{ID: 8100, Number: 420, Artifacts: []fakeArtifact{art(81, reportZip(t, conf, 1))}},
+		fakeRun{ID: 8000, Number: 419, Artifacts: []fakeArtifact{art(80, reportZip(t, conf, 0.7))}},
+	)
+	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerTelemetry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RunID != 8100 || b.HasLayer {
+		t.Errorf("got run %d HasLayer %v; want the newest report standing in, HasLayer false", b.RunID, b.HasLayer)
+	}
+	if len(b.Skipped) != 2 {
+		t.Errorf("Skipped = %q, want both runs named", b.Skipped)
+	}
+}
+
+func TestFetchBaselineSkips(t *testing.T) {
+	t.Parallel()
+	good := func(t *testing.T) fakeRun {
+		return fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 0.75))}}
+	}
+	tests := []struct {
+		name   string
+		newest func(t *testing.T) fakeRun
+		skip   string // what Skipped must say about the newest run
+		cfg    Config
+	}{
+		{
+			name: "pull request run from a fork branch named main",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Event: "pull_request", HeadRepo: "mallory/weather-mcp", Fork: true,
+					Artifacts: []fakeArtifact{art(20, reportZip(t, full, 1))}}
+			},
+			skip: "a pull_request run",
+		},
+		{
+			name: "push run whose head repository is a fork",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, HeadRepo: "mallory/weather-mcp", Fork: true,
+					Artifacts: []fakeArtifact{art(20, reportZip(t, full, 1))}}
+			},
+			skip: "head repository mallory/weather-mcp is a fork",
+		},
+		{
+			name: "head repository with another name",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, HeadRepo: "acme/weather-mcp-mirror",
+					Artifacts: []fakeArtifact{art(20, reportZip(t, full, 1))}}
+			},
+			skip: "is a fork",
+		},
+		{
+			name: "expired artifact",
+			newest: func(t *testing.T) fakeRun {
+				a := art(20, reportZip(t, full, 1))
+				a.Expired = true
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
+			},
+			skip: "has expired",
+		},
+		{
+			name: "artifact expired between listing and download (410)",
+			newest: func(t *testing.T) fakeRun {
+				a := art(20, reportZip(t, full, 1))
+				a.Status = 410
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
+			},
+			skip: "expired or was deleted (410)",
+		},
+		{
+			name: "no artifact of that name",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{{ID: 20, Name: "coverage", Blob: []byte("x")}}}
+			},
+			skip: `no artifact named "mcp-eval-report"`,
+		},
+		{
+			name: "corrupt zip",
+			newest: func(t *testing.T) fakeRun {
+				z := reportZip(t, full, 1)
+				z = append(z[:len(z)/2:len(z)/2], bytes.Repeat([]byte{0xde}, 40)...)
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, z)}}
+			},
+			skip: "corrupt zip archive",
+		},
+		{
+			name: "not a zip at all",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, []byte("<html>login</html>"))}}
+			},
+			skip: "not a zip archive",
+		},
+		{
+			name: "oversized zip by its listed size",
+			newest: func(t *testing.T) fakeRun {
+				a := art(20, reportZip(t, full, 1))
+				a.Size = 60 << 20
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
+			},
+			skip: "over the 52428800-byte cap",
+		},
+		{
+			name: "oversized zip whose listed size lies",
+			newest: func(t *testing.T) fakeRun {
+				a := art(20, makeZip(t, zipEntry{"report.json", reportJSON(t, full, 1)}, zipEntry{"noise.bin", randomBytes(t, 8<<10)}))
+				a.Size = 100
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
+			},
+			cfg:  Config{MaxZipBytes: 4 << 10},
+			skip: "over the 4096-byte cap",
+		},
+		{
+			name: "report.json entry over the cap (zip bomb)",
+			newest: func(t *testing.T) fakeRun {
+				big := append([]byte(`{"schemaVersion":1,"pad":"`), bytes.Repeat([]byte(" "), 2<<20)...)
+				big = append(big, `"}`...)
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"report.json", big}))}}
+			},
+			cfg:  Config{MaxReportBytes: 1 << 20},
+			skip: "over the 1048576-byte cap",
+		},
+		{
+			name: "report.json with a ../ path",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"../report.json", reportJSON(t, full, 1)}))}}
+			},
+			skip: "unsafe path",
+		},
+		{
+			name: "another entry escaping the archive",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t,
+					zipEntry{"report.json", reportJSON(t, full, 1)},
+					zipEntry{"a/../../../etc/cron.d/x", []byte("* * * * * root id")}))}}
+			},
+			skip: `unsafe path: "a/../../../etc/cron.d/x"`,
+		},
+		{
+			name: "absolute path",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"/report.json", reportJSON(t, full, 1)}))}}
+			},
+			skip: "unsafe path",
+		},
+		{
+			name: "zip without report.json",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"summary.md", []byte("#")}))}}
+			},
+			skip: "holds no report.json",
+		},
+		{
+			name: "report of another schemaVersion",
+			newest: func(t *testing.T) fakeRun {
+				j := bytes.Replace(reportJSON(t, full, 1), []byte(`"schemaVersion": 1`), []byte(`"schemaVersion": 2`), 1)
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"report.json", j}))}}
+			},
+			skip: "schemaVersion 2; this mcp-eval reads 1",
+		},
+		{
+			name: "report.json that is not JSON",
+			newest: func(t *testing.T) fakeRun {
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"report.json", []byte("{nope")}))}}
+			},
+			skip: "not valid JSON",
+		},
+		{
+			name: "blob storage refuses (403)",
+			newest: func(t *testing.T) fakeRun {
+				a := art(20, reportZip(t, full, 1))
+				a.BlobStatus = 403
+				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
+			},
+			skip: "artifact storage answered 403",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeGitHub(t, "/api/v3")
+			f.addRuns(tt.newest(t), good(t))
+			rep, b, err := f.client(t, tt.cfg).FetchBaseline(t.Context(), report.LayerConformance)
+			if err != nil {
+				t.Fatalf("FetchBaseline: %v", err)
+			}
+			if b.RunID != 1000 || rep.Scores["conformance.passRate"] != 0.75 {
+				t.Errorf("baseline = run %d, want the older good run 1000", b.RunID)
+			}
+			skippedSays(t, b, "run #2 (id 2000): ")
+			skippedSays(t, b, tt.skip)
+		})
+	}
+}
+
+// With only a bad run there is no baseline, and the warning carries the
+// reason for the summary.
+func TestFetchBaselineNothingUsable(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.addRuns(fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, []byte("PK\x03\x04garbage"))}})
+	rep, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	if rep != nil {
+		t.Fatal("got a report from a corrupt zip")
+	}
+	wantWarning(t, err, NoBaseline, `none of the 1 successful runs examined on main has a usable "mcp-eval-report" artifact`)
+	skippedSays(t, b, "corrupt zip archive")
+}
+
+// The redirect target is another host. The blob server fails the test on
+// any Authorization header; here we also check that it was reached and
+// that the API itself did get the token (newFakeGitHub checks each call).
+func TestFetchBaselineRedirectWithoutToken(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}})
+	if _, _, err := f.client(t, Config{}).FetchBaseline(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if f.blobHits != 1 {
+		t.Errorf("blob storage hit %d times, want 1", f.blobHits)
+	}
+	if f.callCount("GET /api/v3/repos/acme/weather-mcp/actions/artifacts/10/zip") != 1 {
+		t.Errorf("download endpoint not called: %q", f.calls)
+	}
+}
+
+// go-github follows a 301 from the download endpoint with the API
+// client's transport; the token must still stay on the API host.
+func TestFetchBaselineMovedRedirectWithoutToken(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	a := art(20, reportZip(t, conf, 1))
+	a.Moved = true
+	f.addRuns(fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}},
+		fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 0.75))}})
+	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+	if err != nil || b.RunID != 1000 {
+		t.Errorf("baseline = run %d, %v; want the older run", b.RunID, err)
+	}
+	if f.blobHits != 2 {
+		t.Errorf("blob hits = %d, want 2 (the followed 301, then the good run)", f.blobHits)
+	}
+	skippedSays(t, b, "the artifact download answered 200")
+}
+
+func TestFetchBaselineSkipsCurrentRun(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	// A re-run of a green run lists itself as successful.
+	f.addRuns(
+		fakeRun{ID: currentRun, Number: 99, Artifacts: []fakeArtifact{art(99, reportZip(t, conf, 0.1))}},
+		fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}},
+	)
+	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+	if err != nil || b.RunID != 1000 {
+		t.Errorf("baseline = run %d, %v; want 1000, never the current run", b.RunID, err)
+	}
+}
+
+func TestFetchBaselineCapsSearch(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	for i := range 30 {
+		id := int64(3000 - i)
+		f.addRuns(fakeRun{ID: id, Number: int(id), Artifacts: []fakeArtifact{{ID: id, Name: "coverage", Blob: []byte("x")}}})
+	}
+	_, b, err := f.client(t, Config{MaxRuns: 5}).FetchBaseline(t.Context(), "")
+	wantWarning(t, err, NoBaseline, "none of the 5 successful runs examined")
+	if n := f.callCount("GET /api/v3/repos/acme/weather-mcp/actions/runs/"); n != 1+5 { // the current run + 5 artifact lists
+		t.Errorf("%d run/artifact calls, want 6 (cap 5): %q", n, f.calls)
+	}
+	if len(b.Skipped) != 5 {
+		t.Errorf("Skipped has %d entries, want 5", len(b.Skipped))
+	}
+}
+
+func TestFetchBaselineAPIFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		endpoint string
+		code     int
+		kind     WarningKind
+		says     string
+	}{
+		{"runs list forbidden", "runs", 403, Forbidden, "permissions: actions: read"},
+		{"current run forbidden", "run", 403, Forbidden, "permissions: actions: read"},
+		{"runs list outage", "runs", 502, Unavailable, "GitHub answered 502"},
+		{"artifact list outage", "artifacts", 500, Unavailable, "GitHub answered 500"},
+		{"current run not found", "run", 404, NotFound, "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeGitHub(t, "/api/v3")
+			f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}})
+			f.fail[tt.endpoint] = tt.code
+			rep, _, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+			if rep != nil {
+				t.Error("got a report despite the failure")
+			}
+			wantWarning(t, err, tt.kind, tt.says)
+		})
+	}
+}
+
+func TestFetchBaselineBlobOutage(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	a := art(10, reportZip(t, conf, 1))
+	a.BlobStatus = 503
+	f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{a}})
+	_, _, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+	w := wantWarning(t, err, Unavailable, "answered 503")
+	if strings.Contains(w.Error(), "s3cr3t") {
+		t.Errorf("warning %q leaks the signed URL", w.Error())
+	}
+}
+
+// GITHUB_API_URL on GitHub Enterprise Server is https://HOST/api/v3; given
+// without the suffix, go-github adds it.
+func TestGHESBaseURL(t *testing.T) {
+	t.Parallel()
+	for _, suffix := range []string{"/api/v3", "/api/v3/", ""} {
+		t.Run("suffix "+suffix, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeGitHub(t, "/api/v3")
+			f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}})
+			env := f.env(f.api.URL + suffix)
+			c, err := NewClient(env, Event{Name: "push"}, Config{Token: testToken})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.gh.BaseURL.String(), f.api.URL+"/api/v3/"; got != want {
+				t.Errorf("BaseURL = %s, want %s", got, want)
+			}
+			if _, _, err := c.FetchBaseline(t.Context(), ""); err != nil {
+				t.Errorf("FetchBaseline on GHES: %v", err)
+			}
+			if f.blobHits != 1 {
+				t.Errorf("blob hits = %d", f.blobHits)
+			}
+		})
+	}
+}
+
+func TestNewClientDefaults(t *testing.T) {
+	t.Parallel()
+	env, err := ReadEnv(mapEnv(map[string]string{"GITHUB_REPOSITORY": testFull, "GITHUB_RUN_ID": "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(env, Event{}, Config{Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.gh.BaseURL.String(); got != "https://api.github.com/" {
+		t.Errorf("BaseURL = %s, want https://api.github.com/", got)
+	}
+	if c.gh.UserAgent != "mcp-eval" {
+		t.Errorf("UserAgent = %q", c.gh.UserAgent)
+	}
+	// GHE.com: api.<sub>.ghe.com keeps its path.
+	env.APIURL = "https://api.octocorp.ghe.com"
+	c, err = NewClient(env, Event{}, Config{Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.gh.BaseURL.String(); got != "https://api.octocorp.ghe.com/" {
+		t.Errorf("GHE.com BaseURL = %s", got)
+	}
+
+	_, err = NewClient(env, Event{}, Config{})
+	wantWarning(t, err, Forbidden, "github-token input is empty")
+	env.Repository = ""
+	_, err = NewClient(env, Event{}, Config{Token: "t"})
+	wantWarning(t, err, Unavailable, "GITHUB_REPOSITORY is not set")
+}
+
+// The token transport adds the header for the API host only.
+func TestAuthTransportScopesToken(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	rt := &authTransport{token: "tok", host: "api.github.com", scheme: "https",
+		base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			seen = append(seen, r.URL.Host+"="+r.Header.Get("Authorization"))
+			return nil, errors.New("offline")
+		})}
+	for _, u := range []string{"https://api.github.com/x", "https://API.GITHUB.COM/y", "https://blob.core.windows.net/z", "http://api.github.com/w"} {
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = rt.RoundTrip(req)
+		if req.Header.Get("Authorization") != "" {
+			t.Errorf("%s: the caller's request was modified", u)
+		}
+	}
+	want := []string{"api.github.com=Bearer tok", "API.GITHUB.COM=Bearer tok", "blob.core.windows.net=", "api.github.com="}
+	if !slices.Equal(seen, want) {
+		t.Errorf("headers = %q, want %q", seen, want)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func randomBytes(t testing.TB, n int) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDecodeArtifactPlainJSON(t *testing.T) {
+	t.Parallel()
+	// upload-artifact's archive: false stores the file itself.
+	rep, why := decodeArtifact(reportJSON(t, conf, 0.5), 1<<20)
+	if why != "" || rep.Scores["conformance.passRate"] != 0.5 {
+		t.Errorf("decodeArtifact(json) = %v, %q", rep, why)
+	}
+	// report.json in a subdirectory, shallowest wins.
+	z := makeZip(t, zipEntry{"deep/x/report.json", []byte("{}")}, zipEntry{"out/report.json", reportJSON(t, conf, 0.25)})
+	rep, why = decodeArtifact(z, 1<<20)
+	if why != "" || rep.Scores["conformance.passRate"] != 0.25 {
+		t.Errorf("decodeArtifact(nested) = %v, %q", rep, why)
+	}
+	for _, tc := range []struct{ b, why string }{
+		{`{"schemaVersion":1,"scores":"nope"}`, "does not match the report format"},
+		{`{"tool":{}}`, "no schemaVersion"},
+	} {
+		if _, why := decodeArtifact([]byte(tc.b), 1<<20); !strings.Contains(why, tc.why) {
+			t.Errorf("decodeArtifact(%s) = %q, want %q", tc.b, why, tc.why)
+		}
+	}
+}
+
+func TestSafeEntryName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{
+		"report.json": true, "out/report.json": true, "dir/": true,
+		"../report.json": false, "a/../../b": false, "/etc/passwd": false, `..\evil`: false,
+		"C:/x": false, "./report.json": false, "a//b": false, "": false, "a\x00b": false,
+	} {
+		if got := safeEntryName(name); got != want {
+			t.Errorf("safeEntryName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
