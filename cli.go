@@ -15,6 +15,7 @@ Usage:
   mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
+  mcp-eval action      (the GitHub Action's entry point: INPUT_* and GITHUB_*)
   mcp-eval version
 
 conformance is run --layers conformance: Layer 0, deterministic, no model.
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runCommand(ctx, cmd, rest, getenv, stdout, stderr, "")
 	case "gate":
 		err = gateCommand(rest, stdout, stderr)
+	case "action":
+		err = actionCommand(ctx, getenv, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "mcp-eval: unknown command %q\n\n", cmd)
 		printUsage(stderr)

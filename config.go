@@ -45,11 +45,18 @@ type Config struct {
 	Color           string
 	ConfigPath      string
 	Gate            gateFlags
+	JudgeModel      string
+	StubTools       listFlag
+	CacheDir        string
+	// runsSet says --runs came from the command line or the config file,
+	// so it overrides the runs a golden file sets.
+	runsSet bool
 }
 
 func defaultConfig() *Config {
 	return &Config{
 		StartTimeout:    30 * time.Second,
+		CacheDir:        ".mcp-eval-cache",
 		Layers:          "auto",
 		Golden:          "golden/tasks.yaml",
 		Runs:            5,
@@ -121,6 +128,10 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
 	cfg.Gate.bind(fs)
+	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments (default: the first of --models)")
+	cfg.StubTools.comma = true
+	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
+	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")
 	return fs
 }
 
@@ -168,6 +179,12 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 			return nil, err
 		}
 	}
+	// Set marks flags as visited too, so this covers the config file.
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "runs" {
+			cfg.runsSet = true
+		}
+	})
 	return cfg, cfg.validate(getenv)
 }
 

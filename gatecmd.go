@@ -83,6 +83,9 @@ func applyGate(r *report.Report, baselinePath string, maxDrop float64, strict bo
 		r.Gate = &report.Gate{Baseline: baselinePath}
 	}
 	d.Apply(r)
+	// The headline scores of the last runs travel with the reports, so the
+	// summary can draw a trend without any storage of its own.
+	r.CarryHistory(base, report.DefaultHistoryLimit)
 	return nil
 }
 

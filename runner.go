@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/surface"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -25,7 +27,7 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 	if forceLayer != "" {
 		cfg.Layers = forceLayer
 	}
-	r, err := evaluate(ctx, cfg, getenv, stdout)
+	r, err := evaluate(ctx, cfg, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -38,11 +40,23 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 // evaluate runs the configured layers against the server, gates the
 // report, writes the outputs under --out and the report to stdout, and
 // returns the report. The run and action commands share it.
-func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdout io.Writer) (*report.Report, error) {
+func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdout, stderr io.Writer) (*report.Report, error) {
 	layers := cfg.layers()
+	behavior := false
 	for _, l := range layers {
-		if l != report.LayerConformance {
-			return nil, &configError{fmt.Sprintf("--layers: the %s layer is not available in this version of mcp-eval yet; run --layers conformance", l)}
+		switch l {
+		case report.LayerConformance:
+		case report.LayerBehavior:
+			behavior = true
+		default:
+			return nil, &configError{fmt.Sprintf("--layers: the %s layer is not available in this version of mcp-eval yet; run --layers conformance,behavior", l)}
+		}
+	}
+	var bp *behaviorPlan
+	if behavior {
+		var err error
+		if bp, err = planBehavior(cfg, getenv); err != nil {
+			return nil, err
 		}
 	}
 	secrets := cfg.secrets(getenv)
@@ -81,17 +95,40 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	}
 	defer client.Close()
 
-	res, err := conformance.Run(ctx, client, conformance.Options{
-		Runs: cfg.Runs, Concurrency: cfg.Concurrency, SafeTools: cfg.SafeTools.vals,
-		Version: cfg.ProtocolVersion, Only: cfg.Checks.vals,
-	})
-	if err != nil {
-		return nil, &exitError{3, "could not evaluate: " + err.Error()}
+	res := &conformance.Result{Era: client.Era(), Version: client.Version()}
+	if d := client.Discover(); d != nil {
+		res.Supported = d.SupportedVersions
+	}
+	if slices.Contains(layers, report.LayerConformance) {
+		res, err = conformance.Run(ctx, client, conformance.Options{
+			Runs: cfg.Runs, Concurrency: cfg.Concurrency, SafeTools: cfg.SafeTools.vals,
+			Version: cfg.ProtocolVersion, Only: cfg.Checks.vals,
+		})
+		if err != nil {
+			return nil, &exitError{3, "could not evaluate: " + err.Error()}
+		}
+	}
+	var summary *golden.Summary
+	if bp != nil {
+		var tools []mcp.Tool
+		summary, tools, err = runBehavior(ctx, cfg, bp, client, stderr)
+		if err != nil {
+			return nil, err
+		}
+		if res.Tools == nil {
+			for _, t := range tools {
+				res.Tools = append(res.Tools, t.Raw)
+			}
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, &exitError{1, "interrupted; no report written"}
 	}
 	r := buildReport(cfg, target, res, layers, started)
+	r.Commit = getenv("GITHUB_SHA")
+	if summary != nil {
+		summary.Apply(r, bp.judgeSpec)
+	}
 	if err := applyGate(r, cfg.Baseline, cfg.MaxDrop, cfg.Strict, cfg.Gate); err != nil {
 		return nil, err
 	}
@@ -176,6 +213,9 @@ func writeOutputs(cfg *Config, r *report.Report, secrets []string) error {
 		{"report.json", report.WriteJSON},
 		{"summary.md", report.WriteMarkdown},
 		{"junit.xml", report.WriteJUnit},
+		{"results.sarif", func(w io.Writer, r *report.Report) error {
+			return report.WriteSARIFWith(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(cfg)})
+		}},
 	}
 	for _, f := range files {
 		var buf bytes.Buffer
@@ -187,6 +227,16 @@ func writeOutputs(cfg *Config, r *report.Report, secrets []string) error {
 		}
 	}
 	return nil
+}
+
+// sarifArtifact names the file code-scanning alerts point at: MCP servers
+// have no source location of their own, and GitHub rejects results without
+// one, so the config file (or mcp-eval.yaml) stands in.
+func sarifArtifact(cfg *Config) string {
+	if cfg.ConfigPath != "" && !filepath.IsAbs(cfg.ConfigPath) {
+		return filepath.ToSlash(cfg.ConfigPath)
+	}
+	return report.DefaultSARIFArtifact
 }
 
 // useColor decides on ANSI colour: never when NO_COLOR is set

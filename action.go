@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// actionCommand is `mcp-eval action`, the container's entry point: the
+// same run as the CLI, configured from INPUT_* and the GITHUB_* environment,
+// plus the baseline from the last green run, the job summary, outputs,
+// annotations and the sticky pull request comment. API trouble (no
+// baseline, a 403 on the comment, an outage) is a warning in the summary,
+// never a failed job by itself.
+func actionCommand(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	env, err := github.ReadEnv(getenv)
+	if err != nil {
+		return &configError{err.Error()}
+	}
+	ev, err := github.ReadEvent(env)
+	if err != nil {
+		return &configError{err.Error()}
+	}
+	in, err := github.ReadInputs(getenv)
+	if err != nil {
+		return &configError{err.Error()}
+	}
+	// Secrets are masked before anything else is printed.
+	if err := github.MaskInputs(stdout, in); err != nil {
+		return err
+	}
+	var notes []string
+	warn := func(err error) { notes = append(notes, err.Error()) }
+
+	client, err := github.NewClient(env, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
+	if err != nil {
+		warn(err)
+		client = nil
+	}
+	labelPresent := false
+	if ev.PullRequest != nil {
+		for _, l := range ev.PullRequest.Labels {
+			labelPresent = labelPresent || strings.EqualFold(l, in.EvalLabel)
+		}
+		// Payload labels are frozen when a run is re-run: ask the API.
+		if client != nil {
+			if ok, err := client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
+				warn(err)
+			} else {
+				labelPresent = ok
+			}
+		}
+	}
+	sel, err := github.SelectLayers(in.Layers, ev, in.EvalLabel, labelPresent)
+	if err != nil {
+		return usagef("layers: %v", err)
+	}
+	if strings.TrimSpace(in.Models) == "" {
+		// Without models the model layers cannot run; auto drops them.
+		sel.Layers = onlyConformance(sel.Layers)
+	}
+	notes = append([]string{sel.Reason}, notes...)
+
+	cfg, err := parseConfig("action", in.Flags(sel), getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(cfg.Out) && getenv("GITHUB_WORKSPACE") != "" {
+		cfg.Out = filepath.Join(getenv("GITHUB_WORKSPACE"), cfg.Out)
+	}
+	baselineURL := ""
+	if client != nil && cfg.Baseline == "" {
+		base, desc, err := client.FetchBaseline(ctx, sel.Layers[len(sel.Layers)-1])
+		switch {
+		case err != nil:
+			warn(err)
+		default:
+			path, werr := writeTemp(env.RunnerTemp, "mcp-eval-baseline-*.json", base)
+			if werr != nil {
+				warn(werr)
+				break
+			}
+			cfg.Baseline, baselineURL = path, desc.HTMLURL
+			notes = append(notes, "Baseline: "+desc.String())
+		}
+	}
+	if cfg.Baseline == "" {
+		notes = append(notes, "No baseline report was found, so only absolute floors and waivers were applied.")
+	}
+
+	r, err := evaluate(ctx, cfg, getenv, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	passed := r.Passed()
+	reportPath := filepath.Join(cfg.Out, "report.json")
+	summaryPath := filepath.Join(cfg.Out, "summary.md")
+
+	if err := github.WriteAnnotations(stdout, github.ReportAnnotations(r)); err != nil {
+		return err
+	}
+	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && client != nil {
+		var body bytes.Buffer
+		if err := report.WriteComment(&body, r, report.CommentOptions{RunURL: env.RunURL(), BaselineURL: baselineURL}); err != nil {
+			return err
+		}
+		if _, err := client.UpsertComment(ctx, ev.PullRequest.Number, body.String()); err != nil {
+			warn(err)
+		}
+	}
+	if env.SummaryPath != "" {
+		summary, err := os.ReadFile(summaryPath)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		b.Write(summary)
+		b.WriteString("\n### Notes\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
+		}
+		if err := github.AppendSummary(env.SummaryPath, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	for _, n := range notes[1:] {
+		fmt.Fprintf(stderr, "mcp-eval: %s\n", n)
+	}
+	outputs := github.ReportOutputs(r, passed, reportPath, summaryPath, baselineURL)
+	outputs["sarif-path"] = filepath.Join(cfg.Out, "results.sarif")
+	if env.OutputPath != "" {
+		if err := github.WriteOutputs(env.OutputPath, outputs); err != nil {
+			return err
+		}
+	}
+	if !passed {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+func onlyConformance(layers []string) []string {
+	var out []string
+	for _, l := range layers {
+		if l == report.LayerConformance {
+			out = append(out, l)
+		}
+	}
+	if out == nil {
+		out = []string{report.LayerConformance}
+	}
+	return out
+}
+
+func writeTemp(dir, pattern string, r *report.Report) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", fmt.Errorf("baseline: %w", err)
+	}
+	werr := report.WriteJSON(f, r)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		return "", fmt.Errorf("baseline: %w", err)
+	}
+	return f.Name(), nil
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// scriptedOpenAI is an OpenAI Chat Completions endpoint whose "model"
+// calls get_forecast when the user asks about the weather and answers in
+// text otherwise (including after a tool result).
+func scriptedOpenAI(t *testing.T, calls *atomic.Int64) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(b, &req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		last := req.Messages[len(req.Messages)-1]
+		msg := `{"role":"assistant","content":"Nothing I can do with tools."}`
+		finish := "stop"
+		if last.Role == "user" && strings.Contains(fmt.Sprint(last.Content), "forecast") {
+			msg = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_forecast","arguments":"{\"city\":\"Paris\"}"}}]}`
+			finish = "tool_calls"
+		} else if last.Role == "tool" {
+			msg = `{"role":"assistant","content":"It will be sunny in Paris."}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"message":%s,"finish_reason":%q}],"usage":{"prompt_tokens":50,"completion_tokens":10,"total_tokens":60}}`, req.Model, msg, finish)
+	}))
+}
+
+const goldenFile = `version: 1
+cases:
+  - id: forecast-paris
+    prompt: What is the forecast for Paris?
+    expect_tool: get_forecast
+    expect_args: {city: paris}
+    kind: hard
+  - id: small-talk
+    prompt: Hello there, how are you?
+    negative: true
+  - id: wrong-tool
+    prompt: Which region am I in?
+    expect_tool: lookup_region
+`
+
+func TestBehaviorLayer(t *testing.T) {
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer srv.Close()
+	var calls atomic.Int64
+	model := scriptedOpenAI(t, &calls)
+	defer model.Close()
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks.yaml")
+	os.WriteFile(tasks, []byte(goldenFile), 0o644)
+	getenv := env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	args := func(out string, extra ...string) []string {
+		return append([]string{"run", "--server-url", srv.URL, "--layers", "behavior", "--models", "openai:scripted",
+			"--golden", tasks, "--runs", "2", "--out", filepath.Join(dir, out), "--cache-dir", filepath.Join(dir, "cache")}, extra...)
+	}
+
+	code, stdout, stderr := runCLI(t, getenv, args("first")...)
+	if code != 1 { // wrong-tool fails its floor
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	first := calls.Load()
+	if first == 0 {
+		t.Fatal("no model calls")
+	}
+	var r report.Report
+	b, _ := os.ReadFile(filepath.Join(dir, "first", "report.json"))
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]report.Status{}
+	for _, c := range r.Cases {
+		got[c.ID] = c.Status
+	}
+	want := map[string]report.Status{"forecast-paris": "pass", "small-talk": "pass", "wrong-tool": "fail"}
+	for id, st := range want {
+		if got[id] != st {
+			t.Errorf("case %s: %s, want %s", id, got[id], st)
+		}
+	}
+	if s := r.Scores["behavior.selectionAccuracy"]; s < 0.66 || s > 0.67 {
+		t.Errorf("selectionAccuracy %v, want 2/3", s)
+	}
+	if s, ok := r.Scores["behavior.falseActivationRate"]; !ok || s != 0 {
+		t.Errorf("falseActivationRate %v (%v), want 0", s, ok)
+	}
+	if len(r.Checks) != 0 {
+		t.Errorf("--layers behavior ran %d conformance checks", len(r.Checks))
+	}
+
+	// An unchanged re-run is answered from the cache: zero model calls.
+	runCLI(t, getenv, args("second")...)
+	if n := calls.Load(); n != first {
+		t.Errorf("cached re-run made %d model calls", n-first)
+	}
+	runCLI(t, getenv, args("third", "--no-cache")...)
+	if calls.Load() == first {
+		t.Error("--no-cache made no model calls")
+	}
+}
+
+func TestBehaviorConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks.yaml")
+	os.WriteFile(tasks, []byte(goldenFile), 0o644)
+	code, _, stderr := runCLI(t, env(nil), "run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior",
+		"--models", "openai:gpt-4.1-mini", "--golden", tasks, "--out", dir)
+	if code != 2 || !strings.Contains(stderr, "OPENAI_API_KEY") {
+		t.Errorf("missing key: exit %d, stderr %q", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("version: 1\ncases:\n  - id: a\n    prompt: p\n    expect_tol: x\n"), 0o644)
+	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k"}), "run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior",
+		"--models", "openai:gpt-4.1-mini", "--golden", bad, "--out", dir)
+	if code != 2 || !strings.Contains(stderr, "bad.yaml:5") || !strings.Contains(stderr, "expect_tool") {
+		t.Errorf("bad golden file: exit %d, stderr %q", code, stderr)
+	}
+	// A tool the server lacks is found once the server answers.
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer srv.Close()
+	os.WriteFile(bad, []byte("version: 1\ncases:\n  - id: a\n    prompt: p\n    expect_tool: get_weather\n"), 0o644)
+	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k"}), "run", "--server-url", srv.URL, "--layers", "behavior",
+		"--models", "openai:gpt-4.1-mini", "--golden", bad, "--out", dir)
+	if code != 2 || !strings.Contains(stderr, "bad.yaml:5") {
+		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
+	}
+}
