@@ -152,3 +152,50 @@ func TestBehaviorConfigErrors(t *testing.T) {
 		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestShardAndMerge splits the golden set in two shards and shows that the
+// merged report scores exactly like one unsplit run.
+func TestShardAndMerge(t *testing.T) {
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer srv.Close()
+	var calls atomic.Int64
+	model := scriptedOpenAI(t, &calls)
+	defer model.Close()
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks.yaml")
+	os.WriteFile(tasks, []byte(goldenFile), 0o644)
+	getenv := env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	run := func(out string, extra ...string) string {
+		args := append([]string{"run", "--server-url", srv.URL, "--layers", "behavior", "--models", "openai:scripted",
+			"--golden", tasks, "--runs", "2", "--out", filepath.Join(dir, out), "--cache-dir", filepath.Join(dir, "cache")}, extra...)
+		runCLI(t, getenv, args...)
+		return filepath.Join(dir, out, "report.json")
+	}
+	whole := run("whole")
+	s1 := run("s1", "--shard", "1/2")
+	s2 := run("s2", "--shard", "2/2")
+	merged := filepath.Join(dir, "merged.json")
+	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s2); code != 0 {
+		t.Fatalf("merge: exit %d %s", code, stderr)
+	}
+	read := func(p string) report.Report {
+		var r report.Report
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	w, m := read(whole), read(merged)
+	if len(m.Cases) != len(w.Cases) {
+		t.Fatalf("merged %d cases, unsplit %d", len(m.Cases), len(w.Cases))
+	}
+	for k, v := range w.Scores {
+		if m.Scores[k] != v {
+			t.Errorf("%s: merged %v, unsplit %v", k, m.Scores[k], v)
+		}
+	}
+	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s1); code != 2 || !strings.Contains(stderr, "both") {
+		t.Errorf("overlapping shards: exit %d %s", code, stderr)
+	}
+}

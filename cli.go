@@ -15,6 +15,7 @@ Usage:
   mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
+  mcp-eval merge       -o report.json shard1.json shard2.json ...
   mcp-eval action      (the GitHub Action's entry point: INPUT_* and GITHUB_*)
   mcp-eval version
 
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = gateCommand(rest, stdout, stderr)
 	case "action":
 		err = actionCommand(ctx, getenv, stdout, stderr)
+	case "merge":
+		err = mergeCommand(rest, stdout)
 	default:
 		fmt.Fprintf(stderr, "mcp-eval: unknown command %q\n\n", cmd)
 		printUsage(stderr)

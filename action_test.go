@@ -1,0 +1,243 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// TestActionYAML keeps action.yml, the inputs the code reads and the
+// README's inputs table in step.
+func TestActionYAML(t *testing.T) {
+	b, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct {
+			Description string  `yaml:"description"`
+			Default     *string `yaml:"default"`
+		} `yaml:"inputs"`
+		Outputs map[string]struct {
+			Description string `yaml:"description"`
+		} `yaml:"outputs"`
+		Runs struct {
+			Using string   `yaml:"using"`
+			Image string   `yaml:"image"`
+			Args  []string `yaml:"args"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile("README.md")
+	for _, name := range github.InputNames {
+		in, ok := a.Inputs[name]
+		if !ok {
+			t.Errorf("action.yml lacks input %s, which the action reads", name)
+			continue
+		}
+		if in.Description == "" || in.Default == nil {
+			t.Errorf("input %s needs a description and a default", name)
+		}
+		if !bytes.Contains(readme, []byte("| `"+name+"` |")) {
+			t.Errorf("README's inputs table lacks %s", name)
+		}
+	}
+	if len(a.Inputs) != len(github.InputNames) {
+		t.Errorf("action.yml declares %d inputs, the action reads %d", len(a.Inputs), len(github.InputNames))
+	}
+	for _, name := range append(github.OutputNames, "sarif-path") {
+		if _, ok := a.Outputs[name]; !ok {
+			t.Errorf("action.yml lacks output %s", name)
+		}
+	}
+	if a.Runs.Using != "docker" || a.Runs.Image != "Dockerfile" || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
+		t.Errorf("runs: %+v", a.Runs)
+	}
+}
+
+// fakeGitHub serves the few REST endpoints the action uses, with the shapes
+// of the real API, and a blob host that must never see the token.
+type fakeGitHub struct {
+	t        *testing.T
+	baseline []byte // zip of the last green run's artifact; nil = none
+	mu       sync.Mutex
+	comments []string
+	blob     *httptest.Server
+}
+
+func (f *fakeGitHub) handler() http.Handler {
+	// A GitHub Enterprise Server-style base URL: the client must honour it.
+	const p = "/api/v3/repos/acme/weather-mcp"
+	mux := http.NewServeMux()
+	js := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+	run := func(id int) map[string]any {
+		repo := map[string]any{"id": 1, "full_name": "acme/weather-mcp", "fork": false, "owner": map[string]any{"login": "acme"}, "name": "weather-mcp"}
+		return map[string]any{"id": id, "workflow_id": 7, "run_number": id, "event": "push", "head_branch": "main",
+			"status": "completed", "conclusion": "success", "html_url": fmt.Sprintf("https://github.com/acme/weather-mcp/actions/runs/%d", id),
+			"created_at": "2026-11-29T03:00:00Z", "head_repository": repo, "repository": repo}
+	}
+	mux.HandleFunc("GET "+p+"/actions/runs/100", func(w http.ResponseWriter, r *http.Request) { js(w, run(100)) })
+	mux.HandleFunc("GET "+p+"/actions/workflows/7/runs", func(w http.ResponseWriter, r *http.Request) {
+		runs := []any{}
+		if f.baseline != nil {
+			runs = append(runs, run(90))
+		}
+		js(w, map[string]any{"total_count": len(runs), "workflow_runs": runs})
+	})
+	mux.HandleFunc("GET "+p+"/actions/runs/90/artifacts", func(w http.ResponseWriter, r *http.Request) {
+		js(w, map[string]any{"total_count": 1, "artifacts": []any{map[string]any{"id": 5, "name": "mcp-eval-report",
+			"size_in_bytes": len(f.baseline), "expired": false, "archive_download_url": "x"}}})
+	})
+	mux.HandleFunc("GET "+p+"/actions/artifacts/5/zip", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", f.blob.URL+"/blob/5.zip?sig=abc")
+		w.WriteHeader(http.StatusFound)
+	})
+	mux.HandleFunc("GET "+p+"/issues/7/labels", func(w http.ResponseWriter, r *http.Request) {
+		js(w, []any{map[string]any{"name": "bug"}})
+	})
+	mux.HandleFunc("GET "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) { js(w, []any{}) })
+	mux.HandleFunc("POST "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		var c struct {
+			Body string `json:"body"`
+		}
+		json.NewDecoder(r.Body).Decode(&c)
+		f.mu.Lock()
+		f.comments = append(f.comments, c.Body)
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+		js(w, map[string]any{"id": 1, "body": c.Body, "user": map[string]any{"login": "github-actions[bot]", "type": "Bot"}})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		f.t.Errorf("unexpected API call %s %s", r.Method, r.URL)
+		http.NotFound(w, r)
+	})
+	return mux
+}
+
+func zipReport(t *testing.T, reportJSON []byte) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("report.json")
+	w.Write(reportJSON)
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestActionEndToEnd(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer clean.Close()
+	broken := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
+	defer broken.Close()
+
+	// The baseline: a green conformance run of the clean server.
+	baseDir := t.TempDir()
+	if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", clean.URL, "--out", baseDir, "--runs", "1"); code != 0 {
+		t.Fatalf("baseline run: %d %s", code, stderr)
+	}
+	baseJSON, _ := os.ReadFile(filepath.Join(baseDir, "report.json"))
+
+	const token = "ghs_0123456789abcdefTOKEN"
+	for _, tt := range []struct {
+		name     string
+		server   string
+		baseline []byte
+		wantCode int
+		wantIn   []string // in the comment
+	}{
+		{name: "first run, no baseline", server: clean.URL, wantCode: 0, wantIn: []string{report.CommentMarker, "mcp-eval passed"}},
+		{name: "regression against the last green run", server: broken.URL, baseline: zipReport(t, baseJSON), wantCode: 1,
+			wantIn: []string{report.CommentMarker, "caching/tools-list"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeGitHub{t: t, baseline: tt.baseline}
+			f.blob = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") != "" {
+					t.Error("the artifact blob host received the token")
+				}
+				w.Write(f.baseline)
+			}))
+			defer f.blob.Close()
+			api := httptest.NewServer(f.handler())
+			defer api.Close()
+
+			dir := t.TempDir()
+			outputs := filepath.Join(dir, "output")
+			summary := filepath.Join(dir, "summary")
+			os.WriteFile(outputs, nil, 0o644)
+			os.WriteFile(summary, nil, 0o644)
+			vars := map[string]string{
+				"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+				"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+				"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
+				"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+				"GITHUB_SHA": "abc123", "GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "forecast-units",
+				"INPUT_SERVER-URL": tt.server, "INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1",
+				"INPUT_LAYERS": "auto", "INPUT_COMMENT": "true", "INPUT_BASELINE-ARTIFACT": "mcp-eval-report",
+				"INPUT_EVAL-LABEL": "run-evals",
+			}
+			code, stdout, stderr := runCLI(t, env(vars), "action")
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "::add-mask::"+token) {
+				t.Error("the token was not masked first")
+			}
+			out, _ := os.ReadFile(outputs)
+			sum, _ := os.ReadFile(summary)
+			for name, b := range map[string][]byte{"outputs": out, "summary": sum, "stderr": []byte(stderr)} {
+				if bytes.Contains(b, []byte(token)) {
+					t.Errorf("the token leaked into %s", name)
+				}
+			}
+			if !bytes.Contains(out, []byte("passed<<")) || !bytes.Contains(out, []byte("report-path<<")) {
+				t.Errorf("outputs:\n%s", out)
+			}
+			if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
+				t.Errorf("summary:\n%s", sum)
+			}
+			// The payload says run-evals, the API says the label is gone (and
+			// no models are configured): conformance only.
+			if !bytes.Contains(out, []byte("conformance")) {
+				t.Errorf("layers output missing:\n%s", out)
+			}
+			if len(f.comments) != 1 {
+				t.Fatalf("%d comments posted, want 1", len(f.comments))
+			}
+			for _, w := range tt.wantIn {
+				if !strings.Contains(f.comments[0], w) {
+					t.Errorf("comment lacks %q:\n%s", w, f.comments[0])
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "mcp-eval-report", "results.sarif")); err != nil {
+				t.Errorf("results.sarif: %v", err)
+			}
+			var rep report.Report
+			b, _ := os.ReadFile(filepath.Join(dir, "mcp-eval-report", "report.json"))
+			json.Unmarshal(b, &rep)
+			if tt.baseline != nil && (rep.Gate == nil || rep.Gate.Baseline == "" || len(rep.History) != 2) {
+				t.Errorf("gate %+v, history %d entries", rep.Gate, len(rep.History))
+			}
+			io.Discard.Write(nil)
+		})
+	}
+}

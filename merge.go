@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// mergeCommand is `mcp-eval merge -o report.json shard1.json …`: it joins
+// the reports of a job matrix split with --shard into one, recomputing the
+// pooled scores from the cases (every case fraction carries its own
+// denominator, so the numbers equal those of one unsplit run), for one job
+// to gate on with `mcp-eval gate`.
+func mergeCommand(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "where to write the merged report.json")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("merge: %v", err)
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return usagef("merge: want -o report.json and at least one shard report")
+	}
+	var merged *report.Report
+	seenCase := map[string]string{}
+	seenCheck := map[string]bool{}
+	for _, path := range fs.Args() {
+		r, err := readReport("merge", path)
+		if err != nil {
+			return err
+		}
+		if merged == nil {
+			merged = &report.Report{SchemaVersion: r.SchemaVersion, Tool: r.Tool, StartedAt: r.StartedAt,
+				Server: r.Server, Surface: r.Surface, Commit: r.Commit, History: r.History, Strict: r.Strict,
+				Checks: []report.Check{}, Cases: []report.Case{}, Scores: map[string]float64{}}
+		} else if r.Server.Fingerprint != merged.Server.Fingerprint {
+			return &configError{fmt.Sprintf("merge: %s evaluated another server surface (fingerprint %.12s, not %.12s)", path, r.Server.Fingerprint, merged.Server.Fingerprint)}
+		}
+		if r.StartedAt != "" && (merged.StartedAt == "" || r.StartedAt < merged.StartedAt) {
+			merged.StartedAt = r.StartedAt
+		}
+		merged.DurationMs = max(merged.DurationMs, r.DurationMs)
+		for _, l := range r.Layers {
+			if !slices.Contains(merged.Layers, l) {
+				merged.Layers = append(merged.Layers, l)
+			}
+		}
+		// Every shard may run conformance; it is the same server, so the
+		// first shard's verdict on a check stands.
+		for _, c := range r.Checks {
+			if !seenCheck[c.ID] {
+				seenCheck[c.ID] = true
+				merged.Checks = append(merged.Checks, c)
+			}
+		}
+		for _, c := range r.Cases {
+			key := c.ID + "@" + c.Model
+			if prev, dup := seenCase[key]; dup {
+				return &configError{fmt.Sprintf("merge: case %s ran in both %s and %s; shards must not overlap", key, prev, path)}
+			}
+			seenCase[key] = path
+			merged.Cases = append(merged.Cases, c)
+		}
+		merged.Confusion = append(merged.Confusion, r.Confusion...)
+		if r.Judge != nil {
+			merged.Judge = r.Judge
+		}
+	}
+	if rate, ok := merged.ConformancePassRate(); ok {
+		merged.Scores["conformance.passRate"] = rate
+	}
+	if len(merged.Cases) > 0 {
+		scores, byModel := golden.ScoresFromCases(merged.Cases)
+		for k, v := range scores {
+			merged.Scores[k] = v
+		}
+		merged.ScoresByModel = byModel
+		merged.Confusion = golden.MergeConfusion(merged.Confusion)
+	}
+	merged.Sort()
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, merged); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return &configError{fmt.Sprintf("merge -o: %v", err)}
+	}
+	fmt.Fprintf(stdout, "merged %d reports: %d checks, %d cases → %s\n", fs.NArg(), len(merged.Checks), len(merged.Cases), *out)
+	return nil
+}
