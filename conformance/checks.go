@@ -698,6 +698,7 @@ func errorChecks() []*Check {
 		removed("ping", "ping", nil),
 		removed("logging-set-level", "logging/setLevel", map[string]any{"level": "info"}),
 		removed("resources-subscribe", "resources/subscribe", map[string]any{"uri": probeURI}),
+		removed("resources-unsubscribe", "resources/unsubscribe", map[string]any{"uri": probeURI}),
 		{ID: "errors/unknown-method", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/transports/streamable-http"),
 			Title: "an unknown method → -32601 (HTTP 404 on 2026-07-28)",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -827,6 +828,29 @@ func headerChecks() []*Check {
 					info = fmt.Sprintf("answered error %d (HTTP %d)", rerr.Code, x.Status)
 				}
 				return passInfo(info)
+			}},
+		{ID: "headers/param-missing", Level: report.LevelMust, Revision: revModern, Transport: "http", SpecRef: spec("server/tools") + "#x-mcp-header",
+			Title: "a missing Mcp-Param-* header while its argument is in the body → HTTP 400, -32020 (safe tools only)",
+			Skip: func(e *Env) string {
+				if _, _, _, _, ok := paramHeaderTool(e); !ok {
+					return "no safe tool has an x-mcp-header parameter"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				t, path, header, typ, _ := paramHeaderTool(e)
+				args := synthesizeArgs(t.InputSchema)
+				var v any = "mcp-eval-a"
+				switch typ {
+				case "integer":
+					v = 1
+				case "boolean":
+					v = true
+				}
+				setPath(args, path, v)
+				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": args},
+					del(mcp.HeaderParamPrefix+header))
+				return e.expectError(x, err, "no Mcp-Param-"+header+" header", http.StatusBadRequest, mcp.CodeHeaderMismatch)
 			}},
 		{ID: "headers/param-mismatch", Level: report.LevelMust, Revision: revModern, Transport: "http", SpecRef: spec("server/tools") + "#x-mcp-header",
 			Title: "a Mcp-Param-* header that differs from its argument → HTTP 400, -32020 (safe tools only)",

@@ -12,7 +12,7 @@ import (
 //     result (exercises mrtr/shape and result-type/tools-call);
 //   - test_missing_capability: -32021 unless sampling is declared
 //     (errors/missing-client-capability);
-//   - test_x_mcp_header: echoes its x-mcp-header argument (headers/param-mismatch);
+//   - test_x_mcp_header: echoes its x-mcp-header argument (headers/param-mismatch, headers/param-missing);
 //   - test_simple_text: a fixed text.
 //
 // Never listed: test_trigger_tool_change and test_trigger_prompt_change

@@ -8,6 +8,7 @@ import "testing"
 var tsAllowedSkips = map[string]string{
 	"errors/missing-client-capability": "no tool needs a client capability",
 	"headers/param-mismatch":           "no tool has an x-mcp-header parameter",
+	"headers/param-missing":            "no tool has an x-mcp-header parameter",
 	"result-type/prompts-get":          "its only prompt, summarize, has a required argument",
 	"mrtr/shape":                       "no tool answers input_required",
 }
