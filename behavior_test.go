@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -197,5 +198,72 @@ func TestShardAndMerge(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s1); code != 2 || !strings.Contains(stderr, "both") {
 		t.Errorf("overlapping shards: exit %d %s", code, stderr)
+	}
+}
+
+// TestShippedGoldenSetOnExampleServer runs the shipped golden/tasks.yaml
+// against the real example server over stdio, with a scripted model that
+// never calls a tool and a scripted judge that fails every rubric: exactly
+// the negative cases pass, and the pooled scores say so.
+func TestShippedGoldenSetOnExampleServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example server")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "weather-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "./examples/weather-server").CombinedOutput(); err != nil {
+		t.Fatalf("build example server: %v\n%s", err, out)
+	}
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		content := "I can't help with that using tools."
+		if req.Model == "judge" {
+			content = `{"pass": false, "reason": "the task was not done"}`
+		}
+		b, _ := json.Marshal(content)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, req.Model, b)
+	}))
+	defer model.Close()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
+		"run", "--server-cmd", bin, "--layers", "behavior", "--models", "openai:scripted", "--judge-model", "openai:judge",
+		"--golden", "golden/tasks.yaml", "--runs", "1", "--out", out, "--cache-dir", filepath.Join(dir, "cache"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (every positive case fails)\n%s\n%s", code, stdout, stderr)
+	}
+	var r report.Report
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	pass, fail, other := 0, 0, 0
+	for _, c := range r.Cases {
+		switch {
+		case c.Status == report.StatusPass && c.Negative:
+			pass++
+		case c.Status == report.StatusFail && !c.Negative:
+			fail++
+		default:
+			other++
+			t.Errorf("case %s (negative %v): %s %v", c.ID, c.Negative, c.Status, c.Failures)
+		}
+	}
+	if pass != 6 || fail != 19 || other != 0 {
+		t.Errorf("%d negative cases passed, %d positive failed, %d other; want 6, 19, 0", pass, fail, other)
+	}
+	want := map[string]float64{
+		"behavior.passRate":            6.0 / 25,
+		"behavior.selectionAccuracy":   6.0 / 25,
+		"behavior.falseActivationRate": 0,
+		"behavior.taskCompletion":      0,
+	}
+	for k, v := range want {
+		if got, ok := r.Scores[k]; !ok || got < v-1e-9 || got > v+1e-9 {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
 	}
 }
