@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -207,7 +208,7 @@ func applyConfigFile(fs *flag.FlagSet, set map[string]bool, path string, data []
 		f := fs.Lookup(k.Value)
 		if f == nil || k.Value == "config" {
 			msg := fmt.Sprintf("%s:%d: unknown option %q", path, k.Line, k.Value)
-			if s := nearest(k.Value, flagNames(fs)); s != "" {
+			if s := suggest.Nearest(k.Value, flagNames(fs)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return &configError{msg}
@@ -245,41 +246,6 @@ func flagNames(fs *flag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
 	return out
-}
-
-// nearest returns the candidate closest to s by edit distance, if close
-// enough to be a likely typo.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resilience": true, "telemetry": true, "auto": true}
