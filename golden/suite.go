@@ -109,6 +109,11 @@ type Case struct {
 	// executing them; InputResponses answer input_required requests by key.
 	Stubs          map[string]json.RawMessage
 	InputResponses map[string]json.RawMessage
+	// Faults (faults:) and Inject (inject:) are the case's Layer 2 plan:
+	// tool failures and prompt injections shown to the model. Layer 1 runs
+	// ignore them; the resilience package runs and scores them.
+	Faults []*Fault
+	Inject *Inject
 
 	// File and Line locate the case (its "- id:" item) in the tasks file.
 	File string
@@ -226,7 +231,7 @@ var (
 	caseKeys     = []string{
 		"id", "description", "prompt", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
-		"stub_results", "input_responses",
+		"stub_results", "input_responses", "faults", "inject",
 	}
 	stepKeys     = []string{"tool", "expect_args", "arg_match"}
 	argMatchKeys = []string{"mode", "tolerance"}
@@ -459,6 +464,7 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		toolNull                       bool
 		floorSet                       bool
 		promptSet                      bool
+		layer2                         *yaml.Node // faults: or inject:, whichever came first
 	)
 	p.fields(n, ctx, caseKeys, func(key string, k, v *yaml.Node) {
 		switch key {
@@ -508,6 +514,16 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 			c.Stubs, c.stubLines = p.jsonMap(v, ctx+"stub_results")
 		case "input_responses":
 			c.InputResponses, _ = p.jsonMap(v, ctx+"input_responses")
+		case "faults":
+			if layer2 == nil {
+				layer2 = k
+			}
+			c.Faults = p.faults(v, ctx)
+		case "inject":
+			if layer2 == nil {
+				layer2 = k
+			}
+			c.Inject = p.inject(v, ctx)
 		}
 	})
 	if !promptSet {
@@ -538,6 +554,10 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		// The unknown-key error already names the key that was meant.
 	default:
 		p.errorf(n.Line, "%ssay what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true", ctx)
+	}
+
+	if c.Negative && layer2 != nil {
+		p.errorf(layer2.Line, "%sa negative case calls no tool, so faults and inject would never fire", ctx)
 	}
 
 	switch {

@@ -11,14 +11,15 @@ import (
 )
 
 // Validate checks the suite against the tools the server lists: every tool
-// named in expect_tool, expect_sequence and stub_results must exist, and
-// every argument in expect_args must be a property of its tool's input
-// schema (when the schema lists properties). An exact expected value must be
-// one of the property's enum values, if it has an enum. Validate also fills
-// in the match mode of each argument that arg_match leaves open, from the
-// property's schema: exact for an enum or const, a number, integer or
-// boolean, and for text with a format (date, email, uuid, uri…); normalized
-// for other text. It may be called again with another tool list.
+// named in expect_tool, expect_sequence, stub_results, faults and inject
+// must exist, and every argument in expect_args and inject.forbid_args must
+// be a property of its tool's input schema (when the schema lists
+// properties). An exact expected value must be one of the property's enum
+// values, if it has an enum. Validate also fills in the match mode of each
+// argument that arg_match leaves open, from the property's schema: exact for
+// an enum or const, a number, integer or boolean, and for text with a format
+// (date, email, uuid, uri…); normalized for other text. It may be called
+// again with another tool list.
 //
 // The error, if any, is an Errors naming file:line for each problem; the CLI
 // reports it and exits 2.
@@ -48,6 +49,7 @@ func (s *Suite) Validate(tools []mcp.Tool) error {
 		for _, name := range slices.Sorted(maps.Keys(c.stubLines)) {
 			v.tool(c.stubLines[name], ctx+"stub_results: ", name)
 		}
+		v.resilienceKeys(c, ctx)
 	}
 	if len(v.errs) > 0 {
 		slices.SortStableFunc(v.errs, func(a, b *Error) int { return a.Line - b.Line })
