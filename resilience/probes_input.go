@@ -1,0 +1,360 @@
+package resilience
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/internal/schema"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// probeDefs returns the probes in the order they run: the cheap bad-input
+// probes first, then those that call tools, so that a server killed by a
+// tool call has been judged on everything else.
+func probeDefs() []*probeDef {
+	transport := specRef("basic/transports/streamable-http") + "#sending-messages-to-the-server"
+	return []*probeDef{
+		{name: "malformed-json", level: report.LevelShould, specRef: specRef("basic/index"),
+			title: "a body that is not JSON gets a 4xx and a JSON-RPC error, and the server survives it",
+			run:   runMalformed},
+		{name: "batch", level: report.LevelShould, specRef: transport,
+			title: "a JSON-RPC batch (array) gets a 4xx and a JSON-RPC error, and the server survives it",
+			run:   runBatch},
+		{name: "oversized-request", level: report.LevelShould, specRef: specRef("basic/transports"),
+			title: "an oversized request gets an answer (a 4xx with a JSON-RPC error, or a result), never a 5xx, a hang or a dead server",
+			run:   runOversized},
+		{name: "burst", level: report.LevelShould, transport: "http", specRef: specRef("basic/transports/streamable-http"),
+			title:   "a burst of concurrent tools/list on separate connections all succeed and agree (statelessness)",
+			prepare: prepareBurst, run: runBurst},
+		// MUST: server/tools.mdx §Security Considerations: "Servers MUST
+		// validate all tool inputs"; the error split puts validation
+		// failures in a result with isError (or -32602 for a malformed
+		// request).
+		{name: "invalid-arguments", level: report.LevelMust, specRef: specRef("server/tools") + "#security-considerations",
+			title:   "tools/call with arguments the tool's inputSchema rejects → -32602 or isError, never a 5xx, an internal error or a dead server",
+			prepare: prepareBadArgs, run: runBadArgs},
+		{name: "cut-stream", level: report.LevelShould, transport: "http", specRef: specRef("basic/transports/streamable-http"),
+			title:   "after a response stream is cut, the request re-issued with a new id is answered (2026-07-28 has no resumption)",
+			prepare: prepareCut, run: runCut},
+	}
+}
+
+// runMalformed sends half of a tools/list request: never valid JSON, since
+// an object needs its closing brace. The MCP headers stay correct, so that
+// only the body is at fault.
+func runMalformed(ctx context.Context, p *prober) probeResult {
+	call := p.c.NewCall("tools/list", nil)
+	full, err := json.Marshal(&mcp.Request{ID: call.ID, Method: call.Method, Params: call.Params})
+	if err != nil {
+		return probeResult{status: report.StatusError, message: err.Error()}
+	}
+	call.Body = full[:len(full)/2]
+	return p.badBody(ctx, call, "a body that is not JSON")
+}
+
+// runBatch sends two tools/list requests as one JSON array.
+func runBatch(ctx context.Context, p *prober) probeResult {
+	one, two := p.c.NewCall("tools/list", nil), p.c.NewCall("tools/list", nil)
+	b1, err1 := json.Marshal(&mcp.Request{ID: one.ID, Method: one.Method, Params: one.Params})
+	b2, err2 := json.Marshal(&mcp.Request{ID: two.ID, Method: two.Method, Params: two.Params})
+	if err := errors.Join(err1, err2); err != nil {
+		return probeResult{status: report.StatusError, message: err.Error()}
+	}
+	one.Body = []byte("[" + string(b1) + "," + string(b2) + "]")
+	return p.badBody(ctx, one, "a JSON-RPC batch")
+}
+
+// badBody judges the answer to a body the server must reject. Over HTTP it
+// wants a 4xx with a JSON-RPC error (the spec sets no exact status, so the
+// status and code are information). Over stdio there is no status and an
+// error to an unreadable line cannot carry its id, so it wants only that
+// the server survives, and reports what it wrote back.
+func (p *prober) badBody(ctx context.Context, call *mcp.Call, what string) probeResult {
+	if st, ok := p.stdio(); ok {
+		return p.badLine(ctx, st, call, what)
+	}
+	x, err := p.do(ctx, p.c, call)
+	if err != nil {
+		return failed(withError(exchangeEvidence(x), err), "%s got no answer: %s", what, describeErr(err))
+	}
+	info := fmt.Sprintf("HTTP %d", x.Status)
+	if rerr := x.RPCError(); rerr != nil {
+		info += fmt.Sprintf(", error %d", rerr.Code)
+	} else {
+		info += ", no JSON-RPC error body"
+	}
+	ev := exchangeEvidence(x)
+	switch {
+	case x.Status >= 500:
+		return probeResult{status: report.StatusFail, info: info, evidence: ev,
+			message: fmt.Sprintf("%s got HTTP %d: a server fault where a client error (4xx) is due", what, x.Status)}
+	case x.Status < 400:
+		return probeResult{status: report.StatusFail, info: info, evidence: ev,
+			message: fmt.Sprintf("%s got HTTP %d; a POST body must be one JSON-RPC message, so a 4xx is due", what, x.Status)}
+	case x.RPCError() == nil:
+		return probeResult{status: report.StatusFail, info: info, evidence: ev,
+			message: fmt.Sprintf("%s got HTTP %d without a JSON-RPC error body", what, x.Status)}
+	}
+	return passed(info)
+}
+
+// badLine writes a bad line to a stdio server, then a tools/list behind it,
+// which a server that reads its input in order answers after the bad line.
+func (p *prober) badLine(ctx context.Context, st *mcp.Stdio, call *mcp.Call, what string) probeResult {
+	orphans, invalid := len(st.Orphans()), len(st.InvalidLines())
+	call.ID = nil // the line has no id the transport could wait for
+	if x, err := p.do(ctx, p.c, call); err != nil {
+		return failed(withError(exchangeEvidence(x), err), "%s could not be written: %s", what, describeErr(err))
+	}
+	next := p.c.NewCall("tools/list", nil)
+	x, err := p.do(ctx, p.c, next)
+	if err != nil {
+		return failed(withError(exchangeEvidence(x), err), "after %s the server stopped answering tools/list: %s", what, describeErr(err))
+	}
+	var seen []string
+	for _, m := range st.Orphans()[orphans:] {
+		if m.Error != nil {
+			seen = append(seen, fmt.Sprintf("error %d", m.Error.Code))
+		} else {
+			seen = append(seen, "a result")
+		}
+	}
+	if n := len(st.InvalidLines()) - invalid; n > 0 {
+		seen = append(seen, fmt.Sprintf("%d line(s) that are not JSON-RPC messages", n))
+	}
+	if len(seen) == 0 {
+		return passed("stdio: survived; wrote no answer to it")
+	}
+	return passed("stdio: survived; answered with " + strings.Join(seen, ", "))
+}
+
+// paddingKey is the _meta member that makes the oversized request large; a
+// prefixed _meta key is valid on any request and means nothing to a server.
+const paddingKey = "dev.mcp-eval/padding"
+
+// runOversized sends a tools/list of exactly MaxRequestBytes bytes of JSON.
+// A server may refuse it (a 4xx with a JSON-RPC error, ideally 413) or
+// serve it; it must not fail, hang or die.
+func runOversized(ctx context.Context, p *prober) probeResult {
+	call := p.c.NewCall("tools/list", nil)
+	const mark = "mcp-eval-padding-mark"
+	call.Meta()[paddingKey] = mark
+	base, err := json.Marshal(&mcp.Request{ID: call.ID, Method: call.Method, Params: call.Params})
+	if err != nil {
+		return probeResult{status: report.StatusError, message: err.Error()}
+	}
+	pad := max(int(p.o.MaxRequestBytes)-len(base)+len(mark), 0)
+	call.Body = bytes.Replace(base, []byte(mark), bytes.Repeat([]byte("x"), pad), 1)
+	size := byteSize(len(call.Body))
+	what := "a " + size + " request"
+	st, isStdio := p.stdio()
+	seen := 0
+	if isStdio {
+		seen = len(st.Orphans())
+	}
+	x, err := p.do(ctx, p.c, call)
+	if isStdio {
+		if err != nil {
+			// A server that drops an overlong line may answer without the
+			// id it could not read.
+			for _, m := range st.Orphans()[seen:] {
+				if m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
+					return passed(fmt.Sprintf("stdio: %s got error %d without an id", size, m.Error.Code))
+				}
+			}
+			return failed(withError(exchangeEvidence(x), err), "%s got no answer: %s", what, describeErr(err))
+		}
+		if rerr := x.RPCError(); rerr != nil {
+			return passed(fmt.Sprintf("stdio: %s got error %d", size, rerr.Code))
+		}
+		return passed(fmt.Sprintf("stdio: %s got a result (the server accepts lines this long)", size))
+	}
+	if err != nil {
+		return failed(withError(exchangeEvidence(x), err), "%s got no answer: %s", what, describeErr(err))
+	}
+	info := fmt.Sprintf("%s: HTTP %d", size, x.Status)
+	ev := exchangeEvidence(x)
+	switch rerr := x.RPCError(); {
+	case x.Status >= 500:
+		return probeResult{status: report.StatusFail, info: info, evidence: ev,
+			message: fmt.Sprintf("%s got HTTP %d: a server fault where a client error (4xx, ideally 413) is due", what, x.Status)}
+	case x.Status >= 400 && rerr == nil:
+		return probeResult{status: report.StatusFail, info: info + ", no JSON-RPC error body", evidence: ev,
+			message: fmt.Sprintf("%s got HTTP %d without a JSON-RPC error body", what, x.Status)}
+	case x.Status >= 400:
+		return passed(fmt.Sprintf("%s, error %d", info, rerr.Code))
+	case x.Response == nil:
+		return probeResult{status: report.StatusFail, info: info, evidence: ev,
+			message: fmt.Sprintf("%s got HTTP %d without a JSON-RPC answer", what, x.Status)}
+	case rerr != nil:
+		return passed(fmt.Sprintf("%s, error %d", info, rerr.Code))
+	}
+	return passed(info + ", a result (the server accepts requests this large)")
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d-byte", n)
+}
+
+// toolArgs is a safe tool with the arguments a probe sends it.
+type toolArgs struct {
+	tool mcp.Tool
+	args any
+	// why says what is wrong with args (the first schema violation).
+	why string
+}
+
+// prepareBadArgs picks, for each safe tool, arguments its inputSchema
+// rejects.
+func prepareBadArgs(_ context.Context, p *prober) string {
+	if p.toolsErr != nil && len(p.tools) == 0 {
+		return "tools/list failed, so no tool is known: " + p.toolsErr.Error()
+	}
+	tools := p.safeTools()
+	if len(tools) == 0 {
+		return noSafeTool
+	}
+	var notes []string
+	for _, t := range tools {
+		args, why, reason := violatingArgs(t.InputSchema)
+		if reason != "" {
+			notes = append(notes, t.Name+": "+reason)
+			continue
+		}
+		p.badArgs = append(p.badArgs, toolArgs{tool: t, args: args, why: why})
+	}
+	if len(p.badArgs) == 0 {
+		return "no safe tool could be probed: " + strings.Join(notes, "; ")
+	}
+	return ""
+}
+
+// violatingArgs returns arguments that the schema rejects, trying in turn
+// a value of the wrong type for each property, no arguments (when some are
+// required), an undeclared property, and arguments that are not an object.
+// The schema itself decides: a candidate is used only if Validate rejects
+// it, so the server's own contract says the call is invalid.
+func violatingArgs(raw json.RawMessage) (args any, why, skipReason string) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, "", "no inputSchema"
+	}
+	s, err := schema.Compile(raw)
+	if err != nil {
+		return nil, "", "its inputSchema does not compile (" + clipText(err.Error(), 200) + ")"
+	}
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(raw, &root)
+	names := make([]string, 0, len(root.Properties))
+	for n := range root.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var candidates []any
+	for _, n := range names {
+		for _, v := range []any{12345, "mcp-eval-probe", map[string]any{"mcp-eval-probe": true}} {
+			candidates = append(candidates, map[string]any{n: v})
+		}
+	}
+	candidates = append(candidates, map[string]any{}, map[string]any{"mcp-eval-probe": true}, "mcp-eval-probe")
+	for _, c := range candidates {
+		b, err := json.Marshal(c)
+		if err != nil {
+			continue
+		}
+		inst, err := schema.DecodeJSON(b)
+		if err != nil {
+			continue
+		}
+		var ve *schema.ValidationError
+		if err := s.Validate(inst); errors.As(err, &ve) {
+			why := ve.Error()
+			if len(ve.Violations) > 0 {
+				why = ve.Violations[0].String()
+			}
+			return c, why, ""
+		}
+	}
+	return nil, "", "its inputSchema accepts every argument the probe tries"
+}
+
+// runBadArgs calls each safe tool with arguments its schema rejects.
+func runBadArgs(ctx context.Context, p *prober) probeResult {
+	var notes []string
+	for _, ta := range p.badArgs {
+		call := p.c.NewCall("tools/call", map[string]any{"name": ta.tool.Name, "arguments": ta.args})
+		x, err := p.do(ctx, p.c, call)
+		note, bad := judgeBadArgs(call, x, err)
+		argsJSON, _ := json.Marshal(ta.args)
+		if bad != "" {
+			ev := withError(exchangeEvidence(x), err)
+			ev["tool"] = ta.tool.Name
+			ev["arguments"] = string(argsJSON)
+			ev["violation"] = ta.why
+			return probeResult{status: report.StatusFail, evidence: ev, info: strings.Join(append(notes, ta.tool.Name+": "+note), "; "),
+				message: fmt.Sprintf("tool %s, called with %s (%s): %s", ta.tool.Name, clipText(string(argsJSON), 120), ta.why, bad)}
+		}
+		notes = append(notes, ta.tool.Name+": "+note)
+	}
+	return passed(strings.Join(notes, "; "))
+}
+
+// judgeBadArgs classifies the answer to a tools/call with invalid
+// arguments. note describes it; bad, when set, says why it fails.
+func judgeBadArgs(call *mcp.Call, x *mcp.Exchange, err error) (note, bad string) {
+	if err != nil {
+		return "no answer", "no answer: " + describeErr(err)
+	}
+	status := ""
+	if x.Status != 0 {
+		status = fmt.Sprintf(" (HTTP %d)", x.Status)
+	}
+	if x.Status >= 500 {
+		note = "HTTP " + fmt.Sprint(x.Status)
+		if rerr := x.RPCError(); rerr != nil {
+			note += fmt.Sprintf(", error %d", rerr.Code)
+		}
+		return note, fmt.Sprintf("HTTP %d: a server fault where the arguments should have been rejected", x.Status)
+	}
+	res, rerr := mcp.Result(call, x)
+	var rpcErr *mcp.Error
+	switch {
+	case errors.As(rerr, &rpcErr) && rpcErr.Code == mcp.CodeInvalidParams:
+		return "-32602" + status, ""
+	case errors.As(rerr, &rpcErr) && rpcErr.Code == mcp.CodeInternalError:
+		return "-32603" + status, "-32603 Internal error: the server failed on the arguments instead of rejecting them"
+	case errors.As(rerr, &rpcErr):
+		// Refused for another reason first (a missing client capability,
+		// a header rule): the call was still turned away cleanly.
+		return fmt.Sprintf("refused with %d%s before the arguments were judged", rpcErr.Code, status), ""
+	case rerr != nil:
+		return "no usable answer", rerr.Error()
+	}
+	var r struct {
+		ResultType string `json:"resultType"`
+		IsError    bool   `json:"isError"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return "a result that is not an object", "the result is not a JSON object"
+	}
+	switch {
+	case r.IsError:
+		return "isError" + status, ""
+	case r.ResultType == "input_required":
+		return "input_required (arguments are judged once the input arrives)", ""
+	}
+	return "a successful result", "the tool accepted arguments its inputSchema rejects; servers MUST validate tool inputs (an isError result or -32602 is due)"
+}
