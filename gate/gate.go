@@ -92,6 +92,13 @@ type Policy struct {
 	// Now decides which waivers have expired; the gate reads no clock. At
 	// the zero time no waiver has expired.
 	Now time.Time
+	// MaxLatencyIncrease and MaxCostIncrease bound the relative increase
+	// of p95 latency per tool and per model, and of cost per case run,
+	// against the baseline's telemetry (0.25 allows +25%); 0 sets no
+	// bound. Perf decides what exceeding them does. See perf.go.
+	MaxLatencyIncrease float64
+	MaxCostIncrease    float64
+	Perf               PerfMode
 }
 
 // Validate reports a policy the gate cannot apply meaningfully, for the
@@ -107,6 +114,7 @@ func (p Policy) Validate() error {
 	if p.Drift != DriftWarn && p.Drift != DriftFail {
 		errs = append(errs, fmt.Errorf("drift mode %d: want warn or fail", p.Drift))
 	}
+	errs = append(errs, p.validatePerf()...)
 	return errors.Join(errs...)
 }
 
@@ -144,6 +152,8 @@ type Decision struct {
 	// Floors are the score floors the next run gates on: the baseline's,
 	// tightened by this run's scores when Policy.Ratchet is set.
 	Floors map[string]float64
+	// Perf compares latency and cost with the baseline's telemetry.
+	Perf []report.GatePerf
 }
 
 // Item kinds in report.GateItem.Kind.
@@ -175,6 +185,7 @@ func Evaluate(cur, base *report.Report, p Policy) Decision {
 	e.waivers()
 	e.scores()
 	e.floors()
+	e.perf()
 	e.d.Passed = len(e.d.Reasons) == 0
 	return *e.d
 }
@@ -207,6 +218,7 @@ func (d Decision) Apply(r *report.Report) {
 		Drift:        d.Drift,
 		DriftMessage: d.DriftMessage,
 		Floors:       maps.Clone(d.Floors),
+		Perf:         slices.Clone(d.Perf),
 	}
 	for _, w := range d.StaleWaivers {
 		g.StaleWaivers = append(g.StaleWaivers, w.ID)

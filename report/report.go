@@ -148,6 +148,13 @@ type Case struct {
 	// per run ("run 2: …"), the first few of each.
 	Failures []string `json:"failures,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+	// InputTokens and OutputTokens sum the model usage of all the case's
+	// runs, cached runs included (their transcripts carry the usage of the
+	// run that filled the cache), and CostUSD prices them; set by Layer 3.
+	// CostUSD is absent when the model has no price (cost unknown, not 0).
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	CostUSD      *float64 `json:"costUsd,omitempty"`
 }
 
 // ConfusionCell is one cell of a model's tool confusion matrix: how many
@@ -188,26 +195,101 @@ type SurfaceItem struct {
 	SHA256            string `json:"sha256,omitempty"`
 }
 
-// Telemetry holds Layer 3 measurements.
+// Telemetry holds Layer 3 measurements. Percentiles are nearest-rank over
+// the calls in Count; SamplesMs keep enough of them for merge to recompute
+// the percentiles of several shards (see the telemetry package).
 type Telemetry struct {
 	ToolCalls map[string]Latency    `json:"toolCalls,omitempty"`
 	Models    map[string]ModelUsage `json:"models,omitempty"`
+	// ToolList estimates the tokens the tool definitions cost every
+	// conversation before the first word.
+	ToolList *ToolListFootprint `json:"toolList,omitempty"`
+	// Prices names the price table behind every costUsd.
+	Prices *PriceTable `json:"prices,omitempty"`
+	// Notes say what the figures cannot: unpriced models, latencies replayed
+	// from the result cache, shards merged without samples.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Latency summarises a set of timed calls.
 type Latency struct {
 	P50Ms float64 `json:"p50Ms"`
 	P95Ms float64 `json:"p95Ms"`
-	Count int     `json:"count"`
+	// P99Ms is the 99th percentile; with fewer than 100 calls it is the
+	// slowest call.
+	P99Ms float64 `json:"p99Ms,omitempty"`
+	// Count is the number of calls in the percentiles.
+	Count int `json:"count"`
+	// Errors counts calls that got no usable answer (transport failure,
+	// timeout, an HTTP error from a model API); they are not in the
+	// percentiles.
+	Errors int `json:"errors,omitempty"`
+	// Source is "live" (measured by this run), "cache" (replayed from the
+	// result cache's transcripts because no call was made) or "mixed"
+	// (merged shards of both kinds).
+	Source string `json:"source,omitempty"`
+	// CachedCount counts calls replayed from cached transcripts.
+	CachedCount int `json:"cachedCount,omitempty"`
+	// SamplesMs are the latencies in milliseconds, ascending: all of them
+	// up to 1000, else 1000 evenly spaced order statistics, each standing
+	// for Count/len(SamplesMs) calls.
+	SamplesMs []float64 `json:"samplesMs,omitempty"`
 }
 
 // ModelUsage summarises the calls made to one model.
 type ModelUsage struct {
-	P50Ms        float64 `json:"p50Ms"`
-	P95Ms        float64 `json:"p95Ms"`
-	InputTokens  int64   `json:"inputTokens"`
-	OutputTokens int64   `json:"outputTokens"`
-	CostUSD      float64 `json:"costUsd"`
+	P50Ms float64 `json:"p50Ms"`
+	P95Ms float64 `json:"p95Ms"`
+	P99Ms float64 `json:"p99Ms,omitempty"`
+	// Count, Errors, Source, CachedCount and SamplesMs are as in Latency;
+	// one call is one HTTP request to the model API.
+	Count        int    `json:"count,omitempty"`
+	Errors       int    `json:"errors,omitempty"`
+	Source       string `json:"source,omitempty"`
+	CachedCount  int    `json:"cachedCount,omitempty"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	// CostUSD prices the tokens; it is 0 and CostUnknown is set when the
+	// model has no price in the table.
+	CostUSD float64 `json:"costUsd"`
+	// CostUnknown says that no price was found for the model, so CostUSD
+	// is not a measurement.
+	CostUnknown bool `json:"costUnknown,omitempty"`
+	// Price is the price the cost was computed with.
+	Price     *Price    `json:"price,omitempty"`
+	SamplesMs []float64 `json:"samplesMs,omitempty"`
+}
+
+// Price is what one model costs, in US dollars per million tokens.
+type Price struct {
+	InputPerMTok  float64 `json:"inputPerMTok"`
+	OutputPerMTok float64 `json:"outputPerMTok"`
+	// Source is where the price came from: "built-in 2025-11-25" or the
+	// price file and line.
+	Source string `json:"source"`
+}
+
+// PriceTable names the price table a run used.
+type PriceTable struct {
+	// Date is when the built-in prices were checked; prices change.
+	Date string `json:"date"`
+	// Files are the price files that overrode or extended it.
+	Files []string `json:"files,omitempty"`
+}
+
+// ToolListFootprint estimates what the tool list costs every conversation:
+// the tool definitions are sent to the model with every request.
+type ToolListFootprint struct {
+	Tools int `json:"tools"`
+	// Bytes is the size of the definitions as the model is given them
+	// (name, description and input schema as compact JSON).
+	Bytes int `json:"bytes"`
+	// EstimatedTokens is an estimate, not a provider's count: see Method.
+	EstimatedTokens int64 `json:"estimatedTokens"`
+	// Method says how the estimate was made.
+	Method string `json:"method"`
+	// PerTool is the estimate for each tool, to find the heavy ones.
+	PerTool map[string]int64 `json:"perTool,omitempty"`
 }
 
 // Gate is the decision against the baseline, filled by the gate package.
@@ -242,6 +324,31 @@ type Gate struct {
 	// Floors are the recorded score floors (a ceiling for lower-is-better
 	// keys) that the next run gates on; they only tighten (--ratchet).
 	Floors map[string]float64 `json:"floors,omitempty"`
+	// Perf compares p95 latency per tool and model and cost per case run
+	// with the baseline (--max-latency-increase, --max-cost-increase).
+	Perf []GatePerf `json:"perf,omitempty"`
+}
+
+// GatePerf is one latency or cost figure compared with the baseline.
+type GatePerf struct {
+	// Kind is "tool" (p95 of tools/call), "model" (p95 of model calls) or
+	// "case" (cost per run of a case on a model).
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+	Model string `json:"model,omitempty"`
+	// Metric is "p95Ms" or "costUsdPerRun".
+	Metric  string  `json:"metric"`
+	Base    float64 `json:"base"`
+	Current float64 `json:"current"`
+	// Increase is (current - base) / base.
+	Increase float64 `json:"increase"`
+	// Limit is the allowed relative increase it was held to; absent when
+	// no limit was set (the figure is shown, not judged).
+	Limit *float64 `json:"limit,omitempty"`
+	// Exceeded says Increase is above Limit; Failed that it counts against
+	// the gate (the policy makes these warnings unless told otherwise).
+	Exceeded bool `json:"exceeded,omitempty"`
+	Failed   bool `json:"failed,omitempty"`
 }
 
 // GateScore is one score key compared with the baseline.

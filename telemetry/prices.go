@@ -1,0 +1,284 @@
+package telemetry
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// BuiltinDate is the day the built-in prices were checked against the
+// providers' published list prices. Prices change: a price file
+// (LoadPrices) overrides or extends the table, and a model the table does
+// not know has an unknown cost.
+const BuiltinDate = "2025-11-25"
+
+// builtin holds standard (not batch, not priority) list prices in US
+// dollars per million tokens as of BuiltinDate, keyed by provider:model as
+// in --models. Dated snapshots ("gpt-4.1-mini-2025-04-14",
+// "claude-sonnet-4-5-20250929") and "-latest" aliases resolve to these
+// names. Models released after BuiltinDate are not here.
+var builtin = map[string][2]float64{
+	"openai:gpt-5":        {1.25, 10},
+	"openai:gpt-5.1":      {1.25, 10},
+	"openai:gpt-5-mini":   {0.25, 2},
+	"openai:gpt-5-nano":   {0.05, 0.40},
+	"openai:gpt-4.1":      {2, 8},
+	"openai:gpt-4.1-mini": {0.40, 1.60},
+	"openai:gpt-4.1-nano": {0.10, 0.40},
+	"openai:gpt-4o":       {2.50, 10},
+	"openai:gpt-4o-mini":  {0.15, 0.60},
+	"openai:o1":           {15, 60},
+	"openai:o3":           {2, 8},
+	"openai:o3-mini":      {1.10, 4.40},
+	"openai:o4-mini":      {1.10, 4.40},
+
+	"anthropic:claude-opus-4-5":   {5, 25},
+	"anthropic:claude-opus-4-1":   {15, 75},
+	"anthropic:claude-opus-4-0":   {15, 75},
+	"anthropic:claude-opus-4":     {15, 75},
+	"anthropic:claude-sonnet-4-5": {3, 15},
+	"anthropic:claude-sonnet-4-0": {3, 15},
+	"anthropic:claude-sonnet-4":   {3, 15},
+	"anthropic:claude-3-7-sonnet": {3, 15},
+	"anthropic:claude-haiku-4-5":  {1, 5},
+	"anthropic:claude-3-5-haiku":  {0.80, 4},
+	"anthropic:claude-3-haiku":    {0.25, 1.25},
+}
+
+// Price is what one model costs in US dollars per million tokens, and where
+// that figure came from.
+type Price struct {
+	Input, Output float64
+	// Source is "built-in 2025-11-25" or "file:line".
+	Source string
+}
+
+// Prices is a price table: the built-in one, possibly overridden by files.
+// A nil *Prices is the built-in table.
+type Prices struct {
+	m     map[string]Price
+	files []string
+}
+
+// BuiltinPrices returns the built-in table.
+func BuiltinPrices() *Prices {
+	p := &Prices{m: make(map[string]Price, len(builtin))}
+	for k, v := range builtin {
+		p.m[k] = Price{Input: v[0], Output: v[1], Source: "built-in " + BuiltinDate}
+	}
+	return p
+}
+
+// snapshot matches the date suffix of a model snapshot name.
+var snapshot = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
+
+// Lookup returns the price of model ("provider:model"). It tries the name
+// as given, then without a "-latest" suffix or a snapshot date, so that a
+// price file can price one snapshot apart from its alias.
+func (p *Prices) Lookup(model string) (Price, bool) {
+	if p == nil {
+		p = BuiltinPrices()
+	}
+	key := strings.ToLower(strings.TrimSpace(model))
+	if pr, ok := p.m[key]; ok {
+		return pr, true
+	}
+	base := strings.TrimSuffix(key, "-latest")
+	base = snapshot.ReplaceAllString(base, "")
+	pr, ok := p.m[base]
+	return pr, ok
+}
+
+// Cost prices one usage of model. ok is false when the model has no price:
+// the cost is then unknown, not 0.
+func (p *Prices) Cost(model string, u llm.Usage) (usd float64, ok bool) {
+	pr, ok := p.Lookup(model)
+	if !ok {
+		return 0, false
+	}
+	return roundUSD(float64(u.InputTokens)*pr.Input/1e6 + float64(u.OutputTokens)*pr.Output/1e6), true
+}
+
+// roundUSD rounds to a nano-dollar: far below any price's precision, and
+// it keeps float noise out of report.json.
+func roundUSD(v float64) float64 { return math.Round(v*1e9) / 1e9 }
+
+// Table describes the table for the report.
+func (p *Prices) Table() *report.PriceTable {
+	t := &report.PriceTable{Date: BuiltinDate}
+	if p != nil {
+		t.Files = slices.Clone(p.files)
+	}
+	return t
+}
+
+// PriceError is a problem in a price file, at a line.
+type PriceError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *PriceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// LoadPrices reads a price file and returns the built-in table overridden
+// and extended by it. The file is YAML:
+//
+//	date: 2026-03-01            # optional: when these prices were checked
+//	models:
+//	  openai:gpt-4.1-mini: {input: 0.40, output: 1.60}   # USD per 1M tokens
+//	  anthropic:claude-sonnet-5:
+//	    input: 2
+//	    output: 10
+//
+// Every problem is a *PriceError naming the file and line (several are
+// joined with errors.Join): a syntax error, an unknown key, a model not
+// written provider:model, a missing, non-numeric or negative price.
+func LoadPrices(path string) (*Prices, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePrices(path, data)
+}
+
+// yamlLine splits a yaml.v3 syntax error into its line and message.
+var yamlLine = regexp.MustCompile(`(?s)^(yaml: )?line (\d+): (.*)$`)
+
+// ParsePrices is LoadPrices for data already read; name is used in errors.
+func ParsePrices(name string, data []byte) (*Prices, error) {
+	p := BuiltinPrices()
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &PriceError{name, 1, "the file is empty: want a models: map of provider:model to {input, output} prices"}
+		}
+		line := 1
+		msg := err.Error()
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[2])
+			msg = m[3]
+		}
+		return nil, &PriceError{name, line, msg}
+	}
+	var errs []error
+	bad := func(n *yaml.Node, format string, args ...any) {
+		errs = append(errs, &PriceError{name, n.Line, fmt.Sprintf(format, args...)})
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		bad(root, "want a mapping with a models: key")
+		return nil, errors.Join(errs...)
+	}
+	date := ""
+	var models *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "date":
+			date = v.Value
+		case "models":
+			models = v
+		default:
+			bad(k, "unknown key %q (want date or models)", k.Value)
+		}
+	}
+	if models == nil {
+		bad(root, "no models: map of provider:model to {input, output} prices")
+		return nil, errors.Join(errs...)
+	}
+	if models.Kind != yaml.MappingNode {
+		bad(models, "models: want a map of provider:model to {input, output} prices")
+		return nil, errors.Join(errs...)
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(models.Content); i += 2 {
+		k, v := models.Content[i], models.Content[i+1]
+		key := strings.ToLower(strings.TrimSpace(k.Value))
+		if _, _, err := llm.ParseSpec(key); err != nil {
+			bad(k, "%v", err)
+			continue
+		}
+		if line, dup := seen[key]; dup {
+			bad(k, "%s is priced twice (first at line %d)", key, line)
+			continue
+		}
+		seen[key] = k.Line
+		pr, ok := parsePrice(v, key, bad)
+		if !ok {
+			continue
+		}
+		pr.Source = fmt.Sprintf("%s:%d", name, k.Line)
+		p.m[key] = pr
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	f := name
+	if date != "" {
+		f += " (" + date + ")"
+	}
+	p.files = append(p.files, f)
+	return p, nil
+}
+
+// parsePrice reads {input: N, output: N}.
+func parsePrice(v *yaml.Node, key string, bad func(*yaml.Node, string, ...any)) (Price, bool) {
+	if v.Kind != yaml.MappingNode {
+		bad(v, "%s: want {input: USD per 1M tokens, output: USD per 1M tokens}", key)
+		return Price{}, false
+	}
+	var pr Price
+	var have [2]bool
+	ok := true
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, n := v.Content[i], v.Content[i+1]
+		var slot *float64
+		switch k.Value {
+		case "input":
+			slot, have[0] = &pr.Input, true
+		case "output":
+			slot, have[1] = &pr.Output, true
+		default:
+			bad(k, "%s: unknown key %q (want input and output, in USD per 1M tokens)", key, k.Value)
+			ok = false
+			continue
+		}
+		f, err := strconv.ParseFloat(n.Value, 64)
+		switch {
+		case n.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+			bad(n, "%s: %s price %q is not a number", key, k.Value, n.Value)
+			ok = false
+		case f < 0:
+			bad(n, "%s: %s price %v is negative", key, k.Value, f)
+			ok = false
+		default:
+			*slot = f
+		}
+	}
+	if !have[0] || !have[1] {
+		missing := "input"
+		if have[0] {
+			missing = "output"
+		}
+		bad(v, "%s: no %s price", key, missing)
+		ok = false
+	}
+	return pr, ok
+}

@@ -1,0 +1,167 @@
+package telemetry
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-eval/mcp-eval/llm"
+)
+
+func TestCost(t *testing.T) {
+	t.Parallel()
+	p := BuiltinPrices()
+	tests := []struct {
+		model   string
+		in, out int64
+		want    float64
+		ok      bool
+	}{
+		// gpt-4.1-mini: $0.40 in, $1.60 out per 1M.
+		{"openai:gpt-4.1-mini", 1_000_000, 0, 0.40, true},
+		{"openai:gpt-4.1-mini", 0, 1_000_000, 1.60, true},
+		{"openai:gpt-4.1-mini", 1000, 200, 0.00072, true}, // 1000·0.4/1e6 + 200·1.6/1e6
+		{"openai:gpt-4.1-mini", 0, 0, 0, true},
+		// claude-sonnet-4-5: $3 in, $15 out.
+		{"anthropic:claude-sonnet-4-5", 12_000, 800, 0.048, true}, // 0.036 + 0.012
+		// A dated snapshot and a -latest alias resolve to the model.
+		{"anthropic:claude-sonnet-4-5-20250929", 12_000, 800, 0.048, true},
+		{"openai:gpt-4.1-mini-2025-04-14", 1_000_000, 1_000_000, 2.00, true},
+		{"anthropic:claude-3-5-haiku-latest", 1_000_000, 0, 0.80, true},
+		// Case does not matter.
+		{"OpenAI:GPT-4o", 1_000_000, 0, 2.50, true},
+		// Prefixes are not guessed: gpt-4o-mini is not gpt-4o.
+		{"openai:gpt-4o-mini", 1_000_000, 0, 0.15, true},
+		// Unknown models have no cost, not a zero one.
+		{"openai:llama3.2", 1000, 1000, 0, false},
+		{"anthropic:claude-sonnet-9", 1000, 1000, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := p.Cost(tt.model, llm.Usage{InputTokens: tt.in, OutputTokens: tt.out})
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("Cost(%s, %d in, %d out) = %v, %v; want %v, %v", tt.model, tt.in, tt.out, got, ok, tt.want, tt.ok)
+		}
+	}
+	var nilPrices *Prices
+	if got, ok := nilPrices.Cost("openai:gpt-4o", llm.Usage{OutputTokens: 100_000}); !ok || got != 1 {
+		t.Errorf("nil *Prices is the built-in table: got %v, %v", got, ok)
+	}
+}
+
+func TestBuiltinPricesAreSane(t *testing.T) {
+	t.Parallel()
+	for k, v := range builtin {
+		if _, _, err := llm.ParseSpec(k); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+		if v[0] <= 0 || v[1] < v[0] {
+			t.Errorf("%s: input %v output %v: want 0 < input ≤ output", k, v[0], v[1])
+		}
+	}
+}
+
+func TestParsePrices(t *testing.T) {
+	t.Parallel()
+	p, err := ParsePrices("prices.yaml", []byte(`# checked by hand
+date: 2026-03-01
+models:
+  openai:gpt-4.1-mini: {input: 0.20, output: 0.80}
+  anthropic:claude-sonnet-5:
+    input: 2
+    output: 10
+  openai:my-finetune-2026-01-01: {input: 0, output: 0}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An override.
+	if got, _ := p.Cost("openai:gpt-4.1-mini", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}); got != 1.00 {
+		t.Errorf("overridden gpt-4.1-mini: %v, want 1.00", got)
+	}
+	// An addition, with its source.
+	pr, ok := p.Lookup("anthropic:claude-sonnet-5")
+	if !ok || pr.Input != 2 || pr.Output != 10 || pr.Source != "prices.yaml:5" {
+		t.Errorf("claude-sonnet-5: %+v, %v", pr, ok)
+	}
+	// A snapshot priced apart from its alias is found as written: free.
+	if got, ok := p.Cost("openai:my-finetune-2026-01-01", llm.Usage{InputTokens: 1e6}); !ok || got != 0 {
+		t.Errorf("free finetune: %v, %v", got, ok)
+	}
+	// The rest of the built-in table is kept.
+	if pr, ok := p.Lookup("openai:gpt-4o"); !ok || pr.Source != "built-in "+BuiltinDate {
+		t.Errorf("gpt-4o: %+v, %v", pr, ok)
+	}
+	tab := p.Table()
+	if tab.Date != BuiltinDate || len(tab.Files) != 1 || tab.Files[0] != "prices.yaml (2026-03-01)" {
+		t.Errorf("table: %+v", tab)
+	}
+}
+
+// TestPriceErrors: every problem names the file and line.
+func TestPriceErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, yaml string
+		want       []string // substrings, each "file:line: …"
+	}{
+		{"negative input", "models:\n  openai:gpt-4o: {input: -1, output: 10}\n",
+			[]string{"p.yaml:2: openai:gpt-4o: input price -1 is negative"}},
+		{"negative output on its own line", "models:\n  openai:gpt-4o:\n    input: 1\n    output: -0.5\n",
+			[]string{"p.yaml:4: openai:gpt-4o: output price -0.5 is negative"}},
+		{"not a number", "models:\n  openai:gpt-4o: {input: cheap, output: 10}\n",
+			[]string{`p.yaml:2: openai:gpt-4o: input price "cheap" is not a number`}},
+		{"missing output", "models:\n  openai:gpt-4o:\n    input: 1\n",
+			[]string{"p.yaml:3: openai:gpt-4o: no output price"}},
+		{"unknown price key", "models:\n  openai:gpt-4o: {input: 1, output: 2, cached: 0.5}\n",
+			[]string{`p.yaml:2: openai:gpt-4o: unknown key "cached"`}},
+		{"no provider", "models:\n  gpt-4o: {input: 1, output: 2}\n",
+			[]string{"p.yaml:2: model \"gpt-4o\": want provider:model"}},
+		{"unknown provider", "models:\n  google:gemini: {input: 1, output: 2}\n",
+			[]string{`p.yaml:2: model "google:gemini": unknown provider`}},
+		{"unknown top-level key", "modles:\n  openai:gpt-4o: {input: 1, output: 2}\n",
+			[]string{`p.yaml:1: unknown key "modles"`, "p.yaml:1: no models:"}},
+		{"duplicate", "models:\n  openai:gpt-4o: {input: 1, output: 2}\n  openai:gpt-4o: {input: 1, output: 3}\n",
+			[]string{"p.yaml:3: openai:gpt-4o is priced twice (first at line 2)"}},
+		{"syntax", "models:\n  openai:gpt-4o: {input: 1, output: 2\n  x: y\n",
+			[]string{"p.yaml:"}},
+		{"empty", "", []string{"p.yaml:1: the file is empty"}},
+		{"a list", "- 1\n- 2\n", []string{"p.yaml:1: want a mapping"}},
+		{"two errors at once", "models:\n  openai:gpt-4o: {input: -1, output: 2}\n  openai:o3: {input: 1, output: -2}\n",
+			[]string{"p.yaml:2: openai:gpt-4o: input price -1", "p.yaml:3: openai:o3: output price -2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePrices("p.yaml", []byte(tt.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var pe *PriceError
+			if !errors.As(err, &pe) || pe.File != "p.yaml" || pe.Line < 1 {
+				t.Fatalf("not a *PriceError with file and line: %#v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadPrices(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "prices.yaml")
+	if err := os.WriteFile(path, []byte("models:\n  openai:gpt-4o:\n    input: 2\n    output: -3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPrices(path)
+	if err == nil || !strings.HasPrefix(err.Error(), path+":4: ") {
+		t.Fatalf("LoadPrices: %v, want %s:4: …", err, path)
+	}
+	if _, err := LoadPrices(filepath.Join(dir, "missing.yaml")); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
