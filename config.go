@@ -49,6 +49,8 @@ type Config struct {
 	JudgeModel      string
 	StubTools       listFlag
 	CacheDir        string
+	Payloads        string
+	Prices          string
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -133,6 +135,8 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	cfg.StubTools.comma = true
 	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
 	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")
+	fs.StringVar(&cfg.Prices, "prices", cfg.Prices, "YAML price table overriding the built-in one (USD per 1M tokens)")
+	fs.StringVar(&cfg.Payloads, "payloads", cfg.Payloads, "prompt-injection payload file for the resilience layer (default: the built-in set)")
 	return fs
 }
 
@@ -317,6 +321,21 @@ func (c *Config) headers(getenv func(string) string) ([]header, error) {
 		out = append(out, header{name, value})
 	}
 	return out, nil
+}
+
+// target and transport describe the server for telemetry.
+func (c *Config) target() string {
+	if c.ServerURL != "" {
+		return c.ServerURL
+	}
+	return c.ServerCmd
+}
+
+func (c *Config) transport() string {
+	if c.ServerURL != "" {
+		return "http"
+	}
+	return "stdio"
 }
 
 // secrets returns the header values to mask in every output.

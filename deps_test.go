@@ -17,6 +17,12 @@ func TestDependencyRules(t *testing.T) {
 		"mcp":         {"report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
 		"llm":         {"report", "mcp", "conformance", "gate", "golden", "resilience", "telemetry", "github", "agent"},
 		"conformance": {"gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
+		// Layer 2's model half runs the golden cases with faults, so
+		// resilience builds on golden; never the other way round.
+		"golden":     {"conformance", "resilience", "telemetry", "gate", "github"},
+		"resilience": {"conformance", "telemetry", "gate", "github"},
+		"telemetry":  {"conformance", "golden", "resilience", "gate", "github"},
+		"agent":      {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
 	}
 	// Third-party modules allowed in the pure packages.
 	pureExternal := map[string][]string{"report": nil, "mcp": nil, "llm": nil, "gate": {"gopkg.in/yaml.v3"}}

@@ -20,6 +20,9 @@ type gateFlags struct {
 	Drift               gate.DriftMode
 	RequireSignificance bool
 	Ratchet             bool
+	MaxLatencyIncrease  float64
+	MaxCostIncrease     float64
+	Perf                gate.PerfMode
 }
 
 func (g *gateFlags) bind(fs *flag.FlagSet) {
@@ -27,6 +30,9 @@ func (g *gateFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&g.Drift, "drift", "warn or fail: drops with an unchanged server fingerprint (likely model drift)")
 	fs.BoolVar(&g.RequireSignificance, "require-significance", g.RequireSignificance, "only statistically significant score drops fail")
 	fs.BoolVar(&g.Ratchet, "ratchet", g.Ratchet, "record this run's higher floors in the report for the next run")
+	fs.Float64Var(&g.MaxLatencyIncrease, "max-latency-increase", g.MaxLatencyIncrease, "largest relative p95 latency increase per tool and model against the baseline (0.25 = +25%; 0 = no limit)")
+	fs.Float64Var(&g.MaxCostIncrease, "max-cost-increase", g.MaxCostIncrease, "largest relative cost increase per case run against the baseline (0 = no limit)")
+	fs.Var(&g.Perf, "perf-gate", "warn (default) or fail: what exceeding the latency and cost limits does (runners differ from run to run)")
 }
 
 // readReport loads a report.json, for --baseline and mcp-eval gate.
@@ -46,17 +52,10 @@ func readReport(flagName, path string) (*report.Report, error) {
 	return &r, nil
 }
 
-// applyGate evaluates r against the baseline (if any) and the waivers, and
-// records the decision in r.Gate.
-func applyGate(r *report.Report, baselinePath string, maxDrop float64, strict bool, g gateFlags) error {
-	var base *report.Report
-	if baselinePath != "" {
-		b, err := readReport("--baseline", baselinePath)
-		if err != nil {
-			return err
-		}
-		base = b
-	}
+// applyGate evaluates r against the baseline (nil: absolute floors only)
+// and the waivers, and records the decision in r.Gate.
+func applyGate(r *report.Report, base *report.Report, cfg *Config) error {
+	g := cfg.Gate
 	path := g.Waivers
 	if path == "" {
 		if _, err := os.Stat(gate.DefaultWaiverFile); err == nil {
@@ -73,14 +72,15 @@ func applyGate(r *report.Report, baselinePath string, maxDrop float64, strict bo
 			return &configError{err.Error()}
 		}
 	}
-	p := gate.Policy{MaxDrop: maxDrop, Strict: strict, Drift: g.Drift, RequireSignificance: g.RequireSignificance,
-		Ratchet: g.Ratchet, Waivers: waivers, Now: time.Now().UTC()}
+	p := gate.Policy{MaxDrop: cfg.MaxDrop, Strict: cfg.Strict, Drift: g.Drift, RequireSignificance: g.RequireSignificance,
+		Ratchet: g.Ratchet, Waivers: waivers, Now: time.Now().UTC(),
+		MaxLatencyIncrease: g.MaxLatencyIncrease, MaxCostIncrease: g.MaxCostIncrease, Perf: g.Perf}
 	if err := p.Validate(); err != nil {
 		return usagef("%v", err)
 	}
 	d := gate.Evaluate(r, base, p)
 	if base != nil {
-		r.Gate = &report.Gate{Baseline: baselinePath}
+		r.Gate = &report.Gate{Baseline: cfg.Baseline}
 	}
 	d.Apply(r)
 	// The headline scores of the last runs travel with the reports, so the
@@ -120,7 +120,13 @@ func gateCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	r.Strict = strict
-	if err := applyGate(r, baselinePath, maxDrop, strict, g); err != nil {
+	var base *report.Report
+	if baselinePath != "" {
+		if base, err = readReport("--baseline", baselinePath); err != nil {
+			return err
+		}
+	}
+	if err := applyGate(r, base, &Config{Baseline: baselinePath, MaxDrop: maxDrop, Strict: strict, Gate: g}); err != nil {
 		return err
 	}
 	if format == "json" {

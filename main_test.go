@@ -71,7 +71,7 @@ func TestUsageErrors(t *testing.T) {
 		{"start without url", []string{"run", "--server-start", "x", "--server-cmd", "y"}, 2, "--server-start needs --server-url"},
 		{"unset header variable", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, 2, "environment variable MCP_EVAL_TEST_TOKEN is not set"},
 		{"behavior without models", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior"}, 2, "needs --models"},
-		{"unavailable layer", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "resilience"}, 2, "resilience layer is not available"},
+		{"unknown layer", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "conformance,speed"}, 2, `unknown layer "speed"`},
 		{"bad shard", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior", "--models", "openai:m", "--shard", "3/2"}, 2, "--shard"},
 		{"missing config", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--config", filepath.Join(dir, "nope.yaml")}, 2, "nope.yaml"},
 	}

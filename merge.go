@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/resilience"
+	"github.com/mcp-eval/mcp-eval/telemetry"
 )
 
 // mergeCommand is `mcp-eval merge -o report.json shard1.json …`: it joins
@@ -32,6 +35,7 @@ func mergeCommand(args []string, stdout io.Writer) error {
 		return usagef("merge: want -o report.json and at least one shard report")
 	}
 	var merged *report.Report
+	var tele []*report.Telemetry
 	seenCase := map[string]string{}
 	seenCheck := map[string]bool{}
 	for _, path := range fs.Args() {
@@ -72,6 +76,9 @@ func mergeCommand(args []string, stdout io.Writer) error {
 			merged.Cases = append(merged.Cases, c)
 		}
 		merged.Confusion = append(merged.Confusion, r.Confusion...)
+		if r.Telemetry != nil {
+			tele = append(tele, r.Telemetry)
+		}
 		if r.Judge != nil {
 			merged.Judge = r.Judge
 		}
@@ -79,13 +86,42 @@ func mergeCommand(args []string, stdout io.Writer) error {
 	if rate, ok := merged.ConformancePassRate(); ok {
 		merged.Scores["conformance.passRate"] = rate
 	}
-	if len(merged.Cases) > 0 {
-		scores, byModel := golden.ScoresFromCases(merged.Cases)
-		for k, v := range scores {
-			merged.Scores[k] = v
+	// Layer 1 cases and Layer 2 variants share the cases list; each layer
+	// recomputes its own scores from its own cases.
+	var behavior, variants []report.Case
+	for _, c := range merged.Cases {
+		if resilience.IsVariantID(c.ID) {
+			variants = append(variants, c)
+		} else {
+			behavior = append(behavior, c)
 		}
-		merged.ScoresByModel = byModel
+	}
+	for _, part := range []struct {
+		cases  []report.Case
+		scores func([]report.Case) (map[string]float64, map[string]map[string]float64)
+	}{{behavior, golden.ScoresFromCases}, {variants, resilience.ScoresFromCases}} {
+		if len(part.cases) == 0 {
+			continue
+		}
+		scores, byModel := part.scores(part.cases)
+		maps.Copy(merged.Scores, scores)
+		for m, sc := range byModel {
+			if merged.ScoresByModel == nil {
+				merged.ScoresByModel = map[string]map[string]float64{}
+			}
+			if merged.ScoresByModel[m] == nil {
+				merged.ScoresByModel[m] = map[string]float64{}
+			}
+			maps.Copy(merged.ScoresByModel[m], sc)
+		}
+	}
+	if len(merged.Confusion) > 0 {
 		merged.Confusion = golden.MergeConfusion(merged.Confusion)
+	}
+	if len(tele) > 0 {
+		// Reports keep raw latency samples, so percentiles are recomputed
+		// over all shards rather than averaged.
+		merged.Telemetry = telemetry.Merge(tele...)
 	}
 	merged.Sort()
 	var buf bytes.Buffer

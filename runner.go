@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,8 +15,12 @@ import (
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/surface"
+	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/resilience"
+	"github.com/mcp-eval/mcp-eval/telemetry"
+	"github.com/mcp-eval/mcp-eval/telemetry/otlp"
 )
 
 // runCommand is `mcp-eval run` and `mcp-eval conformance` (forced layer).
@@ -42,20 +47,49 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 // returns the report. The run and action commands share it.
 func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdout, stderr io.Writer) (*report.Report, error) {
 	layers := cfg.layers()
-	behavior := false
-	for _, l := range layers {
-		switch l {
-		case report.LayerConformance:
-		case report.LayerBehavior:
-			behavior = true
-		default:
-			return nil, &configError{fmt.Sprintf("--layers: the %s layer is not available in this version of mcp-eval yet; run --layers conformance,behavior", l)}
+	has := func(l string) bool { return slices.Contains(layers, l) }
+
+	// Telemetry observes the other layers through the mcp and llm observer
+	// hooks; OTLP export is on whenever OTEL_EXPORTER_OTLP_ENDPOINT says so.
+	prices := telemetry.BuiltinPrices()
+	if cfg.Prices != "" {
+		var err error
+		if prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {
+			return nil, &configError{err.Error()}
 		}
 	}
-	var bp *behaviorPlan
-	if behavior {
-		var err error
-		if bp, err = planBehavior(cfg, getenv); err != nil {
+	var rec *telemetry.Recorder
+	var mcpObs []mcp.Observer
+	var llmObs []llm.Observer
+	if has(report.LayerTelemetry) {
+		rec = telemetry.New(prices)
+		mcpObs, llmObs = append(mcpObs, rec), append(llmObs, rec)
+	}
+	otlpCfg, otlpOn, err := otlp.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, &configError{err.Error()}
+	}
+	var exp *otlp.Exporter
+	if otlpOn {
+		exp, err = otlp.Start(ctx, otlpCfg, otlp.RunInfo{Version: toolVersion(), Target: cfg.target(), Transport: cfg.transport(),
+			Layers: layers, Commit: getenv("GITHUB_SHA")}, prices)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export is off: %v\n", err)
+		} else {
+			mcpObs, llmObs = append(mcpObs, exp), append(llmObs, exp)
+		}
+	}
+	var llmObserver llm.Observer
+	if len(llmObs) > 0 {
+		llmObserver = telemetry.LLMObservers(llmObs...)
+	}
+	mp, err := planModels(cfg, layers, getenv, llmObserver)
+	if err != nil {
+		return nil, err
+	}
+	var base *report.Report
+	if cfg.Baseline != "" {
+		if base, err = readReport("--baseline", cfg.Baseline); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +112,11 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		defer srv.stop()
 	}
 
-	target, err := buildTarget(cfg, getenv, logFile)
+	var mcpObserver mcp.Observer
+	if len(mcpObs) > 0 {
+		mcpObserver = telemetry.MCPObservers(mcpObs...)
+	}
+	target, err := buildTarget(cfg, getenv, logFile, mcpObserver)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +133,12 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	}
 	defer client.Close()
 
+	// Layer 0.
 	res := &conformance.Result{Era: client.Era(), Version: client.Version()}
 	if d := client.Discover(); d != nil {
 		res.Supported = d.SupportedVersions
 	}
-	if slices.Contains(layers, report.LayerConformance) {
+	if has(report.LayerConformance) {
 		res, err = conformance.Run(ctx, client, conformance.Options{
 			Runs: cfg.Runs, Concurrency: cfg.Concurrency, SafeTools: cfg.SafeTools.vals,
 			Version: cfg.ProtocolVersion, Only: cfg.Checks.vals,
@@ -108,28 +147,90 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 			return nil, &exitError{3, "could not evaluate: " + err.Error()}
 		}
 	}
+	var tools []mcp.Tool
+	if res.Tools == nil && (has(report.LayerResilience) || has(report.LayerTelemetry) || mp != nil) {
+		tools, err = client.ListTools(ctx)
+		if err != nil && mp != nil {
+			return nil, &exitError{1, "tools/list: " + err.Error()}
+		}
+		for _, t := range tools {
+			res.Tools = append(res.Tools, t.Raw)
+		}
+	} else {
+		for _, raw := range res.Tools {
+			var t mcp.Tool
+			if json.Unmarshal(raw, &t) == nil {
+				t.Raw = raw
+				tools = append(tools, t)
+			}
+		}
+	}
+
+	// Layer 2, deterministic half: probes, poisoned descriptions, and the
+	// surface against the baseline's.
+	var resilienceChecks []report.Check
+	if has(report.LayerResilience) {
+		resilienceChecks = resilience.Probe(ctx, client, resilience.ProbeOptions{Runs: cfg.Runs, SafeTools: cfg.SafeTools.vals, Timeout: cfg.Timeout})
+		resilienceChecks = append(resilienceChecks, resilience.Descriptions(tools)...)
+	}
+
+	// Layers 1 and 2 with models.
 	var summary *golden.Summary
-	if bp != nil {
-		var tools []mcp.Tool
-		summary, tools, err = runBehavior(ctx, cfg, bp, client, stderr)
-		if err != nil {
+	var rsum *resilience.Summary
+	var mr *modelRun
+	if mp != nil {
+		if mr, err = mp.prepare(ctx, cfg, client, tools, stderr); err != nil {
 			return nil, err
 		}
-		if res.Tools == nil {
-			for _, t := range tools {
-				res.Tools = append(res.Tools, t.Raw)
+		if mp.behavior {
+			summary = mr.behavior(ctx)
+		}
+		if mp.resilience {
+			if rsum, err = mr.resilience(ctx); err != nil {
+				return nil, err
 			}
 		}
 	}
 	if ctx.Err() != nil {
 		return nil, &exitError{1, "interrupted; no report written"}
 	}
+
 	r := buildReport(cfg, target, res, layers, started)
 	r.Commit = getenv("GITHUB_SHA")
-	if summary != nil {
-		summary.Apply(r, bp.judgeSpec)
+	if has(report.LayerResilience) {
+		var baseSurface *report.Surface
+		if base != nil {
+			baseSurface = &base.Surface
+		}
+		r.Checks = append(r.Checks, resilience.SurfaceCheck(r.Surface, baseSurface))
+		r.Checks = append(r.Checks, resilienceChecks...)
 	}
-	if err := applyGate(r, cfg.Baseline, cfg.MaxDrop, cfg.Strict, cfg.Gate); err != nil {
+	if summary != nil {
+		summary.Apply(r, mp.judgeSpec)
+	}
+	if rsum != nil {
+		rsum.Apply(r)
+	}
+	// Layer 3.
+	var runs []telemetry.Run
+	if mr != nil {
+		for _, x := range mr.results {
+			runs = append(runs, telemetry.Run{Case: x.Job.CaseID, Model: x.Job.Model, Transcript: x.Transcript, Cached: x.Cached})
+		}
+	}
+	if rec != nil {
+		rec.AddRuns(runs)
+		rec.SetToolList(tools)
+		rec.Apply(r)
+	}
+	if exp != nil {
+		exp.RecordRuns(runs)
+		if err := exp.End(ctx, nil); err != nil {
+			fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export: %v\n", err)
+		}
+	}
+	r.Sort()
+	if err := applyGate(r, base, cfg); err != nil {
 		return nil, err
 	}
 
@@ -151,7 +252,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	return r, nil
 }
 
-func buildTarget(cfg *Config, getenv func(string) string, log io.Writer) (mcp.Target, error) {
+func buildTarget(cfg *Config, getenv func(string) string, log io.Writer, obs mcp.Observer) (mcp.Target, error) {
 	if cfg.ServerURL != "" {
 		hs, err := cfg.headers(getenv)
 		if err != nil {
@@ -161,13 +262,13 @@ func buildTarget(cfg *Config, getenv func(string) string, log io.Writer) (mcp.Ta
 		for _, x := range hs {
 			h.Add(x.name, x.value)
 		}
-		return &mcp.HTTPTarget{URL: cfg.ServerURL, Header: h, MaxBytes: cfg.MaxMessageBytes, Client: mcp.NewHTTPClient()}, nil
+		return &mcp.HTTPTarget{URL: cfg.ServerURL, Header: h, MaxBytes: cfg.MaxMessageBytes, Client: mcp.NewHTTPClient(), Observer: obs}, nil
 	}
 	argv, err := splitCommand(cfg.ServerCmd)
 	if err != nil {
 		return nil, usagef("--server-cmd: %v", err)
 	}
-	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes}}, nil
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs}}, nil
 }
 
 func buildReport(cfg *Config, target mcp.Target, res *conformance.Result, layers []string, started time.Time) *report.Report {
