@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 )
 
 // Version is the tasks.yaml format version this package reads.
@@ -1058,37 +1060,5 @@ func (p *parser) value(n *yaml.Node, what string) (any, bool) {
 	return nil, false
 }
 
-// nearest returns the candidate closest to s by edit distance when it is
-// close enough to be a likely typo.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", math.MaxInt
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// nearest is the did-you-mean shared with the config file's errors.
+func nearest(s string, candidates []string) string { return suggest.Nearest(s, candidates) }
