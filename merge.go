@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 
@@ -103,17 +102,7 @@ func mergeCommand(args []string, stdout io.Writer) error {
 		if len(part.cases) == 0 {
 			continue
 		}
-		scores, byModel := part.scores(part.cases)
-		maps.Copy(merged.Scores, scores)
-		for m, sc := range byModel {
-			if merged.ScoresByModel == nil {
-				merged.ScoresByModel = map[string]map[string]float64{}
-			}
-			if merged.ScoresByModel[m] == nil {
-				merged.ScoresByModel[m] = map[string]float64{}
-			}
-			maps.Copy(merged.ScoresByModel[m], sc)
-		}
+		merged.AddScores(part.scores(part.cases))
 	}
 	if len(merged.Confusion) > 0 {
 		merged.Confusion = golden.MergeConfusion(merged.Confusion)

@@ -736,6 +736,25 @@ func errorChecks() []*Check {
 	}
 }
 
+// paramHeaderCall builds a call of the safe tool with an x-mcp-header
+// parameter: its arguments (with a value of the property's own type for
+// that parameter), the header name, and a header value that differs from
+// the argument, so a probe can drop or contradict the header and nothing
+// else is wrong.
+func paramHeaderCall(e *Env) (tool string, args map[string]any, header, other string) {
+	t, path, header, typ, _ := paramHeaderTool(e)
+	args = synthesizeArgs(t.InputSchema)
+	body, other := any("mcp-eval-a"), "mcp-eval-b"
+	switch typ {
+	case "integer":
+		body, other = 1, "2"
+	case "boolean":
+		body, other = true, "false"
+	}
+	setPath(args, path, body)
+	return t.Name, args, header, other
+}
+
 // Probe values chosen so that no real server can have them.
 //
 // probeVersion is a future date rather than a past one: a date before
@@ -838,17 +857,8 @@ func headerChecks() []*Check {
 				return ""
 			},
 			Run: func(ctx context.Context, e *Env) Outcome {
-				t, path, header, typ, _ := paramHeaderTool(e)
-				args := synthesizeArgs(t.InputSchema)
-				var v any = "mcp-eval-a"
-				switch typ {
-				case "integer":
-					v = 1
-				case "boolean":
-					v = true
-				}
-				setPath(args, path, v)
-				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": args},
+				name, args, header, _ := paramHeaderCall(e)
+				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": name, "arguments": args},
 					del(mcp.HeaderParamPrefix+header))
 				return e.expectError(x, err, "no Mcp-Param-"+header+" header", http.StatusBadRequest, mcp.CodeHeaderMismatch)
 			}},
@@ -861,20 +871,9 @@ func headerChecks() []*Check {
 				return ""
 			},
 			Run: func(ctx context.Context, e *Env) Outcome {
-				t, path, header, typ, _ := paramHeaderTool(e)
-				args := synthesizeArgs(t.InputSchema)
-				// The body and the header carry different values of the
-				// property's own type, so only the mismatch is wrong.
-				body, hdr := any("mcp-eval-a"), "mcp-eval-b"
-				switch typ {
-				case "integer":
-					body, hdr = 1, "2"
-				case "boolean":
-					body, hdr = true, "false"
-				}
-				setPath(args, path, body)
-				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": args},
-					set(mcp.HeaderParamPrefix+header, hdr))
+				name, args, header, other := paramHeaderCall(e)
+				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": name, "arguments": args},
+					set(mcp.HeaderParamPrefix+header, other))
 				return e.expectError(x, err, "Mcp-Param-"+header+" ≠ argument", http.StatusBadRequest, mcp.CodeHeaderMismatch)
 			}},
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	suggestpkg "github.com/mcp-eval/mcp-eval/internal/suggest"
 )
 
 // DefaultWaiverFile is where the CLI and the Action look for waivers,
@@ -179,36 +181,7 @@ func kindName(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-// suggest returns the known key closest to s when it is close enough to be a
-// likely typo (edit distance at most 2), else "".
+// suggest returns the known key closest to s when it is a likely typo.
 func suggest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return suggestpkg.Nearest(strings.ToLower(s), known)
 }

@@ -503,19 +503,7 @@ func Summarize(scored []*CaseScore) *Summary {
 // judgeModel is the judge's provider:model, "" when there was none.
 func (s *Summary) Apply(r *report.Report, judgeModel string) {
 	r.Cases = append(r.Cases, s.Cases...)
-	if r.Scores == nil {
-		r.Scores = map[string]float64{}
-	}
-	maps.Copy(r.Scores, s.Scores)
-	for m, sc := range s.ScoresByModel {
-		if r.ScoresByModel == nil {
-			r.ScoresByModel = map[string]map[string]float64{}
-		}
-		if r.ScoresByModel[m] == nil {
-			r.ScoresByModel[m] = map[string]float64{}
-		}
-		maps.Copy(r.ScoresByModel[m], sc)
-	}
+	r.AddScores(s.Scores, s.ScoresByModel)
 	r.Confusion = append(r.Confusion, s.Confusion...)
 	if judgeModel != "" || s.Rubrics || s.SemanticFallback {
 		r.Judge = &report.JudgeInfo{Model: judgeModel, PromptSHA256: JudgePromptSHA256(), SemanticFallback: s.SemanticFallback}

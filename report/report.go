@@ -466,3 +466,25 @@ func (r *Report) ConformancePassRate() (float64, bool) {
 	}
 	return float64(ok) / float64(n), true
 }
+
+// AddScores merges pooled and per-model scores into the report, as each
+// layer's summary and mcp-eval merge do.
+func (r *Report) AddScores(scores map[string]float64, byModel map[string]map[string]float64) {
+	if r.Scores == nil {
+		r.Scores = map[string]float64{}
+	}
+	for k, v := range scores {
+		r.Scores[k] = v
+	}
+	for m, sc := range byModel {
+		if r.ScoresByModel == nil {
+			r.ScoresByModel = map[string]map[string]float64{}
+		}
+		if r.ScoresByModel[m] == nil {
+			r.ScoresByModel[m] = map[string]float64{}
+		}
+		for k, v := range sc {
+			r.ScoresByModel[m][k] = v
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -377,19 +376,7 @@ func summarize(scored []*VariantScore, payloadSet string) *Summary {
 // re-sorted) and the scores merged into r.Scores and r.ScoresByModel.
 func (s *Summary) Apply(r *report.Report) {
 	r.Cases = append(r.Cases, s.Cases...)
-	if r.Scores == nil {
-		r.Scores = map[string]float64{}
-	}
-	maps.Copy(r.Scores, s.Scores)
-	for m, sc := range s.ScoresByModel {
-		if r.ScoresByModel == nil {
-			r.ScoresByModel = map[string]map[string]float64{}
-		}
-		if r.ScoresByModel[m] == nil {
-			r.ScoresByModel[m] = map[string]float64{}
-		}
-		maps.Copy(r.ScoresByModel[m], sc)
-	}
+	r.AddScores(s.Scores, s.ScoresByModel)
 	r.Sort()
 }
 
