@@ -28,6 +28,9 @@ package main
 //     shutdown sequence starts with the client closing stdin, and a client
 //     that wrote its last request just before may still want the answer, so
 //     the server finishes what it has read first (for at most drainTimeout).
+//  5. Over stdio, a line that is not JSON makes the SDK's connection fail
+//     and the server exit. JSON-RPC answers it with a parse error (-32700)
+//     and carries on; mcp-eval's resilience/malformed-json probe found this.
 
 import (
 	"bufio"
@@ -153,7 +156,10 @@ func encodeError(id jsonrpc.ID, e *jsonrpc.Error) []byte {
 	return data
 }
 
-// newStdioTransport is mcp.StdioTransport with workarounds 1, 2 and 4
+// parseErrorLine answers a stdio line that is not JSON (workaround 5).
+const parseErrorLine = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the line is not JSON"}}` + "\n"
+
+// newStdioTransport is mcp.StdioTransport with workarounds 1, 2, 4 and 5
 // applied: requests are read from in line by line, the ones the SDK would
 // answer wrongly are answered here, and the rest are passed to the SDK.
 //
@@ -193,6 +199,17 @@ func filterLines(in io.Reader, sdk io.Writer, out *stdoutWriter) error {
 				if _, werr := sdk.Write(line); werr != nil {
 					return werr
 				}
+			}
+			if err != nil {
+				return eofIsNil(err)
+			}
+			continue
+		}
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && !json.Valid(trimmed) {
+			// Workaround 5: answer with an id-less parse error (the id could
+			// not be read) instead of handing the SDK a line it dies on.
+			if _, werr := out.Write([]byte(parseErrorLine)); werr != nil {
+				return werr
 			}
 			if err != nil {
 				return eofIsNil(err)

@@ -755,3 +755,21 @@ func TestStdioAnswersBeforeExit(t *testing.T) {
 		t.Errorf("got %d results, want 6:\n%s", got, out.String())
 	}
 }
+
+// TestStdioSurvivesMalformedJSON: a line that is not JSON gets a parse error
+// and the server goes on serving (workaround 5).
+func TestStdioSurvivesMalformedJSON(t *testing.T) {
+	t.Parallel()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\n" +
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{%s}}`, meta) + "\n"
+	var out bytes.Buffer
+	srv := newServer(new(outbox), testLogger(t))
+	if err := srv.Run(t.Context(), newStdioTransport(strings.NewReader(in), &out)); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := out.String()
+	if !strings.Contains(got, `"code":-32700`) || !strings.Contains(got, `"id":2,"result"`) {
+		t.Errorf("want a parse error and then the discover result, got:\n%s", got)
+	}
+}
