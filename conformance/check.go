@@ -206,60 +206,22 @@ func selectChecks(all []*Check, only []string) []*Check {
 	return out
 }
 
-// aggregate folds the runs of a check into its report entry: it passes only
-// if every run passed; the first non-passing run supplies the message and
-// evidence.
+// aggregate folds the runs of a check into its report entry
+// (report.FoldRuns: it passes only if every run passed).
 func aggregate(ch *Check, outs []Outcome) report.Check {
-	rc := report.Check{
-		ID: ch.ID, Layer: report.LayerConformance, Group: ch.Group(), Level: ch.Level,
-		Hard: ch.Hard(), Title: ch.Title, SpecRef: ch.SpecRef, Runs: len(outs),
-	}
-	var firstBad *Outcome
-	fails, errs, skips := 0, 0, 0
-	for i := range outs {
-		o := &outs[i]
-		switch o.Status {
-		case report.StatusPass:
-			rc.Passed++
-		case report.StatusSkip:
-			skips++
-		case report.StatusFail:
-			fails++
-		default:
-			errs++
-		}
-		if o.Status != report.StatusPass && firstBad == nil {
-			firstBad = o
-		}
-		if rc.Info == "" && o.Info != "" {
-			rc.Info = o.Info
-		}
-	}
-	switch {
-	case skips > 0 && rc.Passed == 0 && fails == 0 && errs == 0:
-		rc.Status = report.StatusSkip
-		rc.Runs, rc.Passed = 0, 0
-	case rc.Passed == len(outs):
-		rc.Status = report.StatusPass
-	case fails > 0:
-		rc.Status = report.StatusFail
-	case errs > 0:
-		rc.Status = report.StatusError
-	default:
-		rc.Status = report.StatusFail
-	}
-	if firstBad != nil && rc.Status != report.StatusPass {
-		rc.Message = firstBad.Message
-		if firstBad.Evidence != nil {
-			if b, err := json.Marshal(firstBad.Evidence); err == nil {
-				rc.Evidence = b
+	runs := make([]report.Run, len(outs))
+	for i, o := range outs {
+		runs[i] = report.Run{Status: o.Status, Message: o.Message, Info: o.Info}
+		if o.Evidence != nil {
+			if b, err := json.Marshal(o.Evidence); err == nil {
+				runs[i].Evidence = b
 			}
 		}
-		if rc.Status != report.StatusSkip && len(outs) > 1 {
-			rc.Message = fmt.Sprintf("%s (%d of %d runs passed)", rc.Message, rc.Passed, len(outs))
-		}
 	}
-	return rc
+	return report.FoldRuns(report.Check{
+		ID: ch.ID, Layer: report.LayerConformance, Group: ch.Group(), Level: ch.Level,
+		Hard: ch.Hard(), Title: ch.Title, SpecRef: ch.SpecRef,
+	}, runs)
 }
 
 func truncate(s string, n int) string {

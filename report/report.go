@@ -6,6 +6,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 )
 
@@ -487,4 +488,67 @@ func (r *Report) AddScores(scores map[string]float64, byModel map[string]map[str
 			r.ScoresByModel[m][k] = v
 		}
 	}
+}
+
+// Run is one run of a check, before the runs are folded into the Check.
+type Run struct {
+	Status   Status
+	Message  string
+	Evidence json.RawMessage
+	Info     string
+}
+
+// FoldRuns folds the runs of a check into c: it passes only if every run
+// that ran passed (runs that skipped, such as those after a server restart
+// failed, do not count); it is skip when every run skipped, fail when any
+// failed, error when any errored otherwise. The first run that ended that
+// way supplies the message and evidence, and the message says how many runs
+// passed; the first run with info supplies the info.
+func FoldRuns(c Check, runs []Run) Check {
+	c.Runs, c.Passed = len(runs), 0
+	var bad *Run
+	fails, errs, skips := 0, 0, 0
+	for i := range runs {
+		r := &runs[i]
+		switch r.Status {
+		case StatusPass:
+			c.Passed++
+		case StatusSkip:
+			skips++
+		case StatusFail:
+			fails++
+		default:
+			errs++
+		}
+		if r.Status != StatusPass && bad == nil {
+			bad = r
+		}
+		if c.Info == "" && r.Info != "" {
+			c.Info = r.Info
+		}
+	}
+	switch {
+	case skips == len(runs):
+		c.Status, c.Runs, c.Passed = StatusSkip, 0, 0
+	case fails > 0:
+		c.Status = StatusFail
+	case errs > 0:
+		c.Status = StatusError
+	default:
+		c.Status, c.Runs = StatusPass, c.Passed
+		return c
+	}
+	// The message comes from the first run that ended the way the check
+	// did, so a failure is explained by a failing run.
+	for i := range runs {
+		if runs[i].Status == c.Status {
+			bad = &runs[i]
+			break
+		}
+	}
+	c.Message, c.Evidence = bad.Message, bad.Evidence
+	if c.Status != StatusSkip && len(runs) > 1 {
+		c.Message = fmt.Sprintf("%s (%d of %d runs passed)", c.Message, c.Passed, len(runs))
+	}
+	return c
 }

@@ -451,58 +451,20 @@ func lastLine(s string) string {
 	return s
 }
 
-// aggregate folds the runs of a probe into its report entry: it passes only
-// if every run passed; the first run that did not supplies the message and
-// evidence.
+// aggregate folds the runs of a probe into its report entry
+// (report.FoldRuns: it passes only if every run that ran passed).
 func aggregate(d *probeDef, rs []probeResult) report.Check {
-	rc := report.Check{
+	runs := make([]report.Run, len(rs))
+	for i, r := range rs {
+		runs[i] = report.Run{Status: r.status, Message: r.message, Info: r.info}
+		if r.evidence != nil {
+			runs[i].Evidence = mustJSON(r.evidence)
+		}
+	}
+	return report.FoldRuns(report.Check{
 		ID: d.id(), Layer: report.LayerResilience, Group: "resilience", Level: d.level,
-		Hard: d.level == report.LevelMust, Title: d.title, SpecRef: d.specRef, Runs: len(rs),
-	}
-	var bad *probeResult
-	fails, errs, skips := 0, 0, 0
-	for i := range rs {
-		r := &rs[i]
-		switch r.status {
-		case report.StatusPass:
-			rc.Passed++
-		case report.StatusSkip:
-			skips++
-		case report.StatusFail:
-			fails++
-		default:
-			errs++
-		}
-		if r.status != report.StatusPass && bad == nil {
-			bad = r
-		}
-		if rc.Info == "" && r.info != "" {
-			rc.Info = r.info
-		}
-	}
-	switch {
-	case skips == len(rs):
-		rc.Status = report.StatusSkip
-		rc.Runs, rc.Passed = 0, 0
-	case fails > 0:
-		rc.Status = report.StatusFail
-	case errs > 0:
-		rc.Status = report.StatusError
-	default:
-		// Every run that ran passed; runs skipped after a restart failed
-		// do not count against the probe.
-		rc.Status = report.StatusPass
-		rc.Runs = rc.Passed
-		return rc
-	}
-	rc.Message = bad.message
-	if bad.evidence != nil {
-		rc.Evidence = mustJSON(bad.evidence)
-	}
-	if rc.Status != report.StatusSkip && len(rs) > 1 {
-		rc.Message = fmt.Sprintf("%s (%d of %d runs passed)", rc.Message, rc.Passed, len(rs))
-	}
-	return rc
+		Hard: d.level == report.LevelMust, Title: d.title, SpecRef: d.specRef,
+	}, runs)
 }
 
 func mustJSON(v any) json.RawMessage {
