@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
@@ -76,7 +77,11 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		if err != nil {
 			fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export is off: %v\n", err)
 		} else {
-			mcpObs, llmObs = append(mcpObs, exp), append(llmObs, exp)
+			// Tool-call spans come from the StartRequest hook below, which
+			// also puts each span's traceparent in the request's _meta so the
+			// server's own spans join the trace; as an mcp observer too it
+			// would record every tool call twice.
+			llmObs = append(llmObs, exp)
 		}
 	}
 	var llmObserver llm.Observer
@@ -120,11 +125,20 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	if err != nil {
 		return nil, err
 	}
-	client, err := mcp.Connect(ctx, target, mcp.Options{
+	opts := mcp.Options{
 		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
 		Timeout:    cfg.Timeout,
 		Version:    cfg.ProtocolVersion,
-	})
+	}
+	if exp != nil {
+		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
+			if method != "tools/call" || name == "" || strings.HasPrefix(name, telemetry.ProbePrefix) {
+				return "", nil
+			}
+			return exp.StartToolCall(ctx, name)
+		}
+	}
+	client, err := mcp.Connect(ctx, target, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &exitError{3, "interrupted"}

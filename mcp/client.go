@@ -89,6 +89,12 @@ type Options struct {
 	// NoFallback keeps a client on the modern era even when the probe says
 	// the server is legacy (conformance reports the probe instead).
 	NoFallback bool
+	// StartRequest, if set, is called as each modern request is sent: a
+	// non-empty traceparent it returns replaces the random one in _meta
+	// (SEP-414), so that the server's spans join the caller's trace, and end
+	// is called when the exchange is over. Telemetry's OTLP exporter
+	// provides it; mcp knows nothing of OpenTelemetry.
+	StartRequest func(ctx context.Context, method, name string) (traceparent string, end func(error))
 }
 
 // DiscoverResult is the part of server/discover's result a client uses.
@@ -496,12 +502,34 @@ func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
 		id = b
 	}
 	name, _ := nameOf(call.Method, call.Params)
+	var end func(error)
+	if c.opts.StartRequest != nil && call.Body == nil {
+		if meta, ok := call.Params["_meta"].(map[string]any); ok {
+			var tp string
+			if tp, end = c.opts.StartRequest(ctx, call.Method, name); tp != "" {
+				meta[MetaTraceParent] = tp
+				b, err := json.Marshal(&Request{ID: call.ID, Method: call.Method, Params: call.Params})
+				if err != nil {
+					return nil, fmt.Errorf("encode %s: %w", call.Method, err)
+				}
+				body = b
+			}
+		}
+	}
 	ctx, cancel := WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	return c.t.Exchange(ctx, &Outgoing{
+	x, err := c.t.Exchange(ctx, &Outgoing{
 		ID: id, Body: body, Method: call.Method, Name: name,
 		HTTPMethod: call.HTTPMethod, Header: call.Header, Omit: call.Omit,
 	})
+	if end != nil {
+		if err == nil && x.RPCError() != nil {
+			end(x.RPCError())
+		} else {
+			end(err)
+		}
+	}
+	return x, err
 }
 
 // ProtocolError describes an answer that is not a usable JSON-RPC response:

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -181,5 +182,54 @@ func TestHTTPHeaders(t *testing.T) {
 	}
 	if got.Get("Mcp-Method") != "tools/list" || got.Get("Authorization") != "" {
 		t.Errorf("headers %v", got)
+	}
+}
+
+// TestStartRequestHook: the traceparent the hook returns is the one sent in
+// _meta, and the hook learns how the exchange ended.
+func TestStartRequestHook(t *testing.T) {
+	var sent string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     any `json:"id"`
+			Method string
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Method == "tools/call" {
+			sent, _ = req.Params.Meta["traceparent"].(string)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		id, _ := json.Marshal(req.ID)
+		if req.Method == "tools/call" {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown tool"}}`, id)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}}`, id)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	var ended []error
+	c, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{
+		StartRequest: func(_ context.Context, method, name string) (string, func(error)) {
+			if method != "tools/call" {
+				return "", nil
+			}
+			return tp, func(err error) { ended = append(ended, err) }
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CallTool(context.Background(), "nope", nil, nil)
+	if sent != tp {
+		t.Errorf("traceparent sent %q, want the hook's %q", sent, tp)
+	}
+	var rpcErr *Error
+	if len(ended) != 1 || !errors.As(ended[0], &rpcErr) || !errors.As(err, &rpcErr) {
+		t.Errorf("end called with %v (call err %v); want the JSON-RPC error once", ended, err)
 	}
 }
