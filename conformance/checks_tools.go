@@ -214,7 +214,7 @@ func lintChecks() []*Check {
 				for _, t := range ts {
 					n += len(t.Raw)
 				}
-				tokens := EstimateTokens(n)
+				tokens := estimateTokens(n)
 				info := fmt.Sprintf("%d tools, %d bytes, about %d tokens in every conversation", len(ts), n, tokens)
 				if tokens > maxFootprintTokens {
 					return Outcome{Status: report.StatusFail, Info: info,
@@ -225,10 +225,11 @@ func lintChecks() []*Check {
 	}
 }
 
-// EstimateTokens estimates the tokens of n bytes of JSON at four bytes per
+// estimateTokens estimates the tokens of n bytes of JSON at four bytes per
 // token, the usual rule of thumb for English text and JSON with BPE
-// tokenizers; it is an estimate, said as such in every message.
-func EstimateTokens(n int) int { return (n + 3) / 4 }
+// tokenizers (telemetry's tool-list footprint uses the same rule); it is an
+// estimate, said as such in every message.
+func estimateTokens(n int) int { return (n + 3) / 4 }
 
 // undocumentedParams lists top-level properties without a description
 // (directly, or on the $defs entry a local $ref points to).

@@ -49,7 +49,6 @@ type Stdio struct {
 	mu       sync.Mutex
 	pending  map[string]chan *Message
 	orphans  []*Message
-	notes    []*Message
 	invalid  []string
 	closing  bool
 	exitErr  error
@@ -61,7 +60,7 @@ type Stdio struct {
 
 var _ Transport = (*Stdio)(nil)
 
-// maxKept bounds the notifications, orphans and invalid lines remembered.
+// maxKept bounds the orphans and invalid lines remembered.
 const maxKept = 256
 
 // StartCommand launches the server. The context bounds only the start; the
@@ -178,7 +177,8 @@ func (s *Stdio) deliver(line []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !m.IsResponse() {
-		s.notes = appendCapped(s.notes, m)
+		// Request-scoped notifications (progress, log) are not used by any
+		// layer yet; they are read and dropped.
 		return
 	}
 	key := idKey(m.ID)
@@ -330,13 +330,6 @@ func (s *Stdio) Orphans() []*Message {
 	return append([]*Message(nil), s.orphans...)
 }
 
-// Notifications returns the notifications the server wrote so far.
-func (s *Stdio) Notifications() []*Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Message(nil), s.notes...)
-}
-
 // InvalidLines returns stdout lines that were not JSON-RPC messages.
 func (s *Stdio) InvalidLines() []string {
 	s.mu.Lock()
@@ -373,13 +366,15 @@ func (s *Stdio) Close() error {
 	s.closing = true
 	s.mu.Unlock()
 	s.stdin.Close()
+	// Once the server itself has exited, the group is killed anyway: a
+	// wrapper such as `go run` may have left the real server behind.
 	if s.waitDone(2 * time.Second) {
-		s.killGroupAfterExit()
+		s.killGroup()
 		return nil
 	}
 	s.signalGroup(termSignal)
 	if s.waitDone(2 * time.Second) {
-		s.killGroupAfterExit()
+		s.killGroup()
 		return nil
 	}
 	s.killGroup()
@@ -399,10 +394,6 @@ func (s *Stdio) waitDone(d time.Duration) bool {
 		return false
 	}
 }
-
-// killGroupAfterExit removes children a wrapper left behind once the wrapper
-// itself has exited (for example the binary `go run` started).
-func (s *Stdio) killGroupAfterExit() { s.killGroup() }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

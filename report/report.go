@@ -425,17 +425,6 @@ func (c Check) Failed(strict bool) bool {
 	return c.Hard || strict
 }
 
-// HardFailures returns the checks that fail the run.
-func (r *Report) HardFailures(strict bool) []Check {
-	var out []Check
-	for _, c := range r.Checks {
-		if c.Failed(strict) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // Sort puts checks and cases in their canonical order (by id, then model) so
 // that every rendering is deterministic.
 func (r *Report) Sort() {
