@@ -736,6 +736,27 @@ func errorChecks() []*Check {
 	}
 }
 
+// paramCheck is a check that calls the safe tool with an x-mcp-header
+// parameter with its Mcp-Param-* header broken by breakHeader (given the
+// header name and a value that differs from the argument), expecting the
+// header rejection before the tool runs.
+func paramCheck(id, title string, breakHeader func(header, other string) (what string, edit func(*mcp.Call))) *Check {
+	return &Check{ID: id, Title: title, Level: report.LevelMust, Revision: revModern, Transport: "http",
+		SpecRef: spec("server/tools") + "#x-mcp-header",
+		Skip: func(e *Env) string {
+			if _, _, _, _, ok := paramHeaderTool(e); !ok {
+				return "no safe tool has an x-mcp-header parameter"
+			}
+			return ""
+		},
+		Run: func(ctx context.Context, e *Env) Outcome {
+			name, args, header, other := paramHeaderCall(e)
+			what, edit := breakHeader(header, other)
+			_, x, err := e.send(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, edit)
+			return e.expectError(x, err, what, http.StatusBadRequest, mcp.CodeHeaderMismatch)
+		}}
+}
+
 // paramHeaderCall builds a call of the safe tool with an x-mcp-header
 // parameter: its arguments (with a value of the property's own type for
 // that parameter), the header name, and a header value that differs from
@@ -848,33 +869,13 @@ func headerChecks() []*Check {
 				}
 				return passInfo(info)
 			}},
-		{ID: "headers/param-missing", Level: report.LevelMust, Revision: revModern, Transport: "http", SpecRef: spec("server/tools") + "#x-mcp-header",
-			Title: "a missing Mcp-Param-* header while its argument is in the body → HTTP 400, -32020 (safe tools only)",
-			Skip: func(e *Env) string {
-				if _, _, _, _, ok := paramHeaderTool(e); !ok {
-					return "no safe tool has an x-mcp-header parameter"
-				}
-				return ""
-			},
-			Run: func(ctx context.Context, e *Env) Outcome {
-				name, args, header, _ := paramHeaderCall(e)
-				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": name, "arguments": args},
-					del(mcp.HeaderParamPrefix+header))
-				return e.expectError(x, err, "no Mcp-Param-"+header+" header", http.StatusBadRequest, mcp.CodeHeaderMismatch)
-			}},
-		{ID: "headers/param-mismatch", Level: report.LevelMust, Revision: revModern, Transport: "http", SpecRef: spec("server/tools") + "#x-mcp-header",
-			Title: "a Mcp-Param-* header that differs from its argument → HTTP 400, -32020 (safe tools only)",
-			Skip: func(e *Env) string {
-				if _, _, _, _, ok := paramHeaderTool(e); !ok {
-					return "no safe tool has an x-mcp-header parameter"
-				}
-				return ""
-			},
-			Run: func(ctx context.Context, e *Env) Outcome {
-				name, args, header, other := paramHeaderCall(e)
-				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": name, "arguments": args},
-					set(mcp.HeaderParamPrefix+header, other))
-				return e.expectError(x, err, "Mcp-Param-"+header+" ≠ argument", http.StatusBadRequest, mcp.CodeHeaderMismatch)
-			}},
+		paramCheck("headers/param-missing", "a missing Mcp-Param-* header while its argument is in the body → HTTP 400, -32020 (safe tools only)",
+			func(header, _ string) (string, func(*mcp.Call)) {
+				return "no Mcp-Param-" + header + " header", del(mcp.HeaderParamPrefix + header)
+			}),
+		paramCheck("headers/param-mismatch", "a Mcp-Param-* header that differs from its argument → HTTP 400, -32020 (safe tools only)",
+			func(header, other string) (string, func(*mcp.Call)) {
+				return "Mcp-Param-" + header + " ≠ argument", set(mcp.HeaderParamPrefix+header, other)
+			}),
 	}
 }
