@@ -68,34 +68,63 @@ cases:
     expect_tool: lookup_region
 `
 
-func TestBehaviorLayer(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
-	var calls atomic.Int64
-	model := scriptedOpenAI(t, &calls)
-	defer model.Close()
-	dir := t.TempDir()
-	tasks := filepath.Join(dir, "tasks.yaml")
-	os.WriteFile(tasks, []byte(goldenFile), 0o644)
-	getenv := env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
-	args := func(out string, extra ...string) []string {
-		return append([]string{"run", "--server-url", srv.URL, "--layers", "behavior", "--models", "openai:scripted",
-			"--golden", tasks, "--runs", "2", "--out", filepath.Join(dir, out), "--cache-dir", filepath.Join(dir, "cache")}, extra...)
-	}
+// modelRig is what the model-layer tests share: the fixture MCP server, a
+// scripted OpenAI endpoint that counts its calls, and a tasks file.
+type modelRig struct {
+	t                  *testing.T
+	server, tasks, dir string
+	calls              atomic.Int64
+	getenv             func(string) string
+}
 
-	code, stdout, stderr := runCLI(t, getenv, args("first")...)
-	if code != 1 { // wrong-tool fails its floor
-		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+func newModelRig(t *testing.T, golden string) *modelRig {
+	m := &modelRig{t: t, dir: t.TempDir()}
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	t.Cleanup(srv.Close)
+	model := scriptedOpenAI(t, &m.calls)
+	t.Cleanup(model.Close)
+	m.server = srv.URL
+	m.tasks = filepath.Join(m.dir, "tasks.yaml")
+	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	first := calls.Load()
-	if first == 0 {
-		t.Fatal("no model calls")
-	}
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	return m
+}
+
+// run runs mcp-eval against the rig with 2 runs per case, writing under
+// dir/out, and returns the exit code, the output and the report's path.
+func (m *modelRig) run(out string, extra ...string) (code int, stdout, stderr, reportPath string) {
+	args := append([]string{"run", "--server-url", m.server, "--models", "openai:scripted", "--golden", m.tasks,
+		"--runs", "2", "--out", filepath.Join(m.dir, out), "--cache-dir", filepath.Join(m.dir, "cache")}, extra...)
+	code, stdout, stderr = runCLI(m.t, m.getenv, args...)
+	return code, stdout, stderr, filepath.Join(m.dir, out, "report.json")
+}
+
+func loadReport(t *testing.T, path string) report.Report {
+	t.Helper()
 	var r report.Report
-	b, _ := os.ReadFile(filepath.Join(dir, "first", "report.json"))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+func TestBehaviorLayer(t *testing.T) {
+	m := newModelRig(t, goldenFile)
+	code, stdout, stderr, path := m.run("first", "--layers", "behavior")
+	if code != 1 { // wrong-tool fails its floor
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	first := m.calls.Load()
+	if first == 0 {
+		t.Fatal("no model calls")
+	}
+	r := loadReport(t, path)
 	got := map[string]report.Status{}
 	for _, c := range r.Cases {
 		got[c.ID] = c.Status
@@ -117,12 +146,12 @@ func TestBehaviorLayer(t *testing.T) {
 	}
 
 	// An unchanged re-run is answered from the cache: zero model calls.
-	runCLI(t, getenv, args("second")...)
-	if n := calls.Load(); n != first {
+	m.run("second", "--layers", "behavior")
+	if n := m.calls.Load(); n != first {
 		t.Errorf("cached re-run made %d model calls", n-first)
 	}
-	runCLI(t, getenv, args("third", "--no-cache")...)
-	if calls.Load() == first {
+	m.run("third", "--layers", "behavior", "--no-cache")
+	if m.calls.Load() == first {
 		t.Error("--no-cache made no model calls")
 	}
 }
@@ -157,43 +186,25 @@ func TestBehaviorConfigErrors(t *testing.T) {
 // TestShardAndMerge splits the golden set in two shards and shows that the
 // merged report scores exactly like one unsplit run.
 func TestShardAndMerge(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
-	var calls atomic.Int64
-	model := scriptedOpenAI(t, &calls)
-	defer model.Close()
-	dir := t.TempDir()
-	tasks := filepath.Join(dir, "tasks.yaml")
-	os.WriteFile(tasks, []byte(goldenFile), 0o644)
-	getenv := env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	m := newModelRig(t, goldenFile)
 	run := func(out string, extra ...string) string {
-		args := append([]string{"run", "--server-url", srv.URL, "--layers", "behavior", "--models", "openai:scripted",
-			"--golden", tasks, "--runs", "2", "--out", filepath.Join(dir, out), "--cache-dir", filepath.Join(dir, "cache")}, extra...)
-		runCLI(t, getenv, args...)
-		return filepath.Join(dir, out, "report.json")
+		_, _, _, path := m.run(out, append([]string{"--layers", "behavior"}, extra...)...)
+		return path
 	}
 	whole := run("whole")
 	s1 := run("s1", "--shard", "1/2")
 	s2 := run("s2", "--shard", "2/2")
-	merged := filepath.Join(dir, "merged.json")
+	merged := filepath.Join(m.dir, "merged.json")
 	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s2); code != 0 {
 		t.Fatalf("merge: exit %d %s", code, stderr)
 	}
-	read := func(p string) report.Report {
-		var r report.Report
-		b, _ := os.ReadFile(p)
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	w, m := read(whole), read(merged)
-	if len(m.Cases) != len(w.Cases) {
-		t.Fatalf("merged %d cases, unsplit %d", len(m.Cases), len(w.Cases))
+	w, mr := loadReport(t, whole), loadReport(t, merged)
+	if len(mr.Cases) != len(w.Cases) {
+		t.Fatalf("merged %d cases, unsplit %d", len(mr.Cases), len(w.Cases))
 	}
 	for k, v := range w.Scores {
-		if m.Scores[k] != v {
-			t.Errorf("%s: merged %v, unsplit %v", k, m.Scores[k], v)
+		if mr.Scores[k] != v {
+			t.Errorf("%s: merged %v, unsplit %v", k, mr.Scores[k], v)
 		}
 	}
 	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s1); code != 2 || !strings.Contains(stderr, "both") {

@@ -1,16 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
-
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
-	"github.com/mcp-eval/mcp-eval/report"
 )
 
 const resilienceGolden = `version: 1
@@ -29,26 +21,12 @@ cases:
 // TestAllLayers runs the four layers through the CLI against the fixture
 // and a scripted model, and checks each left its mark in the report.
 func TestAllLayers(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
-	var calls atomic.Int64
-	model := scriptedOpenAI(t, &calls)
-	defer model.Close()
-	dir := t.TempDir()
-	tasks := filepath.Join(dir, "tasks.yaml")
-	os.WriteFile(tasks, []byte(resilienceGolden), 0o644)
-	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
-		"run", "--server-url", srv.URL, "--layers", "conformance,behavior,resilience,telemetry", "--models", "openai:scripted",
-		"--golden", tasks, "--runs", "2", "--out", out, "--cache-dir", filepath.Join(dir, "cache"))
+	m := newModelRig(t, resilienceGolden)
+	code, stdout, stderr, path := m.run("out", "--layers", "conformance,behavior,resilience,telemetry")
 	if code == 2 || code == 3 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	var r report.Report
-	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := loadReport(t, path)
 	layers := map[string]int{}
 	for _, c := range r.Checks {
 		layers[c.Layer]++
