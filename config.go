@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -338,28 +338,36 @@ func (c *Config) transport() string {
 	return "stdio"
 }
 
-// secrets returns the header values to mask in every output.
-func (c *Config) secrets(getenv func(string) string) []string {
-	hs, _ := c.headers(getenv)
-	var out []string
+// redactor knows every secret of the run: each --header value after $VAR
+// expansion (and the credential alone, without a scheme such as "Bearer"),
+// the model API keys and the GitHub token. A header secret shorter than
+// redact.MinLen is refused: it cannot be masked without masking ordinary
+// text. Model keys and tokens come from the environment, where a short value
+// ("ollama" for a local server) is no credential worth masking and is left
+// as it is rather than failing the run.
+func (c *Config) redactor(getenv func(string) string) (*redact.Redactor, error) {
+	hs, err := c.headers(getenv)
+	if err != nil {
+		return nil, err
+	}
+	var secrets []redact.Secret
 	for _, h := range hs {
-		if len(h.value) >= 4 {
-			out = append(out, h.value)
-		}
-		// Also the token alone, without a scheme such as "Bearer".
-		if _, tok, ok := strings.Cut(h.value, " "); ok && len(tok) >= 4 {
-			out = append(out, tok)
+		src := "--header " + h.name
+		secrets = append(secrets, redact.Secret{Source: src, Value: h.value})
+		if _, cred, ok := strings.Cut(h.value, " "); ok {
+			secrets = append(secrets, redact.Secret{Source: src + " (the credential after its scheme)", Value: strings.TrimSpace(cred)})
 		}
 	}
-	return out
-}
-
-// mask replaces every secret in b with "***".
-func mask(b []byte, secrets []string) []byte {
-	for _, s := range secrets {
-		b = bytes.ReplaceAll(b, []byte(s), []byte("***"))
+	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"} {
+		if val := strings.TrimSpace(getenv(v)); len(val) >= redact.MinLen {
+			secrets = append(secrets, redact.Secret{Source: v, Value: val})
+		}
 	}
-	return b
+	r, err := redact.New(secrets...)
+	if err != nil {
+		return nil, &configError{err.Error()}
+	}
+	return r, nil
 }
 
 // layers resolves --layers: auto means conformance, plus the model layers

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/surface"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -98,7 +99,10 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 			return nil, err
 		}
 	}
-	secrets := cfg.secrets(getenv)
+	red, err := cfg.redactor(getenv)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
@@ -143,7 +147,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		if ctx.Err() != nil {
 			return nil, &exitError{3, "interrupted"}
 		}
-		return nil, &exitError{3, "could not reach the server: " + string(mask([]byte(err.Error()), secrets))}
+		return nil, &exitError{3, "could not reach the server: " + red.String(err.Error())}
 	}
 	defer client.Close()
 
@@ -248,7 +252,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		return nil, err
 	}
 
-	if err := writeOutputs(cfg, r, secrets); err != nil {
+	if err := writeOutputs(cfg, r, red); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -260,7 +264,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	if _, err := stdout.Write(mask(out.Bytes(), secrets)); err != nil {
+	if _, err := stdout.Write(red.Bytes(out.Bytes())); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -320,7 +324,7 @@ func buildReport(cfg *Config, target mcp.Target, res *conformance.Result, layers
 
 // writeOutputs writes report.json, summary.md and junit.xml under --out,
 // with every secret masked.
-func writeOutputs(cfg *Config, r *report.Report, secrets []string) error {
+func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 	files := []struct {
 		name   string
 		render func(io.Writer, *report.Report) error
@@ -337,7 +341,7 @@ func writeOutputs(cfg *Config, r *report.Report, secrets []string) error {
 		if err := f.render(&buf, r); err != nil {
 			return fmt.Errorf("render %s: %w", f.name, err)
 		}
-		if err := os.WriteFile(filepath.Join(cfg.Out, f.name), mask(buf.Bytes(), secrets), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(cfg.Out, f.name), red.Bytes(buf.Bytes()), 0o644); err != nil {
 			return &configError{fmt.Sprintf("--out: %v", err)}
 		}
 	}

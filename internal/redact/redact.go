@@ -1,0 +1,265 @@
+// Package redact removes the run's secrets from text before it is written.
+//
+// Masking the finished files with a byte replace misses every other
+// spelling of a secret: a server that escapes "/" as "\/" (PHP's default),
+// a JSON encoder that writes "<" as "\u003c", a URL-encoded query value, a
+// base64 credential, an HTML report. A Redactor knows each secret in every
+// spelling a writer of this program or an echoing server may produce, and is
+// applied where text is produced (renderers, the cache, logs, errors), not
+// after.
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"html"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Mask is what every spelling of a secret becomes.
+const Mask = "***"
+
+// MinLen is the shortest secret that can be masked safely: a shorter value
+// ("eu", "prod", "abc123") is likely to occur in ordinary text, so masking it
+// would turn reports into noise while still leaking it by elimination.
+const MinLen = 8
+
+// Secret is one value to keep out of every output, with where it came from
+// so an error can name it ("--header Authorization", "OPENAI_API_KEY").
+type Secret struct {
+	Source string
+	Value  string
+}
+
+// WeakError says a secret is too short to mask safely.
+type WeakError struct {
+	Source string
+	Len    int
+}
+
+func (e *WeakError) Error() string {
+	return fmt.Sprintf("%s: the secret is %d characters long; secrets shorter than %d characters are refused because they cannot be masked safely in the outputs", e.Source, e.Len, MinLen)
+}
+
+// Redactor replaces every spelling of every secret with Mask. The zero value
+// and nil redact nothing. It is safe for concurrent use.
+type Redactor struct {
+	spellings [][]byte // longest first, so a longer spelling wins over its prefix
+	repl      *strings.Replacer
+	maxLen    int
+}
+
+// New returns a Redactor for secrets. Empty values are ignored; a value
+// shorter than MinLen is a *WeakError naming its source.
+func New(secrets ...Secret) (*Redactor, error) {
+	seen := map[string]bool{}
+	var all []string
+	for _, s := range secrets {
+		if s.Value == "" {
+			continue
+		}
+		if len(s.Value) < MinLen {
+			return nil, &WeakError{Source: s.Source, Len: len(s.Value)}
+		}
+		for _, sp := range Spellings(s.Value) {
+			if !seen[sp] {
+				seen[sp] = true
+				all = append(all, sp)
+			}
+		}
+	}
+	r := &Redactor{}
+	if len(all) == 0 {
+		return r, nil
+	}
+	slices.SortFunc(all, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	pairs := make([]string, 0, 2*len(all))
+	for _, sp := range all {
+		pairs = append(pairs, sp, Mask)
+		r.spellings = append(r.spellings, []byte(sp))
+		r.maxLen = max(r.maxLen, len(sp))
+	}
+	r.repl = strings.NewReplacer(pairs...)
+	return r, nil
+}
+
+// Spellings returns the forms in which v may appear in what this program
+// writes or a server echoes back: raw, JSON-escaped (with and without HTML
+// escaping, with "/" as "\/"), URL-encoded (query and path), base64 (all four
+// alphabets), HTML- and XML-escaped.
+func Spellings(v string) []string {
+	out := []string{v}
+	add := func(s string) {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, j := range jsonForms(v) {
+		add(j)
+		add(strings.ReplaceAll(j, "/", `\/`))
+	}
+	add(url.QueryEscape(v))
+	add(url.PathEscape(v))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		add(enc.EncodeToString([]byte(v)))
+	}
+	add(html.EscapeString(v))
+	var x bytes.Buffer
+	_ = xml.EscapeText(&x, []byte(v))
+	add(x.String())
+	return out
+}
+
+// jsonForms is v as the inside of a JSON string, the way encoding/json
+// writes it by default (HTML-safe: < > & as \u003c…) and without HTML
+// escaping (other encoders).
+func jsonForms(v string) []string {
+	var out []string
+	for _, escapeHTML := range []bool{true, false} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(escapeHTML)
+		_ = enc.Encode(v)
+		s := strings.TrimSuffix(b.String(), "\n")
+		out = append(out, s[1:len(s)-1])
+	}
+	return out
+}
+
+// Empty reports whether r has nothing to redact.
+func (r *Redactor) Empty() bool { return r == nil || r.repl == nil }
+
+// String returns s with every spelling of every secret masked.
+func (r *Redactor) String(s string) string {
+	if r.Empty() {
+		return s
+	}
+	return r.repl.Replace(s)
+}
+
+// Bytes returns b with every spelling of every secret masked. It returns b
+// itself when there is nothing to mask.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r.Empty() || !r.contains(b) {
+		return b
+	}
+	return []byte(r.repl.Replace(string(b)))
+}
+
+// Error returns err with its text redacted, or nil. errors.Is/As still see
+// the original through Unwrap.
+func (r *Redactor) Error(err error) error {
+	if err == nil || r.Empty() {
+		return err
+	}
+	msg := err.Error()
+	if red := r.String(msg); red != msg {
+		return &redactedError{msg: red, err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func (r *Redactor) contains(b []byte) bool {
+	for _, sp := range r.spellings {
+		if bytes.Contains(b, sp) {
+			return true
+		}
+	}
+	return false
+}
+
+// Writer returns a writer that redacts what passes through to w. It holds
+// back the tail of the stream that could be the start of a secret, so a
+// secret split across two writes is still masked; Close (or Flush) writes
+// what is held. Writes to it are serialised.
+func (r *Redactor) Writer(w io.Writer) *Writer { return &Writer{r: r, w: w} }
+
+// Writer is a redacting io.WriteCloser; see Redactor.Writer.
+type Writer struct {
+	mu  sync.Mutex
+	r   *Redactor
+	w   io.Writer
+	buf []byte
+}
+
+// Write redacts p and writes what is safe to write now. It reports len(p)
+// on success, as the bytes are either written or held.
+func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.r.Empty() {
+		return w.w.Write(p)
+	}
+	w.buf = append(w.buf, p...)
+	// Everything up to the last newline is complete text: no secret spans a
+	// line break. Past that, keep the last maxLen-1 bytes, which may be the
+	// beginning of a secret, unless a match that starts earlier ends there.
+	cut := bytes.LastIndexByte(w.buf, '\n') + 1
+	if hold := len(w.buf) - (w.r.maxLen - 1); hold > cut {
+		cut = w.extend(hold)
+	}
+	if cut == 0 {
+		return len(p), nil
+	}
+	if _, err := w.w.Write(w.r.Bytes(w.buf[:cut])); err != nil {
+		return 0, err
+	}
+	w.buf = append(w.buf[:0], w.buf[cut:]...)
+	return len(p), nil
+}
+
+// extend moves cut past any secret spelling that starts before it.
+func (w *Writer) extend(cut int) int {
+	for changed := true; changed; {
+		changed = false
+		for _, sp := range w.r.spellings {
+			for from := max(0, cut-len(sp)+1); from < cut; {
+				i := bytes.Index(w.buf[from:], sp)
+				if i < 0 || from+i >= cut {
+					break
+				}
+				if end := from + i + len(sp); end > cut {
+					cut, changed = end, true
+					break
+				}
+				from += i + 1
+			}
+		}
+	}
+	return cut
+}
+
+// Flush writes what is held back.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.w.Write(w.r.Bytes(w.buf))
+	w.buf = w.buf[:0]
+	return err
+}
+
+// Close flushes; it does not close the underlying writer.
+func (w *Writer) Close() error { return w.Flush() }

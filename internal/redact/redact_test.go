@@ -1,0 +1,127 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"html"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+const tok = `tok/en<>&"\'+= x` // every character class an encoder treats specially
+
+func mustNew(t *testing.T, s ...Secret) *Redactor {
+	t.Helper()
+	r, err := New(s...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestEverySpellingIsMasked(t *testing.T) {
+	r := mustNew(t, Secret{"--header Authorization", tok})
+	jsonHTML, _ := json.Marshal(tok)
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(tok)
+	spellings := map[string]string{
+		"raw":            tok,
+		"json":           string(jsonHTML[1 : len(jsonHTML)-1]),
+		"json no html":   strings.TrimSpace(plain.String())[1 : len(strings.TrimSpace(plain.String()))-1],
+		"json slash":     strings.ReplaceAll(string(jsonHTML[1:len(jsonHTML)-1]), "/", `\/`),
+		"query":          url.QueryEscape(tok),
+		"path":           url.PathEscape(tok),
+		"base64":         base64.StdEncoding.EncodeToString([]byte(tok)),
+		"base64 url":     base64.URLEncoding.EncodeToString([]byte(tok)),
+		"base64 raw":     base64.RawStdEncoding.EncodeToString([]byte(tok)),
+		"base64 raw url": base64.RawURLEncoding.EncodeToString([]byte(tok)),
+		"html":           html.EscapeString(tok),
+		"xml":            `tok/en&lt;&gt;&amp;&#34;\&#39;+= x`,
+	}
+	for name, sp := range spellings {
+		t.Run(name, func(t *testing.T) {
+			in := "before " + sp + " after"
+			got := r.String(in)
+			if strings.Contains(got, sp) || got != "before "+Mask+" after" {
+				t.Errorf("String(%q) = %q, want the secret masked", in, got)
+			}
+			if b := r.Bytes([]byte(in)); string(b) != got {
+				t.Errorf("Bytes = %q, String = %q", b, got)
+			}
+		})
+	}
+}
+
+func TestWeakSecretRefused(t *testing.T) {
+	_, err := New(Secret{"--header X-Tenant", "acme"})
+	var weak *WeakError
+	if !errors.As(err, &weak) || weak.Source != "--header X-Tenant" || !strings.Contains(err.Error(), "shorter than 8") {
+		t.Fatalf("New(short) error = %v, want a WeakError naming the source", err)
+	}
+}
+
+func TestNilAndEmptyRedactNothing(t *testing.T) {
+	var r *Redactor
+	if r.String("a") != "a" || string(r.Bytes([]byte("b"))) != "b" || r.Error(nil) != nil {
+		t.Fatal("nil redactor changed text")
+	}
+	e := mustNew(t, Secret{"x", ""})
+	if !e.Empty() {
+		t.Fatal("empty secret made a redactor")
+	}
+}
+
+func TestErrorKeepsChain(t *testing.T) {
+	r := mustNew(t, Secret{"k", "sk-secret-123"})
+	base := errors.New("bad key sk-secret-123")
+	err := r.Error(base)
+	if strings.Contains(err.Error(), "sk-secret-123") || !errors.Is(err, base) {
+		t.Fatalf("Error() = %v (Is base: %v)", err, errors.Is(err, base))
+	}
+}
+
+func TestWriterMasksSecretSplitAcrossWrites(t *testing.T) {
+	const s = "sk-live-0123456789"
+	r := mustNew(t, Secret{"OPENAI_API_KEY", s})
+	in := strings.Repeat("x", 100) + s + " tail\nline two " + s + "\n" + s[:5]
+	for step := 1; step <= len(in); step++ {
+		var out bytes.Buffer
+		w := r.Writer(&out)
+		for i := 0; i < len(in); i += step {
+			if _, err := w.Write([]byte(in[i:min(i+step, len(in))])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Repeat("x", 100) + Mask + " tail\nline two " + Mask + "\n" + s[:5]
+		if out.String() != want {
+			t.Fatalf("step %d: got %q, want %q", step, out.String(), want)
+		}
+	}
+}
+
+func FuzzWriterNeverLeaks(f *testing.F) {
+	f.Add([]byte("abc sk-live-0123456789 def"), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		const s = "sk-live-0123456789"
+		r, _ := New(Secret{"k", s})
+		in := append(append(append([]byte{}, data...), s...), data...)
+		var out bytes.Buffer
+		w := r.Writer(&out)
+		n := int(step%32) + 1
+		for i := 0; i < len(in); i += n {
+			_, _ = w.Write(in[i:min(i+n, len(in))])
+		}
+		_ = w.Close()
+		if bytes.Contains(out.Bytes(), []byte(s)) {
+			t.Fatalf("secret leaked: %q", out.Bytes())
+		}
+	})
+}
