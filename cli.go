@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 )
 
@@ -50,6 +51,13 @@ func (e *exitError) Error() string { return e.msg }
 
 // run is the whole program, with its inputs injected so tests can drive it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	// Everything printed on stderr (warnings, progress, error messages) is
+	// masked: the environment's credentials from the start, and each run
+	// masks its own secrets too (evaluate). Stdout is left alone: the Action
+	// prints its ::add-mask:: commands there, and evaluate masks the report.
+	errw := envRedactor(getenv).Writer(stderr)
+	defer errw.Flush()
+	stderr = errw
 	if len(args) == 0 {
 		printUsage(stderr)
 		return 2
@@ -101,13 +109,30 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-eval: %v\n", err)
 		return 2
 	case errors.As(err, &ee):
+		// err, not ee.msg: a redacted error wraps the exitError, and its
+		// text is the one with the secrets masked.
 		if ee.msg != "" {
-			fmt.Fprintf(stderr, "mcp-eval: %s\n", ee.msg)
+			fmt.Fprintf(stderr, "mcp-eval: %v\n", err)
 		}
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "mcp-eval: %v\n", err)
 	return 1
+}
+
+// fileOf returns the file behind w, looking through redacting writers, so
+// that a masked stderr still says whether it is a terminal.
+func fileOf(w io.Writer) (*os.File, bool) {
+	for {
+		switch x := w.(type) {
+		case *os.File:
+			return x, true
+		case interface{ Unwrap() io.Writer }:
+			w = x.Unwrap()
+		default:
+			return nil, false
+		}
+	}
 }
 
 func printUsage(w io.Writer) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -51,6 +52,9 @@ type Config struct {
 	CacheDir        string
 	Payloads        string
 	Prices          string
+	// Secrets names environment variables whose values are masked in
+	// every output, besides the ones mcp-eval knows (secrets: in the config).
+	Secrets listFlag
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -137,6 +141,8 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")
 	fs.StringVar(&cfg.Prices, "prices", cfg.Prices, "YAML price table overriding the built-in one (USD per 1M tokens)")
 	fs.StringVar(&cfg.Payloads, "payloads", cfg.Payloads, "prompt-injection payload file for the resilience layer (default: the built-in set)")
+	cfg.Secrets.comma = true
+	fs.Var(&cfg.Secrets, "secrets", "environment variables whose values are masked in every output, like --header values (comma list)")
 	return fs
 }
 
@@ -290,8 +296,16 @@ func (c *Config) validate(getenv func(string) string) error {
 	if _, err := c.headers(getenv); err != nil {
 		return err
 	}
+	for i, v := range c.Secrets.vals {
+		if !envName.MatchString(v) {
+			// Not quoted back: a value pasted by mistake may be the secret.
+			return usagef("--secrets: entry number %d is not an environment variable name (want names such as MY_SERVICE_TOKEN, not their values)", i+1)
+		}
+	}
 	return nil
 }
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // header is one --header after $VAR expansion.
 type header struct{ name, value string }
@@ -305,7 +319,8 @@ func (c *Config) headers(getenv func(string) string) ([]header, error) {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, usagef("--header %q: want 'Name: value'", h)
+			// The value is not quoted back: it may be the credential itself.
+			return nil, usagef("--header number %d: want 'Name: value' (the value is not shown: it may be a secret)", len(out)+1)
 		}
 		var missing string
 		value = os.Expand(strings.TrimSpace(value), func(v string) string {
@@ -338,13 +353,31 @@ func (c *Config) transport() string {
 	return "stdio"
 }
 
+// envSecrets are the environment variables whose values are credentials
+// wherever mcp-eval runs: the model API keys and the GitHub token.
+var envSecrets = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"}
+
+// envRedactor masks the credentials of the environment alone, for what is
+// printed before the configuration is read. A short value ("ollama" for a
+// local server) is no credential worth masking and is left as it is rather
+// than failing the run.
+func envRedactor(getenv func(string) string) *redact.Redactor {
+	var secrets []redact.Secret
+	for _, v := range envSecrets {
+		if val := strings.TrimSpace(getenv(v)); len(val) >= redact.MinLen {
+			secrets = append(secrets, redact.Secret{Source: v, Value: val})
+		}
+	}
+	r, _ := redact.New(secrets...)
+	return r
+}
+
 // redactor knows every secret of the run: each --header value after $VAR
 // expansion (and the credential alone, without a scheme such as "Bearer"),
-// the model API keys and the GitHub token. A header secret shorter than
+// the variables --secrets (secrets: in the config file) names, the model
+// API keys and the GitHub token. A header or --secrets value shorter than
 // redact.MinLen is refused: it cannot be masked without masking ordinary
-// text. Model keys and tokens come from the environment, where a short value
-// ("ollama" for a local server) is no credential worth masking and is left
-// as it is rather than failing the run.
+// text. Model keys and tokens are treated as envRedactor does.
 func (c *Config) redactor(getenv func(string) string) (*redact.Redactor, error) {
 	hs, err := c.headers(getenv)
 	if err != nil {
@@ -358,7 +391,12 @@ func (c *Config) redactor(getenv func(string) string) (*redact.Redactor, error) 
 			secrets = append(secrets, redact.Secret{Source: src + " (the credential after its scheme)", Value: strings.TrimSpace(cred)})
 		}
 	}
-	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"} {
+	for _, v := range c.Secrets.vals {
+		// An unset variable has nothing to mask: a fork's pull request runs
+		// without the repository's secrets, and that is no error.
+		secrets = append(secrets, redact.Secret{Source: "--secrets " + v, Value: strings.TrimSpace(getenv(v))})
+	}
+	for _, v := range envSecrets {
 		if val := strings.TrimSpace(getenv(v)); len(val) >= redact.MinLen {
 			secrets = append(secrets, redact.Secret{Source: v, Value: val})
 		}

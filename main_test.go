@@ -73,6 +73,9 @@ func TestUsageErrors(t *testing.T) {
 		{"behavior without models", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior"}, 2, "needs --models"},
 		{"unknown layer", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "conformance,speed"}, 2, `unknown layer "speed"`},
 		{"bad shard", []string{"run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior", "--models", "openai:m", "--shard", "3/2"}, 2, "--shard"},
+		{"weak secret", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--header", "Authorization: Bearer abc"}, 2, "shorter than 8 characters are refused"},
+		{"malformed header keeps its value", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--header", "Authorization Bearer s3cr3t-v4lue"}, 2, "--header number 1: want 'Name: value'"},
+		{"secrets names variables", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--secrets", "s3cr3t-v4lue"}, 2, "not an environment variable name"},
 		{"missing config", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--config", filepath.Join(dir, "nope.yaml")}, 2, "nope.yaml"},
 	}
 	for _, tt := range tests {
@@ -86,6 +89,9 @@ func TestUsageErrors(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tt.wantErr) {
 				t.Errorf("stderr does not mention %q:\n%s", tt.wantErr, stderr)
+			}
+			if strings.Contains(stderr, "s3cr3t-v4lue") {
+				t.Errorf("stderr quotes the secret:\n%s", stderr)
 			}
 		})
 	}

@@ -259,7 +259,7 @@ func (mr *modelRun) warnWrites(results []golden.Result) {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := fileOf(w)
 	if !ok {
 		return false
 	}

@@ -47,7 +47,18 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 // evaluate runs the configured layers against the server, gates the
 // report, writes the outputs under --out and the report to stdout, and
 // returns the report. The run and action commands share it.
-func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdout, stderr io.Writer) (*report.Report, error) {
+func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdout, stderr io.Writer) (_ *report.Report, err error) {
+	// Every secret of the run is masked in what it prints and in the error
+	// it returns, which the caller prints.
+	red, err := cfg.redactor(getenv)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = red.Error(err) }()
+	errw := red.Writer(stderr)
+	defer errw.Flush()
+	stderr = errw
+
 	layers := cfg.layers()
 	has := func(l string) bool { return slices.Contains(layers, l) }
 
@@ -99,10 +110,6 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 			return nil, err
 		}
 	}
-	red, err := cfg.redactor(getenv)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
@@ -111,10 +118,15 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
 	defer logFile.Close()
+	// The server's output is masked too: a server that logs its request
+	// headers would otherwise write the token into an uploaded artifact.
+	// Deferred after Close, so it runs first, once the server has stopped.
+	serverLog := red.Writer(logFile)
+	defer serverLog.Flush()
 
 	started := time.Now()
 	if cfg.ServerStart != "" {
-		srv, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, logFile)
+		srv, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
 		if err != nil {
 			return nil, &exitError{3, err.Error()}
 		}
@@ -125,7 +137,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	if len(mcpObs) > 0 {
 		mcpObserver = telemetry.MCPObservers(mcpObs...)
 	}
-	target, err := buildTarget(cfg, getenv, logFile, mcpObserver)
+	target, err := buildTarget(cfg, getenv, serverLog, mcpObserver)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +382,7 @@ func useColor(mode string, stdout io.Writer, getenv func(string) string) bool {
 	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := stdout.(*os.File)
+	f, ok := fileOf(stdout)
 	if !ok {
 		return false
 	}

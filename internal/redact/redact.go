@@ -211,10 +211,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return w.w.Write(p)
 	}
 	w.buf = append(w.buf, p...)
-	// Everything up to the last newline is complete text: no secret spans a
-	// line break. Past that, keep the last maxLen-1 bytes, which may be the
-	// beginning of a secret, unless a match that starts earlier ends there.
-	cut := bytes.LastIndexByte(w.buf, '\n') + 1
+	// Everything up to the last line break (a newline, or the carriage
+	// return a progress line redraws itself with) is complete text: no
+	// secret spans one. Past that, keep the last maxLen-1 bytes, which may be
+	// the beginning of a secret, unless a match that starts earlier ends there.
+	cut := bytes.LastIndexAny(w.buf, "\n\r") + 1
 	if hold := len(w.buf) - (w.r.maxLen - 1); hold > cut {
 		cut = w.extend(hold)
 	}
@@ -263,3 +264,7 @@ func (w *Writer) Flush() error {
 
 // Close flushes; it does not close the underlying writer.
 func (w *Writer) Close() error { return w.Flush() }
+
+// Unwrap returns the writer w writes to, so that a caller can still ask
+// whether the output is a terminal.
+func (w *Writer) Unwrap() io.Writer { return w.w }

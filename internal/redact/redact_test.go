@@ -125,3 +125,23 @@ func FuzzWriterNeverLeaks(f *testing.F) {
 		}
 	})
 }
+
+// A progress line redraws itself with "\r" and no newline: what comes before
+// the carriage return is written at once rather than held to the end.
+func TestWriterWritesUpToCarriageReturn(t *testing.T) {
+	r := mustNew(t, Secret{"k", "sk-live-0123456789"})
+	var out bytes.Buffer
+	w := r.Writer(&out)
+	w.Write([]byte("\r3/10 cases sk-live-0123456789\r4/10"))
+	if got, want := out.String(), "\r3/10 cases "+Mask+"\r"; got != want {
+		t.Fatalf("before Flush: %q, want %q", got, want)
+	}
+	w.Flush()
+	if got, want := out.String(), "\r3/10 cases "+Mask+"\r4/10"; got != want {
+		t.Fatalf("after Flush: %q, want %q", got, want)
+	}
+	var f bytes.Buffer
+	if w := r.Writer(&f); w.Unwrap() != &f {
+		t.Error("Unwrap does not return the underlying writer")
+	}
+}
