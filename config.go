@@ -108,17 +108,13 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.ServerURL, "server-url", cfg.ServerURL, "Streamable HTTP endpoint of the server under test")
 	fs.StringVar(&cfg.ServerCmd, "server-cmd", cfg.ServerCmd, "command that runs a stdio server, e.g. 'node server.js'")
 	fs.StringVar(&cfg.ServerStart, "server-start", cfg.ServerStart, "command that starts an HTTP server at --server-url; stopped at the end")
-	fs.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long --server-start may take to answer")
 	cfg.Headers.comma = false
 	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)")
 	fs.StringVar(&cfg.Layers, "layers", cfg.Layers, "comma list of conformance, behavior, resilience, telemetry, or auto")
 	fs.StringVar(&cfg.Golden, "golden", cfg.Golden, "golden task file (behavior layer)")
 	fs.StringVar(&cfg.Models, "models", cfg.Models, "comma list of provider:model (behavior layer)")
-	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "how many times each check and case runs")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "directory for report.json, summary.md and junit.xml")
 	fs.StringVar(&cfg.Baseline, "baseline", cfg.Baseline, "baseline report.json to gate against")
-	fs.Float64Var(&cfg.MaxDrop, "max-drop", cfg.MaxDrop, "largest allowed drop of a score against the baseline")
-	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "timeout of each request to the server")
 	fs.StringVar(&cfg.Format, "format", cfg.Format, "what goes to stdout: text or json")
 	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "i/n: run the i-th of n shards of the golden set")
 	fs.BoolVar(&cfg.Strict, "strict", cfg.Strict, "SHOULD-level findings and lint fail the run too")
@@ -126,14 +122,13 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	cfg.SafeTools.comma = true
 	fs.Var(&cfg.SafeTools, "safe-tools", "tools that probes may call besides those marked readOnlyHint (comma list, repeatable)")
 	fs.StringVar(&cfg.ProtocolVersion, "protocol-version", cfg.ProtocolVersion, "revision to check: 2026-07-28, or 2025-11-25 for a legacy server while it migrates")
-	fs.Int64Var(&cfg.MaxMessageBytes, "max-message-bytes", cfg.MaxMessageBytes, "largest answer read from the server")
 	cfg.Checks.comma = true
 	fs.Var(&cfg.Checks, "checks", "run only these check ids or groups (comma list)")
-	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "checks in flight at once")
 	fs.BoolVar(&cfg.Verbose, "verbose", cfg.Verbose, "show evidence for passing checks too")
 	fs.BoolVar(&cfg.Quiet, "quiet", cfg.Quiet, "print only failures and the tally")
 	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
+	boundFlags(fs, cfg)
 	cfg.Gate.bind(fs)
 	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments (default: the first of --models)")
 	cfg.StubTools.comma = true
@@ -168,7 +163,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, usagef("%v", err)
+		return nil, usagef("%s", flagError(err))
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("unexpected argument %q", fs.Arg(0))
@@ -268,22 +263,12 @@ func (c *Config) validate(getenv func(string) string) error {
 		return usagef("--server-url and --server-cmd are exclusive")
 	case c.ServerStart != "" && c.ServerURL == "":
 		return usagef("--server-start needs --server-url: the address the started server answers at")
-	case c.Runs < 1:
-		return usagef("--runs must be at least 1, got %d", c.Runs)
-	case c.Timeout <= 0:
-		return usagef("--timeout must be positive, got %v", c.Timeout)
 	case c.Format != "text" && c.Format != "json":
 		return usagef("--format must be text or json, got %q", c.Format)
 	case c.Color != "auto" && c.Color != "always" && c.Color != "never":
 		return usagef("--color must be auto, always or never, got %q", c.Color)
 	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
 		return usagef("--protocol-version must be %s or %s, got %q", mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
-	case c.MaxMessageBytes < 1024:
-		return usagef("--max-message-bytes must be at least 1024, got %d", c.MaxMessageBytes)
-	case c.Concurrency < 1:
-		return usagef("--concurrency must be at least 1, got %d", c.Concurrency)
-	case c.MaxDrop < 0 || c.MaxDrop > 1:
-		return usagef("--max-drop must be between 0 and 1, got %v", c.MaxDrop)
 	}
 	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
 		return usagef("--server-url must be an http:// or https:// URL, got %q", c.ServerURL)

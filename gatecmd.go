@@ -30,8 +30,8 @@ func (g *gateFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&g.Drift, "drift", "warn or fail: drops with an unchanged server fingerprint (likely model drift)")
 	fs.BoolVar(&g.RequireSignificance, "require-significance", g.RequireSignificance, "only statistically significant score drops fail")
 	fs.BoolVar(&g.Ratchet, "ratchet", g.Ratchet, "record this run's higher floors in the report for the next run")
-	fs.Float64Var(&g.MaxLatencyIncrease, "max-latency-increase", g.MaxLatencyIncrease, "largest relative p95 latency increase per tool and model against the baseline (0.25 = +25%; 0 = no limit)")
-	fs.Float64Var(&g.MaxCostIncrease, "max-cost-increase", g.MaxCostIncrease, "largest relative cost increase per case run against the baseline (0 = no limit)")
+	fs.Var(&floatValue{&g.MaxLatencyIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-latency-increase", "largest relative p95 latency increase per tool and model against the baseline (0.25 = +25%; 0 = no limit)")
+	fs.Var(&floatValue{&g.MaxCostIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-cost-increase", "largest relative cost increase per case run against the baseline (0 = no limit)")
 	fs.Var(&g.Perf, "perf-gate", "warn (default) or fail: what exceeding the latency and cost limits does (runners differ from run to run)")
 }
 
@@ -99,7 +99,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) error {
 	var g gateFlags
 	fs.StringVar(&reportPath, "report", "", "report.json of this run")
 	fs.StringVar(&baselinePath, "baseline", "", "report.json of the last green run")
-	fs.Float64Var(&maxDrop, "max-drop", maxDrop, "largest allowed drop of a score")
+	fs.Var(&floatValue{&maxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score (0 to 1)")
 	fs.BoolVar(&strict, "strict", false, "SHOULD-level findings fail too")
 	fs.StringVar(&format, "format", "text", "text or json")
 	g.bind(fs)
@@ -107,7 +107,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usagef("gate: %v", err)
+		return usagef("gate: %s", flagError(err))
 	}
 	if reportPath == "" {
 		return usagef("gate: --report is required")
