@@ -330,23 +330,15 @@ func checkCounts(c report.Check) (passed, total int) {
 	return 0, 1
 }
 
-// caseFloor is the case's floor, or the kind's default for a report that did
-// not record one.
-func caseFloor(c report.Case) float64 {
-	switch {
-	case c.Floor > 0:
-		return c.Floor
-	case c.Kind == "hard":
-		return 1
-	}
-	return 0.8
-}
+// caseFailed is report's one rule for cases.
+func caseFailed(c report.Case) bool { return c.Failed() }
 
-// caseFailed reports whether a case misses its floor. The status is trusted
-// first; the pass rate is checked too so that a report whose status and
-// numbers disagree still cannot slip under the floor.
-func caseFailed(c report.Case) bool {
-	return failed(c.Status) || c.PassRate < caseFloor(c)-eps
+// providerAdvice says what to fix when a model's runs all errored: the
+// harness's side (key, base URL, model name), never the server.
+func providerAdvice(model string) string {
+	provider, name, _ := strings.Cut(model, ":")
+	env := strings.ToUpper(provider)
+	return fmt.Sprintf("this is an error of the model provider or the harness, not a finding about the server: check %s_API_KEY, %s_BASE_URL (if set) and that the model name %q exists for %s", env, env, name, provider)
 }
 
 // caseCounts returns a case's passed and non-errored runs: the pool the
@@ -371,7 +363,7 @@ func (e *evaluator) cases() {
 	})
 	for _, c := range cur {
 		b, inBase := base[caseKey(c)]
-		floor := caseFloor(c)
+		floor := c.FloorOrDefault()
 		it := report.GateItem{
 			Kind: kindCase, ID: c.ID, Model: c.Model, Hard: c.Kind == "hard",
 			Status: c.Status, Runs: c.Runs, Passed: c.Passed, PassRate: c.PassRate, Floor: floor,
@@ -405,15 +397,21 @@ func (e *evaluator) cases() {
 			kind = "Hard"
 		}
 		what := fmt.Sprintf("%s case %s on %s", kind, c.ID, c.Model)
-		if c.Status == report.StatusError && c.Runs > 0 && c.Errored >= c.Runs {
+		action := "read its transcripts and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
+		if c.AllErrored() {
+			// No run reached a verdict: the model provider or the judge
+			// failed, which says nothing about the server.
 			what += fmt.Sprintf(" errored on all %d runs", c.Runs)
+			if len(c.Errors) > 0 {
+				what += " (" + c.Errors[0] + ")"
+			}
+			action = providerAdvice(c.Model)
 		} else {
 			what += fmt.Sprintf(" passed %d of %d runs (%s), below its floor of %s", c.Passed, c.Runs, fmtNum(c.PassRate), fmtNum(floor))
 			if c.Errored > 0 {
 				what += fmt.Sprintf(" (%d errored)", c.Errored)
 			}
 		}
-		action := "read its transcripts and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
 		e.failure(it, st, what, action, caseKey(c), c.ID)
 	}
 }

@@ -27,10 +27,12 @@ const (
 	outError
 )
 
-// judge classifies checks and cases for display. A failed or errored check
-// that is not hard (and the run is not strict) is a warning, and so is a
-// soft case below its floor; a failure the gate waived is a warning too. An
-// unknown status is treated like error so that it never shows as a pass.
+// judge classifies checks and cases for display, by the one rule of
+// Check.Failed and Case.Failed: what counts against the run is a failure or
+// an error; a failed or errored check that does not count (not hard, the run
+// not strict) is a warning, and so is a failure the gate waived. "Warning"
+// means exactly "does not fail the run". An unknown status is treated like
+// error so that it never shows as a pass.
 type judge struct {
 	strict bool
 	// waived maps GateItem.Key of each waived failure to its reason.
@@ -55,35 +57,46 @@ func (j judge) check(c Check) outcome {
 	case StatusSkip:
 		return outSkip
 	}
-	if !c.Hard && !j.strict {
+	c.Status = knownStatus(c.Status)
+	if !c.Failed(j.strict) {
 		return outWarn
 	}
-	if _, ok := j.waived[c.ID]; ok {
+	return j.counted(c.ID, c.Status)
+}
+
+func (j judge) kase(c Case) outcome {
+	c.Status = knownStatus(c.Status)
+	switch {
+	case c.Status == StatusSkip:
+		return outSkip
+	case !c.Failed():
+		return outPass
+	case c.Status == StatusPass:
+		// Below its floor although the status says pass: the numbers win.
+		c.Status = StatusFail
+	}
+	return j.counted(c.ID+"@"+c.Model, c.Status)
+}
+
+// counted is the outcome of a check or case that counts against the run:
+// fail or error, or a warning when the gate waived it.
+func (j judge) counted(key string, st Status) outcome {
+	if _, ok := j.waived[key]; ok {
 		return outWarn
 	}
-	if c.Status == StatusFail {
+	if st == StatusFail {
 		return outFail
 	}
 	return outError
 }
 
-func (j judge) kase(c Case) outcome {
-	switch c.Status {
-	case StatusPass:
-		return outPass
-	case StatusSkip:
-		return outSkip
+// knownStatus maps a status this program does not write to error.
+func knownStatus(s Status) Status {
+	switch s {
+	case StatusPass, StatusFail, StatusSkip, StatusError:
+		return s
 	}
-	if c.Kind == "soft" && !j.strict {
-		return outWarn
-	}
-	if _, ok := j.waived[c.ID+"@"+c.Model]; ok {
-		return outWarn
-	}
-	if c.Status == StatusFail {
-		return outFail
-	}
-	return outError
+	return StatusError
 }
 
 // waiver returns the reason a waiver gave for the check or case key.

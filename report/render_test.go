@@ -359,7 +359,10 @@ func TestPassed(t *testing.T) {
 	}{
 		{"empty", Report{}, true},
 		{"passes and skips", Report{Checks: []Check{pass, skip}}, true},
-		{"warnings only", Report{Checks: []Check{pass, softFail, softErr}, Cases: []Case{softCase}}, true},
+		{"warnings only", Report{Checks: []Check{pass, softFail, softErr}}, true},
+		{"soft case below its floor", Report{Cases: []Case{softCase}}, false},
+		{"soft case status pass, rate below floor", Report{Cases: []Case{{ID: "c", Kind: "soft", Status: StatusPass, PassRate: 0.6, Floor: 0.8}}}, false},
+		{"soft case at its floor", Report{Cases: []Case{{ID: "c", Kind: "soft", Status: StatusPass, PassRate: 0.8, Floor: 0.8}}}, true},
 		{"warnings under strict", Report{Checks: []Check{pass, softFail}, Strict: true}, false},
 		{"soft case under strict", Report{Cases: []Case{softCase}, Strict: true}, false},
 		{"hard failure", Report{Checks: []Check{pass, hardFail}}, false},

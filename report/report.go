@@ -417,12 +417,49 @@ func (i GateItem) Key() string {
 }
 
 // Failed reports whether the check counts against the run: a hard check that
-// failed or errored, or, with strict, any check that did.
+// failed or errored, or, with strict, any check that did. It is, with
+// Case.Failed, the one rule every renderer, the gate and the exit code follow
+// (before waivers); a failed check that does not count is a warning.
 func (c Check) Failed(strict bool) bool {
 	if c.Status != StatusFail && c.Status != StatusError {
 		return false
 	}
 	return c.Hard || strict
+}
+
+// Default floors of a case by kind, for a report that did not record one.
+const (
+	HardFloor = 1.0
+	SoftFloor = 0.8
+)
+
+// FloorOrDefault is the case's floor, or its kind's default when the report
+// did not record one.
+func (c Case) FloorOrDefault() float64 {
+	switch {
+	case c.Floor > 0:
+		return c.Floor
+	case c.Kind == "hard":
+		return HardFloor
+	}
+	return SoftFloor
+}
+
+// Failed reports whether the case counts against the run: it failed or
+// errored, or its pass rate is below its floor. Every case is held to its
+// floor whatever its kind (a soft case's floor is only lower), so a case is
+// never a mere warning; strict changes nothing here. The status is trusted
+// first; the pass rate is checked too, so that a report whose status and
+// numbers disagree still cannot slip under the floor.
+func (c Case) Failed() bool {
+	return c.Status == StatusFail || c.Status == StatusError || c.PassRate < c.FloorOrDefault()-1e-9
+}
+
+// AllErrored says no run of the case could be judged: every one errored
+// (the model provider or a judge failed), so the case says nothing about the
+// server.
+func (c Case) AllErrored() bool {
+	return c.Status == StatusError && c.Runs > 0 && c.Errored >= c.Runs
 }
 
 // Sort puts checks and cases in their canonical order (by id, then model) so

@@ -246,8 +246,6 @@ func (t *textWriter) cases(r *Report) {
 		}
 		if reason, ok := t.j.waiver(c.ID + "@" + c.Model); ok && oc == outWarn {
 			res += "  waived (" + oneLine(reason, textValueMax) + ")"
-		} else if oc == outWarn {
-			res += "  warning: soft case"
 		}
 		t.line(fmt.Sprintf("  %s %-*s  %-*s  %s", t.paint(m.color, m.mark), iw, oneLine(c.ID, 0), mw, oneLine(c.Model, 0), res))
 	}
