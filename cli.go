@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
+
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 )
 
 const usageText = `mcp-eval evaluates a Model Context Protocol server before it ships.
@@ -21,12 +25,22 @@ Usage:
   mcp-eval version
 
 conformance is run --layers conformance: Layer 0, deterministic, no model.
+Run mcp-eval CMD --help for the flags of CMD (also keys of mcp-eval.yaml).
 
-Exit codes: 0 all gates pass · 1 a hard check or a gate failed · 2 usage or
-configuration error · 3 the server could not be started or reached.
-
-Flags (also keys of mcp-eval.yaml; flags win):
+Exit codes: 0 all gates pass · 1 a check or case counted against the run, or
+a gate failed · 2 usage or configuration error · 3 the server could not be
+started or reached.
 `
+
+// commands are the subcommands, with the synopsis their --help starts with.
+var commands = map[string]string{
+	"conformance": "mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]\n\nLayer 0 alone: the deterministic protocol checks, no model.",
+	"run":         "mcp-eval run --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nThe layers --layers selects; the model layers need --models.",
+	"gate":        "mcp-eval gate --report report.json [--baseline baseline.json] [flags]\n\nThe gate alone, on a report and its baseline: every score's delta, the notes, and the rule that decided.",
+	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
+	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* and the GITHUB_* environment, no flags.",
+	"version":     "mcp-eval version\n\nPrints the version.",
+}
 
 // version is set at release with -ldflags "-X main.version=…".
 var version = ""
@@ -59,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer errw.Flush()
 	stderr = errw
 	if len(args) == 0 {
-		printUsage(stderr)
+		fmt.Fprint(stderr, usageText)
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
@@ -69,7 +83,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "mcp-eval %s\n", toolVersion())
 		return 0
 	case "help", "--help", "-h", "-help":
-		printUsage(stdout)
+		if len(rest) > 0 && commands[rest[0]] != "" {
+			printHelp(rest[0], stdout)
+		} else {
+			fmt.Fprint(stdout, usageText)
+		}
 		return 0
 	case "conformance":
 		err = runCommand(ctx, cmd, rest, getenv, stdout, stderr, "conformance")
@@ -78,19 +96,42 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "gate":
 		err = gateCommand(rest, stdout, stderr)
 	case "action":
-		err = actionCommand(ctx, getenv, stdout, stderr)
+		if wantsHelp(rest) {
+			err = flag.ErrHelp
+		} else {
+			err = actionCommand(ctx, getenv, stdout, stderr)
+		}
 	case "merge":
 		err = mergeCommand(rest, stdout)
 	default:
-		fmt.Fprintf(stderr, "mcp-eval: unknown command %q\n\n", cmd)
-		printUsage(stderr)
+		msg := fmt.Sprintf("mcp-eval: unknown command %q", cmd)
+		if s := suggest.Nearest(cmd, slices.Sorted(maps.Keys(commands))); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		fmt.Fprintf(stderr, "%s\nrun mcp-eval --help for the commands\n", msg)
 		return 2
 	}
-	return exitCode(err, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(cmd, stdout)
+		return 0
+	}
+	return exitCode(cmd, err, stderr)
 }
 
-// exitCode maps an error to DESIGN.md's exit codes, in one place.
-func exitCode(err error, stderr io.Writer) int {
+// wantsHelp reports whether args ask for --help.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
+// exitCode maps an error to DESIGN.md's exit codes, in one place. A usage
+// error is one line and a pointer to the command's --help, not the whole
+// usage: the mistake stays visible.
+func exitCode(cmd string, err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
@@ -98,12 +139,8 @@ func exitCode(err error, stderr io.Writer) int {
 	var ce *configError
 	var ee *exitError
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		printUsage(stderr)
-		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "mcp-eval: %v\n\n", err)
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "mcp-eval: %v\nrun mcp-eval %s --help for its flags\n", err, cmd)
 		return 2
 	case errors.As(err, &ce):
 		fmt.Fprintf(stderr, "mcp-eval: %v\n", err)
@@ -118,6 +155,50 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "mcp-eval: %v\n", err)
 	return 1
+}
+
+// printHelp writes cmd's synopsis and exactly its flags.
+func printHelp(cmd string, w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s\n", commands[cmd])
+	fs := commandFlags(cmd)
+	if fs == nil {
+		return
+	}
+	fmt.Fprint(w, "\nFlags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// commandFlags is the flag set of cmd as its --help shows it, nil for a
+// command without flags.
+func commandFlags(cmd string) *flag.FlagSet {
+	switch cmd {
+	case "run":
+		return flagSet("run", defaultConfig(), io.Discard)
+	case "conformance":
+		all := flagSet("conformance", defaultConfig(), io.Discard)
+		fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+		all.VisitAll(func(f *flag.Flag) {
+			if !modelOnlyFlags[f.Name] {
+				fs.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		return fs
+	case "gate":
+		fs, _ := gateFlagSet()
+		return fs
+	case "merge":
+		fs, _ := mergeFlagSet()
+		return fs
+	}
+	return nil
+}
+
+// modelOnlyFlags are the flags of run that conformance (Layer 0 alone, no
+// model) does not take.
+var modelOnlyFlags = map[string]bool{
+	"layers": true, "golden": true, "models": true, "judge-model": true, "stub-tools": true,
+	"cache-dir": true, "no-cache": true, "shard": true, "payloads": true, "prices": true,
 }
 
 // fileOf returns the file behind w, looking through redacting writers, so
@@ -135,8 +216,3 @@ func fileOf(w io.Writer) (*os.File, bool) {
 	}
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprint(w, usageText)
-	fs := flagSet("mcp-eval", defaultConfig(), w)
-	fs.PrintDefaults()
-}

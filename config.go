@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +60,21 @@ type Config struct {
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
+	// flagsSet are the options given on the command line; fileLines holds,
+	// for each option the config file set, the file:line of each value, so
+	// that a message names the input as the user gave it.
+	flagsSet  map[string]bool
+	fileLines map[string][]string
+}
+
+// source names where option name came from, as the user gave it: the
+// config file and line ("mcp-eval.yaml:4: server-url") or the flag
+// ("--server-url"). For a list option, i picks the value.
+func (c *Config) source(name string, i int) string {
+	if lines := c.fileLines[name]; len(lines) > 0 {
+		return lines[min(i, len(lines)-1)] + ": " + name
+	}
+	return "--" + name
 }
 
 func defaultConfig() *Config {
@@ -163,13 +180,14 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, usagef("%s", flagError(err))
+		return nil, usagef("%s", flagError(err, fs))
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q", fs.Arg(0))
+		return nil, usagef("unexpected argument %q (flags take their value after a space or =, and a command with spaces needs quotes)", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg.flagsSet = set
 	path := cfg.ConfigPath
 	if path == "" {
 		if _, err := os.Stat("mcp-eval.yaml"); err == nil {
@@ -181,7 +199,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		if err != nil {
 			return nil, &configError{fmt.Sprintf("config file: %v", err)}
 		}
-		if err := applyConfigFile(fs, set, path, data); err != nil {
+		if err := applyConfigFile(cfg, fs, set, path, data); err != nil {
 			return nil, err
 		}
 	}
@@ -196,7 +214,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 
 // applyConfigFile sets every key of the YAML file that no flag set. Keys
 // are the flag names; values are scalars or lists of scalars.
-func applyConfigFile(fs *flag.FlagSet, set map[string]bool, path string, data []byte) error {
+func applyConfigFile(cfg *Config, fs *flag.FlagSet, set map[string]bool, path string, data []byte) error {
+	cfg.fileLines = map[string][]string{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return &configError{fmt.Sprintf("%s: %v", path, err)}
@@ -238,9 +257,14 @@ func applyConfigFile(fs *flag.FlagSet, set map[string]bool, path string, data []
 		default:
 			return &configError{fmt.Sprintf("%s:%d: %s: want a value or a list", path, v.Line, k.Value)}
 		}
-		for _, s := range vals {
+		for i, s := range vals {
+			line := v.Line
+			if v.Kind == yaml.SequenceNode && len(vals) == len(v.Content) {
+				line = v.Content[i].Line
+			}
+			cfg.fileLines[k.Value] = append(cfg.fileLines[k.Value], fmt.Sprintf("%s:%d", path, line))
 			if err := fs.Set(k.Value, s); err != nil {
-				return &configError{fmt.Sprintf("%s:%d: %s: %v", path, v.Line, k.Value, err)}
+				return &configError{fmt.Sprintf("%s:%d: %s: %v", path, line, k.Value, err)}
 			}
 		}
 	}
@@ -255,28 +279,38 @@ func flagNames(fs *flag.FlagSet) []string {
 
 var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resilience": true, "telemetry": true, "auto": true}
 
+// layerAliases are other spellings of a layer that --layers accepts.
+var layerAliases = map[string]string{"behaviour": "behavior"}
+
 func (c *Config) validate(getenv func(string) string) error {
+	src := func(name string) string { return c.source(name, 0) }
 	switch {
 	case c.ServerURL == "" && c.ServerCmd == "":
 		return usagef("no server: give --server-url URL or --server-cmd 'CMD ARGS'")
 	case c.ServerURL != "" && c.ServerCmd != "":
-		return usagef("--server-url and --server-cmd are exclusive")
+		return usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
 	case c.ServerStart != "" && c.ServerURL == "":
-		return usagef("--server-start needs --server-url: the address the started server answers at")
+		return usagef("%s needs --server-url: the address the started server answers at", src("server-start"))
 	case c.Format != "text" && c.Format != "json":
-		return usagef("--format must be text or json, got %q", c.Format)
+		return usagef("%s must be text or json, got %q", src("format"), c.Format)
 	case c.Color != "auto" && c.Color != "always" && c.Color != "never":
-		return usagef("--color must be auto, always or never, got %q", c.Color)
+		return usagef("%s must be auto, always or never, got %q", src("color"), c.Color)
 	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
-		return usagef("--protocol-version must be %s or %s, got %q", mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
+		return usagef("%s must be %s or %s, got %q", src("protocol-version"), mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
 	}
 	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
-		return usagef("--server-url must be an http:// or https:// URL, got %q", c.ServerURL)
+		return usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
 	}
 	for _, l := range strings.Split(c.Layers, ",") {
-		if !knownLayers[strings.TrimSpace(l)] {
-			return usagef("--layers: unknown layer %q (want conformance, behavior, resilience, telemetry or auto)", l)
+		l = strings.TrimSpace(l)
+		if knownLayers[l] || layerAliases[l] != "" {
+			continue
 		}
+		msg := fmt.Sprintf("%s: unknown layer %q (want conformance, behavior, resilience, telemetry or auto)", src("layers"), l)
+		if s := suggest.Nearest(l, slices.Sorted(maps.Keys(knownLayers))); s != "" {
+			msg = fmt.Sprintf("%s: unknown layer %q (did you mean %q?)", src("layers"), l, s)
+		}
+		return usagef("%s", msg)
 	}
 	if _, err := c.headers(getenv); err != nil {
 		return err
@@ -300,12 +334,16 @@ type header struct{ name, value string }
 // Authorization header would fail later in a far less clear way.
 func (c *Config) headers(getenv func(string) string) ([]header, error) {
 	var out []header
-	for _, h := range c.Headers.vals {
+	for i, h := range c.Headers.vals {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
+		src := c.source("header", i)
+		if len(c.fileLines["header"]) == 0 {
+			src = fmt.Sprintf("--header number %d", i+1)
+		}
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
 			// The value is not quoted back: it may be the credential itself.
-			return nil, usagef("--header number %d: want 'Name: value' (the value is not shown: it may be a secret)", len(out)+1)
+			return nil, usagef("%s: want 'Name: value' (the value is not shown: it may be a secret)", src)
 		}
 		var missing string
 		value = os.Expand(strings.TrimSpace(value), func(v string) string {
@@ -316,7 +354,7 @@ func (c *Config) headers(getenv func(string) string) ([]header, error) {
 			return s
 		})
 		if missing != "" {
-			return nil, &configError{fmt.Sprintf("--header %s: environment variable %s is not set", name, missing)}
+			return nil, &configError{fmt.Sprintf("%s (%s): environment variable %s is not set", src, name, missing)}
 		}
 		out = append(out, header{name, value})
 	}
@@ -405,7 +443,11 @@ func (c *Config) layers() []string {
 		}
 	}
 	for _, l := range strings.Split(c.Layers, ",") {
-		switch l = strings.TrimSpace(l); l {
+		l = strings.TrimSpace(l)
+		if a := layerAliases[l]; a != "" {
+			l = a
+		}
+		switch l {
 		case "auto":
 			add("conformance")
 			if c.Models != "" {

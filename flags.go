@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 )
 
 // Bounded flag values. Each size, count and duration is checked against a
@@ -24,7 +26,7 @@ type durationValue struct {
 
 func (d *durationValue) String() string {
 	if d == nil || d.p == nil {
-		return ""
+		return "0s"
 	}
 	return d.p.String()
 }
@@ -64,7 +66,7 @@ type intValue struct {
 
 func (n *intValue) String() string {
 	if n == nil || n.p == nil {
-		return ""
+		return "0"
 	}
 	return strconv.Itoa(*n.p)
 }
@@ -87,7 +89,7 @@ type floatValue struct {
 
 func (f *floatValue) String() string {
 	if f == nil || f.p == nil {
-		return ""
+		return "0"
 	}
 	return strconv.FormatFloat(*f.p, 'g', -1, 64)
 }
@@ -114,7 +116,7 @@ var sizeUnits = map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, 
 
 func (z *sizeValue) String() string {
 	if z == nil || z.p == nil {
-		return ""
+		return "0"
 	}
 	return formatSize(*z.p)
 }
@@ -158,12 +160,17 @@ const (
 // -timeout: …" as "--timeout 10: …", the spelling the docs use.
 var flagErrorRE = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): (.*)$`)
 
-func flagError(err error) string {
+// An unknown flag gets the nearest known one as a suggestion.
+func flagError(err error, fs *flag.FlagSet) string {
 	msg := err.Error()
 	if m := flagErrorRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimPrefix(name, "-")
+		if s := suggest.Nearest(name, flagNames(fs)); s != "" {
+			return fmt.Sprintf("unknown flag --%s (did you mean --%s?)", name, s)
+		}
 		return "unknown flag --" + name
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
@@ -174,10 +181,10 @@ func flagError(err error) string {
 
 // boundFlags binds the bounded values of cfg to fs.
 func boundFlags(fs *flag.FlagSet, cfg *Config) {
-	fs.Var(&durationValue{&cfg.StartTimeout, minStartTimeout, maxStartTimeout}, "start-timeout", "how long the server may take to start and answer its first request (100ms to 1h)")
-	fs.Var(&durationValue{&cfg.Timeout, minTimeout, maxTimeout}, "timeout", "timeout of each request to the server (100ms to 1h)")
-	fs.Var(&intValue{&cfg.Runs, 1, maxRuns}, "runs", fmt.Sprintf("how many times each check and case runs (1 to %d)", maxRuns))
-	fs.Var(&intValue{&cfg.Concurrency, 1, maxConcurrency}, "concurrency", fmt.Sprintf("checks in flight at once (1 to %d)", maxConcurrency))
-	fs.Var(&sizeValue{&cfg.MaxMessageBytes, minMessageBytes, maxMessageBytes}, "max-message-bytes", "largest answer read from the server, in bytes or with KiB, MiB, GiB (1KiB to 1GiB)")
-	fs.Var(&floatValue{&cfg.MaxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score against the baseline (0 to 1)")
+	fs.Var(&durationValue{&cfg.StartTimeout, minStartTimeout, maxStartTimeout}, "start-timeout", "how long the server may take to start and answer its first request: a `duration` from 100ms to 1h")
+	fs.Var(&durationValue{&cfg.Timeout, minTimeout, maxTimeout}, "timeout", "timeout of each request to the server: a `duration` from 100ms to 1h")
+	fs.Var(&intValue{&cfg.Runs, 1, maxRuns}, "runs", fmt.Sprintf("how many times each check and case runs: a `number` from 1 to %d", maxRuns))
+	fs.Var(&intValue{&cfg.Concurrency, 1, maxConcurrency}, "concurrency", fmt.Sprintf("checks in flight at once: a `number` from 1 to %d", maxConcurrency))
+	fs.Var(&sizeValue{&cfg.MaxMessageBytes, minMessageBytes, maxMessageBytes}, "max-message-bytes", "largest answer read from the server: a `size` in bytes or with KiB, MiB, GiB, from 1KiB to 1GiB")
+	fs.Var(&floatValue{&cfg.MaxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score against the baseline: a `fraction` from 0 to 1")
 }

@@ -30,8 +30,8 @@ func (g *gateFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&g.Drift, "drift", "warn or fail: drops with an unchanged server fingerprint (likely model drift)")
 	fs.BoolVar(&g.RequireSignificance, "require-significance", g.RequireSignificance, "only statistically significant score drops fail")
 	fs.BoolVar(&g.Ratchet, "ratchet", g.Ratchet, "record this run's higher floors in the report for the next run")
-	fs.Var(&floatValue{&g.MaxLatencyIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-latency-increase", "largest relative p95 latency increase per tool and model against the baseline (0.25 = +25%; 0 = no limit)")
-	fs.Var(&floatValue{&g.MaxCostIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-cost-increase", "largest relative cost increase per case run against the baseline (0 = no limit)")
+	fs.Var(&floatValue{&g.MaxLatencyIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-latency-increase", "largest relative p95 latency increase per tool and model against the baseline: a `fraction` (0.25 = +25%; 0 = no limit)")
+	fs.Var(&floatValue{&g.MaxCostIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-cost-increase", "largest relative cost increase per case run against the baseline: a `fraction` (0 = no limit)")
 	fs.Var(&g.Perf, "perf-gate", "warn (default) or fail: what exceeding the latency and cost limits does (runners differ from run to run)")
 }
 
@@ -89,31 +89,46 @@ func applyGate(r *report.Report, base *report.Report, cfg *Config) error {
 	return nil
 }
 
-// gateCommand is `mcp-eval gate`: the gate alone, on two reports.
-func gateCommand(args []string, stdout, stderr io.Writer) error {
+// gateOptions are the flags of mcp-eval gate.
+type gateOptions struct {
+	report, baseline, format string
+	maxDrop                  float64
+	strict                   bool
+	g                        gateFlags
+}
+
+// gateFlagSet binds the flags of mcp-eval gate, for parsing and --help.
+func gateFlagSet() (*flag.FlagSet, *gateOptions) {
+	o := &gateOptions{format: "text", maxDrop: gate.DefaultMaxDrop}
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var reportPath, baselinePath, format string
-	maxDrop := gate.DefaultMaxDrop
-	var strict bool
-	var g gateFlags
-	fs.StringVar(&reportPath, "report", "", "report.json of this run")
-	fs.StringVar(&baselinePath, "baseline", "", "report.json of the last green run")
-	fs.Var(&floatValue{&maxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score (0 to 1)")
-	fs.BoolVar(&strict, "strict", false, "SHOULD-level findings fail too")
-	fs.StringVar(&format, "format", "text", "text or json")
-	g.bind(fs)
+	fs.StringVar(&o.report, "report", "", "report.json of this run")
+	fs.StringVar(&o.baseline, "baseline", "", "report.json of the last green run")
+	fs.Var(&floatValue{&o.maxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score: a `fraction` from 0 to 1")
+	fs.BoolVar(&o.strict, "strict", false, "SHOULD-level findings fail too")
+	fs.StringVar(&o.format, "format", o.format, "text or json")
+	o.g.bind(fs)
+	return fs, o
+}
+
+// gateCommand is `mcp-eval gate`: the gate alone, on two reports.
+func gateCommand(args []string, stdout, stderr io.Writer) error {
+	fs, o := gateFlagSet()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usagef("gate: %s", flagError(err))
+		return usagef("%s", flagError(err, fs))
 	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (the reports are given with --report and --baseline)", fs.Arg(0))
+	}
+	reportPath, baselinePath, format, maxDrop, strict, g := o.report, o.baseline, o.format, o.maxDrop, o.strict, o.g
 	if reportPath == "" {
-		return usagef("gate: --report is required")
+		return usagef("--report is required: the report.json to gate")
 	}
 	if format != "text" && format != "json" {
-		return usagef("gate: --format must be text or json, got %q", format)
+		return usagef("--format must be text or json, got %q", format)
 	}
 	r, err := readReport("--report", reportPath)
 	if err != nil {

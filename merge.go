@@ -15,23 +15,29 @@ import (
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
 
+// mergeFlagSet binds the flags of mcp-eval merge, for parsing and --help.
+func mergeFlagSet() (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "where to write the merged report.json")
+	return fs, out
+}
+
 // mergeCommand is `mcp-eval merge -o report.json shard1.json …`: it joins
 // the reports of a job matrix split with --shard into one, recomputing the
 // pooled scores from the cases (every case fraction carries its own
 // denominator, so the numbers equal those of one unsplit run), for one job
 // to gate on with `mcp-eval gate`.
 func mergeCommand(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("o", "", "where to write the merged report.json")
+	fs, out := mergeFlagSet()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usagef("merge: %v", err)
+		return usagef("%s", flagError(err, fs))
 	}
 	if *out == "" || fs.NArg() == 0 {
-		return usagef("merge: want -o report.json and at least one shard report")
+		return usagef("want -o report.json and at least one shard report")
 	}
 	var merged *report.Report
 	var tele []*report.Telemetry

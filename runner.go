@@ -32,7 +32,19 @@ func runCommand(ctx context.Context, name string, args []string, getenv func(str
 		return err
 	}
 	if forceLayer != "" {
+		for f := range cfg.flagsSet {
+			if modelOnlyFlags[f] {
+				return usagef("--%s is a flag of mcp-eval run: conformance runs Layer 0 alone, without a model", f)
+			}
+		}
 		cfg.Layers = forceLayer
+	} else if cfg.Models == "" && strings.Contains(cfg.Layers, "auto") && (cfg.flagsSet["golden"] || len(cfg.fileLines["golden"]) > 0) {
+		// A golden file alone would be silently ignored: say why.
+		msg := fmt.Sprintf("%s is set without --models: the behaviour layer needs a model to run the golden tasks, e.g. --models openai:gpt-4.1-mini", cfg.source("golden", 0))
+		if cfg.flagsSet["golden"] {
+			return usagef("%s", msg)
+		}
+		fmt.Fprintf(stderr, "mcp-eval: note: %s; only the layers without a model run\n", msg)
 	}
 	r, err := evaluate(ctx, cfg, getenv, stdout, stderr)
 	if err != nil {
