@@ -215,4 +215,3 @@ func fileOf(w io.Writer) (*os.File, bool) {
 		}
 	}
 }
-
