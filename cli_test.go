@@ -1,12 +1,15 @@
 package main
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
 )
 
 // TestMistakesGetOneLine drives the common command-line mistakes: each is
@@ -126,5 +129,52 @@ func TestHelpPerCommand(t *testing.T) {
 				t.Errorf("--help lists %d flags, want %d: %v", len(names), tt.nFlags, names)
 			}
 		})
+	}
+}
+
+// TestGateShowsItsWork: mcp-eval gate prints the baseline's origin, every
+// delta, each reason and note, and the rules that decided.
+func TestGateShowsItsWork(t *testing.T) {
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer srv.Close()
+	bad := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
+	defer bad.Close()
+	dir := t.TempDir()
+	for name, url := range map[string]string{"base": srv.URL, "cur": bad.URL} {
+		if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", url, "--out", filepath.Join(dir, name), "--runs", "1"); code == 2 || code == 3 {
+			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
+		}
+	}
+	base, cur := filepath.Join(dir, "base", "report.json"), filepath.Join(dir, "cur", "report.json")
+	code, stdout, _ := runCLI(t, env(nil), "gate", "--report", cur, "--baseline", base)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stdout)
+	}
+	for _, want := range []string{
+		"gate failed · baseline " + base,
+		"  baseline run: started ",
+		"same server fingerprint",
+		"  ✗ Hard check caching/tools-list failed",
+		"  decided: failed, ",
+		"  rule: a hard check that fails or errors fails the gate",
+		"  rule: a score that moves the wrong way by more than 0.02 against the baseline fails the gate (--max-drop)",
+		"--drift fail makes it fail",
+		"--require-significance",
+		"  Δ conformance.passRate 1.000 → ",
+		"FAIL  ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("gate output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, env(nil), "gate", "--report", base, "--baseline", base, "--drift", "fail")
+	for _, want := range []string{"gate passed", "  decided: passed, no rule below failed", "  Δ conformance.passRate 1.000 → 1.000 (+0.000)", "(--drift fail)"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d; gate output lacks %q:\n%s", code, want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, env(nil), "gate", "--report", base)
+	if code != 0 || !strings.Contains(stdout, "no baseline: scores are not compared") || !strings.Contains(stdout, "note: ") {
+		t.Errorf("no baseline: exit %d\n%s", code, stdout)
 	}
 }

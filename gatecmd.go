@@ -83,6 +83,11 @@ func applyGate(r *report.Report, base *report.Report, cfg *Config) error {
 		r.Gate = &report.Gate{Baseline: cfg.Baseline}
 	}
 	d.Apply(r)
+	r.Gate.Rules = p.Rules(base != nil)
+	if base != nil {
+		r.Gate.BaselineRun = &report.GateBaseline{StartedAt: base.StartedAt, Commit: base.Commit, ToolVersion: base.Tool.Version,
+			Fingerprint: base.Server.Fingerprint, SameServer: base.Server.Fingerprint != "" && base.Server.Fingerprint == r.Server.Fingerprint}
+	}
 	// The headline scores of the last runs travel with the reports, so the
 	// summary can draw a trend without any storage of its own.
 	r.CarryHistory(base, report.DefaultHistoryLimit)
@@ -147,7 +152,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) error {
 	if format == "json" {
 		err = report.WriteJSON(stdout, r)
 	} else {
-		err = report.WriteText(stdout, r, report.TextOptions{Quiet: true})
+		err = report.WriteText(stdout, r, report.TextOptions{GateOnly: true})
 	}
 	if err != nil {
 		return err

@@ -328,6 +328,22 @@ type Gate struct {
 	// Perf compares p95 latency per tool and model and cost per case run
 	// with the baseline (--max-latency-increase, --max-cost-increase).
 	Perf []GatePerf `json:"perf,omitempty"`
+	// Rules are the policy the decision followed, in words, one a line,
+	// each naming the flag that changes it.
+	Rules []string `json:"rules,omitempty"`
+	// BaselineRun describes the run the baseline came from.
+	BaselineRun *GateBaseline `json:"baselineRun,omitempty"`
+}
+
+// GateBaseline is where a baseline came from: its run and its server.
+type GateBaseline struct {
+	StartedAt   string `json:"startedAt,omitempty"`
+	Commit      string `json:"commit,omitempty"`
+	ToolVersion string `json:"toolVersion,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// SameServer says the baseline's server fingerprint equals this run's:
+	// score drops are then attributed to model drift.
+	SameServer bool `json:"sameServer"`
 }
 
 // GatePerf is one latency or cost figure compared with the baseline.

@@ -19,6 +19,10 @@ type TextOptions struct {
 	Verbose bool
 	// Quiet prints only what fails the run, and the tally.
 	Quiet bool
+	// GateOnly prints the gate's work in full (the baseline's origin, the
+	// rules, every reason, delta and note) and the tally, without the
+	// checks and cases: mcp-eval gate.
+	GateOnly bool
 }
 
 const (
@@ -49,6 +53,17 @@ var plainKey = regexp.MustCompile(`^[A-Za-z0-9_.$/-][A-Za-z0-9_.$/ -]{0,59}$`)
 func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	r = normalized(r)
 	t := &textWriter{o: o, j: newJudge(r)}
+	if o.GateOnly {
+		t.o.Quiet = false
+		if r.Gate != nil {
+			t.gate(r.Gate)
+		} else {
+			t.line("no gate decision in this report")
+		}
+		t.tally(r)
+		_, err := w.Write(t.buf.Bytes())
+		return err
+	}
 	if !o.Quiet {
 		t.header(r)
 	}
@@ -90,6 +105,13 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if r.Gate != nil && (!o.Quiet || !r.Gate.Passed) {
 		t.gate(r.Gate)
 	}
+	t.tally(r)
+	_, err := w.Write(t.buf.Bytes())
+	return err
+}
+
+// tally is the closing verdict line with the counts.
+func (t *textWriter) tally(r *Report) {
 	t.line("")
 	verdict := t.paint(ansiGreen, "PASS")
 	if !r.Passed() {
@@ -100,8 +122,6 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 		tl += "\n      cases: " + caseTally(r).String()
 	}
 	t.line(tl)
-	_, err := w.Write(t.buf.Bytes())
-	return err
 }
 
 type textWriter struct {
@@ -262,11 +282,24 @@ func (t *textWriter) gate(g *Gate) {
 		base = "baseline " + oneLine(g.Baseline, textMessageMax)
 	}
 	t.line("gate " + verdict + " · " + base)
+	if b := g.BaselineRun; b != nil && !t.o.Quiet {
+		t.line("  baseline run: " + baselineRunText(b))
+	}
 	for _, reason := range g.Reasons {
 		t.line("  ✗ " + oneLine(reason, textMessageMax))
 	}
 	if t.o.Quiet {
 		return
+	}
+	if t.o.GateOnly {
+		if g.Passed {
+			t.line("  decided: passed, no rule below failed")
+		} else {
+			t.line(fmt.Sprintf("  decided: failed, %d reason(s) above, by the rules below", len(g.Reasons)))
+		}
+		for _, rule := range g.Rules {
+			t.line("  rule: " + oneLine(rule, textMessageMax))
+		}
 	}
 	if len(g.Scores) > 0 {
 		for _, s := range g.Scores {
@@ -286,6 +319,29 @@ func (t *textWriter) gate(g *Gate) {
 	for _, n := range g.Notes {
 		t.line("  note: " + oneLine(n, textMessageMax))
 	}
+}
+
+// baselineRunText describes the baseline's run on one line.
+func baselineRunText(b *GateBaseline) string {
+	var parts []string
+	if b.StartedAt != "" {
+		parts = append(parts, "started "+oneLine(b.StartedAt, 40))
+	}
+	if b.Commit != "" {
+		parts = append(parts, "commit "+oneLine(b.Commit, 12))
+	}
+	if b.ToolVersion != "" {
+		parts = append(parts, "mcp-eval "+oneLine(b.ToolVersion, 40))
+	}
+	switch {
+	case b.Fingerprint == "":
+		parts = append(parts, "no server fingerprint")
+	case b.SameServer:
+		parts = append(parts, "same server fingerprint "+oneLine(b.Fingerprint, 12))
+	default:
+		parts = append(parts, "server fingerprint "+oneLine(b.Fingerprint, 12)+", changed since")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // gateScoreText is one score against the baseline: key, values, delta and
