@@ -199,7 +199,7 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 			meta = append(meta, fmt.Sprintf("%d/%d runs passed", c.Passed, c.Runs))
 		}
 		if c.SpecRef != "" {
-			meta = append(meta, "spec: "+escapeMarkdown(c.SpecRef))
+			meta = append(meta, "spec: "+specLink(c.SpecRef))
 		}
 		m.p("%s", strings.Join(meta, " · "))
 		m.p("")
@@ -254,7 +254,7 @@ func (m *mdWriter) checks(r *Report) {
 		for _, c := range g.checks {
 			t.add(m.j.check(c))
 		}
-		m.p("#### %s (%d/%d passed)", escapeMarkdown(g.name), t.passed, len(g.checks))
+		m.p("#### %s (%s)", escapeMarkdown(g.name), groupTally(t, len(g.checks)))
 		m.p("")
 		m.tableHead("check", "status", "runs", "message")
 		for _, c := range g.checks {
@@ -278,6 +278,39 @@ func (m *mdWriter) checks(r *Report) {
 		}
 		m.p("")
 	}
+}
+
+// groupTally says how a group of n checks went: passed over those that
+// ran, and the skipped ones apart, so that a group the server does not
+// support reads "all 13 skipped", not "0/13 passed".
+func groupTally(t tally, n int) string {
+	switch ran := n - t.skipped; {
+	case ran == 0 && n == 1:
+		return "skipped"
+	case ran == 0:
+		return fmt.Sprintf("all %d skipped", n)
+	case t.skipped > 0:
+		return fmt.Sprintf("%d/%d passed, %d skipped", t.passed, ran, t.skipped)
+	default:
+		return fmt.Sprintf("%d/%d passed", t.passed, ran)
+	}
+}
+
+// specURL matches the spec references mcp-eval's checks carry: an https
+// URL of plain characters, which can be a link as it is.
+var specURL = regexp.MustCompile(`^https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~/%-]*)?(#[A-Za-z0-9._~%-]*)?$`)
+
+// specLink renders a spec reference as a link GitHub makes clickable, with
+// the page and anchor as its text; anything else is escaped text.
+func specLink(ref string) string {
+	if !specURL.MatchString(ref) || len(ref) > 500 {
+		return escapeMarkdown(ref)
+	}
+	text := ref[strings.Index(ref, "://")+3:]
+	if i := strings.Index(text, "/specification/"); i >= 0 {
+		text = text[i+len("/specification/"):]
+	}
+	return "[" + escapeMarkdown(text) + "](" + ref + ")"
 }
 
 // moreText is " and N more" for N > 0, else "".

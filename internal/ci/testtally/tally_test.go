@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTally(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"start","Package":"a"}`,
+		`{"Action":"run","Package":"a","Test":"TestOK"}`,
+		`{"Action":"output","Package":"a","Test":"TestOK","Output":"=== RUN   TestOK\n"}`,
+		`{"Action":"pass","Package":"a","Test":"TestOK"}`,
+		`{"Action":"pass","Package":"a","Test":"TestOK/sub"}`,
+		`{"Action":"fail","Package":"a","Test":"TestBad"}`,
+		`{"Action":"skip","Package":"a","Test":"TestSkip"}`,
+		`{"Action":"fail","Package":"a"}`,
+		`# b`,
+		`b/b.go:3:1: syntax error`,
+		`{"Action":"fail","Package":"b"}`,
+		`{"Action":"pass","Package":"c"}`,
+	}, "\n")
+	var out bytes.Buffer
+	c, err := tally(strings.NewReader(in), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.String(), "2 passed, 1 failed, 1 skipped; 1 packages failed outside a test: b"; got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+	if c.ok() {
+		t.Error("a failed run reads ok")
+	}
+	if !strings.Contains(out.String(), "=== RUN   TestOK\n") || !strings.Contains(out.String(), "syntax error") {
+		t.Errorf("output not passed through:\n%s", out.String())
+	}
+}
+
+// TestTallyOfRealGoTest runs go test -json on a tiny module with one
+// passing, one failing and one skipped test, so that the counter is held to
+// what test2json really writes.
+func TestTallyOfRealGoTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n\ngo 1.21\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(`package x
+import "testing"
+func TestPass(t *testing.T) { t.Run("sub", func(t *testing.T) {}) }
+func TestFail(t *testing.T) { t.Fatal("no") }
+func TestSkip(t *testing.T) { t.Skip("later") }
+`), 0o644)
+	cmd := exec.Command("go", "test", "-json", "-count=1", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	raw, _ := cmd.Output()
+	c, err := tally(bytes.NewReader(raw), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.String(), "2 passed, 1 failed, 1 skipped"; got != want {
+		t.Errorf("closing line %q, want %q\n%s", got, want, raw)
+	}
+}
