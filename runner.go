@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +14,8 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
-	"github.com/mcp-eval/mcp-eval/internal/surface"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -71,57 +70,15 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	defer errw.Flush()
 	stderr = errw
 
-	layers := cfg.layers()
-	has := func(l string) bool { return slices.Contains(layers, l) }
-
-	// Telemetry observes the other layers through the mcp and llm observer
-	// hooks; OTLP export is on whenever OTEL_EXPORTER_OTLP_ENDPOINT says so.
-	prices := telemetry.BuiltinPrices()
-	if cfg.Prices != "" {
-		var err error
-		if prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {
-			return nil, &configError{err.Error()}
-		}
-	}
-	var rec *telemetry.Recorder
-	var mcpObs []mcp.Observer
-	var llmObs []llm.Observer
-	if has(report.LayerTelemetry) {
-		rec = telemetry.New(prices)
-		mcpObs, llmObs = append(mcpObs, rec), append(llmObs, rec)
-	}
-	otlpCfg, otlpOn, err := otlp.ConfigFromEnv(getenv)
-	if err != nil {
-		return nil, &configError{err.Error()}
-	}
-	var exp *otlp.Exporter
-	if otlpOn {
-		exp, err = otlp.Start(ctx, otlpCfg, otlp.RunInfo{Version: toolVersion(), Target: cfg.target(), Transport: cfg.transport(),
-			Layers: layers, Commit: getenv("GITHUB_SHA")}, prices)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export is off: %v\n", err)
-		} else {
-			// Tool-call spans come from the StartRequest hook below, which
-			// also puts each span's traceparent in the request's _meta so the
-			// server's own spans join the trace; as an mcp observer too it
-			// would record every tool call twice.
-			llmObs = append(llmObs, exp)
-		}
-	}
-	var llmObserver llm.Observer
-	if len(llmObs) > 0 {
-		llmObserver = telemetry.LLMObservers(llmObs...)
-	}
-	mp, err := planModels(cfg, layers, getenv, llmObserver)
+	// 1. Plan: everything that can be checked is checked before any
+	// network call (a bad golden file or a missing key is exit 2, not a
+	// half-run).
+	p, err := planRun(ctx, cfg, getenv, stderr)
 	if err != nil {
 		return nil, err
 	}
-	var base *report.Report
-	if cfg.Baseline != "" {
-		if base, err = readReport("--baseline", cfg.Baseline); err != nil {
-			return nil, err
-		}
-	}
+	defer p.endExport(ctx, stderr)
+	exp, mcpObs := p.exp, p.mcpObs
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
@@ -136,6 +93,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	serverLog := red.Writer(logFile)
 	defer serverLog.Flush()
 
+	// 2. Connect.
 	started := time.Now()
 	if cfg.ServerStart != "" {
 		srv, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
@@ -175,12 +133,96 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	}
 	defer client.Close()
 
-	// Layer 0.
-	res := &conformance.Result{Era: client.Era(), Version: client.Version()}
-	if d := client.Discover(); d != nil {
-		res.Supported = d.SupportedVersions
+	// 3. Describe the server once; 4. run the layers on that description
+	// and merge their results into one report; 5. gate; 6. render.
+	desc := describe.Describe(ctx, client)
+	r, err := p.runLayers(ctx, client, target, desc, started, stderr)
+	if err != nil {
+		return nil, err
 	}
-	if has(report.LayerConformance) {
+	if err := applyGate(r, p.base, cfg); err != nil {
+		return nil, err
+	}
+	if err := writeOutputs(cfg, r, red); err != nil {
+		return nil, err
+	}
+	return r, writeStdout(cfg, r, red, stdout, getenv)
+}
+
+// runPlan is a run checked before any network call: the layers, the
+// telemetry observers, the model plan and the baseline.
+type runPlan struct {
+	cfg    *Config
+	getenv func(string) string
+	layers []string
+	rec    *telemetry.Recorder
+	exp    *otlp.Exporter
+	mcpObs []mcp.Observer
+	mp     *modelPlan
+	base   *report.Report
+}
+
+func (p *runPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }
+
+// planRun reads the price table, the OTLP settings, the model plan and the
+// baseline. Telemetry observes the other layers through the mcp and llm
+// observer hooks; OTLP export is on whenever OTEL_EXPORTER_OTLP_ENDPOINT
+// says so.
+func planRun(ctx context.Context, cfg *Config, getenv func(string) string, stderr io.Writer) (*runPlan, error) {
+	p := &runPlan{cfg: cfg, getenv: getenv, layers: cfg.layers()}
+	prices := telemetry.BuiltinPrices()
+	if cfg.Prices != "" {
+		var err error
+		if prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {
+			return nil, &configError{err.Error()}
+		}
+	}
+	var llmObs []llm.Observer
+	if p.has(report.LayerTelemetry) {
+		p.rec = telemetry.New(prices)
+		p.mcpObs, llmObs = append(p.mcpObs, p.rec), append(llmObs, p.rec)
+	}
+	otlpCfg, otlpOn, err := otlp.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, &configError{err.Error()}
+	}
+	if otlpOn {
+		exp, err := otlp.Start(ctx, otlpCfg, otlp.RunInfo{Version: toolVersion(), Target: cfg.target(), Transport: cfg.transport(),
+			Layers: p.layers, Commit: getenv("GITHUB_SHA")}, prices)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export is off: %v\n", err)
+		} else {
+			// Tool-call spans come from the StartRequest hook, which also
+			// puts each span's traceparent in the request's _meta so the
+			// server's own spans join the trace; as an mcp observer too it
+			// would record every tool call twice.
+			p.exp = exp
+			llmObs = append(llmObs, exp)
+		}
+	}
+	var llmObserver llm.Observer
+	if len(llmObs) > 0 {
+		llmObserver = telemetry.LLMObservers(llmObs...)
+	}
+	if p.mp, err = planModels(cfg, p.layers, getenv, llmObserver); err != nil {
+		return nil, err
+	}
+	if cfg.Baseline != "" {
+		if p.base, err = readReport("--baseline", cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// runLayers runs the selected layers against the described server and
+// merges their results into one report.
+func (p *runPlan) runLayers(ctx context.Context, client *mcp.Client, target mcp.Target, desc *describe.Server, started time.Time, stderr io.Writer) (*report.Report, error) {
+	cfg := p.cfg
+	// Layer 0.
+	var res *conformance.Result
+	if p.has(report.LayerConformance) {
+		var err error
 		res, err = conformance.Run(ctx, client, conformance.Options{
 			Runs: cfg.Runs, Concurrency: cfg.Concurrency, SafeTools: cfg.SafeTools.vals,
 			Version: cfg.ProtocolVersion, Only: cfg.Checks.vals,
@@ -189,45 +231,28 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 			return nil, &exitError{3, "could not evaluate: " + err.Error()}
 		}
 	}
-	var tools []mcp.Tool
-	if res.Tools == nil && (has(report.LayerResilience) || has(report.LayerTelemetry) || mp != nil) {
-		tools, err = client.ListTools(ctx)
-		if err != nil && mp != nil {
-			return nil, &exitError{1, "tools/list: " + err.Error()}
-		}
-		for _, t := range tools {
-			res.Tools = append(res.Tools, t.Raw)
-		}
-	} else {
-		for _, raw := range res.Tools {
-			var t mcp.Tool
-			if json.Unmarshal(raw, &t) == nil {
-				t.Raw = raw
-				tools = append(tools, t)
-			}
-		}
+	if desc.ToolsErr != nil && p.mp != nil {
+		return nil, &exitError{1, "tools/list: " + desc.ToolsErr.Error()}
 	}
-
-	// Layer 2, deterministic half: probes, poisoned descriptions, and the
-	// surface against the baseline's.
+	// Layer 2, deterministic half: probes and poisoned descriptions.
 	var resilienceChecks []report.Check
-	if has(report.LayerResilience) {
+	if p.has(report.LayerResilience) {
 		resilienceChecks = resilience.Probe(ctx, client, resilience.ProbeOptions{Runs: cfg.Runs, SafeTools: cfg.SafeTools.vals, Timeout: cfg.Timeout})
-		resilienceChecks = append(resilienceChecks, resilience.Descriptions(tools)...)
+		resilienceChecks = append(resilienceChecks, resilience.Descriptions(desc.Tools)...)
 	}
-
 	// Layers 1 and 2 with models.
 	var summary *golden.Summary
 	var rsum *resilience.Summary
 	var mr *modelRun
-	if mp != nil {
-		if mr, err = mp.prepare(ctx, cfg, client, tools, stderr); err != nil {
+	if p.mp != nil {
+		var err error
+		if mr, err = p.mp.prepare(ctx, cfg, client, desc.Tools, stderr); err != nil {
 			return nil, err
 		}
-		if mp.behavior {
+		if p.mp.behavior {
 			summary = mr.behavior(ctx)
 		}
-		if mp.resilience {
+		if p.mp.resilience {
 			if rsum, err = mr.resilience(ctx); err != nil {
 				return nil, err
 			}
@@ -237,61 +262,69 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		return nil, &exitError{1, "interrupted; no report written"}
 	}
 
-	r := buildReport(cfg, target, res, layers, started)
-	r.Commit = getenv("GITHUB_SHA")
-	if has(report.LayerResilience) {
+	r := buildReport(cfg, target, desc, res, p.layers, started)
+	r.Commit = p.getenv("GITHUB_SHA")
+	if p.has(report.LayerResilience) {
 		var baseSurface *report.Surface
-		if base != nil {
-			baseSurface = &base.Surface
+		if p.base != nil {
+			baseSurface = &p.base.Surface
 		}
 		r.Checks = append(r.Checks, resilience.SurfaceCheck(r.Surface, baseSurface))
 		r.Checks = append(r.Checks, resilienceChecks...)
 	}
 	if summary != nil {
-		summary.Apply(r, mp.judgeSpec)
+		summary.Apply(r, p.mp.judgeSpec)
 	}
 	if rsum != nil {
 		rsum.Apply(r)
 	}
-	// Layer 3.
+	p.telemetry(r, mr, desc.Tools)
+	r.Sort()
+	return r, nil
+}
+
+// telemetry adds Layer 3 to the report from the model runs it observed.
+func (p *runPlan) telemetry(r *report.Report, mr *modelRun, tools []mcp.Tool) {
 	var runs []telemetry.Run
 	if mr != nil {
 		for _, x := range mr.results {
 			runs = append(runs, telemetry.Run{Case: x.Job.CaseID, Model: x.Job.Model, Transcript: x.Transcript, Cached: x.Cached})
 		}
 	}
-	if rec != nil {
-		rec.AddRuns(runs)
-		rec.SetToolList(tools)
-		rec.Apply(r)
+	if p.rec != nil {
+		p.rec.AddRuns(runs)
+		p.rec.SetToolList(tools)
+		p.rec.Apply(r)
 	}
-	if exp != nil {
-		exp.RecordRuns(runs)
-		if err := exp.End(ctx, nil); err != nil {
-			fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export: %v\n", err)
-		}
+	if p.exp != nil {
+		p.exp.RecordRuns(runs)
 	}
-	r.Sort()
-	if err := applyGate(r, base, cfg); err != nil {
-		return nil, err
-	}
+}
 
-	if err := writeOutputs(cfg, r, red); err != nil {
-		return nil, err
+// endExport ends the OTLP export, if any, once the run is over.
+func (p *runPlan) endExport(ctx context.Context, stderr io.Writer) {
+	if p.exp == nil {
+		return
 	}
+	if err := p.exp.End(ctx, nil); err != nil {
+		fmt.Fprintf(stderr, "mcp-eval: warning: OpenTelemetry export: %v\n", err)
+	}
+}
+
+// writeStdout writes the report to stdout as --format says, masked.
+func writeStdout(cfg *Config, r *report.Report, red *redact.Redactor, stdout io.Writer, getenv func(string) string) error {
 	var out bytes.Buffer
+	var err error
 	if cfg.Format == "json" {
 		err = report.WriteJSON(&out, r)
 	} else {
 		err = report.WriteText(&out, r, report.TextOptions{Color: useColor(cfg.Color, stdout, getenv), Verbose: cfg.Verbose, Quiet: cfg.Quiet})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
+		return fmt.Errorf("render: %w", err)
 	}
-	if _, err := stdout.Write(red.Bytes(out.Bytes())); err != nil {
-		return nil, err
-	}
-	return r, nil
+	_, err = stdout.Write(red.Bytes(out.Bytes()))
+	return err
 }
 
 func buildTarget(cfg *Config, getenv func(string) string, log io.Writer, obs mcp.Observer) (mcp.Target, error) {
@@ -313,8 +346,9 @@ func buildTarget(cfg *Config, getenv func(string) string, log io.Writer, obs mcp
 	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs}}, nil
 }
 
-func buildReport(cfg *Config, target mcp.Target, res *conformance.Result, layers []string, started time.Time) *report.Report {
-	fp, surf := surface.Compute(res.Tools, res.Prompts, res.Templates)
+// buildReport is the report of the described server, with Layer 0's
+// checks when conformance ran (res is nil otherwise).
+func buildReport(cfg *Config, target mcp.Target, desc *describe.Server, res *conformance.Result, layers []string, started time.Time) *report.Report {
 	r := &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		Tool:          report.Tool{Name: "mcp-eval", Version: toolVersion()},
@@ -322,22 +356,19 @@ func buildReport(cfg *Config, target mcp.Target, res *conformance.Result, layers
 		DurationMs:    time.Since(started).Milliseconds(),
 		Layers:        layers,
 		Server: report.Server{
-			Target: target.String(), Transport: target.Kind(), Era: string(res.Era),
-			ProtocolVersion: res.Version, SupportedVersions: res.Supported,
-			ServerInfo: res.ServerInfo, Capabilities: res.Capabilities,
-			Migration: res.Migration,
+			Target: target.String(), Transport: target.Kind(), Era: string(desc.Era),
+			ProtocolVersion: desc.Version, SupportedVersions: desc.Supported,
+			ServerInfo: desc.ServerInfo, Capabilities: desc.Capabilities,
+			Fingerprint: desc.Fingerprint,
 		},
 		Strict:  cfg.Strict,
-		Checks:  res.Checks,
+		Checks:  []report.Check{},
 		Cases:   []report.Case{},
 		Scores:  map[string]float64{},
-		Surface: surf,
+		Surface: desc.Surface,
 	}
-	if r.Server.SupportedVersions == nil {
-		r.Server.SupportedVersions = []string{}
-	}
-	if res.Era != mcp.EraUnknown {
-		r.Server.Fingerprint = fp
+	if res != nil {
+		r.Checks, r.Server.Migration = res.Checks, res.Migration
 	}
 	if rate, ok := r.ConformancePassRate(); ok {
 		r.Scores["conformance.passRate"] = rate
