@@ -8,12 +8,47 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
+
+// sameServer refuses to merge reports of different servers: shards split
+// one evaluation, so they must share the transport, the target and the
+// surface (fingerprint). The message names both files and what differs.
+func sameServer(firstPath string, first *report.Report, path string, r *report.Report) error {
+	a, b := first.Server, r.Server
+	differ := func(what, x, y string) error {
+		return &configError{fmt.Sprintf("merge: %s and %s evaluated different servers: %s %s in %s, %s in %s; merge only the shards of one run (--shard i/n)",
+			firstPath, path, what, orNone(x), firstPath, orNone(y), path)}
+	}
+	switch {
+	case a.Transport != b.Transport:
+		return differ("transport", a.Transport, b.Transport)
+	case a.Target != b.Target:
+		return differ("target", strconv.Quote(a.Target), strconv.Quote(b.Target))
+	case a.Fingerprint != b.Fingerprint:
+		return differ("server surface (fingerprint)", shortFP(a.Fingerprint), shortFP(b.Fingerprint))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" || s == `""` {
+		return "none"
+	}
+	return s
+}
+
+func shortFP(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
+}
 
 // mergeFlagSet binds the flags of mcp-eval merge, for parsing and --help.
 func mergeFlagSet() (*flag.FlagSet, *string) {
@@ -52,8 +87,8 @@ func mergeCommand(args []string, stdout io.Writer) error {
 			merged = &report.Report{SchemaVersion: r.SchemaVersion, Tool: r.Tool, StartedAt: r.StartedAt,
 				Server: r.Server, Surface: r.Surface, Commit: r.Commit, History: r.History, Strict: r.Strict,
 				Checks: []report.Check{}, Cases: []report.Case{}, Scores: map[string]float64{}}
-		} else if r.Server.Fingerprint != merged.Server.Fingerprint {
-			return &configError{fmt.Sprintf("merge: %s evaluated another server surface (fingerprint %.12s, not %.12s)", path, r.Server.Fingerprint, merged.Server.Fingerprint)}
+		} else if err := sameServer(fs.Arg(0), merged, path, r); err != nil {
+			return err
 		}
 		if r.StartedAt != "" && (merged.StartedAt == "" || r.StartedAt < merged.StartedAt) {
 			merged.StartedAt = r.StartedAt
