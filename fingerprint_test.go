@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +27,15 @@ func TestFingerprintIndependentOfLayers(t *testing.T) {
 		if r.Server.Fingerprint == "" || len(r.Surface.Tools) == 0 || len(r.Surface.Prompts) == 0 || len(r.Surface.Resources) == 0 || len(r.Server.ServerInfo) == 0 {
 			t.Fatalf("--layers %s: fingerprint %q, surface %d tools %d prompts %d templates, serverInfo %s",
 				layers, r.Server.Fingerprint, len(r.Surface.Tools), len(r.Surface.Prompts), len(r.Surface.Resources), r.Server.ServerInfo)
+		}
+		if r.Telemetry != nil && r.Telemetry.ToolList != nil {
+			// One token-footprint figure: the conformance lint and the
+			// telemetry footprint count the same bytes.
+			for _, c := range r.Checks {
+				if c.ID == "lint/token-footprint" && !strings.Contains(c.Info, fmt.Sprintf("about %d tokens", r.Telemetry.ToolList.EstimatedTokens)) {
+					t.Errorf("lint/token-footprint says %q, telemetry %d tokens", c.Info, r.Telemetry.ToolList.EstimatedTokens)
+				}
+			}
 		}
 		got := &seen{layers: layers, fingerprint: r.Server.Fingerprint,
 			r: []any{r.Surface, string(r.Server.ServerInfo), string(r.Server.Capabilities), r.Server.Era, r.Server.ProtocolVersion}}

@@ -210,9 +210,11 @@ func lintChecks() []*Check {
 			}),
 		toolCheck("lint/token-footprint", fmt.Sprintf("the whole tools/list costs under %d tokens", maxFootprintTokens), report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
+				// Counted as telemetry's footprint counts (report.ToolBytes:
+				// what a model is given), so the reports show one figure.
 				n := 0
 				for _, t := range ts {
-					n += len(t.Raw)
+					n += report.ToolBytes(t.Name, t.Description, t.InputSchema)
 				}
 				tokens := estimateTokens(n)
 				info := fmt.Sprintf("%d tools, %d bytes, about %d tokens in every conversation", len(ts), n, tokens)

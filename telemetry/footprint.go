@@ -1,18 +1,13 @@
 package telemetry
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// BytesPerToken is the divisor of the tool-list estimate. Tokenizers of
-// current models average about four bytes of English text or JSON per
-// token; code-like JSON with short keys runs nearer three, so the estimate
-// is on the low side for schema-heavy tools.
-const BytesPerToken = 4
+// BytesPerToken is the divisor of the tool-list estimate (report's, shared
+// with the conformance lint so that the reports show one figure).
+const BytesPerToken = report.BytesPerToken
 
 // FootprintMethod says how Footprint estimates, for the report.
 const FootprintMethod = "estimate: ceil(bytes/4) of each tool's name, description and inputSchema as compact JSON, the part of every request the tools take; providers add their own framing and tokenizers differ, so the real count differs"
@@ -38,25 +33,7 @@ func Footprint(tools []mcp.Tool) *report.ToolListFootprint {
 	return f
 }
 
-func tokens(bytes int) int64 { return int64((bytes + BytesPerToken - 1) / BytesPerToken) }
+func tokens(bytes int) int64 { return report.EstimateTokens(bytes) }
 
 // toolBytes is the size of a tool as the model is given it.
-func toolBytes(t mcp.Tool) int {
-	schema := t.InputSchema
-	var buf bytes.Buffer
-	if len(schema) > 0 && json.Compact(&buf, schema) == nil {
-		schema = buf.Bytes()
-	} else if len(schema) == 0 {
-		schema = nil
-	}
-	b, err := json.Marshal(struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	}{t.Name, t.Description, schema})
-	if err != nil {
-		// Invalid JSON in the schema: count its raw bytes.
-		return len(t.Name) + len(t.Description) + len(t.InputSchema)
-	}
-	return len(b)
-}
+func toolBytes(t mcp.Tool) int { return report.ToolBytes(t.Name, t.Description, t.InputSchema) }
