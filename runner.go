@@ -79,19 +79,11 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	}
 	defer p.endExport(ctx, stderr)
 	exp, mcpObs := p.exp, p.mcpObs
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, &configError{fmt.Sprintf("--out: %v", err)}
-	}
-	logFile, err := os.Create(filepath.Join(cfg.Out, "server.log"))
+	serverLog, closeLog, err := openServerLog(cfg, red)
 	if err != nil {
-		return nil, &configError{fmt.Sprintf("--out: %v", err)}
+		return nil, err
 	}
-	defer logFile.Close()
-	// The server's output is masked too: a server that logs its request
-	// headers would otherwise write the token into an uploaded artifact.
-	// Deferred after Close, so it runs first, once the server has stopped.
-	serverLog := red.Writer(logFile)
-	defer serverLog.Flush()
+	defer closeLog()
 
 	// 2. Connect.
 	started := time.Now()
@@ -147,6 +139,22 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		return nil, err
 	}
 	return r, writeStdout(cfg, r, red, stdout, getenv)
+}
+
+// openServerLog creates OUT/server.log for what the server prints. It is
+// masked too: a server that logs its request headers would otherwise write
+// the token into an uploaded artifact. closeLog flushes and closes it; it is
+// deferred before the server's stop, so it runs once the server has stopped.
+func openServerLog(cfg *Config, red *redact.Redactor) (_ io.Writer, closeLog func(), _ error) {
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, nil, &configError{fmt.Sprintf("--out: %v", err)}
+	}
+	f, err := os.Create(filepath.Join(cfg.Out, "server.log"))
+	if err != nil {
+		return nil, nil, &configError{fmt.Sprintf("--out: %v", err)}
+	}
+	w := red.Writer(f)
+	return w, func() { w.Flush(); f.Close() }, nil
 }
 
 // runPlan is a run checked before any network call: the layers, the
