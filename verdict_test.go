@@ -1,12 +1,14 @@
 package main
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -80,4 +82,64 @@ cases:
 			t.Errorf("the gate blames the server for a provider error: %q", r.Gate.Reasons)
 		}
 	})
+}
+
+// TestOneVerdictForAFinding: a SHOULD-level finding is a warning (does not
+// fail the run) in every output, and a failure in every output with
+// --strict, with the exit code following.
+func TestOneVerdictForAFinding(t *testing.T) {
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("http/get-not-allowed")}))
+	defer srv.Close()
+	const id = "http/get-not-allowed"
+	for _, tt := range []struct {
+		name   string
+		extra  []string
+		code   int
+		term   string // the terminal's mark and word
+		tally  string
+		md     string
+		junit  string
+		sarif  string
+		counts bool
+	}{
+		{"a warning without --strict", nil, 0, "⚠ " + id, "1 warnings", "| `" + id + "` | ⚠️ warning |", `<system-out><![CDATA[warning (SHOULD, not a hard check)`, `"level": "warning"`, false},
+		{"a failure with --strict", []string{"--strict"}, 1, "✗ " + id, "0 warnings", "| `" + id + "` | ❌ fail |", `<failure message=`, `"level": "error"`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := runCLI(t, env(nil), append([]string{"conformance", "--server-url", srv.URL, "--out", out, "--runs", "1"}, tt.extra...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.code, stdout, stderr)
+			}
+			r := loadReport(t, filepath.Join(out, "report.json"))
+			var c report.Check
+			for _, x := range r.Checks {
+				if x.ID == id {
+					c = x
+				}
+			}
+			if c.Status != report.StatusFail || c.Failed(r.Strict) != tt.counts || r.Passed() != (tt.code == 0) {
+				t.Fatalf("report.json: %+v, strict %v, passed %v", c, r.Strict, r.Passed())
+			}
+			read := func(f string) string { b, _ := os.ReadFile(filepath.Join(out, f)); return string(b) }
+			junit := read("junit.xml")
+			i := strings.Index(junit, `name="`+id+`"`)
+			sarif := read("results.sarif")
+			j := strings.Index(sarif, `"ruleId": "`+id+`"`)
+			if i < 0 || j < 0 {
+				t.Fatalf("junit.xml or results.sarif lacks %s", id)
+			}
+			for _, w := range []struct{ where, text, want string }{
+				{"terminal", stdout, tt.term},
+				{"tally", stdout, tt.tally},
+				{"summary.md", read("summary.md"), tt.md},
+				{"junit.xml", junit[i:min(len(junit), i+300)], tt.junit},
+				{"results.sarif", sarif[j:min(len(sarif), j+200)], tt.sarif},
+			} {
+				if !strings.Contains(w.text, w.want) {
+					t.Errorf("%s lacks %q:\n%s", w.where, w.want, w.text)
+				}
+			}
+		})
+	}
 }
