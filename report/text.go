@@ -310,6 +310,9 @@ func (t *textWriter) gate(g *Gate) {
 			t.line(fmt.Sprintf("  Δ %s %+.3f", oneLine(k, 0), g.Deltas[k]))
 		}
 	}
+	for _, pf := range g.Perf {
+		t.line("  Δ " + gatePerfText(pf))
+	}
 	if g.DriftMessage != "" {
 		t.line("  drift: " + oneLine(g.DriftMessage, textMessageMax))
 	}
@@ -319,6 +322,28 @@ func (t *textWriter) gate(g *Gate) {
 	for _, n := range g.Notes {
 		t.line("  note: " + oneLine(n, textMessageMax))
 	}
+}
+
+// gatePerfText is one latency or cost figure against the baseline.
+func gatePerfText(p GatePerf) string {
+	what := oneLine(p.Kind, 20) + " " + oneLine(p.ID, textValueMax)
+	if p.Model != "" {
+		what += " on " + oneLine(p.Model, textValueMax)
+	}
+	unit, f := "ms", func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	if p.Metric == "costUsdPerRun" {
+		unit, f = " USD/run", func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+	}
+	out := fmt.Sprintf("%s %s %s%s → %s%s (%+.0f%%)", oneLine(p.Metric, 20), what, f(p.Base), unit, f(p.Current), unit, p.Increase*100)
+	switch {
+	case p.Limit == nil:
+		out += " [no limit]"
+	case p.Failed:
+		out += fmt.Sprintf(" [failed: above the limit of +%.0f%%]", *p.Limit*100)
+	case p.Exceeded:
+		out += fmt.Sprintf(" [above the limit of +%.0f%%, a warning]", *p.Limit*100)
+	}
+	return out
 }
 
 // baselineRunText describes the baseline's run on one line.
