@@ -135,6 +135,9 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	if err := applyGate(r, p.base, cfg); err != nil {
 		return nil, err
 	}
+	// The caller (the Action's comment and annotations) gets the masked
+	// report too.
+	r = masked(r, red)
 	if err := writeOutputs(cfg, r, red); err != nil {
 		return nil, err
 	}
@@ -323,15 +326,16 @@ func (p *runPlan) endExport(ctx context.Context, stderr io.Writer) {
 func writeStdout(cfg *Config, r *report.Report, red *redact.Redactor, stdout io.Writer, getenv func(string) string) error {
 	var out bytes.Buffer
 	var err error
+	mask := red.Bytes
 	if cfg.Format == "json" {
-		err = report.WriteJSON(&out, r)
+		err, mask = report.WriteJSON(&out, r), red.JSON
 	} else {
 		err = report.WriteText(&out, r, report.TextOptions{Color: useColor(cfg.Color, stdout, getenv), Verbose: cfg.Verbose, Quiet: cfg.Quiet})
 	}
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	_, err = stdout.Write(red.Bytes(out.Bytes()))
+	_, err = stdout.Write(mask(out.Bytes()))
 	return err
 }
 
@@ -385,26 +389,47 @@ func buildReport(cfg *Config, target mcp.Target, desc *describe.Server, res *con
 	return r
 }
 
-// writeOutputs writes report.json, summary.md and junit.xml under --out,
-// with every secret masked.
+// masked returns a copy of r whose raw JSON from the server (serverInfo,
+// capabilities, evidence) has every secret masked however its strings are
+// escaped: a renderer may show that JSON as it came (evidence blocks), where
+// an escape such as \u0074ok is no spelling a byte replace would know.
+func masked(r *report.Report, red *redact.Redactor) *report.Report {
+	if red.Empty() {
+		return r
+	}
+	c := *r
+	c.Server.ServerInfo = red.JSON(r.Server.ServerInfo)
+	c.Server.Capabilities = red.JSON(r.Server.Capabilities)
+	c.Checks = slices.Clone(r.Checks)
+	for i := range c.Checks {
+		c.Checks[i].Evidence = red.JSON(c.Checks[i].Evidence)
+	}
+	return &c
+}
+
+// writeOutputs writes report.json, summary.md, junit.xml and results.sarif
+// under --out, with every secret masked in each rendered file in every
+// spelling (red.JSON for the JSON files, red.Bytes for the others); r is
+// already masked (masked).
 func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 	files := []struct {
 		name   string
 		render func(io.Writer, *report.Report) error
+		mask   func([]byte) []byte
 	}{
-		{"report.json", report.WriteJSON},
-		{"summary.md", report.WriteMarkdown},
-		{"junit.xml", report.WriteJUnit},
+		{"report.json", report.WriteJSON, red.JSON},
+		{"summary.md", report.WriteMarkdown, red.Bytes},
+		{"junit.xml", report.WriteJUnit, red.Bytes},
 		{"results.sarif", func(w io.Writer, r *report.Report) error {
 			return report.WriteSARIFWith(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(cfg)})
-		}},
+		}, red.JSON},
 	}
 	for _, f := range files {
 		var buf bytes.Buffer
 		if err := f.render(&buf, r); err != nil {
 			return fmt.Errorf("render %s: %w", f.name, err)
 		}
-		if err := os.WriteFile(filepath.Join(cfg.Out, f.name), red.Bytes(buf.Bytes()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(cfg.Out, f.name), f.mask(buf.Bytes()), 0o644); err != nil {
 			return &configError{fmt.Sprintf("--out: %v", err)}
 		}
 	}

@@ -158,6 +158,61 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	return []byte(r.repl.Replace(string(b)))
 }
 
+// JSON returns the JSON text b with every secret masked in every string,
+// however the string is escaped: a server may write any character as
+// \uXXXX (\u0074ok for "tok"), which no list of spellings covers. Each
+// string literal with an escape is decoded, masked and, when that changed
+// it, encoded again; the rest is masked as Bytes does. Text that is not
+// valid JSON is masked as Bytes does, as far as it can be read.
+func (r *Redactor) JSON(b []byte) []byte {
+	if r.Empty() {
+		return b
+	}
+	b = r.Bytes(b)
+	var out []byte // nil until the first change
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		end, escaped := stringEnd(b, i)
+		if end < 0 {
+			break
+		}
+		if escaped {
+			var s string
+			if json.Unmarshal(b[i:end+1], &s) == nil {
+				if masked := r.String(s); masked != s {
+					enc, _ := json.Marshal(masked)
+					out = append(append(out, b[last:i]...), enc...)
+					last = end + 1
+				}
+			}
+		}
+		i = end
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// stringEnd returns the index of the quote that closes the JSON string
+// starting at b[start], -1 if it does not close, and whether the string
+// holds an escape.
+func stringEnd(b []byte, start int) (end int, escaped bool) {
+	for j := start + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
+}
+
 // Error returns err with its text redacted, or nil. errors.Is/As still see
 // the original through Unwrap.
 func (r *Redactor) Error(err error) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"net/url"
 	"strings"
@@ -144,4 +145,53 @@ func TestWriterWritesUpToCarriageReturn(t *testing.T) {
 	if w := r.Writer(&f); w.Unwrap() != &f {
 		t.Error("Unwrap does not return the underlying writer")
 	}
+}
+
+func TestJSONMasksEveryEscape(t *testing.T) {
+	r := mustNew(t, Secret{"k", "tok/en<>x9"})
+	allEscaped := ""
+	for _, c := range "tok/en<>x9" {
+		allEscaped += fmt.Sprintf(`\u%04X`, c)
+	}
+	tests := []struct{ in, want string }{
+		{`{"name":"` + allEscaped + `"}`, `{"name":"***"}`},
+		{`{"a":"x \u0074ok\/en\u003c\u003ex9 y","b":[1,"tok\u002fen<>x9"]}`, `{"a":"x *** y","b":[1,"***"]}`},
+		{`{"k\"ey":"no secret \n here"}`, `{"k\"ey":"no secret \n here"}`},
+		{`{"raw":"tok/en<>x9"}`, `{"raw":"***"}`},
+		{`{"cut":"tok\u002fen<>x9`, `{"cut":"tok\u002fen<>x9`}, // not JSON: left to Bytes
+	}
+	for _, tt := range tests {
+		if got := string(r.JSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("JSON(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzJSONNeverLeaks(f *testing.F) {
+	f.Add(`{"a":"%s"}`, uint8(0))
+	f.Fuzz(func(t *testing.T, tmpl string, mode uint8) {
+		const s = "sk-live-0123456789"
+		r, _ := New(Secret{"k", s})
+		var enc string
+		for i, c := range s {
+			if (int(mode)>>(i%8))&1 == 1 {
+				enc += fmt.Sprintf(`\u%04x`, c)
+			} else {
+				enc += string(c)
+			}
+		}
+		doc, _ := json.Marshal(map[string]any{"x": tmpl})
+		in := strings.Replace(string(doc), `"x":"`, `"x":"`+enc, 1)
+		var v map[string]string
+		if json.Unmarshal([]byte(in), &v) != nil {
+			return
+		}
+		var back map[string]string
+		if err := json.Unmarshal(r.JSON([]byte(in)), &back); err != nil {
+			t.Fatalf("JSON broke valid JSON %s: %v", in, err)
+		}
+		if strings.Contains(back["x"], s) {
+			t.Fatalf("secret leaked from %s", in)
+		}
+	})
 }
