@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -389,14 +390,23 @@ func buildReport(cfg *Config, target mcp.Target, desc *describe.Server, res *con
 	return r
 }
 
-// masked returns a copy of r whose raw JSON from the server (serverInfo,
-// capabilities, evidence) has every secret masked however its strings are
-// escaped: a renderer may show that JSON as it came (evidence blocks), where
-// an escape such as \u0074ok is no spelling a byte replace would know.
+// masked returns a copy of r with every secret masked in every string,
+// the raw JSON from the server (serverInfo, capabilities, evidence)
+// included, however its strings are escaped: the report goes through JSON
+// and Redactor.JSON, which decodes each escaped string before masking it
+// (\u0074ok is no spelling a byte replace would know). Renderers then work
+// from clean data, and so does the caller (the Action's comment).
 func masked(r *report.Report, red *redact.Redactor) *report.Report {
 	if red.Empty() {
 		return r
 	}
+	if b, err := json.Marshal(r); err == nil {
+		var c report.Report
+		if json.Unmarshal(red.JSON(b), &c) == nil {
+			return &c
+		}
+	}
+	// Unreachable for a report this program built; mask the raw JSON alone.
 	c := *r
 	c.Server.ServerInfo = red.JSON(r.Server.ServerInfo)
 	c.Server.Capabilities = red.JSON(r.Server.Capabilities)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -184,5 +185,32 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestEvaluateReturnsMaskedReport: the report evaluate hands its caller
+// (the Action renders its comment and annotations from it) is masked too,
+// in every string, not only in the files.
+func TestEvaluateReturnsMaskedReport(t *testing.T) {
+	sp := spellingsOf(secretValue)["json every character escaped"]
+	getenv := env(map[string]string{"MCP_EVAL_TEST_TOKEN": secretValue})
+	cfg, err := parseConfig("run", []string{"--server-url", echoServer(t, sp), "--layers", "conformance", "--runs", "1",
+		"--out", t.TempDir(), "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, getenv, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := evaluate(context.Background(), cfg, getenv, &bytes.Buffer{}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(r)
+	var decoded any
+	json.Unmarshal(b, &decoded)
+	plain := fmt.Sprint(decoded) // every string decoded, as a renderer sees it
+	if !strings.Contains(plain, "ECHO[***]") {
+		t.Fatalf("the echo is not in the report, so this tests nothing:\n%.2000s", plain)
+	}
+	if strings.Contains(plain, secretValue) || strings.Contains(string(b), sp) {
+		t.Errorf("the returned report holds the secret:\n%.2000s", plain)
 	}
 }
