@@ -42,6 +42,8 @@ func TestMistakesGetOneLine(t *testing.T) {
 		{"header from a flag", append([]string{"run", "--header", "Authorization: Bearer $MCP_EVAL_UNSET"}, srv...), "--header number 1 (Authorization): environment variable MCP_EVAL_UNSET is not set", false},
 		{"golden without models", append([]string{"run", "--golden", "golden/tasks.yaml"}, srv...), "--golden is set without --models: the behaviour layer needs a model", true},
 		{"model flag on conformance", append([]string{"conformance", "--models", "openai:gpt-4.1-mini"}, srv...), "--models is a flag of mcp-eval run: conformance runs Layer 0 alone", true},
+		{"check typo", append([]string{"conformance", "--checks", "cachng/tools-list"}, srv...), `--checks: unknown check or group "cachng/tools-list" (did you mean "caching/tools-list"?)`, true},
+		{"check from the config file", []string{"conformance", "--config", cfgFile("server-url: http://127.0.0.1:1/mcp\nchecks: [caching, nonsense-group-x]\n")}, `mcp-eval.yaml:2: checks: unknown check or group "nonsense-group-x"`, true},
 		{"gate without report", []string{"gate"}, "mcp-eval: --report is required", true},
 		{"gate flag typo", []string{"gate", "--baseln", "b.json"}, "unknown flag --baseln (did you mean --baseline?)", true},
 		{"gate out of range", []string{"gate", "--report", "r.json", "--max-drop", "5"}, "--max-drop 5: want a fraction", true},

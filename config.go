@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -315,11 +316,34 @@ func (c *Config) validate(getenv func(string) string) error {
 	if _, err := c.headers(getenv); err != nil {
 		return err
 	}
+	if err := c.validateChecks(); err != nil {
+		return err
+	}
 	for i, v := range c.Secrets.vals {
 		if !envName.MatchString(v) {
 			// Not quoted back: a value pasted by mistake may be the secret.
 			return usagef("--secrets: entry number %d is not an environment variable name (want names such as MY_SERVICE_TOKEN, not their values)", i+1)
 		}
+	}
+	return nil
+}
+
+// validateChecks refuses a --checks entry that names no conformance check
+// or group: a typo would otherwise select nothing and pass.
+func (c *Config) validateChecks() error {
+	known := map[string]bool{}
+	for _, ch := range conformance.Checks() {
+		known[ch.ID], known[ch.Group()] = true, true
+	}
+	for i, v := range c.Checks.vals {
+		if known[v] {
+			continue
+		}
+		msg := fmt.Sprintf("%s: unknown check or group %q (docs/checks.md lists them)", c.source("checks", i), v)
+		if s := suggest.Nearest(v, slices.Sorted(maps.Keys(known))); s != "" {
+			msg = fmt.Sprintf("%s: unknown check or group %q (did you mean %q?)", c.source("checks", i), v, s)
+		}
+		return usagef("%s", msg)
 	}
 	return nil
 }
