@@ -139,6 +139,10 @@ func exitCode(cmd string, err error, stderr io.Writer) int {
 	var ce *configError
 	var ee *exitError
 	switch {
+	case errors.As(err, &ue) && cmd == "action":
+		// The Action's flags come from its inputs, named in the message.
+		fmt.Fprintf(stderr, "mcp-eval: %v\ncheck the step's with: inputs (action.yml lists them)\n", err)
+		return 2
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "mcp-eval: %v\nrun mcp-eval %s --help for its flags\n", err, cmd)
 		return 2
