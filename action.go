@@ -103,6 +103,7 @@ func actionCommand(ctx context.Context, getenv func(string) string, stdout, stde
 	passed := r.Passed()
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
+	ws := getenv("GITHUB_WORKSPACE")
 
 	if err := github.WriteAnnotations(stdout, github.ReportAnnotations(r)); err != nil {
 		return err
@@ -134,8 +135,11 @@ func actionCommand(ctx context.Context, getenv func(string) string, stdout, stde
 	for _, n := range notes[1:] {
 		fmt.Fprintf(stderr, "mcp-eval: %s\n", n)
 	}
-	outputs := github.ReportOutputs(r, passed, reportPath, summaryPath, baselineURL)
-	outputs["sarif-path"] = filepath.Join(cfg.Out, "results.sarif")
+	outputs := github.ReportOutputs(r, passed, workspacePath(ws, reportPath), workspacePath(ws, summaryPath), baselineURL)
+	outputs["sarif-path"] = workspacePath(ws, filepath.Join(cfg.Out, "results.sarif"))
+	if rel := workspacePath(ws, cfg.Out); filepath.IsAbs(rel) && ws != "" {
+		fmt.Fprintf(stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, ws)
+	}
 	if env.OutputPath != "" {
 		if err := github.WriteOutputs(env.OutputPath, outputs); err != nil {
 			return err
@@ -171,4 +175,27 @@ func writeTemp(dir, pattern string, r *report.Report) (string, error) {
 		return "", fmt.Errorf("baseline: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// workspacePath turns a path the action wrote into the form its outputs
+// carry: relative to the workspace, slash-separated. Inside the Docker
+// action GITHUB_WORKSPACE is /github/workspace, a bind mount of the host's
+// workspace, and the runner translates environment values into the
+// container but never translates file-command values back out
+// (actions/runner ContainerActionHandler: AddPathTranslateMapping applies
+// to the container's environment only), so an absolute path would name a
+// file that does not exist for the next step on the host. Every later step
+// starts in the workspace by default, and actions such as upload-artifact
+// and codeql-action/upload-sarif resolve relative paths against it, so the
+// relative path works in both the Docker action and host mode. A path
+// outside the workspace stays absolute: it only exists in host mode.
+func workspacePath(workspace, p string) string {
+	if workspace == "" {
+		return p
+	}
+	rel, err := filepath.Rel(workspace, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }

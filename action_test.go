@@ -212,6 +212,7 @@ func TestActionEndToEnd(t *testing.T) {
 			if !bytes.Contains(out, []byte("passed<<")) || !bytes.Contains(out, []byte("report-path<<")) {
 				t.Errorf("outputs:\n%s", out)
 			}
+			assertPathOutputs(t, dir, parseOutputs(t, out))
 			if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
 				t.Errorf("summary:\n%s", sum)
 			}
@@ -239,5 +240,73 @@ func TestActionEndToEnd(t *testing.T) {
 			}
 			io.Discard.Write(nil)
 		})
+	}
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file the way the runner's
+// FileCommandManager does: name<<DELIMITER lines up to the delimiter, or
+// name=value on one line.
+func parseOutputs(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l == "" {
+			continue
+		}
+		if name, delim, ok := strings.Cut(l, "<<"); ok && !strings.Contains(name, "=") {
+			var val []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				val = append(val, lines[i])
+			}
+			if i == len(lines) {
+				t.Fatalf("output %s: delimiter %s never closes", name, delim)
+			}
+			out[name] = strings.Join(val, "\n")
+			continue
+		}
+		name, val, ok := strings.Cut(l, "=")
+		if !ok {
+			t.Fatalf("output line %q is neither name=value nor name<<delimiter", l)
+		}
+		out[name] = val
+	}
+	return out
+}
+
+// assertPathOutputs checks what the next step on the host sees: each path
+// output is relative (the host's working directory is the workspace) and
+// names an existing file there.
+func assertPathOutputs(t *testing.T, workspace string, outputs map[string]string) {
+	t.Helper()
+	for _, name := range []string{"report-path", "summary-path", "sarif-path"} {
+		p, ok := outputs[name]
+		if !ok {
+			t.Errorf("output %s not set", name)
+			continue
+		}
+		if filepath.IsAbs(p) || strings.HasPrefix(p, "..") {
+			t.Errorf("output %s = %q: want a path relative to the workspace", name, p)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(workspace, filepath.FromSlash(p))); err != nil {
+			t.Errorf("output %s = %q does not exist in the workspace on the host: %v", name, p, err)
+		}
+	}
+}
+
+func TestWorkspacePath(t *testing.T) {
+	ws := filepath.FromSlash("/github/workspace")
+	for _, tt := range []struct{ ws, in, want string }{
+		{ws, filepath.Join(ws, "mcp-eval-report", "report.json"), "mcp-eval-report/report.json"},
+		{ws, filepath.Join(ws, "a", "b", "c.sarif"), "a/b/c.sarif"},
+		{ws, filepath.FromSlash("/tmp/out/report.json"), filepath.FromSlash("/tmp/out/report.json")},
+		{ws, filepath.FromSlash("/github/workspace2/report.json"), filepath.FromSlash("/github/workspace2/report.json")},
+		{"", filepath.FromSlash("/x/report.json"), filepath.FromSlash("/x/report.json")},
+	} {
+		if got := workspacePath(tt.ws, tt.in); got != tt.want {
+			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.ws, tt.in, got, tt.want)
+		}
 	}
 }
