@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -67,8 +69,111 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml lacks output %s", name)
 		}
 	}
-	if a.Runs.Using != "docker" || a.Runs.Image != "Dockerfile" || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
-		t.Errorf("runs: %+v", a.Runs)
+	if a.Runs.Using != "docker" || !releasedImage.MatchString(a.Runs.Image) || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
+		t.Errorf("runs: %+v; want docker, a released docker://ghcr.io/mcp-eval/mcp-eval:vX.Y.Z (never a Dockerfile: no compile at job start), args [action]", a.Runs)
+	}
+}
+
+var releasedImage = regexp.MustCompile(`^docker://ghcr\.io/mcp-eval/mcp-eval:v[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// TestReleaseWorkflowPinsActionImage keeps action.yml and the release
+// workflow in agreement: the workflow pushes the image action.yml names
+// (same repository, tagged with the release tag, both architectures, from
+// the Dockerfile's release target), then rewrites action.yml to it before
+// moving the tags and publishing. The rewrite itself is run on a copy.
+func TestReleaseWorkflowPinsActionImage(t *testing.T) {
+	b, err := os.ReadFile(".github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On struct {
+			Push struct {
+				Tags []string `yaml:"tags"`
+			} `yaml:"push"`
+		} `yaml:"on"`
+		Env  map[string]string `yaml:"env"`
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string            `yaml:"name"`
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	image := wf.Env["IMAGE"]
+	if image != "ghcr.io/mcp-eval/mcp-eval" {
+		t.Fatalf("release.yml env IMAGE = %q, want the repository action.yml names", image)
+	}
+	if len(wf.On.Push.Tags) != 1 || wf.On.Push.Tags[0] != "v*.*.*" {
+		t.Errorf("release.yml must run on vX.Y.Z tags, has %v", wf.On.Push.Tags)
+	}
+	pushed, pinned, published := -1, -1, -1
+	for _, job := range wf.Jobs {
+		for i, st := range job.Steps {
+			switch {
+			case strings.HasPrefix(st.Uses, "docker/build-push-action@"):
+				pushed = i
+				if st.With["target"] != "release" || st.With["push"] != "true" ||
+					!strings.Contains(st.With["platforms"], "linux/amd64") || !strings.Contains(st.With["platforms"], "linux/arm64") ||
+					st.With["tags"] != "${{ env.IMAGE }}:${{ github.ref_name }}" {
+					t.Errorf("image step %v: want target release, push, amd64+arm64, tag ${{ env.IMAGE }}:${{ github.ref_name }}", st.With)
+				}
+			case strings.Contains(st.Run, `scripts/pin-image.sh "$IMAGE" "$GITHUB_REF_NAME" action.yml`):
+				pinned = i
+				if !strings.Contains(st.Run, `git tag -f "$GITHUB_REF_NAME"`) || !strings.Contains(st.Run, "git push -f origin") {
+					t.Error("the pin step must move the release tag to the commit it makes")
+				}
+			case strings.Contains(st.Run, "gh release create"):
+				published = i
+			}
+		}
+	}
+	if pushed < 0 || pinned < 0 || published < 0 || !(pushed < pinned && pinned < published) {
+		t.Errorf("steps: push image %d, pin action.yml %d, publish %d: want them all, in that order", pushed, pinned, published)
+	}
+
+	// The rewrite, on a copy: only runs.image changes.
+	orig, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "action.yml")
+	os.WriteFile(cp, orig, 0o644)
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "v9.8.7", cp).CombinedOutput(); err != nil {
+		t.Fatalf("pin-image.sh: %v\n%s", err, out)
+	}
+	got, _ := os.ReadFile(cp)
+	var a struct {
+		Runs struct {
+			Image string `yaml:"image"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(got, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Runs.Image != "docker://"+image+":v9.8.7" {
+		t.Errorf("after pin-image.sh, runs.image = %q", a.Runs.Image)
+	}
+	ol, gl := strings.Split(string(orig), "\n"), strings.Split(string(got), "\n")
+	if len(ol) != len(gl) {
+		t.Fatalf("pin-image.sh changed the line count: %d → %d", len(ol), len(gl))
+	}
+	changed := 0
+	for i := range ol {
+		if ol[i] != gl[i] {
+			changed++
+		}
+	}
+	if changed > 1 {
+		t.Errorf("pin-image.sh changed %d lines, want only runs.image", changed)
+	}
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "latest", cp).CombinedOutput(); err == nil {
+		t.Errorf("pin-image.sh accepted version latest: %s", out)
 	}
 }
 
