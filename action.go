@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -20,7 +22,11 @@ import (
 // annotations and the sticky pull request comment. API trouble (no
 // baseline, a 403 on the comment, an outage) is a warning in the summary,
 // never a failed job by itself.
-func actionCommand(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+func actionCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	getenv, err := actionFlags(args, getenv)
+	if err != nil {
+		return err
+	}
 	env, err := github.ReadEnv(getenv)
 	if err != nil {
 		return &configError{err.Error()}
@@ -32,6 +38,11 @@ func actionCommand(ctx context.Context, getenv func(string) string, stdout, stde
 	in, err := github.ReadInputs(getenv)
 	if err != nil {
 		return &configError{err.Error()}
+	}
+	if in.GitHubToken == "" {
+		// Host mode has no action.yml default of ${{ github.token }}; a
+		// run step passes it as GITHUB_TOKEN, the gh CLI's convention.
+		in.GitHubToken = getenv("GITHUB_TOKEN")
 	}
 	// Secrets are masked before anything else is printed.
 	if err := github.MaskInputs(stdout, in); err != nil {
@@ -198,4 +209,49 @@ func workspacePath(workspace, p string) string {
 		return p
 	}
 	return filepath.ToSlash(rel)
+}
+
+// actionFlags lets a host-mode run step give the inputs as flags
+// (mcp-eval action --server-cmd 'node build/index.js'): --NAME=VALUE or
+// --NAME VALUE for each input of action.yml, which then wins over
+// INPUT_NAME. Windows shells and YAML env blocks both handle flags more
+// easily than variable names with hyphens.
+func actionFlags(args []string, getenv func(string) string) (func(string) string, error) {
+	if len(args) == 0 {
+		return getenv, nil
+	}
+	set := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, ok := strings.CutPrefix(a, "--")
+		if !ok || name == "" {
+			return nil, usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
+		}
+		name, val, hasVal := strings.Cut(name, "=")
+		if !slices.Contains(github.InputNames, name) {
+			return nil, usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+		}
+		if !hasVal {
+			if i+1 == len(args) {
+				return nil, usagef("action: flag --%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		set["INPUT_"+strings.ToUpper(name)] = val
+	}
+	return func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}, nil
+}
+
+// suggestInput names the input closest to a mistyped flag, if one is close.
+func suggestInput(name string) string {
+	if n := suggest.Nearest(name, github.InputNames); n != "" {
+		return " (did you mean --" + n + "?)"
+	}
+	return ""
 }

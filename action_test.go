@@ -123,7 +123,7 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 					st.With["tags"] != "${{ env.IMAGE }}:${{ github.ref_name }}" {
 					t.Errorf("image step %v: want target release, push, amd64+arm64, tag ${{ env.IMAGE }}:${{ github.ref_name }}", st.With)
 				}
-			case strings.Contains(st.Run, `scripts/pin-image.sh "$IMAGE" "$GITHUB_REF_NAME" action.yml`):
+			case strings.Contains(st.Run, `scripts/pin-image.sh "$IMAGE" "$GITHUB_REF_NAME" action.yml setup/action.yml`):
 				pinned = i
 				if !strings.Contains(st.Run, `git tag -f "$GITHUB_REF_NAME"`) || !strings.Contains(st.Run, "git push -f origin") {
 					t.Error("the pin step must move the release tag to the commit it makes")
@@ -137,14 +137,38 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 		t.Errorf("steps: push image %d, pin action.yml %d, publish %d: want them all, in that order", pushed, pinned, published)
 	}
 
+	// Both actions name the same release.
+	var cur, curSetup struct {
+		Runs struct {
+			Image string `yaml:"image"`
+		} `yaml:"runs"`
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+	}
+	ab, _ := os.ReadFile("action.yml")
+	sb, _ := os.ReadFile("setup/action.yml")
+	if yaml.Unmarshal(ab, &cur) != nil || yaml.Unmarshal(sb, &curSetup) != nil {
+		t.Fatal("action.yml or setup/action.yml does not parse")
+	}
+	if want := "docker://" + image + ":" + curSetup.Inputs["version"].Default; cur.Runs.Image != want {
+		t.Errorf("action.yml runs %q but setup/action.yml installs %q: pin both to one release", cur.Runs.Image, curSetup.Inputs["version"].Default)
+	}
+
 	// The rewrite, on a copy: only runs.image changes.
 	orig, err := os.ReadFile("action.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := filepath.Join(t.TempDir(), "action.yml")
+	tmp := t.TempDir()
+	cp, setupCp := filepath.Join(tmp, "action.yml"), filepath.Join(tmp, "setup.yml")
 	os.WriteFile(cp, orig, 0o644)
-	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "v9.8.7", cp).CombinedOutput(); err != nil {
+	setupOrig, err := os.ReadFile("setup/action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(setupCp, setupOrig, 0o644)
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "v9.8.7", cp, setupCp).CombinedOutput(); err != nil {
 		t.Fatalf("pin-image.sh: %v\n%s", err, out)
 	}
 	got, _ := os.ReadFile(cp)
@@ -172,7 +196,19 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 	if changed > 1 {
 		t.Errorf("pin-image.sh changed %d lines, want only runs.image", changed)
 	}
-	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "latest", cp).CombinedOutput(); err == nil {
+	var setup struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+	}
+	got, _ = os.ReadFile(setupCp)
+	if err := yaml.Unmarshal(got, &setup); err != nil {
+		t.Fatal(err)
+	}
+	if v := setup.Inputs["version"].Default; v != "v9.8.7" {
+		t.Errorf("after pin-image.sh, the setup action installs %q by default, want v9.8.7", v)
+	}
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "latest", cp, setupCp).CombinedOutput(); err == nil {
 		t.Errorf("pin-image.sh accepted version latest: %s", out)
 	}
 }
@@ -412,6 +448,86 @@ func TestWorkspacePath(t *testing.T) {
 	} {
 		if got := workspacePath(tt.ws, tt.in); got != tt.want {
 			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.ws, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestActionHostModeStdio is the setup action's route: `mcp-eval action` on
+// the host, inputs as flags, a stdio server that needs the host's runtime
+// (here the example server, built for this machine), the token from
+// GITHUB_TOKEN as a run step passes it.
+func TestActionHostModeStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example server")
+	}
+	dir := t.TempDir()
+	server := filepath.Join(dir, "weather-server")
+	if out, err := exec.Command("go", "build", "-o", server, "./examples/weather-server").CombinedOutput(); err != nil {
+		t.Fatalf("building the example server: %v\n%s", err, out)
+	}
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	const token = "ghs_0123456789abcdefHOSTMODE"
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+		"GITHUB_TOKEN": token,
+	}
+	code, stdout, stderr := runCLI(t, env(vars), "action", "--server-cmd", "'"+server+"'", "--runs=1")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	out, _ := os.ReadFile(outputs)
+	o := parseOutputs(t, out)
+	if o["passed"] != "true" {
+		t.Errorf("passed = %q", o["passed"])
+	}
+	assertPathOutputs(t, dir, o)
+	if !strings.Contains(stdout, "::add-mask::"+token) {
+		t.Error("GITHUB_TOKEN was not masked")
+	}
+	if len(f.comments) != 1 {
+		t.Errorf("%d comments, want 1 (the token from GITHUB_TOKEN)", len(f.comments))
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "mcp-eval-report", "report.json"))
+	if !bytes.Contains(b, []byte(`"transport": "stdio"`)) {
+		t.Errorf("report.json is not of the stdio server:\n%.300s", b)
+	}
+}
+
+func TestActionFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want map[string]string
+		err  string
+	}{
+		{args: []string{"--server-url=http://x/mcp", "--runs", "3"}, want: map[string]string{"INPUT_SERVER-URL": "http://x/mcp", "INPUT_RUNS": "3", "INPUT_MODELS": "from-env"}},
+		{args: []string{"--server-ur=http://x"}, err: "unknown flag --server-ur (did you mean --server-url?)"},
+		{args: []string{"--runs"}, err: "flag --runs needs a value"},
+		{args: []string{"conformance"}, err: `unexpected argument "conformance"`},
+	} {
+		got, err := actionFlags(tt.args, env(map[string]string{"INPUT_MODELS": "from-env", "INPUT_RUNS": "9"}))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		for k, v := range tt.want {
+			if got(k) != v {
+				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
+			}
 		}
 	}
 }

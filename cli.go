@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "gate":
 		err = gateCommand(rest, stdout, stderr)
 	case "action":
-		err = actionCommand(ctx, getenv, stdout, stderr)
+		err = actionCommand(ctx, rest, getenv, stdout, stderr)
 	case "merge":
 		err = mergeCommand(rest, stdout)
 	default:

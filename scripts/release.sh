@@ -16,7 +16,9 @@ set -euo pipefail
 version=${1:?usage: release.sh VERSION}
 targets=${MCP_EVAL_TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-rm -rf dist && mkdir -p dist
+# MCP_EVAL_DIST: an absolute output directory instead of dist/ (tests).
+dist=${MCP_EVAL_DIST:-$PWD/dist}
+rm -rf "$dist" && mkdir -p "$dist"
 for target in $targets; do
 	os=${target%/*} arch=${target#*/}
 	exe=mcp-eval
@@ -26,18 +28,18 @@ for target in $targets; do
 	cp README.md LICENSE "$work/"
 	name=mcp-eval_${os}_${arch}
 	if [ "$os" = windows ]; then
-		(cd "$work" && zip -q -X "$OLDPWD/dist/$name.zip" "$exe" README.md LICENSE)
+		(cd "$work" && zip -q -X "$dist/$name.zip" "$exe" README.md LICENSE)
 	else
 		# Named members, not ".": tar would store them as ./mcp-eval, and
 		# `tar -xzf … mcp-eval` would then find nothing.
-		tar -C "$work" -czf "dist/$name.tar.gz" "$exe" README.md LICENSE
+		tar -C "$work" -czf "$dist/$name.tar.gz" "$exe" README.md LICENSE
 	fi
 	if [ "$os" = linux ]; then
-		mkdir -p "dist/image/linux_$arch"
-		cp "$work/$exe" "dist/image/linux_$arch/mcp-eval"
+		mkdir -p "$dist/image/linux_$arch"
+		cp "$work/$exe" "$dist/image/linux_$arch/mcp-eval"
 	fi
 	rm -rf "$work"
-	echo "built dist/$name"
+	echo "built $dist/$name"
 done
-(cd dist && sha256sum -- mcp-eval_* > checksums.txt)
-echo "wrote dist/checksums.txt"
+(cd "$dist" && sha256sum -- mcp-eval_* >checksums.txt)
+echo "wrote $dist/checksums.txt"
