@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -188,45 +189,44 @@ func (l runnerLayout) dockerRunArgs(name, image string, env map[string]string) (
 	return append(args, image, "action"), procEnv
 }
 
-func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
-	requireDocker(t)
-	image := buildActionImage(t)
-	if out, err := dockerCLI(t, 30*time.Second, nil, "image", "inspect", "-f", "{{.Size}}", image); err == nil {
-		t.Logf("image %s: %s bytes (the binary on an empty base)", image, strings.TrimSpace(out))
-	}
+// actionRun is one step of the Docker action on the host layout l.
+type actionRun struct {
+	code          int
+	stdout        string
+	stderr        string
+	firstCheck    time.Duration
+	outputs       map[string]string
+	summary       []byte
+	rawOutputFile []byte
+}
 
-	server := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer server.Close()
-	f := &fakeGitHub{t: t}
-	f.blob = httptest.NewServer(http.NotFoundHandler())
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
-
-	l := newRunnerLayout(t)
+func runDockerAction(t *testing.T, image string, l runnerLayout, inputs map[string]string, apiURL string) actionRun {
+	t.Helper()
 	event, err := os.ReadFile("github/testdata/pull_request_labeled.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	eventPath := filepath.Join(l.workflow, "event.json")
 	os.WriteFile(eventPath, event, 0o644)
-	outputPath := filepath.Join(l.fileCommands, "set_output_4f6a1e0c")
-	summaryPath := filepath.Join(l.fileCommands, "step_summary_4f6a1e0c")
+	id := fmt.Sprintf("%x", time.Now().UnixNano())
+	outputPath := filepath.Join(l.fileCommands, "set_output_"+id)
+	summaryPath := filepath.Join(l.fileCommands, "step_summary_"+id)
 	os.WriteFile(outputPath, nil, 0o644)
 	os.WriteFile(summaryPath, nil, 0o644)
-
-	const token = "ghs_0123456789abcdefDOCKER"
 	env := map[string]string{
 		"HOME": l.home, "GITHUB_WORKSPACE": l.workspace, "RUNNER_TEMP": l.temp,
 		"GITHUB_EVENT_PATH": eventPath, "GITHUB_OUTPUT": outputPath, "GITHUB_STEP_SUMMARY": summaryPath,
 		"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": "acme/weather-mcp", "GITHUB_RUN_ID": "100",
-		"GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
+		"GITHUB_API_URL": apiURL, "GITHUB_SERVER_URL": "https://github.com",
 		"GITHUB_SHA": "abc123", "GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "forecast-units",
-		"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1",
+		// action.yml's defaults, as the runner fills them in.
 		"INPUT_LAYERS": "auto", "INPUT_COMMENT": "true", "INPUT_BASELINE-ARTIFACT": "mcp-eval-report",
-		"INPUT_EVAL-LABEL": "run-evals",
+		"INPUT_EVAL-LABEL": "run-evals", "INPUT_RUNS": "1",
 	}
-	args, procEnv := l.dockerRunArgs(fmt.Sprintf("mcp-eval-e2e-%d", time.Now().UnixNano()), image, env)
+	for k, v := range inputs {
+		env[k] = v
+	}
+	args, procEnv := l.dockerRunArgs("mcp-eval-e2e-"+id, image, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "docker", args...)
@@ -241,47 +241,132 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var r actionRun
 	var log strings.Builder
-	var firstCheck time.Duration
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		line := sc.Text()
-		if firstCheck == 0 && checkLine.MatchString(line) {
-			firstCheck = time.Since(start)
+		if r.firstCheck == 0 && checkLine.MatchString(line) {
+			r.firstCheck = time.Since(start)
 		}
 		log.WriteString(line + "\n")
 	}
 	io.Copy(io.Discard, stdout)
 	err = cmd.Wait()
-	t.Logf("docker run to the first check line: %v; whole step: %v", firstCheck, time.Since(start))
-	if err != nil {
-		t.Fatalf("docker run: %v\nstdout:\n%s\nstderr:\n%s", err, log.String(), stderr.String())
+	if ctx.Err() != nil {
+		t.Fatalf("docker run did not finish in time\nstdout:\n%s\nstderr:\n%s", log.String(), stderr.String())
 	}
+	r.code = cmd.ProcessState.ExitCode()
+	r.stdout, r.stderr = log.String(), stderr.String()
+	r.rawOutputFile, _ = os.ReadFile(outputPath)
+	r.outputs = parseOutputs(t, r.rawOutputFile)
+	r.summary, _ = os.ReadFile(summaryPath)
+	return r
+}
 
-	// The host side: what the next step sees.
-	out, _ := os.ReadFile(outputPath)
-	outputs := parseOutputs(t, out)
-	if outputs["passed"] != "true" {
-		t.Errorf("passed = %q\n%s", outputs["passed"], out)
+func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
+	requireDocker(t)
+	image := buildActionImage(t)
+	if out, err := dockerCLI(t, 30*time.Second, nil, "image", "inspect", "-f", "{{.Size}}", image); err == nil {
+		t.Logf("image %s: %s bytes (the binary on an empty base)", image, strings.TrimSpace(out))
 	}
-	assertPathOutputs(t, l.workspace, outputs)
-	sum, _ := os.ReadFile(summaryPath)
-	if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
-		t.Errorf("the job summary on the host lacks the report:\n%s", sum)
-	}
-	if len(f.comments) != 1 || !strings.Contains(f.comments[0], report.CommentMarker) {
-		t.Errorf("want one marked comment through the API, got %d: %q", len(f.comments), f.comments)
-	}
-	if !strings.Contains(log.String(), "::add-mask::"+token) {
-		t.Error("the token was not masked in the log")
-	}
-	for name, b := range map[string][]byte{"outputs": out, "summary": sum, "stderr": stderr.Bytes()} {
-		if bytes.Contains(b, []byte(token)) {
-			t.Errorf("the token leaked into %s", name)
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+
+	t.Run("HTTP server: outputs, summary and comment on the host", func(t *testing.T) {
+		server := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+		defer server.Close()
+		l := newRunnerLayout(t)
+		const token = "ghs_0123456789abcdefDOCKER"
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token}, api.URL+"/api/v3")
+		t.Logf("docker run to the first check line: %v", r.firstCheck)
+		if r.code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
+		if r.outputs["passed"] != "true" {
+			t.Errorf("passed = %q\n%s", r.outputs["passed"], r.rawOutputFile)
+		}
+		assertPathOutputs(t, l.workspace, r.outputs)
+		if !bytes.Contains(r.summary, []byte("mcp-eval")) || !bytes.Contains(r.summary, []byte("### Notes")) {
+			t.Errorf("the job summary on the host lacks the report:\n%s", r.summary)
+		}
+		f.mu.Lock()
+		comments := append([]string(nil), f.comments...)
+		f.mu.Unlock()
+		if len(comments) != 1 || !strings.Contains(comments[0], report.CommentMarker) {
+			t.Errorf("want one marked comment through the API, got %d: %q", len(comments), comments)
+		}
+		if !strings.Contains(r.stdout, "::add-mask::"+token) {
+			t.Error("the token was not masked in the log")
+		}
+		for name, b := range map[string][]byte{"outputs": r.rawOutputFile, "summary": r.summary, "stderr": []byte(r.stderr)} {
+			if bytes.Contains(b, []byte(token)) {
+				t.Errorf("the token leaked into %s", name)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(l.workspace, filepath.FromSlash(r.outputs["report-path"]))); err != nil || !bytes.Contains(b, []byte(`"schemaVersion"`)) {
+			t.Errorf("report-path names no report on the host: %v", err)
+		}
+	})
+
+	// A static server binary shipped in the workspace runs in the
+	// shell-less image, through server-cmd (stdio) and server-start (HTTP).
+	weather := filepath.Join(t.TempDir(), "weather-server")
+	build := exec.Command("go", "build", "-trimpath", "-o", weather, "./examples/weather-server")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the example server: %v\n%s", err, out)
 	}
-	// Nothing was left outside the mounts: the container is gone (--rm).
-	if b, err := os.ReadFile(filepath.Join(l.workspace, filepath.FromSlash(outputs["report-path"]))); err == nil && !bytes.Contains(b, []byte(`"schemaVersion"`)) {
-		t.Errorf("report-path names a file that is not a report")
+	static := func(t *testing.T) runnerLayout {
+		l := newRunnerLayout(t)
+		b, _ := os.ReadFile(weather)
+		os.MkdirAll(filepath.Join(l.workspace, "bin"), 0o755)
+		os.WriteFile(filepath.Join(l.workspace, "bin", "weather-server"), b, 0o755)
+		return l
 	}
+	t.Run("server-cmd: a static binary in the workspace", func(t *testing.T) {
+		l := static(t)
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "./bin/weather-server", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, api.URL+"/api/v3")
+		if r.code != 0 || r.outputs["passed"] != "true" {
+			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
+		}
+		assertPathOutputs(t, l.workspace, r.outputs)
+	})
+	t.Run("server-start without a shell", func(t *testing.T) {
+		l := static(t)
+		port := freePort(t)
+		r := runDockerAction(t, image, l, map[string]string{
+			"INPUT_SERVER-START": fmt.Sprintf("./bin/weather-server --http 127.0.0.1:%d", port),
+			"INPUT_SERVER-URL":   fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+			"INPUT_COMMENT":      "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER",
+		}, api.URL+"/api/v3")
+		if r.code != 0 || r.outputs["passed"] != "true" {
+			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
+		}
+	})
+	t.Run("server-cmd needing node: one line pointing at host mode", func(t *testing.T) {
+		l := newRunnerLayout(t)
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "node build/index.js", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, api.URL+"/api/v3")
+		if r.code == 0 || r.code == 1 {
+			t.Errorf("exit %d, want a could-not-evaluate code", r.code)
+		}
+		for _, w := range []string{`input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1"} {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+			}
+		}
+	})
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
