@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/github"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
@@ -88,19 +89,35 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 		cfg.Out = filepath.Join(getenv("GITHUB_WORKSPACE"), cfg.Out)
 	}
 	baselineURL := ""
+	var baselines *github.Baselines
 	if client != nil && cfg.Baseline == "" {
-		base, desc, err := client.FetchBaseline(ctx, sel.Layers[len(sel.Layers)-1])
+		// Each layer's baseline from the newest green run that produced it
+		// (DESIGN.md "GitHub Action"), composed into one report for the gate.
+		bs, err := client.FetchBaselines(ctx, sel.Layers)
+		baselines = bs
 		switch {
 		case err != nil:
 			warn(err)
 		default:
+			for _, l := range bs.Lines(sel.Layers, time.Now()) {
+				notes = append(notes, "Baseline: "+l)
+			}
+			base := github.Compose(bs.Parts, sel.Layers)
+			if base == nil {
+				break
+			}
 			path, werr := writeTemp(env.RunnerTemp, "mcp-eval-baseline-*.json", base)
 			if werr != nil {
 				warn(werr)
 				break
 			}
-			cfg.Baseline, baselineURL = path, desc.HTMLURL
-			notes = append(notes, "Baseline: "+desc.String())
+			cfg.Baseline, cfg.BaselineLabel = path, baselineLabel(bs, sel.Layers)
+			for _, l := range sel.Layers {
+				if d, ok := bs.From[l]; ok {
+					baselineURL = d.HTMLURL
+					break
+				}
+			}
 		}
 	}
 	if cfg.Baseline == "" {
@@ -112,6 +129,12 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	passed := r.Passed()
+	// The layers this run did not produce travel on in its artifact.
+	if carried, err := github.CarryForward(cfg.Out, r, baselines, nil); err != nil {
+		warn(err)
+	} else if len(carried) > 0 {
+		notes = append(notes, fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", ")))
+	}
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
 	ws := getenv("GITHUB_WORKSPACE")
@@ -254,4 +277,39 @@ func suggestInput(name string) string {
 		return " (did you mean --" + n + "?)"
 	}
 	return ""
+}
+
+// baselineLabel names the baseline in the gate's own words (report.json,
+// summary, comment): the run or runs it came from, never the temporary
+// file the gate read.
+func baselineLabel(bs *github.Baselines, layers []string) string {
+	var parts []string
+	seen := map[int64][]string{}
+	var order []int64
+	for _, l := range layers {
+		d, ok := bs.From[l]
+		if !ok {
+			continue
+		}
+		if _, ok := seen[d.RunID]; !ok {
+			order = append(order, d.RunID)
+		}
+		seen[d.RunID] = append(seen[d.RunID], l)
+	}
+	for _, id := range order {
+		ls := seen[id]
+		d := bs.From[ls[0]]
+		desc := fmt.Sprintf("run #%d", d.RunNumber)
+		if d.Branch != "" {
+			desc += " on " + d.Branch
+		}
+		if d.Event != "" {
+			desc += " (" + d.Event + ")"
+		}
+		if len(order) > 1 {
+			desc = strings.Join(ls, ", ") + ": " + desc
+		}
+		parts = append(parts, desc)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -379,6 +379,19 @@ func TestActionEndToEnd(t *testing.T) {
 			if tt.baseline != nil && (rep.Gate == nil || rep.Gate.Baseline == "" || len(rep.History) != 2) {
 				t.Errorf("gate %+v, history %d entries", rep.Gate, len(rep.History))
 			}
+			if tt.baseline != nil {
+				// The baseline is named by its run, never by the temporary
+				// file the gate read.
+				if rep.Gate == nil || !strings.Contains(rep.Gate.Baseline, "run #90 on main (push)") || strings.Contains(rep.Gate.Baseline, dir) {
+					t.Errorf("gate baseline = %q, want the run", rep.Gate.Baseline)
+				}
+				if strings.Contains(f.comments[0], dir) || strings.Contains(string(sum), "mcp-eval-baseline-") {
+					t.Errorf("the comment or summary shows the temporary baseline path")
+				}
+				if !regexp.MustCompile(`conformance baseline: run #\S*90 on main \(push,`).Match(sum) {
+					t.Errorf("the summary does not say where the conformance baseline came from:\n%s", sum)
+				}
+			}
 			io.Discard.Write(nil)
 		})
 	}

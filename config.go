@@ -54,6 +54,9 @@ type Config struct {
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
+	// BaselineLabel, when set, is how the gate names the baseline in place
+	// of the --baseline path (the action: the runs it came from).
+	BaselineLabel string
 }
 
 func defaultConfig() *Config {

@@ -569,13 +569,13 @@ func randomBytes(t testing.TB, n int) []byte {
 func TestDecodeArtifactPlainJSON(t *testing.T) {
 	t.Parallel()
 	// upload-artifact's archive: false stores the file itself.
-	rep, why := decodeArtifact(reportJSON(t, conf, 0.5), 1<<20)
+	rep, _, why := decodeArtifact(reportJSON(t, conf, 0.5), 1<<20)
 	if why != "" || rep.Scores["conformance.passRate"] != 0.5 {
 		t.Errorf("decodeArtifact(json) = %v, %q", rep, why)
 	}
 	// report.json in a subdirectory, shallowest wins.
 	z := makeZip(t, zipEntry{"deep/x/report.json", []byte("{}")}, zipEntry{"out/report.json", reportJSON(t, conf, 0.25)})
-	rep, why = decodeArtifact(z, 1<<20)
+	rep, _, why = decodeArtifact(z, 1<<20)
 	if why != "" || rep.Scores["conformance.passRate"] != 0.25 {
 		t.Errorf("decodeArtifact(nested) = %v, %q", rep, why)
 	}
@@ -583,7 +583,7 @@ func TestDecodeArtifactPlainJSON(t *testing.T) {
 		{`{"schemaVersion":1,"scores":"nope"}`, "does not match the report format"},
 		{`{"tool":{}}`, "no schemaVersion"},
 	} {
-		if _, why := decodeArtifact([]byte(tc.b), 1<<20); !strings.Contains(why, tc.why) {
+		if _, _, why := decodeArtifact([]byte(tc.b), 1<<20); !strings.Contains(why, tc.why) {
 			t.Errorf("decodeArtifact(%s) = %q, want %q", tc.b, why, tc.why)
 		}
 	}

@@ -26,8 +26,14 @@ type Config struct {
 	// BaselineTimeout bounds the whole baseline search; 2 min when zero.
 	BaselineTimeout time.Duration
 	// MaxRuns caps how many green runs are examined for a baseline (each
-	// costs at least one request of the token's 1,000 per hour); 20 when zero.
+	// costs about three requests of the token's 1,000 per hour); 100 when
+	// zero.
 	MaxRuns int
+	// MaxAge bounds the baseline search in time: runs older than this are
+	// not examined; 90 days when zero (GitHub's default artifact retention).
+	MaxAge time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
 	// MaxZipBytes caps the downloaded artifact; 50 MiB when zero.
 	MaxZipBytes int64
 	// MaxReportBytes caps report.json inside it; 32 MiB when zero.
@@ -51,7 +57,13 @@ func (c *Config) defaults() {
 		c.BaselineTimeout = 2 * time.Minute
 	}
 	if c.MaxRuns <= 0 {
-		c.MaxRuns = 20
+		c.MaxRuns = 100
+	}
+	if c.MaxAge <= 0 {
+		c.MaxAge = 90 * 24 * time.Hour
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 	if c.MaxZipBytes <= 0 {
 		c.MaxZipBytes = 50 << 20
@@ -63,6 +75,8 @@ func (c *Config) defaults() {
 		c.Transport = http.DefaultTransport
 	}
 }
+
+func (c *Config) now() time.Time { return c.Now() }
 
 // Client talks to the GitHub REST API for one run: the baseline, the
 // comment and the label. Its methods return failures as *Warning.
