@@ -4,25 +4,31 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// actionCommand is `mcp-eval action`, the container's entry point: the
-// same run as the CLI, configured from INPUT_* and the GITHUB_* environment,
-// plus the baseline from the last green run, the job summary, outputs,
-// annotations and the sticky pull request comment. API trouble (no
-// baseline, a 403 on the comment, an outage) is a warning in the summary,
-// never a failed job by itself.
+// actionCommand is `mcp-eval action`, the container's entry point (and
+// host mode's): the same run as the CLI, configured from INPUT_* (or
+// flags) and the GITHUB_* environment, plus the per-layer baselines, the
+// job summary, outputs, annotations and the pull request comment. API
+// trouble (no baseline, a 403 on the comment, an outage) is a warning in
+// the summary, never a failed job by itself. A run that cannot evaluate
+// (exit 2 or 3) still writes the summary, the outputs, an annotation and
+// the comment, saying so and why, so that nothing keeps claiming the last
+// result. Everything published goes through the run's redactor.
 func actionCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	getenv, err := actionFlags(args, getenv)
 	if err != nil {
@@ -49,23 +55,55 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err := github.MaskInputs(stdout, in); err != nil {
 		return err
 	}
-	var notes []string
-	warn := func(err error) { notes = append(notes, err.Error()) }
-
-	client, err := github.NewClient(env, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
-	if err != nil {
-		warn(err)
-		client = nil
+	a := &action{env: env, ev: ev, in: in, stdout: stdout, stderr: stderr, red: tokenRedactor(in.GitHubToken)}
+	a.key = github.NormalizeKey(in.CommentKey)
+	if a.key == "" {
+		a.key = github.DefaultCommentKey(getenv)
 	}
+	a.client, err = github.NewClient(env, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
+	if err != nil {
+		a.warn(err)
+		a.client = nil
+	}
+	if err := a.run(ctx, getenv); err != nil {
+		if code := errorCode(err); code != 0 && !a.published {
+			a.couldNotEvaluate(ctx, code, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// action is one run of the action: what it publishes, and where.
+type action struct {
+	env       github.Env
+	ev        github.Event
+	in        github.Inputs
+	client    *github.Client
+	key       string // the comment key
+	notes     []string
+	sel       github.Selection
+	red       *redact.Redactor
+	stdout    io.Writer
+	stderr    io.Writer
+	ws        string
+	out       string
+	published bool // the report's summary, outputs and comment are written
+}
+
+func (a *action) warn(err error) { a.notes = append(a.notes, err.Error()) }
+
+func (a *action) run(ctx context.Context, getenv func(string) string) error {
+	in, ev := a.in, a.ev
 	labelPresent := false
 	if ev.PullRequest != nil {
 		for _, l := range ev.PullRequest.Labels {
 			labelPresent = labelPresent || strings.EqualFold(l, in.EvalLabel)
 		}
 		// Payload labels are frozen when a run is re-run: ask the API.
-		if client != nil {
-			if ok, err := client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
-				warn(err)
+		if a.client != nil {
+			if ok, err := a.client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
+				a.warn(err)
 			} else {
 				labelPresent = ok
 			}
@@ -76,39 +114,56 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 		return usagef("layers: %v", err)
 	}
 	if strings.TrimSpace(in.Models) == "" {
-		// Without models the model layers cannot run; auto drops them.
-		sel.Layers = onlyConformance(sel.Layers)
+		// Without models the model layers cannot run; auto drops them,
+		// and the reason must not promise them.
+		if only := onlyConformance(sel.Layers); len(only) < len(sel.Layers) {
+			sel.Layers = only
+			sel.Reason = "Conformance only: this " + orEvent(ev.Name) + " run would include the model layers, but the models input is empty."
+		}
 	}
-	notes = append([]string{sel.Reason}, notes...)
+	a.sel = sel
+	a.notes = append([]string{sel.Reason}, a.notes...)
 
-	cfg, err := parseConfig("action", in.Flags(sel), getenv, stderr)
+	cfg, err := parseConfig("action", in.Flags(sel), getenv, a.stderr)
 	if err != nil {
 		return err
 	}
-	if !filepath.IsAbs(cfg.Out) && getenv("GITHUB_WORKSPACE") != "" {
-		cfg.Out = filepath.Join(getenv("GITHUB_WORKSPACE"), cfg.Out)
+	red, err := cfg.redactor(getenv)
+	if err != nil {
+		return err
 	}
+	a.red = red
+	// The runner masks the header input as written ($VAR templates); the
+	// secret is the expanded value.
+	if err := maskHeaders(a.stdout, cfg, getenv); err != nil {
+		return err
+	}
+	a.ws = getenv("GITHUB_WORKSPACE")
+	if !filepath.IsAbs(cfg.Out) && a.ws != "" {
+		cfg.Out = filepath.Join(a.ws, cfg.Out)
+	}
+	a.out = cfg.Out
 	baselineURL := ""
 	var baselines *github.Baselines
-	if client != nil && cfg.Baseline == "" {
+	if a.client != nil && cfg.Baseline == "" {
 		// Each layer's baseline from the newest green run that produced it
 		// (DESIGN.md "GitHub Action"), composed into one report for the gate.
-		bs, err := client.FetchBaselines(ctx, sel.Layers)
+		bs, err := a.client.FetchBaselines(ctx, sel.Layers)
 		baselines = bs
 		switch {
 		case err != nil:
-			warn(err)
+			a.warn(err)
 		default:
 			for _, l := range bs.Lines(sel.Layers, time.Now()) {
-				notes = append(notes, "Baseline: "+l)
+				a.notes = append(a.notes, "Baseline: "+l)
 			}
 			base := github.Compose(bs.Parts, sel.Layers)
 			if base == nil {
 				break
 			}
-			path, werr := writeTemp(env.RunnerTemp, "mcp-eval-baseline-*.json", base)
+			path, werr := writeTemp(a.env.RunnerTemp, "mcp-eval-baseline-*.json", base)
 			if werr != nil {
-				warn(werr)
+				a.warn(werr)
 				break
 			}
 			cfg.Baseline, cfg.BaselineLabel = path, baselineLabel(bs, sel.Layers)
@@ -121,68 +176,187 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 		}
 	}
 	if cfg.Baseline == "" {
-		notes = append(notes, "No baseline report was found, so only absolute floors and waivers were applied.")
+		a.notes = append(a.notes, "No baseline report was found, so only absolute floors and waivers were applied.")
 	}
 
-	r, err := evaluate(ctx, cfg, getenv, stdout, stderr)
+	r, err := evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
 	if err != nil {
 		return err
 	}
 	passed := r.Passed()
 	// The layers this run did not produce travel on in its artifact.
-	if carried, err := github.CarryForward(cfg.Out, r, baselines, nil); err != nil {
-		warn(err)
+	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
+		a.warn(err)
 	} else if len(carried) > 0 {
-		notes = append(notes, fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", ")))
+		a.notes = append(a.notes, fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", ")))
 	}
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
-	ws := getenv("GITHUB_WORKSPACE")
 
-	if err := github.WriteAnnotations(stdout, github.ReportAnnotations(r)); err != nil {
+	if err := a.annotate(github.ReportAnnotations(r)); err != nil {
 		return err
 	}
-	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && client != nil {
+	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && a.client != nil {
 		var body bytes.Buffer
-		if err := report.WriteComment(&body, r, report.CommentOptions{RunURL: env.RunURL(), BaselineURL: baselineURL}); err != nil {
+		if err := report.WriteComment(&body, r, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
 			return err
 		}
-		if _, err := client.UpsertComment(ctx, ev.PullRequest.Number, body.String()); err != nil {
-			warn(err)
+		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {
+			a.warn(err)
 		}
 	}
-	if env.SummaryPath != "" {
+	if a.env.SummaryPath != "" {
 		summary, err := os.ReadFile(summaryPath)
 		if err != nil {
 			return err
 		}
-		var b bytes.Buffer
-		b.Write(summary)
-		b.WriteString("\n### Notes\n\n")
-		for _, n := range notes {
-			fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
-		}
-		if err := github.AppendSummary(env.SummaryPath, b.Bytes()); err != nil {
+		if err := a.summary(summary); err != nil {
 			return err
 		}
 	}
-	for _, n := range notes[1:] {
-		fmt.Fprintf(stderr, "mcp-eval: %s\n", n)
+	for _, n := range a.notes[1:] {
+		fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(n))
 	}
-	outputs := github.ReportOutputs(r, passed, workspacePath(ws, reportPath), workspacePath(ws, summaryPath), baselineURL)
-	outputs["sarif-path"] = workspacePath(ws, filepath.Join(cfg.Out, "results.sarif"))
-	if rel := workspacePath(ws, cfg.Out); filepath.IsAbs(rel) && ws != "" {
-		fmt.Fprintf(stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, ws)
+	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
+	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
+	outputs["exit-code"], outputs["error"] = "0", ""
+	if !passed {
+		outputs["exit-code"] = "1"
 	}
-	if env.OutputPath != "" {
-		if err := github.WriteOutputs(env.OutputPath, outputs); err != nil {
-			return err
-		}
+	if rel := workspacePath(a.ws, cfg.Out); filepath.IsAbs(rel) && a.ws != "" {
+		fmt.Fprintf(a.stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, a.ws)
 	}
+	if err := a.outputs(outputs); err != nil {
+		return err
+	}
+	a.published = true
 	if !passed {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// summary appends the run's summary and the notes to the job summary.
+func (a *action) summary(md []byte) error {
+	var b bytes.Buffer
+	b.Write(md)
+	b.WriteString("\n### Notes\n\n")
+	for _, n := range a.notes {
+		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
+	}
+	return github.AppendSummary(a.env.SummaryPath, a.red.Bytes(b.Bytes()))
+}
+
+func (a *action) outputs(outputs map[string]string) error {
+	if a.env.OutputPath == "" {
+		return nil
+	}
+	for k, v := range outputs {
+		outputs[k] = a.red.String(v)
+	}
+	return github.WriteOutputs(a.env.OutputPath, outputs)
+}
+
+func (a *action) annotate(anns []github.Annotation) error {
+	for i := range anns {
+		anns[i].Title, anns[i].Message = a.red.String(anns[i].Title), a.red.String(anns[i].Message)
+	}
+	return github.WriteAnnotations(a.stdout, anns)
+}
+
+// couldNotEvaluate publishes a run that ended without a verdict (exit 2 or
+// 3, or an unexpected error): the comment, the summary, the outputs and an
+// annotation say so and why, replacing whatever the last run said.
+// Failures here are only printed: the run's own error is what counts.
+func (a *action) couldNotEvaluate(ctx context.Context, code int, cause error) {
+	why := strings.TrimSpace(a.red.String(cause.Error()))
+	if why == "" {
+		why = "no reason given"
+	}
+	head := fmt.Sprintf("mcp-eval could not evaluate the server (exit %d)", code)
+	if err := a.annotate([]github.Annotation{{Level: github.LevelError, Title: "mcp-eval", Message: head + ": " + why}}); err != nil {
+		fmt.Fprintf(a.stderr, "mcp-eval: annotation: %v\n", err)
+	}
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "## ⚠️ %s\n\n%s\n\nNo result was produced: no check ran to the end, so nothing passed or failed. Earlier results of this pull request no longer apply.\n", head, report.EscapeMarkdown(why))
+	if a.env.SummaryPath != "" {
+		if err := a.summary(md.Bytes()); err != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: job summary: %v\n", err)
+		}
+	}
+	outputs := map[string]string{"passed": "false", "exit-code": strconv.Itoa(code), "error": why, "layers": strings.Join(a.sel.Layers, ",")}
+	if err := a.outputs(outputs); err != nil {
+		fmt.Fprintf(a.stderr, "mcp-eval: outputs: %v\n", err)
+	}
+	if pr := a.ev.PullRequest; pr != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
+		body := md.String()
+		if u := a.env.RunURL(); u != "" {
+			body += "\n[The run](" + u + ") has the details.\n"
+		}
+		if _, err := a.client.UpsertKeyedComment(ctx, pr.Number, a.key, a.red.String(body)); err != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(err.Error()))
+		}
+	}
+}
+
+// errorCode is the exit code exitCode gives err, without printing.
+func errorCode(err error) int {
+	var ue *usageError
+	var ce *configError
+	var ee *exitError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue), errors.As(err, &ce):
+		return 2
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return 1
+}
+
+// tokenRedactor masks the GitHub token until the run's full redactor
+// (headers, model keys) exists.
+func tokenRedactor(token string) *redact.Redactor {
+	if len(strings.TrimSpace(token)) < redact.MinLen {
+		return nil
+	}
+	r, err := redact.New(redact.Secret{Source: "github-token", Value: strings.TrimSpace(token)})
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// maskHeaders registers each expanded header value (and an Authorization
+// credential without its scheme) with the runner's log masking.
+func maskHeaders(w io.Writer, cfg *Config, getenv func(string) string) error {
+	hs, err := cfg.headers(getenv)
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		vals := []string{h.value}
+		if _, cred, ok := strings.Cut(h.value, " "); ok {
+			vals = append(vals, strings.TrimSpace(cred))
+		}
+		for _, v := range vals {
+			if len(v) < redact.MinLen {
+				continue
+			}
+			if err := github.Mask(w, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func orEvent(name string) string {
+	if name == "" {
+		return "unknown"
+	}
+	return name
 }
 
 func onlyConformance(layers []string) []string {

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
-	"github.com/mcp-eval/mcp-eval/report"
 )
 
 // The Docker action end to end, against a real Docker engine: the image is
@@ -296,7 +295,7 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 		f.mu.Lock()
 		comments := append([]string(nil), f.comments...)
 		f.mu.Unlock()
-		if len(comments) != 1 || !strings.Contains(comments[0], report.CommentMarker) {
+		if len(comments) != 1 || !strings.HasPrefix(comments[0], "<!-- mcp-eval:comment key=") {
 			t.Errorf("want one marked comment through the API, got %d: %q", len(comments), comments)
 		}
 		if !strings.Contains(r.stdout, "::add-mask::"+token) {

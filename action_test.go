@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -219,7 +220,8 @@ type fakeGitHub struct {
 	t        *testing.T
 	baseline []byte // zip of the last green run's artifact; nil = none
 	mu       sync.Mutex
-	comments []string
+	comments []string // bodies; comment i has id i+1, by github-actions[bot]
+	edits    int
 	blob     *httptest.Server
 }
 
@@ -256,17 +258,45 @@ func (f *fakeGitHub) handler() http.Handler {
 	mux.HandleFunc("GET "+p+"/issues/7/labels", func(w http.ResponseWriter, r *http.Request) {
 		js(w, []any{map[string]any{"name": "bug"}})
 	})
-	mux.HandleFunc("GET "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) { js(w, []any{}) })
+	comment := func(i int) map[string]any {
+		return map[string]any{"id": i + 1, "body": f.comments[i], "html_url": fmt.Sprintf("https://github.com/acme/weather-mcp/pull/7#issuecomment-%d", i+1),
+			"user": map[string]any{"login": "github-actions[bot]", "type": "Bot"}}
+	}
+	mux.HandleFunc("GET "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		list := []any{}
+		for i := range f.comments {
+			list = append(list, comment(i))
+		}
+		js(w, list)
+	})
 	mux.HandleFunc("POST "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		var c struct {
 			Body string `json:"body"`
 		}
 		json.NewDecoder(r.Body).Decode(&c)
 		f.mu.Lock()
+		defer f.mu.Unlock()
 		f.comments = append(f.comments, c.Body)
-		f.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
-		js(w, map[string]any{"id": 1, "body": c.Body, "user": map[string]any{"login": "github-actions[bot]", "type": "Bot"}})
+		js(w, comment(len(f.comments)-1))
+	})
+	mux.HandleFunc("PATCH "+p+"/issues/comments/{id}", func(w http.ResponseWriter, r *http.Request) {
+		var c struct {
+			Body string `json:"body"`
+		}
+		json.NewDecoder(r.Body).Decode(&c)
+		id, _ := strconv.Atoi(r.PathValue("id"))
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if id < 1 || id > len(f.comments) {
+			http.NotFound(w, r)
+			return
+		}
+		f.comments[id-1] = c.Body
+		f.edits++
+		js(w, comment(id-1))
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("unexpected API call %s %s", r.Method, r.URL)
@@ -305,9 +335,9 @@ func TestActionEndToEnd(t *testing.T) {
 		wantCode int
 		wantIn   []string // in the comment
 	}{
-		{name: "first run, no baseline", server: clean.URL, wantCode: 0, wantIn: []string{report.CommentMarker, "mcp-eval passed"}},
+		{name: "first run, no baseline", server: clean.URL, wantCode: 0, wantIn: []string{"<!-- mcp-eval:comment key=", "mcp-eval passed"}},
 		{name: "regression against the last green run", server: broken.URL, baseline: zipReport(t, baseJSON), wantCode: 1,
-			wantIn: []string{report.CommentMarker, "caching/tools-list"}},
+			wantIn: []string{"<!-- mcp-eval:comment key=", "caching/tools-list"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeGitHub{t: t, baseline: tt.baseline}
@@ -542,5 +572,88 @@ func TestActionFlags(t *testing.T) {
 				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
 			}
 		}
+	}
+}
+
+// A run that cannot evaluate after one that passed: the same comment, the
+// summary and the outputs now say so and why, instead of "passed".
+func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer clean.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL + "/mcp"
+	gone.Close() // nothing listens there any more
+
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	const token = "ghs_0123456789abcdefEXIT3"
+	step := func(t *testing.T, inputs map[string]string) (int, string, map[string]string, []byte) {
+		dir := t.TempDir()
+		outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+		os.WriteFile(outputs, nil, 0o644)
+		os.WriteFile(summary, nil, 0o644)
+		vars := map[string]string{
+			"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+			"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+			"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
+			"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+			"GITHUB_WORKFLOW": "mcp-eval", "GITHUB_JOB": "eval",
+			"INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1", "INPUT_TIMEOUT": "2s",
+		}
+		for k, v := range inputs {
+			vars[k] = v
+		}
+		code, stdout, _ := runCLI(t, env(vars), "action")
+		out, _ := os.ReadFile(outputs)
+		sum, _ := os.ReadFile(summary)
+		return code, stdout, parseOutputs(t, out), sum
+	}
+
+	if code, _, o, _ := step(t, map[string]string{"INPUT_SERVER-URL": clean.URL}); code != 0 || o["passed"] != "true" {
+		t.Fatalf("first run: exit %d, outputs %v", code, o)
+	}
+	if len(f.comments) != 1 || !strings.Contains(f.comments[0], "mcp-eval passed") {
+		t.Fatalf("first run's comment: %q", f.comments)
+	}
+	for _, tt := range []struct {
+		name   string
+		inputs map[string]string
+		code   string
+		why    string
+	}{
+		{"exit 3: the server is gone", map[string]string{"INPUT_SERVER-URL": goneURL}, "3", "could not reach the server"},
+		{"exit 3: a program the runner lacks", map[string]string{"INPUT_SERVER-CMD": "mcp-eval-no-such-runtime server.js"}, "3", `program "mcp-eval-no-such-runtime" not found`},
+		{"exit 2: a bad input", map[string]string{"INPUT_SERVER-URL": clean.URL, "INPUT_LAYERS": "conformance,behaviuor"}, "2", `unknown layer "behaviuor"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, o, sum := step(t, tt.inputs)
+			if strconv.Itoa(code) != tt.code {
+				t.Fatalf("exit %d, want %s", code, tt.code)
+			}
+			if o["passed"] != "false" || o["exit-code"] != tt.code || !strings.Contains(o["error"], tt.why) {
+				t.Errorf("outputs %v: want passed false, exit-code %s and the reason", o, tt.code)
+			}
+			if !strings.Contains(string(sum), "could not evaluate the server (exit "+tt.code+")") {
+				t.Errorf("summary does not say it could not evaluate:\n%s", sum)
+			}
+			if !strings.Contains(stdout, "::error title=mcp-eval::mcp-eval could not evaluate the server (exit "+tt.code+")") {
+				t.Errorf("no error annotation:\n%s", stdout)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if len(f.comments) != 1 {
+				t.Fatalf("%d comments, want the one comment updated", len(f.comments))
+			}
+			c := f.comments[0]
+			if strings.Contains(c, "mcp-eval passed") || !strings.Contains(c, "could not evaluate the server (exit "+tt.code+")") {
+				t.Errorf("the comment still claims the old result or lacks the reason:\n%s", c)
+			}
+			if strings.Contains(c, token) || strings.Contains(string(sum), token) || strings.Contains(o["error"], token) {
+				t.Error("the token leaked")
+			}
+		})
 	}
 }

@@ -69,7 +69,7 @@ func splitCommand(s string) ([]string, error) {
 
 // findProgram checks that a server command's program exists before it is
 // started, so that a missing runtime is one clear line naming the input and
-// the program rather than a failed connection. input is the flag as the
+// the program rather than a failed connection (exit 3, DESIGN.md). input is the flag as the
 // user gave it ("--server-cmd"); getenv tells whether this is the Docker
 // action's container, whose image holds mcp-eval and nothing else.
 func findProgram(input string, argv []string, getenv func(string) string) error {
@@ -87,7 +87,8 @@ func findProgram(input string, argv []string, getenv func(string) string) error 
 			msg += "; the Docker action's image holds only mcp-eval (no shell, no node, no python): a static server binary in the workspace works, " +
 				"anything needing a runtime runs in host mode (uses: mcp-eval/mcp-eval/setup@v1, then `mcp-eval action` in a run step; see the README)"
 		}
-		return &configError{msg}
+		// Exit 3, as for any server that cannot be reached: nothing ran.
+		return &exitError{code: 3, msg: msg}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	gh "github.com/google/go-github/v66/github"
@@ -88,6 +89,10 @@ type Client struct {
 	repo   string
 	runID  int64
 	branch string // where the baseline comes from
+
+	idOnce sync.Once // Identity
+	id     string
+	idErr  error
 }
 
 // NewClient returns a client for the repository and run of env, with the

@@ -37,7 +37,7 @@ var ScoreOutputs = map[string]string{
 
 // OutputNames lists every output the Action sets, for action.yml's
 // outputs: section (a test in main keeps them in sync).
-var OutputNames = append([]string{"passed", "report-path", "summary-path", "layers", "baseline-url"},
+var OutputNames = append([]string{"passed", "exit-code", "error", "report-path", "summary-path", "layers", "baseline-url"},
 	slices.Sorted(maps.Values(ScoreOutputs))...)
 
 // ReportOutputs builds the Action's outputs for a finished run. passed is

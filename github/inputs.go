@@ -33,6 +33,7 @@ var InputNames = []string{
 	"eval-label",
 	"github-token",
 	"comment",
+	"comment-key",
 	"shard",
 	"strict",
 	"safe-tools",
@@ -64,6 +65,7 @@ type Inputs struct {
 	EvalLabel           string // the label that runs the model layers on a pull request
 	GitHubToken         string
 	Comment             bool // upsert the sticky pull request comment
+	CommentKey          string
 	Shard               string
 	Strict              *bool // nil when the input is empty
 	SafeTools           []string
@@ -106,6 +108,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		EvalLabel:           get("eval-label"),
 		GitHubToken:         get("github-token"),
 		Comment:             true,
+		CommentKey:          get("comment-key"),
 		Shard:               get("shard"),
 		Strict:              boolean("strict"),
 		SafeTools:           list(get("safe-tools")),
