@@ -221,7 +221,7 @@ type payload struct {
 	Label *struct {
 		Name string `json:"name"`
 	} `json:"label"`
-	Schedule   string                     `json:"schedule"`
+	Schedule   string `json:"schedule"`
 	MergeGroup *struct {
 		BaseRef string `json:"base_ref"`
 	} `json:"merge_group"`
