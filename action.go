@@ -4,23 +4,38 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// actionCommand is `mcp-eval action`, the container's entry point: the
-// same run as the CLI, configured from INPUT_* and the GITHUB_* environment,
-// plus the baseline from the last green run, the job summary, outputs,
-// annotations and the sticky pull request comment. API trouble (no
-// baseline, a 403 on the comment, an outage) is a warning in the summary,
-// never a failed job by itself.
-func actionCommand(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+// actionCommand is `mcp-eval action`, the container's entry point (and
+// host mode's): the same run as the CLI, configured from INPUT_* (or
+// flags) and the GITHUB_* environment, plus the per-layer baselines, the
+// job summary, outputs, annotations and the pull request comment. API
+// trouble (no baseline, a 403 on the comment, an outage) is a warning in
+// the summary, never a failed job by itself. A run that cannot evaluate
+// (exit 2 or 3) still writes the summary, the outputs, an annotation and
+// the comment, saying so and why, so that nothing keeps claiming the last
+// result. Everything published goes through the run's redactor.
+func actionCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	getenv, err := actionFlags(args, getenv)
+	if err != nil {
+		return err
+	}
 	env, err := github.ReadEnv(getenv)
 	if err != nil {
 		return &configError{err.Error()}
@@ -33,27 +48,64 @@ func actionCommand(ctx context.Context, getenv func(string) string, stdout, stde
 	if err != nil {
 		return &configError{err.Error()}
 	}
+	if in.GitHubToken == "" {
+		// Host mode has no action.yml default of ${{ github.token }}; a
+		// run step passes it as GITHUB_TOKEN, the gh CLI's convention.
+		in.GitHubToken = getenv("GITHUB_TOKEN")
+	}
 	// Secrets are masked before anything else is printed.
 	if err := github.MaskInputs(stdout, in); err != nil {
 		return err
 	}
-	var notes []string
-	warn := func(err error) { notes = append(notes, err.Error()) }
-
-	client, err := github.NewClient(env, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
-	if err != nil {
-		warn(err)
-		client = nil
+	a := &action{env: env, ev: ev, in: in, stdout: stdout, stderr: stderr, red: tokenRedactor(in.GitHubToken)}
+	a.key = github.NormalizeKey(in.CommentKey)
+	if a.key == "" {
+		a.key = github.DefaultCommentKey(getenv)
 	}
+	a.client, err = github.NewClient(env, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
+	if err != nil {
+		a.warn(err)
+		a.client = nil
+	}
+	if err := a.run(ctx, getenv); err != nil {
+		if code := errorCode(err); code != 0 && !a.published {
+			a.couldNotEvaluate(ctx, code, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// action is one run of the action: what it publishes, and where.
+type action struct {
+	env       github.Env
+	ev        github.Event
+	in        github.Inputs
+	client    *github.Client
+	key       string // the comment key
+	notes     []string
+	sel       github.Selection
+	red       *redact.Redactor
+	stdout    io.Writer
+	stderr    io.Writer
+	ws        string
+	out       string
+	published bool // the report's summary, outputs and comment are written
+}
+
+func (a *action) warn(err error) { a.notes = append(a.notes, err.Error()) }
+
+func (a *action) run(ctx context.Context, getenv func(string) string) error {
+	in, ev := a.in, a.ev
 	labelPresent := false
 	if ev.PullRequest != nil {
 		for _, l := range ev.PullRequest.Labels {
 			labelPresent = labelPresent || strings.EqualFold(l, in.EvalLabel)
 		}
 		// Payload labels are frozen when a run is re-run: ask the API.
-		if client != nil {
-			if ok, err := client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
-				warn(err)
+		if a.client != nil {
+			if ok, err := a.client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
+				a.warn(err)
 			} else {
 				labelPresent = ok
 			}
@@ -64,87 +116,274 @@ func actionCommand(ctx context.Context, getenv func(string) string, stdout, stde
 		return usagef("layers: %v", err)
 	}
 	if strings.TrimSpace(in.Models) == "" {
-		// Without models the model layers cannot run; auto drops them.
-		sel.Layers = onlyConformance(sel.Layers)
+		// Without models the model layers cannot run; auto drops them,
+		// and the reason must not promise them.
+		if only := onlyConformance(sel.Layers); len(only) < len(sel.Layers) {
+			sel.Layers = only
+			sel.Reason = "Conformance only: this " + orEvent(ev.Name) + " run would include the model layers, but the models input is empty."
+		}
 	}
-	notes = append([]string{sel.Reason}, notes...)
+	flags := in.Flags(sel)
+	var given *report.Report
+	if in.Report != "" {
+		// Publish mode: the merged report of sharded jobs is gated and
+		// published as one run, with one comment; no server is contacted.
+		if given, err = readReport("input report", in.Report); err != nil {
+			return err
+		}
+		sel.Layers = given.Layers
+		sel.Reason = fmt.Sprintf("Layers of the given report %s: %s (not run here: gated and published).", in.Report, strings.Join(given.Layers, ", "))
+		if in.ServerURL == "" && in.ServerCmd == "" {
+			// The configuration wants a server; the report names the one
+			// it evaluated, which is never contacted.
+			if given.Server.Transport == "stdio" {
+				flags = append(flags, "--server-cmd="+given.Server.Target)
+			} else {
+				flags = append(flags, "--server-url="+given.Server.Target)
+			}
+		}
+	}
+	a.sel = sel
+	a.notes = append([]string{sel.Reason}, a.notes...)
 
-	cfg, err := parseConfig("action", in.Flags(sel), getenv, stderr)
+	cfg, err := parseConfig("action", flags, getenv, a.stderr)
 	if err != nil {
 		return err
 	}
-	if !filepath.IsAbs(cfg.Out) && getenv("GITHUB_WORKSPACE") != "" {
-		cfg.Out = filepath.Join(getenv("GITHUB_WORKSPACE"), cfg.Out)
+	red, err := cfg.redactor(getenv)
+	if err != nil {
+		return err
 	}
+	a.red = red
+	// The runner masks the header input as written ($VAR templates); the
+	// secret is the expanded value.
+	if err := maskHeaders(a.stdout, cfg, getenv); err != nil {
+		return err
+	}
+	a.ws = getenv("GITHUB_WORKSPACE")
+	if !filepath.IsAbs(cfg.Out) && a.ws != "" {
+		cfg.Out = filepath.Join(a.ws, cfg.Out)
+	}
+	a.out = cfg.Out
 	baselineURL := ""
-	if client != nil && cfg.Baseline == "" {
-		base, desc, err := client.FetchBaseline(ctx, sel.Layers[len(sel.Layers)-1])
+	var baselines *github.Baselines
+	if a.client != nil && cfg.Baseline == "" {
+		// Each layer's baseline from the newest green run that produced it
+		// (DESIGN.md "GitHub Action"), composed into one report for the gate.
+		bs, err := a.client.FetchBaselines(ctx, sel.Layers)
+		baselines = bs
 		switch {
 		case err != nil:
-			warn(err)
+			a.warn(err)
 		default:
-			path, werr := writeTemp(env.RunnerTemp, "mcp-eval-baseline-*.json", base)
-			if werr != nil {
-				warn(werr)
+			for _, l := range bs.Lines(sel.Layers, time.Now()) {
+				a.notes = append(a.notes, "Baseline: "+l)
+			}
+			base := github.Compose(bs.Parts, sel.Layers)
+			if base == nil {
 				break
 			}
-			cfg.Baseline, baselineURL = path, desc.HTMLURL
-			notes = append(notes, "Baseline: "+desc.String())
+			path, werr := writeTemp(a.env.RunnerTemp, "mcp-eval-baseline-*.json", base)
+			if werr != nil {
+				a.warn(werr)
+				break
+			}
+			cfg.Baseline, cfg.BaselineLabel = path, baselineLabel(bs, sel.Layers)
+			for _, l := range sel.Layers {
+				if d, ok := bs.From[l]; ok {
+					baselineURL = d.HTMLURL
+					break
+				}
+			}
 		}
 	}
 	if cfg.Baseline == "" {
-		notes = append(notes, "No baseline report was found, so only absolute floors and waivers were applied.")
+		a.notes = append(a.notes, "No baseline report was found, so only absolute floors and waivers were applied.")
 	}
 
-	r, err := evaluate(ctx, cfg, getenv, stdout, stderr)
+	var r *report.Report
+	if given != nil {
+		r, err = publishReport(cfg, given, a.red, a.stdout)
+	} else {
+		r, err = evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
+	}
 	if err != nil {
 		return err
 	}
 	passed := r.Passed()
+	// The layers this run did not produce travel on in its artifact.
+	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
+		a.warn(err)
+	} else if len(carried) > 0 {
+		a.notes = append(a.notes, fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", ")))
+	}
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
 
-	if err := github.WriteAnnotations(stdout, github.ReportAnnotations(r)); err != nil {
+	if err := a.annotate(github.ReportAnnotationsAt(r, annotationSources(cfg, r))); err != nil {
 		return err
 	}
-	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && client != nil {
+	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && a.client != nil {
 		var body bytes.Buffer
-		if err := report.WriteComment(&body, r, report.CommentOptions{RunURL: env.RunURL(), BaselineURL: baselineURL}); err != nil {
+		if err := report.WriteComment(&body, r, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
 			return err
 		}
-		if _, err := client.UpsertComment(ctx, ev.PullRequest.Number, body.String()); err != nil {
-			warn(err)
+		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {
+			a.warn(err)
 		}
 	}
-	if env.SummaryPath != "" {
+	if a.env.SummaryPath != "" {
 		summary, err := os.ReadFile(summaryPath)
 		if err != nil {
 			return err
 		}
-		var b bytes.Buffer
-		b.Write(summary)
-		b.WriteString("\n### Notes\n\n")
-		for _, n := range notes {
-			fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
-		}
-		if err := github.AppendSummary(env.SummaryPath, b.Bytes()); err != nil {
+		if err := a.summary(summary); err != nil {
 			return err
 		}
 	}
-	for _, n := range notes[1:] {
-		fmt.Fprintf(stderr, "mcp-eval: %s\n", n)
+	for _, n := range a.notes[1:] {
+		fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(n))
 	}
-	outputs := github.ReportOutputs(r, passed, reportPath, summaryPath, baselineURL)
-	outputs["sarif-path"] = filepath.Join(cfg.Out, "results.sarif")
-	if env.OutputPath != "" {
-		if err := github.WriteOutputs(env.OutputPath, outputs); err != nil {
-			return err
-		}
+	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
+	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
+	outputs["exit-code"], outputs["error"] = "0", ""
+	if !passed {
+		outputs["exit-code"] = "1"
 	}
+	if rel := workspacePath(a.ws, cfg.Out); filepath.IsAbs(rel) && a.ws != "" {
+		fmt.Fprintf(a.stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, a.ws)
+	}
+	if err := a.outputs(outputs); err != nil {
+		return err
+	}
+	a.published = true
 	if !passed {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// summary appends the run's summary and the notes to the job summary.
+func (a *action) summary(md []byte) error {
+	var b bytes.Buffer
+	b.Write(md)
+	b.WriteString("\n### Notes\n\n")
+	for _, n := range a.notes {
+		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
+	}
+	return github.AppendSummary(a.env.SummaryPath, a.red.Bytes(b.Bytes()))
+}
+
+func (a *action) outputs(outputs map[string]string) error {
+	if a.env.OutputPath == "" {
+		return nil
+	}
+	for k, v := range outputs {
+		outputs[k] = a.red.String(v)
+	}
+	return github.WriteOutputs(a.env.OutputPath, outputs)
+}
+
+func (a *action) annotate(anns []github.Annotation) error {
+	for i := range anns {
+		anns[i].Title, anns[i].Message = a.red.String(anns[i].Title), a.red.String(anns[i].Message)
+	}
+	return github.WriteAnnotations(a.stdout, anns)
+}
+
+// couldNotEvaluate publishes a run that ended without a verdict (exit 2 or
+// 3, or an unexpected error): the comment, the summary, the outputs and an
+// annotation say so and why, replacing whatever the last run said.
+// Failures here are only printed: the run's own error is what counts.
+func (a *action) couldNotEvaluate(ctx context.Context, code int, cause error) {
+	why := strings.TrimSpace(a.red.String(cause.Error()))
+	if why == "" {
+		why = "no reason given"
+	}
+	head := fmt.Sprintf("mcp-eval could not evaluate the server (exit %d)", code)
+	if err := a.annotate([]github.Annotation{{Level: github.LevelError, Title: "mcp-eval", Message: head + ": " + why}}); err != nil {
+		fmt.Fprintf(a.stderr, "mcp-eval: annotation: %v\n", err)
+	}
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "## ⚠️ %s\n\n%s\n\nNo result was produced: no check ran to the end, so nothing passed or failed. Earlier results of this pull request no longer apply.\n", head, report.EscapeMarkdown(why))
+	if a.env.SummaryPath != "" {
+		if err := a.summary(md.Bytes()); err != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: job summary: %v\n", err)
+		}
+	}
+	outputs := map[string]string{"passed": "false", "exit-code": strconv.Itoa(code), "error": why, "layers": strings.Join(a.sel.Layers, ",")}
+	if err := a.outputs(outputs); err != nil {
+		fmt.Fprintf(a.stderr, "mcp-eval: outputs: %v\n", err)
+	}
+	if pr := a.ev.PullRequest; pr != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
+		body := md.String()
+		if u := a.env.RunURL(); u != "" {
+			body += "\n[The run](" + u + ") has the details.\n"
+		}
+		if _, err := a.client.UpsertKeyedComment(ctx, pr.Number, a.key, a.red.String(body)); err != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(err.Error()))
+		}
+	}
+}
+
+// errorCode is the exit code exitCode gives err, without printing.
+func errorCode(err error) int {
+	var ue *usageError
+	var ce *configError
+	var ee *exitError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue), errors.As(err, &ce):
+		return 2
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return 1
+}
+
+// tokenRedactor masks the GitHub token until the run's full redactor
+// (headers, model keys) exists.
+func tokenRedactor(token string) *redact.Redactor {
+	if len(strings.TrimSpace(token)) < redact.MinLen {
+		return nil
+	}
+	r, err := redact.New(redact.Secret{Source: "github-token", Value: strings.TrimSpace(token)})
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// maskHeaders registers each expanded header value (and an Authorization
+// credential without its scheme) with the runner's log masking.
+func maskHeaders(w io.Writer, cfg *Config, getenv func(string) string) error {
+	hs, err := cfg.headers(getenv)
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		vals := []string{h.value}
+		if _, cred, ok := strings.Cut(h.value, " "); ok {
+			vals = append(vals, strings.TrimSpace(cred))
+		}
+		for _, v := range vals {
+			if len(v) < redact.MinLen {
+				continue
+			}
+			if err := github.Mask(w, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func orEvent(name string) string {
+	if name == "" {
+		return "unknown"
+	}
+	return name
 }
 
 func onlyConformance(layers []string) []string {
@@ -171,4 +410,159 @@ func writeTemp(dir, pattern string, r *report.Report) (string, error) {
 		return "", fmt.Errorf("baseline: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// workspacePath turns a path the action wrote into the form its outputs
+// carry: relative to the workspace, slash-separated. Inside the Docker
+// action GITHUB_WORKSPACE is /github/workspace, a bind mount of the host's
+// workspace, and the runner translates environment values into the
+// container but never translates file-command values back out
+// (actions/runner ContainerActionHandler: AddPathTranslateMapping applies
+// to the container's environment only), so an absolute path would name a
+// file that does not exist for the next step on the host. Every later step
+// starts in the workspace by default, and actions such as upload-artifact
+// and codeql-action/upload-sarif resolve relative paths against it, so the
+// relative path works in both the Docker action and host mode. A path
+// outside the workspace stays absolute: it only exists in host mode.
+func workspacePath(workspace, p string) string {
+	if workspace == "" {
+		return p
+	}
+	rel, err := filepath.Rel(workspace, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// actionFlags lets a host-mode run step give the inputs as flags
+// (mcp-eval action --server-cmd 'node build/index.js'): --NAME=VALUE or
+// --NAME VALUE for each input of action.yml, which then wins over
+// INPUT_NAME. Windows shells and YAML env blocks both handle flags more
+// easily than variable names with hyphens.
+func actionFlags(args []string, getenv func(string) string) (func(string) string, error) {
+	if len(args) == 0 {
+		return getenv, nil
+	}
+	set := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, ok := strings.CutPrefix(a, "--")
+		if !ok || name == "" {
+			return nil, usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
+		}
+		name, val, hasVal := strings.Cut(name, "=")
+		if !slices.Contains(github.InputNames, name) {
+			return nil, usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+		}
+		if !hasVal {
+			if i+1 == len(args) {
+				return nil, usagef("action: flag --%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		set["INPUT_"+strings.ToUpper(name)] = val
+	}
+	return func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}, nil
+}
+
+// suggestInput names the input closest to a mistyped flag, if one is close.
+func suggestInput(name string) string {
+	if n := suggest.Nearest(name, github.InputNames); n != "" {
+		return " (did you mean --" + n + "?)"
+	}
+	return ""
+}
+
+// baselineLabel names the baseline in the gate's own words (report.json,
+// summary, comment): the run or runs it came from, never the temporary
+// file the gate read.
+func baselineLabel(bs *github.Baselines, layers []string) string {
+	var parts []string
+	seen := map[int64][]string{}
+	var order []int64
+	for _, l := range layers {
+		d, ok := bs.From[l]
+		if !ok {
+			continue
+		}
+		if _, ok := seen[d.RunID]; !ok {
+			order = append(order, d.RunID)
+		}
+		seen[d.RunID] = append(seen[d.RunID], l)
+	}
+	for _, id := range order {
+		ls := seen[id]
+		d := bs.From[ls[0]]
+		desc := fmt.Sprintf("run #%d", d.RunNumber)
+		if d.Branch != "" {
+			desc += " on " + d.Branch
+		}
+		if d.Event != "" {
+			desc += " (" + d.Event + ")"
+		}
+		if len(order) > 1 {
+			desc = strings.Join(ls, ", ") + ": " + desc
+		}
+		parts = append(parts, desc)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// annotationSources says where annotations can point: each golden case's
+// line (the file was already read and checked by the run, so an error
+// here only loses the line) and the waiver file.
+func annotationSources(cfg *Config, r *report.Report) github.Sources {
+	var src github.Sources
+	if len(r.Cases) > 0 && cfg.Golden != "" {
+		if suite, err := golden.Load(cfg.Golden); err == nil {
+			src.Golden = filepath.ToSlash(cfg.Golden)
+			src.CaseLines = map[string]int{}
+			for _, c := range suite.Cases {
+				src.CaseLines[c.ID] = c.Line
+			}
+		}
+	}
+	src.Waivers = cfg.Gate.Waivers
+	if src.Waivers == "" {
+		if _, err := os.Stat(gate.DefaultWaiverFile); err == nil {
+			src.Waivers = gate.DefaultWaiverFile
+		}
+	}
+	return src
+}
+
+// publishReport gates a report that was made elsewhere (mcp-eval merge of
+// the shard jobs) against the baseline, and writes its outputs as a run
+// would, so that the action publishes it with one summary and one comment.
+func publishReport(cfg *Config, r *report.Report, red *redact.Redactor, stdout io.Writer) (*report.Report, error) {
+	var base *report.Report
+	if cfg.Baseline != "" {
+		var err error
+		if base, err = readReport("--baseline", cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	r.Gate = nil
+	if err := applyGate(r, base, cfg); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, &configError{fmt.Sprintf("--out: %v", err)}
+	}
+	if err := writeOutputs(cfg, r, red); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := report.WriteText(&out, r, report.TextOptions{}); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	_, err := stdout.Write(red.Bytes(out.Bytes()))
+	return r, err
 }

@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,8 +70,195 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml lacks output %s", name)
 		}
 	}
-	if a.Runs.Using != "docker" || a.Runs.Image != "Dockerfile" || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
-		t.Errorf("runs: %+v", a.Runs)
+	if a.Runs.Using != "docker" || !releasedImage.MatchString(a.Runs.Image) || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
+		t.Errorf("runs: %+v; want docker, a released docker://ghcr.io/mcp-eval/mcp-eval:vX.Y.Z (never a Dockerfile: no compile at job start), args [action]", a.Runs)
+	}
+}
+
+// TestSetupActionYAML keeps setup/action.yml and the README's setup
+// table in step, and its one step on the install script.
+func TestSetupActionYAML(t *testing.T) {
+	b, err := os.ReadFile("setup/action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct {
+			Description string  `yaml:"description"`
+			Default     *string `yaml:"default"`
+		} `yaml:"inputs"`
+		Outputs map[string]struct {
+			Value string `yaml:"value"`
+		} `yaml:"outputs"`
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				Shell string            `yaml:"shell"`
+				Run   string            `yaml:"run"`
+				Env   map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile("README.md")
+	for name, in := range a.Inputs {
+		if in.Description == "" || in.Default == nil {
+			t.Errorf("setup input %s needs a description and a default", name)
+		}
+		if !bytes.Contains(readme, []byte("| `"+name+"` |")) {
+			t.Errorf("README's setup table lacks %s", name)
+		}
+	}
+	for name := range a.Outputs {
+		if !bytes.Contains(readme, []byte("`"+name+"`")) {
+			t.Errorf("README does not name setup output %s", name)
+		}
+	}
+	if a.Runs.Using != "composite" || len(a.Runs.Steps) != 1 || a.Runs.Steps[0].Shell != "bash" ||
+		!strings.Contains(a.Runs.Steps[0].Run, `"$GITHUB_ACTION_PATH/install.sh"`) ||
+		a.Runs.Steps[0].Env["MCP_EVAL_VERSION"] != "${{ inputs.version }}" {
+		t.Errorf("setup runs: %+v", a.Runs)
+	}
+}
+
+var releasedImage = regexp.MustCompile(`^docker://ghcr\.io/mcp-eval/mcp-eval:v[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// TestReleaseWorkflowPinsActionImage keeps action.yml and the release
+// workflow in agreement: the workflow pushes the image action.yml names
+// (same repository, tagged with the release tag, both architectures, from
+// the Dockerfile's release target), then rewrites action.yml to it before
+// moving the tags and publishing. The rewrite itself is run on a copy.
+func TestReleaseWorkflowPinsActionImage(t *testing.T) {
+	b, err := os.ReadFile(".github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On struct {
+			Push struct {
+				Tags []string `yaml:"tags"`
+			} `yaml:"push"`
+		} `yaml:"on"`
+		Env  map[string]string `yaml:"env"`
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string            `yaml:"name"`
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	image := wf.Env["IMAGE"]
+	if image != "ghcr.io/mcp-eval/mcp-eval" {
+		t.Fatalf("release.yml env IMAGE = %q, want the repository action.yml names", image)
+	}
+	if len(wf.On.Push.Tags) != 1 || wf.On.Push.Tags[0] != "v*.*.*" {
+		t.Errorf("release.yml must run on vX.Y.Z tags, has %v", wf.On.Push.Tags)
+	}
+	pushed, pinned, published := -1, -1, -1
+	for _, job := range wf.Jobs {
+		for i, st := range job.Steps {
+			switch {
+			case strings.HasPrefix(st.Uses, "docker/build-push-action@"):
+				pushed = i
+				if st.With["target"] != "release" || st.With["push"] != "true" ||
+					!strings.Contains(st.With["platforms"], "linux/amd64") || !strings.Contains(st.With["platforms"], "linux/arm64") ||
+					st.With["tags"] != "${{ env.IMAGE }}:${{ github.ref_name }}" {
+					t.Errorf("image step %v: want target release, push, amd64+arm64, tag ${{ env.IMAGE }}:${{ github.ref_name }}", st.With)
+				}
+			case strings.Contains(st.Run, `scripts/pin-image.sh "$IMAGE" "$GITHUB_REF_NAME" action.yml setup/action.yml`):
+				pinned = i
+				if !strings.Contains(st.Run, `git tag -f "$GITHUB_REF_NAME"`) || !strings.Contains(st.Run, "git push -f origin") {
+					t.Error("the pin step must move the release tag to the commit it makes")
+				}
+			case strings.Contains(st.Run, "gh release create"):
+				published = i
+			}
+		}
+	}
+	if pushed < 0 || pinned < 0 || published < 0 || !(pushed < pinned && pinned < published) {
+		t.Errorf("steps: push image %d, pin action.yml %d, publish %d: want them all, in that order", pushed, pinned, published)
+	}
+
+	// Both actions name the same release.
+	var cur, curSetup struct {
+		Runs struct {
+			Image string `yaml:"image"`
+		} `yaml:"runs"`
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+	}
+	ab, _ := os.ReadFile("action.yml")
+	sb, _ := os.ReadFile("setup/action.yml")
+	if yaml.Unmarshal(ab, &cur) != nil || yaml.Unmarshal(sb, &curSetup) != nil {
+		t.Fatal("action.yml or setup/action.yml does not parse")
+	}
+	if want := "docker://" + image + ":" + curSetup.Inputs["version"].Default; cur.Runs.Image != want {
+		t.Errorf("action.yml runs %q but setup/action.yml installs %q: pin both to one release", cur.Runs.Image, curSetup.Inputs["version"].Default)
+	}
+
+	// The rewrite, on a copy: only runs.image changes.
+	orig, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cp, setupCp := filepath.Join(tmp, "action.yml"), filepath.Join(tmp, "setup.yml")
+	os.WriteFile(cp, orig, 0o644)
+	setupOrig, err := os.ReadFile("setup/action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(setupCp, setupOrig, 0o644)
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "v9.8.7", cp, setupCp).CombinedOutput(); err != nil {
+		t.Fatalf("pin-image.sh: %v\n%s", err, out)
+	}
+	got, _ := os.ReadFile(cp)
+	var a struct {
+		Runs struct {
+			Image string `yaml:"image"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(got, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Runs.Image != "docker://"+image+":v9.8.7" {
+		t.Errorf("after pin-image.sh, runs.image = %q", a.Runs.Image)
+	}
+	ol, gl := strings.Split(string(orig), "\n"), strings.Split(string(got), "\n")
+	if len(ol) != len(gl) {
+		t.Fatalf("pin-image.sh changed the line count: %d → %d", len(ol), len(gl))
+	}
+	changed := 0
+	for i := range ol {
+		if ol[i] != gl[i] {
+			changed++
+		}
+	}
+	if changed > 1 {
+		t.Errorf("pin-image.sh changed %d lines, want only runs.image", changed)
+	}
+	var setup struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+	}
+	got, _ = os.ReadFile(setupCp)
+	if err := yaml.Unmarshal(got, &setup); err != nil {
+		t.Fatal(err)
+	}
+	if v := setup.Inputs["version"].Default; v != "v9.8.7" {
+		t.Errorf("after pin-image.sh, the setup action installs %q by default, want v9.8.7", v)
+	}
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "latest", cp, setupCp).CombinedOutput(); err == nil {
+		t.Errorf("pin-image.sh accepted version latest: %s", out)
 	}
 }
 
@@ -78,7 +268,8 @@ type fakeGitHub struct {
 	t        *testing.T
 	baseline []byte // zip of the last green run's artifact; nil = none
 	mu       sync.Mutex
-	comments []string
+	comments []string // bodies; comment i has id i+1, by github-actions[bot]
+	edits    int
 	blob     *httptest.Server
 }
 
@@ -115,17 +306,45 @@ func (f *fakeGitHub) handler() http.Handler {
 	mux.HandleFunc("GET "+p+"/issues/7/labels", func(w http.ResponseWriter, r *http.Request) {
 		js(w, []any{map[string]any{"name": "bug"}})
 	})
-	mux.HandleFunc("GET "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) { js(w, []any{}) })
+	comment := func(i int) map[string]any {
+		return map[string]any{"id": i + 1, "body": f.comments[i], "html_url": fmt.Sprintf("https://github.com/acme/weather-mcp/pull/7#issuecomment-%d", i+1),
+			"user": map[string]any{"login": "github-actions[bot]", "type": "Bot"}}
+	}
+	mux.HandleFunc("GET "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		list := []any{}
+		for i := range f.comments {
+			list = append(list, comment(i))
+		}
+		js(w, list)
+	})
 	mux.HandleFunc("POST "+p+"/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		var c struct {
 			Body string `json:"body"`
 		}
 		json.NewDecoder(r.Body).Decode(&c)
 		f.mu.Lock()
+		defer f.mu.Unlock()
 		f.comments = append(f.comments, c.Body)
-		f.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
-		js(w, map[string]any{"id": 1, "body": c.Body, "user": map[string]any{"login": "github-actions[bot]", "type": "Bot"}})
+		js(w, comment(len(f.comments)-1))
+	})
+	mux.HandleFunc("PATCH "+p+"/issues/comments/{id}", func(w http.ResponseWriter, r *http.Request) {
+		var c struct {
+			Body string `json:"body"`
+		}
+		json.NewDecoder(r.Body).Decode(&c)
+		id, _ := strconv.Atoi(r.PathValue("id"))
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if id < 1 || id > len(f.comments) {
+			http.NotFound(w, r)
+			return
+		}
+		f.comments[id-1] = c.Body
+		f.edits++
+		js(w, comment(id-1))
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("unexpected API call %s %s", r.Method, r.URL)
@@ -164,9 +383,9 @@ func TestActionEndToEnd(t *testing.T) {
 		wantCode int
 		wantIn   []string // in the comment
 	}{
-		{name: "first run, no baseline", server: clean.URL, wantCode: 0, wantIn: []string{report.CommentMarker, "mcp-eval passed"}},
+		{name: "first run, no baseline", server: clean.URL, wantCode: 0, wantIn: []string{"<!-- mcp-eval:comment key=", "mcp-eval passed"}},
 		{name: "regression against the last green run", server: broken.URL, baseline: zipReport(t, baseJSON), wantCode: 1,
-			wantIn: []string{report.CommentMarker, "caching/tools-list"}},
+			wantIn: []string{"<!-- mcp-eval:comment key=", "caching/tools-list"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeGitHub{t: t, baseline: tt.baseline}
@@ -212,6 +431,7 @@ func TestActionEndToEnd(t *testing.T) {
 			if !bytes.Contains(out, []byte("passed<<")) || !bytes.Contains(out, []byte("report-path<<")) {
 				t.Errorf("outputs:\n%s", out)
 			}
+			assertPathOutputs(t, dir, parseOutputs(t, out))
 			if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
 				t.Errorf("summary:\n%s", sum)
 			}
@@ -237,7 +457,411 @@ func TestActionEndToEnd(t *testing.T) {
 			if tt.baseline != nil && (rep.Gate == nil || rep.Gate.Baseline == "" || len(rep.History) != 2) {
 				t.Errorf("gate %+v, history %d entries", rep.Gate, len(rep.History))
 			}
+			if tt.baseline != nil {
+				// The baseline is named by its run, never by the temporary
+				// file the gate read.
+				if rep.Gate == nil || !strings.Contains(rep.Gate.Baseline, "run #90 on main (push)") || strings.Contains(rep.Gate.Baseline, dir) {
+					t.Errorf("gate baseline = %q, want the run", rep.Gate.Baseline)
+				}
+				if strings.Contains(f.comments[0], dir) || strings.Contains(string(sum), "mcp-eval-baseline-") {
+					t.Errorf("the comment or summary shows the temporary baseline path")
+				}
+				if !regexp.MustCompile(`conformance baseline: run #\S*90 on main \(push,`).Match(sum) {
+					t.Errorf("the summary does not say where the conformance baseline came from:\n%s", sum)
+				}
+			}
 			io.Discard.Write(nil)
 		})
+	}
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file the way the runner's
+// FileCommandManager does: name<<DELIMITER lines up to the delimiter, or
+// name=value on one line.
+func parseOutputs(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l == "" {
+			continue
+		}
+		if name, delim, ok := strings.Cut(l, "<<"); ok && !strings.Contains(name, "=") {
+			var val []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				val = append(val, lines[i])
+			}
+			if i == len(lines) {
+				t.Fatalf("output %s: delimiter %s never closes", name, delim)
+			}
+			out[name] = strings.Join(val, "\n")
+			continue
+		}
+		name, val, ok := strings.Cut(l, "=")
+		if !ok {
+			t.Fatalf("output line %q is neither name=value nor name<<delimiter", l)
+		}
+		out[name] = val
+	}
+	return out
+}
+
+// assertPathOutputs checks what the next step on the host sees: each path
+// output is relative (the host's working directory is the workspace) and
+// names an existing file there.
+func assertPathOutputs(t *testing.T, workspace string, outputs map[string]string) {
+	t.Helper()
+	for _, name := range []string{"report-path", "summary-path", "sarif-path"} {
+		p, ok := outputs[name]
+		if !ok {
+			t.Errorf("output %s not set", name)
+			continue
+		}
+		if filepath.IsAbs(p) || strings.HasPrefix(p, "..") {
+			t.Errorf("output %s = %q: want a path relative to the workspace", name, p)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(workspace, filepath.FromSlash(p))); err != nil {
+			t.Errorf("output %s = %q does not exist in the workspace on the host: %v", name, p, err)
+		}
+	}
+}
+
+func TestWorkspacePath(t *testing.T) {
+	ws := filepath.FromSlash("/github/workspace")
+	for _, tt := range []struct{ ws, in, want string }{
+		{ws, filepath.Join(ws, "mcp-eval-report", "report.json"), "mcp-eval-report/report.json"},
+		{ws, filepath.Join(ws, "a", "b", "c.sarif"), "a/b/c.sarif"},
+		{ws, filepath.FromSlash("/tmp/out/report.json"), filepath.FromSlash("/tmp/out/report.json")},
+		{ws, filepath.FromSlash("/github/workspace2/report.json"), filepath.FromSlash("/github/workspace2/report.json")},
+		{"", filepath.FromSlash("/x/report.json"), filepath.FromSlash("/x/report.json")},
+	} {
+		if got := workspacePath(tt.ws, tt.in); got != tt.want {
+			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.ws, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestActionHostModeStdio is the setup action's route: `mcp-eval action` on
+// the host, inputs as flags, a stdio server that needs the host's runtime
+// (here the example server, built for this machine), the token from
+// GITHUB_TOKEN as a run step passes it.
+func TestActionHostModeStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example server")
+	}
+	dir := t.TempDir()
+	server := filepath.Join(dir, "weather-server")
+	if out, err := exec.Command("go", "build", "-o", server, "./examples/weather-server").CombinedOutput(); err != nil {
+		t.Fatalf("building the example server: %v\n%s", err, out)
+	}
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	const token = "ghs_0123456789abcdefHOSTMODE"
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+		"GITHUB_TOKEN": token,
+	}
+	code, stdout, stderr := runCLI(t, env(vars), "action", "--server-cmd", "'"+server+"'", "--runs=1")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	out, _ := os.ReadFile(outputs)
+	o := parseOutputs(t, out)
+	if o["passed"] != "true" {
+		t.Errorf("passed = %q", o["passed"])
+	}
+	assertPathOutputs(t, dir, o)
+	if !strings.Contains(stdout, "::add-mask::"+token) {
+		t.Error("GITHUB_TOKEN was not masked")
+	}
+	if len(f.comments) != 1 {
+		t.Errorf("%d comments, want 1 (the token from GITHUB_TOKEN)", len(f.comments))
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "mcp-eval-report", "report.json"))
+	if !bytes.Contains(b, []byte(`"transport": "stdio"`)) {
+		t.Errorf("report.json is not of the stdio server:\n%.300s", b)
+	}
+}
+
+func TestActionFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want map[string]string
+		err  string
+	}{
+		{args: []string{"--server-url=http://x/mcp", "--runs", "3"}, want: map[string]string{"INPUT_SERVER-URL": "http://x/mcp", "INPUT_RUNS": "3", "INPUT_MODELS": "from-env"}},
+		{args: []string{"--server-ur=http://x"}, err: "unknown flag --server-ur (did you mean --server-url?)"},
+		{args: []string{"--runs"}, err: "flag --runs needs a value"},
+		{args: []string{"conformance"}, err: `unexpected argument "conformance"`},
+	} {
+		got, err := actionFlags(tt.args, env(map[string]string{"INPUT_MODELS": "from-env", "INPUT_RUNS": "9"}))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		for k, v := range tt.want {
+			if got(k) != v {
+				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
+			}
+		}
+	}
+}
+
+// A run that cannot evaluate after one that passed: the same comment, the
+// summary and the outputs now say so and why, instead of "passed".
+func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer clean.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL + "/mcp"
+	gone.Close() // nothing listens there any more
+
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	const token = "ghs_0123456789abcdefEXIT3"
+	step := func(t *testing.T, inputs map[string]string) (int, string, map[string]string, []byte) {
+		dir := t.TempDir()
+		outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+		os.WriteFile(outputs, nil, 0o644)
+		os.WriteFile(summary, nil, 0o644)
+		vars := map[string]string{
+			"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+			"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+			"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
+			"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+			"GITHUB_WORKFLOW": "mcp-eval", "GITHUB_JOB": "eval",
+			"INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1", "INPUT_TIMEOUT": "2s",
+		}
+		for k, v := range inputs {
+			vars[k] = v
+		}
+		code, stdout, _ := runCLI(t, env(vars), "action")
+		out, _ := os.ReadFile(outputs)
+		sum, _ := os.ReadFile(summary)
+		return code, stdout, parseOutputs(t, out), sum
+	}
+
+	if code, _, o, _ := step(t, map[string]string{"INPUT_SERVER-URL": clean.URL}); code != 0 || o["passed"] != "true" {
+		t.Fatalf("first run: exit %d, outputs %v", code, o)
+	}
+	if len(f.comments) != 1 || !strings.Contains(f.comments[0], "mcp-eval passed") {
+		t.Fatalf("first run's comment: %q", f.comments)
+	}
+	for _, tt := range []struct {
+		name   string
+		inputs map[string]string
+		code   string
+		why    string
+	}{
+		{"exit 3: the server is gone", map[string]string{"INPUT_SERVER-URL": goneURL}, "3", "could not reach the server"},
+		{"exit 3: a program the runner lacks", map[string]string{"INPUT_SERVER-CMD": "mcp-eval-no-such-runtime server.js"}, "3", `program "mcp-eval-no-such-runtime" not found`},
+		{"exit 2: a bad input", map[string]string{"INPUT_SERVER-URL": clean.URL, "INPUT_LAYERS": "conformance,behaviuor"}, "2", `unknown layer "behaviuor"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, o, sum := step(t, tt.inputs)
+			if strconv.Itoa(code) != tt.code {
+				t.Fatalf("exit %d, want %s", code, tt.code)
+			}
+			if o["passed"] != "false" || o["exit-code"] != tt.code || !strings.Contains(o["error"], tt.why) {
+				t.Errorf("outputs %v: want passed false, exit-code %s and the reason", o, tt.code)
+			}
+			if !strings.Contains(string(sum), "could not evaluate the server (exit "+tt.code+")") {
+				t.Errorf("summary does not say it could not evaluate:\n%s", sum)
+			}
+			if !strings.Contains(stdout, "::error title=mcp-eval::mcp-eval could not evaluate the server (exit "+tt.code+")") {
+				t.Errorf("no error annotation:\n%s", stdout)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if len(f.comments) != 1 {
+				t.Fatalf("%d comments, want the one comment updated", len(f.comments))
+			}
+			c := f.comments[0]
+			if strings.Contains(c, "mcp-eval passed") || !strings.Contains(c, "could not evaluate the server (exit "+tt.code+")") {
+				t.Errorf("the comment still claims the old result or lacks the reason:\n%s", c)
+			}
+			if strings.Contains(c, token) || strings.Contains(string(sum), token) || strings.Contains(o["error"], token) {
+				t.Error("the token leaked")
+			}
+		})
+	}
+}
+
+// TestExampleWorkflows holds the example workflows to what the README
+// promises: third-party actions pinned by full commit SHA, no permissions
+// at the top and the least per job, a concurrency group that a push can
+// never use to cancel the nightly run, and labeled events that re-run the
+// job only for the eval label.
+func TestExampleWorkflows(t *testing.T) {
+	files, err := filepath.Glob("examples/workflows/*.yml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("example workflows: %v %v", files, err)
+	}
+	ci, _ := filepath.Glob(".github/workflows/*.yml")
+	pinned := regexp.MustCompile(`^[\w.-]+/[\w./-]+@[0-9a-f]{40}$`)
+	for _, file := range append(files, ci...) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			On          map[string]any `yaml:"on"`
+			Permissions any            `yaml:"permissions"`
+			Concurrency struct {
+				Group  string `yaml:"group"`
+				Cancel string `yaml:"cancel-in-progress"`
+			} `yaml:"concurrency"`
+			Jobs map[string]struct {
+				If          string         `yaml:"if"`
+				Permissions map[string]any `yaml:"permissions"`
+				Steps       []struct {
+					Uses string `yaml:"uses"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(b, &wf); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for name, job := range wf.Jobs {
+			for _, st := range job.Steps {
+				if st.Uses == "" || strings.HasPrefix(st.Uses, "mcp-eval/mcp-eval") || strings.HasPrefix(st.Uses, "./") {
+					continue
+				}
+				if !pinned.MatchString(st.Uses) {
+					t.Errorf("%s job %s: %s is not pinned by a full commit SHA", file, name, st.Uses)
+				}
+			}
+			if strings.HasPrefix(file, "examples/") && job.Permissions == nil {
+				t.Errorf("%s job %s: no permissions block (the least it needs)", file, name)
+			}
+		}
+		if !strings.HasPrefix(file, "examples/") {
+			continue
+		}
+		if p, ok := wf.Permissions.(map[string]any); !ok || len(p) != 0 {
+			t.Errorf("%s: top-level permissions %v, want {} (each job names its own)", file, wf.Permissions)
+		}
+		if _, ok := wf.On["schedule"]; ok {
+			if !strings.Contains(wf.Concurrency.Group, "github.event_name == 'schedule'") || !strings.Contains(wf.Concurrency.Group, "github.run_id") {
+				t.Errorf("%s: concurrency group %q lets a push share (and cancel) the nightly run's group", file, wf.Concurrency.Group)
+			}
+			if wf.Concurrency.Cancel != "${{ github.event_name == 'pull_request' }}" {
+				t.Errorf("%s: cancel-in-progress %q, want pull requests only", file, wf.Concurrency.Cancel)
+			}
+		}
+		if pr, ok := wf.On["pull_request"].(map[string]any); ok && strings.Contains(fmt.Sprint(pr["types"]), "labeled") {
+			for name, job := range wf.Jobs {
+				if job.If != "" && !strings.Contains(job.If, "github.event.label.name == 'run-evals'") {
+					t.Errorf("%s job %s: a labeled event must re-run only for the run-evals label (if: %q)", file, name, job.If)
+				}
+			}
+		}
+	}
+}
+
+// A scheduled run without models says why the model layers did not run
+// (never "All layers"), and a header's expanded value is what is masked.
+func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer clean.Close()
+	dir := t.TempDir()
+	summary, outputs := filepath.Join(dir, "summary"), filepath.Join(dir, "output")
+	os.WriteFile(summary, nil, 0o644)
+	os.WriteFile(outputs, nil, 0o644)
+	const secret = "mcp-header-secret-0123456789"
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "schedule", "GITHUB_EVENT_PATH": "github/testdata/schedule.json",
+		"GITHUB_REF": "refs/heads/main", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": outputs,
+		"GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir, "MCP_TOKEN": secret,
+		"INPUT_SERVER-URL": clean.URL, "INPUT_RUNS": "1", "INPUT_HEADERS": "Authorization: Bearer $MCP_TOKEN",
+	}
+	code, stdout, stderr := runCLI(t, env(vars), "action")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, w := range []string{"::add-mask::Bearer " + secret, "::add-mask::" + secret} {
+		if !strings.Contains(stdout, w+"\n") {
+			t.Errorf("stdout lacks %q: the expanded header value must be masked", w)
+		}
+	}
+	sum, _ := os.ReadFile(summary)
+	if bytes.Contains(sum, []byte("All layers")) || !bytes.Contains(sum, []byte("the models input is empty")) {
+		t.Errorf("summary's layer note:\n%s", sum)
+	}
+	o := parseOutputs(t, func() []byte { b, _ := os.ReadFile(outputs); return b }())
+	if o["layers"] != "conformance" || o["exit-code"] != "0" {
+		t.Errorf("outputs %v", o)
+	}
+}
+
+// Sharded jobs publish once: the merged report is given to the action,
+// which gates it against the baseline and writes one summary and one
+// comment without contacting any server.
+func TestActionPublishesAGivenReport(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	broken := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
+	baseDir, shardDir := t.TempDir(), t.TempDir()
+	if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", clean.URL, "--out", baseDir, "--runs", "1"); code != 0 {
+		t.Fatalf("baseline run: %d %s", code, stderr)
+	}
+	runCLI(t, env(nil), "conformance", "--server-url", broken.URL, "--out", shardDir, "--runs", "1")
+	clean.Close()
+	broken.Close() // nothing may be contacted from here on
+	merged := filepath.Join(shardDir, "merged.json")
+	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, filepath.Join(shardDir, "report.json")); code != 0 {
+		t.Fatalf("merge: %d %s", code, stderr)
+	}
+	baseJSON, _ := os.ReadFile(filepath.Join(baseDir, "report.json"))
+
+	f := &fakeGitHub{t: t, baseline: zipReport(t, baseJSON)}
+	f.blob = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(f.baseline) }))
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	dir := t.TempDir()
+	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+		"INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefMERGED", "INPUT_REPORT": merged,
+	}
+	code, _, stderr := runCLI(t, env(vars), "action")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the merged report regressed against the baseline)\n%s", code, stderr)
+	}
+	o := parseOutputs(t, func() []byte { b, _ := os.ReadFile(outputs); return b }())
+	if o["passed"] != "false" || o["exit-code"] != "1" {
+		t.Errorf("outputs %v", o)
+	}
+	assertPathOutputs(t, dir, o)
+	if len(f.comments) != 1 || !strings.Contains(f.comments[0], "caching/tools-list") {
+		t.Errorf("want one comment naming the regression: %q", f.comments)
+	}
+	sum, _ := os.ReadFile(summary)
+	if !bytes.Contains(sum, []byte("not run here")) {
+		t.Errorf("the summary does not say the report was given:\n%s", sum)
 	}
 }

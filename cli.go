@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if wantsHelp(rest) {
 			err = flag.ErrHelp
 		} else {
-			err = actionCommand(ctx, getenv, stdout, stderr)
+			err = actionCommand(ctx, rest, getenv, stdout, stderr)
 		}
 	case "merge":
 		err = mergeCommand(rest, stdout)

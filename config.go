@@ -61,6 +61,9 @@ type Config struct {
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
+	// BaselineLabel, when set, is how the gate names the baseline in place
+	// of the --baseline path (the action: the runs it came from).
+	BaselineLabel string
 	// flagsSet are the options given on the command line; fileLines holds,
 	// for each option the config file set, the file:line of each value, so
 	// that a message names the input as the user gave it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -80,7 +81,7 @@ func applyGate(r *report.Report, base *report.Report, cfg *Config) error {
 	}
 	d := gate.Evaluate(r, base, p)
 	if base != nil {
-		r.Gate = &report.Gate{Baseline: cfg.Baseline}
+		r.Gate = &report.Gate{Baseline: cmp.Or(cfg.BaselineLabel, cfg.Baseline)}
 	}
 	d.Apply(r)
 	r.Gate.Rules = p.Rules(base != nil)

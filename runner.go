@@ -356,6 +356,9 @@ func buildTarget(cfg *Config, getenv func(string) string, log io.Writer, obs mcp
 	if err != nil {
 		return nil, usagef("--server-cmd: %v", err)
 	}
+	if err := findProgram("--server-cmd", argv, getenv); err != nil {
+		return nil, err
+	}
 	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs}}, nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -25,11 +25,9 @@ type startedServer struct {
 // `npm start` or `PORT=8080 ./server`), then polls url until the server
 // answers any HTTP request, the process exits, or timeout passes.
 func startServer(ctx context.Context, cmdline, url string, timeout time.Duration, log io.Writer) (*startedServer, error) {
-	var cmd *exec.Cmd
-	if runtime.GOOS == "windows" {
-		cmd = exec.Command("cmd", "/C", cmdline)
-	} else {
-		cmd = exec.Command("/bin/sh", "-c", cmdline)
+	cmd, err := serverStartCommand(cmdline, os.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	s := &startedServer{cmd: cmd, done: make(chan struct{}), tail: &tail{}}
 	cmd.Stdout = io.MultiWriter(log, s.tail)

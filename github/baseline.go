@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v66/github"
+	gh "github.com/google/go-github/v93/github"
 
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -26,26 +26,51 @@ import (
 // scheduled workflows stop after 60 days without activity in public repos,
 // so the reader needs to see how old the baseline is.
 type Baseline struct {
-	RunID      int64
-	RunNumber  int
-	HTMLURL    string
-	CreatedAt  time.Time
-	Event      string // the baseline run's event: push, schedule…
-	Branch     string
-	HeadSHA    string
-	ArtifactID int64
+	RunID      int64     `json:"runId"`
+	RunNumber  int       `json:"runNumber"`
+	HTMLURL    string    `json:"htmlUrl,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	Event      string    `json:"event,omitempty"` // the baseline run's event: push, schedule…
+	Branch     string    `json:"branch,omitempty"`
+	HeadSHA    string    `json:"headSha,omitempty"`
+	ArtifactID int64     `json:"-"`
+	// CarriedBy is the number of the newer run whose artifact carried this
+	// layer forward (0 when the run that produced it was read directly).
+	CarriedBy int `json:"-"`
 	// HasLayer is false when none of the examined runs had the requested
 	// layer and the newest usable report stands in, so that at least the
 	// layers it does have are compared.
-	HasLayer bool
+	HasLayer bool `json:"-"`
 	// Skipped says why newer green runs were passed over (fork head,
 	// expired artifact, corrupt zip…), newest first; at most maxSkipped.
-	Skipped []string
+	Skipped []string `json:"-"`
+}
+
+// Age says how long ago the baseline run started, for the summary ("3
+// days ago"); "" when unknown.
+func (b Baseline) Age(now time.Time) string {
+	if b.CreatedAt.IsZero() {
+		return ""
+	}
+	d := now.Sub(b.CreatedAt)
+	switch {
+	case d < 0:
+		return ""
+	case d < time.Hour:
+		return "less than an hour ago"
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+	}
 }
 
 // String is one line for the summary, e.g. "run #412 on main (push,
 // 2026-11-29 03:12 UTC, 1a2b3c4) https://github.com/o/r/actions/runs/9".
-func (b Baseline) String() string {
+func (b Baseline) String() string { return b.Line(time.Time{}) }
+
+// Line is String with the baseline's age when now is set ("3 days ago").
+func (b Baseline) Line(now time.Time) string {
 	if b.RunID == 0 {
 		return "no baseline"
 	}
@@ -55,6 +80,9 @@ func (b Baseline) String() string {
 	}
 	if !b.CreatedAt.IsZero() {
 		info = append(info, b.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	if a := b.Age(now); a != "" && !now.IsZero() {
+		info = append(info, a)
 	}
 	if b.HeadSHA != "" {
 		info = append(info, b.HeadSHA[:min(7, len(b.HeadSHA))])
@@ -73,92 +101,224 @@ func (b Baseline) String() string {
 }
 
 const (
-	maxRunPages      = 3 // 300 runs listed at most
-	maxArtifactPages = 3 // 300 artifacts per run at most
+	maxRunPages      = 10 // 1,000 runs listed at most; MaxRuns and MaxAge stop earlier
+	maxArtifactPages = 3  // 300 artifacts per run at most
 	maxZipEntries    = 10000
 	maxSkipped       = 50
 	baselinePerms    = "the workflow needs permissions: actions: read"
 	reportEntry      = "report.json"
+	// CarriedDir is the folder of the report directory (and so of its
+	// artifact) that holds the layers a run did not produce itself: each
+	// one a copy of the baseline it was compared with, with that baseline's
+	// origin, so that a conformance-only push run passes the nightly
+	// behaviour baseline on to the next run and the chain never breaks.
+	CarriedDir = "carried"
 )
 
-// FetchBaseline finds the baseline for layer: report.json in the
-// configured artifact of the newest successful run of this workflow on the
-// base branch whose report contains layer (any report when layer is ""). If
-// no examined run has the layer, the newest usable report stands in, with
-// HasLayer false. Runs whose head repository is a fork, pull request runs,
-// expired artifacts, corrupt or oversized archives and reports of another
-// schemaVersion are skipped, and the search is capped at Config.MaxRuns
-// runs. The error is always a *Warning: NoBaseline when nothing usable was
-// found, else the API problem that stopped the search.
+// Carried is one layer a run carried forward: carried/<layer>.json.
+type Carried struct {
+	Layer  string         `json:"layer"`
+	Origin Baseline       `json:"origin"`
+	Report *report.Report `json:"report"`
+}
+
+// Baselines is the outcome of FetchBaselines: each layer's baseline from the
+// newest green run that produced it (or carried it forward).
+type Baselines struct {
+	// Parts maps each found layer to the report it is compared with.
+	Parts map[string]*report.Report
+	// From maps each found layer to the run that produced it.
+	From map[string]Baseline
+	// Missing lists the requested layers no examined run had.
+	Missing []string
+	// Skipped says why runs were passed over, newest first.
+	Skipped []string
+	// Examined counts the runs whose artifact was read.
+	Examined int
+}
+
+// FetchBaseline finds one baseline report: for layer, that of the newest
+// green run whose report has it (any report when layer is ""). If no
+// examined run has the layer, the newest usable report stands in, with
+// HasLayer false. See FetchBaselines for what is examined and skipped.
 func (c *Client) FetchBaseline(ctx context.Context, layer string) (*report.Report, Baseline, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.BaselineTimeout)
-	defer cancel()
-	var skipped []string
-	skip := func(run *gh.WorkflowRun, why string) {
-		if len(skipped) < maxSkipped {
-			skipped = append(skipped, fmt.Sprintf("run #%d (id %d): %s", run.GetRunNumber(), run.GetID(), why))
+	want := []string{layer}
+	if layer == "" {
+		want = nil
+	}
+	bs, fallback, fbDesc, err := c.search(ctx, want)
+	if err != nil {
+		return nil, Baseline{Skipped: skippedOf(bs)}, err
+	}
+	if layer != "" {
+		if rep, ok := bs.Parts[layer]; ok {
+			d := bs.From[layer]
+			d.HasLayer, d.Skipped = true, bs.Skipped
+			return rep, d, nil
 		}
 	}
-	none := func(msg string) (*report.Report, Baseline, error) {
-		return nil, Baseline{Skipped: skipped}, &Warning{Kind: NoBaseline, Op: "baseline", Msg: msg}
+	if fallback != nil {
+		fbDesc.HasLayer, fbDesc.Skipped = layer == "", bs.Skipped
+		return fallback, fbDesc, nil
 	}
+	return nil, Baseline{Skipped: bs.Skipped}, c.noneWarning(bs)
+}
+
+// FetchBaselines finds, for each of layers, that layer's result in the
+// newest successful run of this workflow on the base branch that produced
+// it, either in its report.json or in its carried/<layer>.json (a layer it
+// carried forward, which keeps its original run as origin). Runs are
+// listed newest first, through pages, until every layer is found or
+// Config.MaxRuns runs were read or the runs get older than Config.MaxAge.
+// Skipped: runs whose head repository is a fork, pull request runs,
+// expired artifacts, corrupt or oversized archives, reports of another
+// schemaVersion, and reports whose own gate failed (a run can conclude
+// success with continue-on-error; its report must not become the bar).
+// The error is a *Warning: NoBaseline when no layer was found, else the API
+// problem that stopped the search.
+func (c *Client) FetchBaselines(ctx context.Context, layers []string) (*Baselines, error) {
+	bs, _, _, err := c.search(ctx, layers)
+	if err != nil {
+		return bs, err
+	}
+	if len(bs.Parts) == 0 {
+		return bs, c.noneWarning(bs)
+	}
+	return bs, nil
+}
+
+func skippedOf(bs *Baselines) []string {
+	if bs == nil {
+		return nil
+	}
+	return bs.Skipped
+}
+
+func (c *Client) noneWarning(bs *Baselines) error {
 	if c.runID == 0 {
-		return none("no baseline: GITHUB_RUN_ID is not set, so this run's workflow is unknown")
+		return &Warning{Kind: NoBaseline, Op: "baseline", Msg: "no baseline: GITHUB_RUN_ID is not set, so this run's workflow is unknown"}
 	}
 	if c.branch == "" {
-		return none("no baseline: the event names no branch to take it from")
+		return &Warning{Kind: NoBaseline, Op: "baseline", Msg: "no baseline: the event names no branch to take it from"}
+	}
+	if bs.Examined == 0 && len(bs.Skipped) == 0 {
+		return &Warning{Kind: NoBaseline, Op: "baseline", Msg: fmt.Sprintf("no baseline: this workflow has no earlier successful run on %s (a first run?)", c.branch)}
+	}
+	return &Warning{Kind: NoBaseline, Op: "baseline", Msg: fmt.Sprintf("no baseline: none of the %d successful runs examined on %s has a usable %q artifact", bs.Examined, c.branch, c.cfg.ArtifactName)}
+}
+
+// search walks the green runs for want (every layer found counts; want nil
+// stops at the first usable report). It also returns the newest usable
+// report, for FetchBaseline's stand-in.
+func (c *Client) search(ctx context.Context, want []string) (*Baselines, *report.Report, Baseline, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.BaselineTimeout)
+	defer cancel()
+	bs := &Baselines{Parts: map[string]*report.Report{}, From: map[string]Baseline{}}
+	var (
+		fallback *report.Report
+		fbDesc   Baseline
+	)
+	skip := func(run *gh.WorkflowRun, why string) {
+		if len(bs.Skipped) < maxSkipped {
+			bs.Skipped = append(bs.Skipped, fmt.Sprintf("run #%d (id %d): %s", run.GetRunNumber(), run.GetID(), why))
+		}
+	}
+	missing := func() []string {
+		var m []string
+		for _, l := range want {
+			if _, ok := bs.Parts[l]; !ok {
+				m = append(m, l)
+			}
+		}
+		return m
+	}
+	done := func() bool {
+		if want == nil {
+			return fallback != nil
+		}
+		return len(missing()) == 0
+	}
+	if c.runID == 0 || c.branch == "" {
+		bs.Missing = missing()
+		return bs, nil, Baseline{}, nil
 	}
 	cur, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, c.owner, c.repo, c.runID)
 	if err != nil {
-		return nil, Baseline{}, apiWarning("baseline", "no baseline: this run's workflow could not be looked up", baselinePerms, err)
+		return bs, nil, Baseline{}, apiWarning("baseline", "no baseline: this run's workflow could not be looked up", baselinePerms, err)
 	}
+	oldest := c.cfg.now().Add(-c.cfg.MaxAge)
 	// The workflow id, not the file name in GITHUB_WORKFLOW_REF, because a
 	// reusable workflow's ref names the caller.
 	opts := &gh.ListWorkflowRunsOptions{
-		Branch: c.branch,
-		Status: "success",
+		Branch:  c.branch,
+		Status:  "success",
+		Created: ">=" + oldest.UTC().Format("2006-01-02"),
 		// Only drops the pull_requests array from each run: less to read.
 		ExcludePullRequests: true,
 		ListOptions:         gh.ListOptions{PerPage: 100},
 	}
-	var (
-		fallback *report.Report
-		fbDesc   Baseline
-		examined int
-	)
-	for page := 0; page < maxRunPages && examined < c.cfg.MaxRuns; page++ {
+	tooOld := false
+pages:
+	for page := 0; page < maxRunPages && bs.Examined < c.cfg.MaxRuns && !done(); page++ {
 		runs, resp, err := c.gh.Actions.ListWorkflowRunsByID(ctx, c.owner, c.repo, cur.GetWorkflowID(), opts)
 		if err != nil {
-			return nil, Baseline{Skipped: skipped}, apiWarning("baseline", "no baseline: the workflow's runs could not be listed", baselinePerms, err)
+			return bs, nil, Baseline{}, apiWarning("baseline", "no baseline: the workflow's runs could not be listed", baselinePerms, err)
 		}
 		for _, run := range runs.WorkflowRuns {
-			if examined >= c.cfg.MaxRuns {
-				break
+			if bs.Examined >= c.cfg.MaxRuns || done() {
+				break pages
 			}
 			if run.GetID() == c.runID {
 				continue // a re-run of a green run lists itself
+			}
+			if t := run.GetCreatedAt().Time; !t.IsZero() && t.Before(oldest) {
+				tooOld = true
+				break pages
 			}
 			if why := c.unsuitable(run); why != "" {
 				skip(run, why)
 				continue
 			}
-			examined++
-			rep, why, err := c.reportFromRun(ctx, run)
+			bs.Examined++
+			rep, carried, why, err := c.reportFromRun(ctx, run)
 			if err != nil {
-				return nil, Baseline{Skipped: skipped}, err
+				return bs, nil, Baseline{}, err
 			}
 			if why != "" {
 				skip(run, why)
 				continue
 			}
-			d := describe(run)
-			if layer == "" || slices.Contains(rep.Layers, layer) {
-				d.HasLayer, d.Skipped = true, skipped
-				return rep, d, nil
+			if !rep.Passed() {
+				skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
+				continue
 			}
-			skip(run, fmt.Sprintf("its report has no %s layer", layer))
+			d := describe(run)
 			if fallback == nil {
 				fallback, fbDesc = rep, d
+			}
+			// Every layer is taken from the newest run that has it, wanted
+			// or not: the ones not wanted are what this run carries forward.
+			var took []string
+			for _, l := range allLayers {
+				if _, ok := bs.Parts[l]; ok {
+					continue
+				}
+				switch cr, ok := carried[l]; {
+				case slices.Contains(rep.Layers, l):
+					bs.Parts[l], bs.From[l] = rep, d
+				case ok:
+					o := cr.Origin
+					o.CarriedBy = d.RunNumber
+					bs.Parts[l], bs.From[l] = cr.Report, o
+				default:
+					continue
+				}
+				if slices.Contains(want, l) {
+					took = append(took, l)
+				}
+			}
+			if len(took) == 0 && want != nil {
+				skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(missing(), " or ")))
 			}
 		}
 		if resp.NextPage == 0 {
@@ -166,14 +326,11 @@ func (c *Client) FetchBaseline(ctx context.Context, layer string) (*report.Repor
 		}
 		opts.Page = resp.NextPage
 	}
-	if fallback != nil {
-		fbDesc.Skipped = skipped
-		return fallback, fbDesc, nil
+	bs.Missing = missing()
+	if len(bs.Missing) > 0 && tooOld && len(bs.Skipped) < maxSkipped {
+		bs.Skipped = append(bs.Skipped, fmt.Sprintf("runs before %s were not examined (older than %d days)", oldest.UTC().Format("2006-01-02"), int(c.cfg.MaxAge.Hours()/24)))
 	}
-	if examined == 0 && len(skipped) == 0 {
-		return none(fmt.Sprintf("no baseline: this workflow has no earlier successful run on %s (a first run?)", c.branch))
-	}
-	return none(fmt.Sprintf("no baseline: none of the %d successful runs examined on %s has a usable %q artifact", examined, c.branch, c.cfg.ArtifactName))
+	return bs, fallback, fbDesc, nil
 }
 
 // unsuitable says why a listed run cannot be a baseline, or "".
@@ -212,13 +369,13 @@ func describe(run *gh.WorkflowRun) Baseline {
 // reportFromRun downloads and decodes the run's report. A reason to skip
 // the run comes back as a string; an error (a *Warning) ends the search,
 // because the next run would meet the same outage or permission problem.
-func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*report.Report, string, error) {
+func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*report.Report, map[string]Carried, string, error) {
 	art, why, err := c.findArtifact(ctx, run.GetID())
 	if err != nil || why != "" {
-		return nil, why, err
+		return nil, nil, why, err
 	}
 	if size := art.GetSizeInBytes(); size > c.cfg.MaxZipBytes {
-		return nil, fmt.Sprintf("artifact %q is %d bytes, over the %d-byte cap", c.cfg.ArtifactName, size, c.cfg.MaxZipBytes), nil
+		return nil, nil, fmt.Sprintf("artifact %q is %d bytes, over the %d-byte cap", c.cfg.ArtifactName, size, c.cfg.MaxZipBytes), nil
 	}
 	// maxRedirects 1 follows a 301 for a renamed repository; the token
 	// goes only to the API host (authTransport) either way.
@@ -229,29 +386,34 @@ func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*repor
 			code = resp.StatusCode
 		}
 		switch {
+		case code == 0 && strings.Contains(err.Error(), "cross-host redirect"):
+			// go-github refuses a 301 to another origin: its transport
+			// would carry the token there.
+			return nil, nil, "the artifact download redirected to another host, which is not followed (the token would go with it)", nil
 		case code == http.StatusNotFound || code == http.StatusGone:
-			return nil, fmt.Sprintf("artifact %q expired or was deleted (%d)", c.cfg.ArtifactName, code), nil
+			return nil, nil, fmt.Sprintf("artifact %q expired or was deleted (%d)", c.cfg.ArtifactName, code), nil
 		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			return nil, "", &Warning{Kind: Forbidden, Op: "baseline", Msg: fmt.Sprintf("no baseline: downloading the artifact was refused (%d; %s)", code, baselinePerms), Err: err}
+			return nil, nil, "", &Warning{Kind: Forbidden, Op: "baseline", Msg: fmt.Sprintf("no baseline: downloading the artifact was refused (%d; %s)", code, baselinePerms), Err: err}
 		case code >= 500 || code == 0:
-			return nil, "", apiWarning("baseline", "no baseline: the artifact download failed", baselinePerms, err)
+			return nil, nil, "", apiWarning("baseline", "no baseline: the artifact download failed", baselinePerms, err)
 		default:
-			return nil, fmt.Sprintf("the artifact download answered %d", code), nil
+			return nil, nil, fmt.Sprintf("the artifact download answered %d", code), nil
 		}
 	}
 	data, why, err := c.download(ctx, loc)
 	if err != nil || why != "" {
-		return nil, why, err
+		return nil, nil, why, err
 	}
-	rep, why := decodeArtifact(data, c.cfg.MaxReportBytes)
+	rep, carried, why := decodeArtifact(data, c.cfg.MaxReportBytes)
 	if why != "" {
-		return nil, fmt.Sprintf("artifact %q: %s", c.cfg.ArtifactName, why), nil
+		return nil, nil, fmt.Sprintf("artifact %q: %s", c.cfg.ArtifactName, why), nil
 	}
-	return rep, "", nil
+	return rep, carried, "", nil
 }
 
 // findArtifact returns the run's non-expired artifact with the configured
-// name. v66 cannot filter by name on the server, so it is matched here.
+// name. go-github cannot filter a run's artifacts by name on the server,
+// so it is matched here.
 func (c *Client) findArtifact(ctx context.Context, runID int64) (*gh.Artifact, string, error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	expired := false
@@ -317,47 +479,66 @@ func (c *Client) download(ctx context.Context, loc *url.URL) ([]byte, string, er
 	return data, "", nil
 }
 
-// decodeArtifact reads report.json out of a downloaded artifact: normally a
-// zip; upload-artifact's archive: false uploads the single file as is.
-func decodeArtifact(data []byte, maxReport int64) (*report.Report, string) {
-	var b []byte
+// decodeArtifact reads report.json out of a downloaded artifact, and the
+// layers it carried (carried/<layer>.json beside it): normally a zip;
+// upload-artifact's archive: false uploads the single file as is. A carried
+// entry that does not decode is ignored: the run's own report still counts.
+func decodeArtifact(data []byte, maxReport int64) (*report.Report, map[string]Carried, string) {
+	var (
+		b       []byte
+		carried map[string][]byte
+	)
 	switch t := bytes.TrimLeft(data, " \t\r\n"); {
 	case bytes.HasPrefix(data, []byte("PK")):
 		var why string
-		if b, why = reportFromZip(data, maxReport); why != "" {
-			return nil, why
+		if b, carried, why = reportFromZip(data, maxReport); why != "" {
+			return nil, nil, why
 		}
 	case bytes.HasPrefix(t, []byte("{")):
 		if int64(len(data)) > maxReport {
-			return nil, fmt.Sprintf("report.json is over the %d-byte cap", maxReport)
+			return nil, nil, fmt.Sprintf("report.json is over the %d-byte cap", maxReport)
 		}
 		b = data
 	default:
-		return nil, "not a zip archive"
+		return nil, nil, "not a zip archive"
 	}
-	return decodeReport(b)
+	rep, why := decodeReport(b)
+	if why != "" {
+		return nil, nil, why
+	}
+	out := map[string]Carried{}
+	for layer, cb := range carried {
+		var c Carried
+		if json.Unmarshal(cb, &c) != nil || c.Layer != layer || c.Report == nil ||
+			c.Report.SchemaVersion != report.SchemaVersion || !slices.Contains(c.Report.Layers, layer) {
+			continue
+		}
+		out[layer] = c
+	}
+	return rep, out, ""
 }
 
-// reportFromZip returns the report.json entry of a zip, reading nothing
-// else. The archive is untrusted (a past run wrote it, possibly from code
-// under review), so an entry with an unsafe path rejects the whole archive
-// even though nothing is extracted to disk, and the entry is read through a
-// size cap because its header may lie.
-func reportFromZip(data []byte, maxReport int64) ([]byte, string) {
+// reportFromZip returns the report.json entry of a zip and the carried
+// layers beside it, reading nothing else. The archive is untrusted (a past
+// run wrote it, possibly from code under review), so an entry with an
+// unsafe path rejects the whole archive even though nothing is extracted to
+// disk, and each entry is read through a size cap because its header may
+// lie.
+func reportFromZip(data []byte, maxReport int64) ([]byte, map[string][]byte, string) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if errors.Is(err, zip.ErrInsecurePath) {
-		return nil, "the zip holds an entry with an unsafe path"
+		return nil, nil, "the zip holds an entry with an unsafe path"
 	}
 	if err != nil {
-		return nil, "corrupt zip archive: " + err.Error()
+		return nil, nil, "corrupt zip archive: " + err.Error()
 	}
 	if len(zr.File) > maxZipEntries {
-		return nil, fmt.Sprintf("the zip holds %d entries, over the cap of %d", len(zr.File), maxZipEntries)
+		return nil, nil, fmt.Sprintf("the zip holds %d entries, over the cap of %d", len(zr.File), maxZipEntries)
 	}
 	var pick *zip.File
 	for _, f := range zr.File {
 		if !safeEntryName(f.Name) {
-			return nil, "the zip holds an entry with an unsafe path: " + strconv.Quote(clip(f.Name, 200))
+			return nil, nil, "the zip holds an entry with an unsafe path: " + strconv.Quote(clip(f.Name, 200))
 		}
 		if strings.HasSuffix(f.Name, "/") || path.Base(f.Name) != reportEntry {
 			continue
@@ -369,12 +550,42 @@ func reportFromZip(data []byte, maxReport int64) ([]byte, string) {
 		}
 	}
 	if pick == nil {
-		return nil, "the zip holds no " + reportEntry
+		return nil, nil, "the zip holds no " + reportEntry
 	}
-	if pick.UncompressedSize64 > uint64(maxReport) {
-		return nil, fmt.Sprintf("%s is %d bytes, over the %d-byte cap", pick.Name, pick.UncompressedSize64, maxReport)
+	b, why := readEntry(pick, maxReport)
+	if why != "" {
+		return nil, nil, why
 	}
-	rc, err := pick.Open()
+	dir := path.Dir(pick.Name)
+	carried := map[string][]byte{}
+	for _, f := range zr.File {
+		name := f.Name
+		if dir != "." {
+			var ok bool
+			if name, ok = strings.CutPrefix(name, dir+"/"); !ok {
+				continue
+			}
+		}
+		rest, ok := strings.CutPrefix(name, CarriedDir+"/")
+		if !ok || !strings.HasSuffix(rest, ".json") || strings.Contains(rest, "/") {
+			continue
+		}
+		layer := strings.TrimSuffix(rest, ".json")
+		if !slices.Contains(allLayers, layer) {
+			continue
+		}
+		if cb, why := readEntry(f, maxReport); why == "" {
+			carried[layer] = cb
+		}
+	}
+	return b, carried, ""
+}
+
+func readEntry(f *zip.File, maxReport int64) ([]byte, string) {
+	if f.UncompressedSize64 > uint64(maxReport) {
+		return nil, fmt.Sprintf("%s is %d bytes, over the %d-byte cap", f.Name, f.UncompressedSize64, maxReport)
+	}
+	rc, err := f.Open()
 	if err != nil {
 		return nil, "corrupt zip archive: " + err.Error()
 	}
@@ -384,7 +595,7 @@ func reportFromZip(data []byte, maxReport int64) ([]byte, string) {
 		return nil, "corrupt zip archive: " + err.Error()
 	}
 	if int64(len(b)) > maxReport {
-		return nil, fmt.Sprintf("%s is over the %d-byte cap", pick.Name, maxReport)
+		return nil, fmt.Sprintf("%s is over the %d-byte cap", f.Name, maxReport)
 	}
 	return b, ""
 }

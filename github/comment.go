@@ -2,9 +2,13 @@ package github
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"strings"
 
-	gh "github.com/google/go-github/v66/github"
+	gh "github.com/google/go-github/v93/github"
 
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -45,19 +49,58 @@ type CommentResult struct {
 	HTMLURL string
 }
 
-// UpsertComment keeps one mcp-eval comment on the pull request: it edits
-// the newest comment that carries CommentMarker and was written by a bot
-// (the marker alone could be quoted by a person), leaves it alone when the
-// body is unchanged (an edit notifies subscribers), and creates one
-// otherwise. The body is cut below GitHub's size limit. The error is a
-// *Warning; Forbidden is the expected outcome on fork pull requests.
+// UpsertComment is UpsertKeyedComment with no key: the one comment marked
+// with the bare CommentMarker.
 func (c *Client) UpsertComment(ctx context.Context, prNumber int, body string) (CommentResult, error) {
-	if !strings.Contains(body, CommentMarker) {
-		body = CommentMarker + "\n" + body
+	return c.UpsertKeyedComment(ctx, prNumber, "", body)
+}
+
+// Marker is the hidden first line that identifies the comment of key:
+// CommentMarker for "", else the marker with a hash of the key, so that
+// any key (a workflow name, JSON of the matrix) is safe inside an HTML
+// comment and jobs of one pull request never overwrite each other's.
+func Marker(key string) string {
+	if key == "" {
+		return CommentMarker
 	}
+	sum := sha256.Sum256([]byte(key))
+	return "<!-- mcp-eval:comment key=" + hex.EncodeToString(sum[:8]) + " -->"
+}
+
+// DefaultCommentKey is the comment key when the comment-key input is
+// empty: the workflow and the job (action.yml's default adds the matrix
+// values, which only the runner's expression context knows).
+func DefaultCommentKey(getenv func(string) string) string {
+	return getenv("GITHUB_WORKFLOW") + " / " + getenv("GITHUB_JOB")
+}
+
+// NormalizeKey folds the white space of a key, since toJSON(matrix) in
+// action.yml's default spreads over lines.
+func NormalizeKey(key string) string { return strings.Join(strings.Fields(key), " ") }
+
+// UpsertKeyedComment keeps one mcp-eval comment per key on the pull
+// request. A comment is ours when its first line is the key's Marker and
+// its author is the identity the token really is (Identity): a marker
+// quoted by a person or pasted by another bot (renovate[bot]) is never
+// taken, so its edit can neither be refused nor hijack someone's text.
+// A comment of ours with the bare marker (an older mcp-eval) is adopted
+// for a key that has none yet. The newest match is edited, left alone
+// when the body is unchanged (an edit notifies subscribers), else a
+// comment is created. The body is cut below GitHub's size limit. The error
+// is a *Warning; Forbidden is the expected outcome on fork pull requests.
+func (c *Client) UpsertKeyedComment(ctx context.Context, prNumber int, key, body string) (CommentResult, error) {
+	marker := Marker(key)
+	if rest, ok := strings.CutPrefix(body, CommentMarker+"\n"); ok {
+		body = rest
+	}
+	body = marker + "\n" + body
 	body = truncateMarkdown(body, CommentLimit, utf16Cost, commentNote)
 
-	var ours *gh.IssueComment
+	me, err := c.Identity(ctx)
+	if err != nil {
+		return CommentResult{}, err
+	}
+	var ours, legacy *gh.IssueComment
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for range maxCommentPages {
 		list, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, prNumber, opts)
@@ -66,8 +109,14 @@ func (c *Client) UpsertComment(ctx context.Context, prNumber int, body string) (
 		}
 		// Comments come oldest first; the last match is the newest.
 		for _, cm := range list {
-			if isOurs(cm) {
+			if !strings.EqualFold(cm.GetUser().GetLogin(), me) {
+				continue
+			}
+			switch firstLine(cm.GetBody()) {
+			case marker:
 				ours = cm
+			case CommentMarker:
+				legacy = cm
 			}
 		}
 		if resp.NextPage == 0 {
@@ -75,15 +124,19 @@ func (c *Client) UpsertComment(ctx context.Context, prNumber int, body string) (
 		}
 		opts.Page = resp.NextPage
 	}
+	if ours == nil && key != "" {
+		ours = legacy
+	}
 
 	if ours != nil {
 		res := CommentResult{Action: CommentUnchanged, ID: ours.GetID(), HTMLURL: ours.GetHTMLURL()}
 		if sameBody(ours.GetBody(), body) {
 			return res, nil
 		}
-		edited, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, ours.GetID(), &gh.IssueComment{Body: gh.String(body)})
+		edited, _, err := c.gh.Issues.UpdateComment(ctx, c.owner, c.repo, ours.GetID(), gh.IssueCommentRequest{Body: body})
 		if err != nil {
-			return CommentResult{}, apiWarning("comment", "the pull request comment was not updated", commentPerms, err)
+			what := fmt.Sprintf("the pull request comment %s (by %s) was not updated", orID(ours), ours.GetUser().GetLogin())
+			return CommentResult{}, apiWarning("comment", what, commentPerms, err)
 		}
 		res.Action = CommentUpdated
 		if u := edited.GetHTMLURL(); u != "" {
@@ -91,19 +144,52 @@ func (c *Client) UpsertComment(ctx context.Context, prNumber int, body string) (
 		}
 		return res, nil
 	}
-	created, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, prNumber, &gh.IssueComment{Body: gh.String(body)})
+	created, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, prNumber, gh.IssueCommentRequest{Body: body})
 	if err != nil {
 		return CommentResult{}, apiWarning("comment", "the pull request comment was not written", commentPerms, err)
 	}
 	return CommentResult{Action: CommentCreated, ID: created.GetID(), HTMLURL: created.GetHTMLURL()}, nil
 }
 
-func isOurs(cm *gh.IssueComment) bool {
-	if !strings.Contains(cm.GetBody(), CommentMarker) {
-		return false
+func orID(cm *gh.IssueComment) string {
+	if u := cm.GetHTMLURL(); u != "" {
+		return u
 	}
-	u := cm.GetUser()
-	return u.GetLogin() == botLogin || u.GetType() == "Bot"
+	return fmt.Sprintf("#%d", cm.GetID())
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// Identity is the login the token writes comments as. GITHUB_TOKEN and
+// other installation tokens (ghs_) write as github-actions[bot] and may
+// not call GET /user; any other token (a PAT: ghp_, github_pat_) is asked
+// with GET /user, once per client. When GET /user is refused the bot is
+// assumed, which only risks a second comment, never taking someone else's.
+func (c *Client) Identity(ctx context.Context) (string, error) {
+	c.idOnce.Do(func() {
+		if strings.HasPrefix(c.cfg.Token, "ghs_") {
+			c.id = botLogin
+			return
+		}
+		u, _, err := c.gh.Users.Get(ctx, "")
+		var er *gh.ErrorResponse
+		switch {
+		case err == nil && u.GetLogin() != "":
+			c.id = u.GetLogin()
+		case errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == 401 || er.Response.StatusCode == 403):
+			c.id = botLogin
+		case err != nil:
+			c.idErr = apiWarning("comment", "the pull request comment was not written: the token's identity could not be read (GET /user)", commentPerms, err)
+		default:
+			c.id = botLogin
+		}
+	})
+	return c.id, c.idErr
 }
 
 // sameBody compares bodies as GitHub stores them: it may hand line breaks

@@ -118,7 +118,7 @@ func TestUpsertCommentEditsNewest(t *testing.T) {
 	f := newFakeGitHub(t, "/api/v3")
 	f.comments = []fakeComment{
 		{ID: 10, Body: body("a"), Login: "github-actions[bot]", Type: "Bot"},
-		{ID: 20, Body: body("b"), Login: "mcp-eval-app[bot]", Type: "Bot"},
+		{ID: 20, Body: body("b"), Login: "github-actions[bot]", Type: "Bot"},
 	}
 	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("c"))
 	if err != nil || res.ID != 20 || res.Action != CommentUpdated {
@@ -145,6 +145,9 @@ func TestUpsertComment403(t *testing.T) {
 			}
 			if !strings.Contains(w.Error(), "403 Resource not accessible by integration") {
 				t.Errorf("warning %q does not carry GitHub's message", w.Error())
+			}
+			if endpoint == "edit" && !strings.Contains(w.Error(), "comment https://github.com/acme/weather-mcp/pull/7#issuecomment-10 (by github-actions[bot]) was not updated") {
+				t.Errorf("warning %q does not name the comment and its author", w.Error())
 			}
 		})
 	}
@@ -208,4 +211,86 @@ func TestLabelPresent(t *testing.T) {
 	f.fail["labels"] = 403
 	_, err := c.LabelPresent(t.Context(), prNumber, "run-evals")
 	wantWarning(t, err, Forbidden, "pull-requests: read")
+}
+
+// A marker inside another bot's comment (renovate[bot] quoting ours, or a
+// hostile copy) is not ours: it is neither edited nor blamed; ours is
+// created beside it.
+func TestUpsertCommentIgnoresMarkerOfAnotherBot(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.comments = []fakeComment{{ID: 10, Body: body("renovate's copy"), Login: "renovate[bot]", Type: "Bot"}}
+	f.fail["edit"] = 403 // what editing someone else's comment would get
+	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("ours"))
+	if err != nil || res.Action != CommentCreated {
+		t.Fatalf("result = %+v, %v; want a comment of our own", res, err)
+	}
+	if f.callCount("PATCH ") != 0 || f.comments[0].Body != body("renovate's copy") {
+		t.Error("another bot's comment was edited")
+	}
+}
+
+// With a personal access token the comments are the person's: GET /user
+// says who, and only that login's marked comment is edited.
+func TestUpsertCommentWithPAT(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.token, f.user = "github_pat_11ABCDEFG0123456789", "release-bot-user"
+	f.comments = []fakeComment{
+		{ID: 10, Body: body("the bot's, from before"), Login: "github-actions[bot]", Type: "Bot"},
+		{ID: 11, Body: body("ours"), Login: "release-bot-user", Type: "User"},
+	}
+	c := f.client(t, Config{})
+	for range 3 {
+		res, err := c.UpsertComment(t.Context(), prNumber, body("new"))
+		if err != nil || res.ID != 11 {
+			t.Fatalf("result = %+v, %v; want comment 11 (the PAT's user) each time", res, err)
+		}
+	}
+	if n := f.callCount("GET /api/v3/user"); n != 1 {
+		t.Errorf("GET /user %d times, want once per client", n)
+	}
+	if f.callCount("POST ") != 0 || len(f.comments) != 2 {
+		t.Errorf("a PAT posted a new comment instead of editing its own: %+v", f.comments)
+	}
+}
+
+// Two jobs of one pull request (a matrix, or two workflows) keep one
+// comment each; an older bare-marker comment is adopted by the first key.
+func TestUpsertKeyedCommentsTwoKeys(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	f.comments = []fakeComment{{ID: 10, Body: body("from an older mcp-eval"), Login: "github-actions[bot]", Type: "Bot"}}
+	c := f.client(t, Config{})
+	keyA, keyB := NormalizeKey("mcp-eval / eval / {\n  \"node\": 20\n}"), NormalizeKey("mcp-eval / eval / {\n  \"node\": 22\n}")
+	if Marker(keyA) == Marker(keyB) || strings.Contains(Marker(keyA), keyA) {
+		t.Fatalf("markers %q %q: want distinct, hashed", Marker(keyA), Marker(keyB))
+	}
+	ra, err := c.UpsertKeyedComment(t.Context(), prNumber, keyA, body("node 20"))
+	if err != nil || ra.ID != 10 || ra.Action != CommentUpdated {
+		t.Fatalf("key A: %+v %v; want the bare-marker comment adopted", ra, err)
+	}
+	rb, err := c.UpsertKeyedComment(t.Context(), prNumber, keyB, body("node 22"))
+	if err != nil || rb.Action != CommentCreated {
+		t.Fatalf("key B: %+v %v; want a comment of its own", rb, err)
+	}
+	for i := range 2 {
+		ra, _ = c.UpsertKeyedComment(t.Context(), prNumber, keyA, body(fmt.Sprint("node 20 run ", i)))
+		rb, _ = c.UpsertKeyedComment(t.Context(), prNumber, keyB, body(fmt.Sprint("node 22 run ", i)))
+		if ra.ID != 10 || rb.ID == 10 || ra.Action != CommentUpdated || rb.Action != CommentUpdated {
+			t.Errorf("run %d: A %+v, B %+v", i, ra, rb)
+		}
+	}
+	if len(f.comments) != 2 {
+		t.Fatalf("%d comments, want one per key", len(f.comments))
+	}
+	for _, cm := range f.comments {
+		first := strings.TrimSpace(strings.SplitN(cm.Body, "\n", 2)[0])
+		if first != Marker(keyA) && first != Marker(keyB) {
+			t.Errorf("comment %d starts %q, want a keyed marker", cm.ID, first)
+		}
+	}
+	if !strings.Contains(f.comments[0].Body, "node 20 run 1") || !strings.Contains(f.comments[1].Body, "node 22 run 1") {
+		t.Errorf("each key's comment must hold its own latest run: %q / %q", f.comments[0].Body, f.comments[1].Body)
+	}
 }

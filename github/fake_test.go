@@ -82,11 +82,17 @@ type fakeGitHub struct {
 	// Status overrides per endpoint ("runs", "run", "artifacts",
 	// "comments", "create", "edit", "labels"): answer with this code.
 	fail map[string]int
+
+	// token is the one credential the API accepts (testToken unless a
+	// test sets a PAT); user is the login GET /user answers for it: ""
+	// answers 403 as the API does for an installation token.
+	token string
+	user  string
 }
 
 func newFakeGitHub(t testing.TB, prefix string) *fakeGitHub {
 	t.Helper()
-	f := &fakeGitHub{t: t, prefix: prefix, nextID: 5000, fail: map[string]int{}}
+	f := &fakeGitHub{t: t, prefix: prefix, nextID: 5000, fail: map[string]int{}, token: testToken}
 	f.blob = httptest.NewServer(http.HandlerFunc(f.serveBlob))
 	mux := http.NewServeMux()
 	// Owner and repository are literal: a client that got them wrong gets
@@ -100,11 +106,15 @@ func newFakeGitHub(t testing.TB, prefix string) *fakeGitHub {
 	mux.HandleFunc("POST "+p+"/issues/{n}/comments", f.createComment)
 	mux.HandleFunc("PATCH "+p+"/issues/comments/{id}", f.editComment)
 	mux.HandleFunc("GET "+p+"/issues/{n}/labels", f.listLabels)
+	mux.HandleFunc("GET "+prefix+"/user", f.getUser)
 	f.api = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.calls = append(f.calls, r.Method+" "+r.URL.RequestURI())
 		f.mu.Unlock()
-		if got := r.Header.Get("Authorization"); got != "Bearer "+testToken {
+		f.mu.Lock()
+		token := f.token
+		f.mu.Unlock()
+		if got := r.Header.Get("Authorization"); got != "Bearer "+token {
 			t.Errorf("%s %s: Authorization = %q, want the bearer token", r.Method, r.URL.Path, got)
 		}
 		if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "mcp-eval") {
@@ -132,7 +142,7 @@ func (f *fakeGitHub) env(apiURL string) Env {
 
 func (f *fakeGitHub) client(t testing.TB, cfg Config) *Client {
 	t.Helper()
-	cfg.Token = testToken
+	cfg.Token = f.token
 	c, err := NewClient(f.env(f.api.URL+f.prefix), Event{Name: "push"}, cfg)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
@@ -519,7 +529,11 @@ func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.nextID++
+	// The author is whoever the token is.
 	c := fakeComment{ID: f.nextID, Body: body, Login: "github-actions[bot]", Type: "Bot"}
+	if f.user != "" {
+		c.Login, c.Type = f.user, "User"
+	}
 	f.comments = append(f.comments, c)
 	f.mu.Unlock()
 	writeJSON(w, 201, f.commentJSON(c))
@@ -550,6 +564,19 @@ func (f *fakeGitHub) editComment(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	apiError(w, 404, "Not Found")
+}
+
+// getUser is GET /user: the token's own account, or the 403 an
+// installation token (GITHUB_TOKEN) gets.
+func (f *fakeGitHub) getUser(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	user := f.user
+	f.mu.Unlock()
+	if user == "" {
+		apiError(w, 403, "Resource not accessible by integration")
+		return
+	}
+	writeJSON(w, 200, map[string]any{"login": user, "id": 583231, "node_id": "MDQ6VXNlcjU4MzIzMQ==", "type": "User", "site_admin": false})
 }
 
 func (f *fakeGitHub) listLabels(w http.ResponseWriter, r *http.Request) {

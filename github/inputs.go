@@ -33,6 +33,7 @@ var InputNames = []string{
 	"eval-label",
 	"github-token",
 	"comment",
+	"comment-key",
 	"shard",
 	"strict",
 	"safe-tools",
@@ -43,6 +44,7 @@ var InputNames = []string{
 	"require-significance",
 	"waivers",
 	"out",
+	"report",
 }
 
 // Inputs are the Action's inputs. Most map one to one onto a CLI flag of
@@ -64,6 +66,7 @@ type Inputs struct {
 	EvalLabel           string // the label that runs the model layers on a pull request
 	GitHubToken         string
 	Comment             bool // upsert the sticky pull request comment
+	CommentKey          string
 	Shard               string
 	Strict              *bool // nil when the input is empty
 	SafeTools           []string
@@ -74,6 +77,9 @@ type Inputs struct {
 	RequireSignificance *bool
 	Waivers             string
 	Out                 string
+	// Report, when set, is a report.json to gate and publish instead of
+	// running (the merged report of sharded jobs).
+	Report string
 }
 
 // ReadInputs reads the inputs through go-githubactions, which maps a name
@@ -106,6 +112,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		EvalLabel:           get("eval-label"),
 		GitHubToken:         get("github-token"),
 		Comment:             true,
+		CommentKey:          get("comment-key"),
 		Shard:               get("shard"),
 		Strict:              boolean("strict"),
 		SafeTools:           list(get("safe-tools")),
@@ -116,6 +123,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		RequireSignificance: boolean("require-significance"),
 		Waivers:             get("waivers"),
 		Out:                 get("out"),
+		Report:              get("report"),
 	}
 	if c := boolean("comment"); c != nil {
 		in.Comment = *c
