@@ -102,7 +102,7 @@ func jsonrpcChecks() []*Check {
 	ref := spec("basic/index") + "#requests"
 	return []*Check{
 		{ID: "jsonrpc/id-echo-string", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
-			Title: "a string id is echoed exactly",
+			Title: "a string id is echoed as the same JSON string (compared as values: \\u escapes are equal)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				id := fmt.Sprintf("mcp-eval-%d-ü", e.client.NextID())
 				return e.echo(ctx, id, "tools/list")
@@ -128,7 +128,7 @@ func jsonrpcChecks() []*Check {
 				if x.Response == nil {
 					return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
 				}
-				if string(bytes.TrimSpace(x.Response.JSONRPC)) != `"2.0"` {
+				if !jsonIs(x.Response.JSONRPC, "2.0") {
 					return failf(evidence(x), `the response's jsonrpc member is %s, want "2.0"`, orAbsent(x.Response.JSONRPC))
 				}
 				return pass()
@@ -212,7 +212,8 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 		return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
 	}
 	want, _ := json.Marshal(id)
-	if got := bytes.TrimSpace(x.Response.ID); !bytes.Equal(got, want) {
+	// Compared as JSON values: an escaping encoder writes "ü" as "\u00fc".
+	if !sameJSON(x.Response.ID, want) {
 		return failf(evidence(x), "the answer's id is %s, want %s (ids must be echoed with their type)", orAbsent(x.Response.ID), want)
 	}
 	return pass()

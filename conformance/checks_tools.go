@@ -99,7 +99,7 @@ func schemaChecks() []*Check {
 						p = append(p, t.Name+": inputSchema is not an object")
 						continue
 					}
-					if string(bytes.TrimSpace(root.Type)) != `"object"` {
+					if !jsonIs(root.Type, "object") {
 						got := string(root.Type)
 						if got == "" {
 							got = "absent"

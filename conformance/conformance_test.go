@@ -22,7 +22,7 @@ import (
 func TestMain(m *testing.M) {
 	if d, ok := os.LookupEnv("FIXTURE_STDIO"); ok {
 		s := fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(d), Legacy: os.Getenv("FIXTURE_LEGACY") != "",
-			StateDir: os.Getenv("FIXTURE_STATE_DIR")})
+			StateDir: os.Getenv("FIXTURE_STATE_DIR"), EscapeNonASCII: os.Getenv("FIXTURE_ESCAPE") != ""})
 		if err := s.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
 			os.Exit(1)
 		}
@@ -32,15 +32,30 @@ func TestMain(m *testing.M) {
 }
 
 func stdioTarget(t testing.TB, defects string, legacy bool) mcp.Target {
+	return stdioFixture(t, fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy})
+}
+
+// stdioFixture runs the fixture with fo as a stdio server (a re-executed
+// test binary; see TestMain).
+func stdioFixture(t testing.TB, fo fixture.Options) mcp.Target {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var defects []string
+	for d, on := range fo.Defects {
+		if on {
+			defects = append(defects, d)
+		}
+	}
 	// The state dir lets the fixture tell its processes apart, so that a
 	// second process can play "a new connection".
-	env := []string{"FIXTURE_STDIO=" + defects, "FIXTURE_STATE_DIR=" + t.TempDir()}
-	if legacy {
+	env := []string{"FIXTURE_STDIO=" + strings.Join(defects, ","), "FIXTURE_STATE_DIR=" + t.TempDir()}
+	if fo.Legacy {
 		env = append(env, "FIXTURE_LEGACY=1")
+	}
+	if fo.EscapeNonASCII {
+		env = append(env, "FIXTURE_ESCAPE=1")
 	}
 	return &mcp.CommandTarget{Command: mcp.Command{Argv: []string{exe, "-test.run=^$"}, Env: env}}
 }
@@ -53,10 +68,16 @@ func evaluate(t testing.TB, transport, defects string, legacy bool, opts Options
 
 func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Options, maxConns int) (*Result, *fixture.Server) {
 	t.Helper()
+	return evaluateFixture(t, transport, fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy}, opts, maxConns)
+}
+
+// evaluateFixture runs the checks against a fixture with options fo.
+func evaluateFixture(t testing.TB, transport string, fo fixture.Options, opts Options, maxConns int) (*Result, *fixture.Server) {
+	t.Helper()
 	var target mcp.Target
 	var srv *fixture.Server
 	if transport == "http" {
-		srv = fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy})
+		srv = fixture.NewHandler(fo)
 		hs := httptest.NewServer(srv)
 		t.Cleanup(hs.Close)
 		ht := &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
@@ -66,7 +87,7 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 		}
 		target = ht
 	} else {
-		target = stdioTarget(t, defects, legacy)
+		target = stdioFixture(t, fo)
 	}
 	ctx := context.Background()
 	copts := mcp.Options{Timeout: 2 * time.Second}
@@ -119,6 +140,26 @@ func TestCleanFixturePasses(t *testing.T) {
 				if n := srv.Calls()["delete_everything"]; n != 0 {
 					t.Errorf("the destructive tool was executed %d times; probes must never call it", n)
 				}
+			}
+		})
+	}
+}
+
+// TestEscapingEncoderPasses runs every check against a server whose JSON
+// encoder escapes non-ASCII ("\u00fc" for "ü", Python's json.dumps
+// default): the same JSON values, so nothing may fail (issue 9: the string
+// id echo was compared as bytes).
+func TestEscapingEncoderPasses(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluateFixture(t, transport, fixture.Options{EscapeNonASCII: true}, Options{}, 0)
+			for _, c := range res.Checks {
+				if c.Status == report.StatusFail || c.Status == report.StatusError {
+					t.Errorf("%s: %s: %s\n%s", c.ID, c.Status, c.Message, c.Evidence)
+				}
+			}
+			if c := byID(res)["jsonrpc/id-echo-string"]; c.Status != report.StatusPass {
+				t.Errorf("jsonrpc/id-echo-string: %s, want pass", c.Status)
 			}
 		})
 	}
@@ -346,5 +387,36 @@ func TestSafety(t *testing.T) {
 	}
 	if n := srv.Calls()["delete_everything"]; n != 0 {
 		t.Fatalf("delete_everything executed %d times", n)
+	}
+}
+
+func TestSameJSON(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{`"mcp-eval-1-ü"`, `"mcp-eval-1-\u00fc"`, true},
+		{`"mcp-eval-1-ü"`, `"mcp-eval-1-\u00FC"`, true},
+		{`"😀"`, `"\ud83d\ude00"`, true},
+		{`7`, `7`, true},
+		{`7`, ` 7 `, true},
+		{`7`, `7.0`, true},
+		{`7`, `7e0`, true},
+		{`7`, `"7"`, false},
+		{`"7"`, `7`, false},
+		{`7`, `8`, false},
+		{`null`, `null`, true},
+		{`null`, `0`, false},
+		{`{"a":[1,"x"]}`, `{ "a" : [1, "\u0078"] }`, true},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`[1,2]`, `[2,1]`, false},
+		{`"a"`, `"a" "b"`, false},
+		{`"a"`, `not json`, false},
+		{``, ``, false},
+	}
+	for _, tt := range tests {
+		if got := sameJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
 	}
 }
