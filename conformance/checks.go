@@ -490,7 +490,10 @@ func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, w
 	}
 	if x.Response == nil {
 		if x.Status != 0 {
-			return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body, want HTTP %d with error %d", what, x.Status, wantStatus, want)
+			if wantStatus == 0 {
+				return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body (%s), want error %d", what, x.Status, bodyExcerpt(x), want)
+			}
+			return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body (%s), want HTTP %d with error %d", what, x.Status, bodyExcerpt(x), wantStatus, want)
 		}
 		return failf(evidence(x), "%s: no JSON-RPC answer, want error %d", what, want)
 	}
@@ -504,6 +507,23 @@ func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, w
 		return failf(evidence(x), "%s: error %d with HTTP %d, want HTTP %d", what, want, x.Status, wantStatus)
 	}
 	return pass()
+}
+
+// bodyExcerpt says what came back when an answer was no JSON-RPC message:
+// the content type and the first bytes of the body.
+func bodyExcerpt(x *mcp.Exchange) string {
+	if x == nil {
+		return "nothing"
+	}
+	b := strings.TrimSpace(string(x.Body))
+	ct := x.ContentType
+	if ct == "" {
+		ct = "no content type"
+	}
+	if b == "" {
+		return ct + ", empty body"
+	}
+	return fmt.Sprintf("%s: %q", ct, truncate(b, 120))
 }
 
 // codeHint explains codes that come from drafts or older revisions.
@@ -702,7 +722,7 @@ func errorChecks() []*Check {
 		{ID: "errors/unknown-method", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/transports/streamable-http"),
 			Title: "an unknown method → -32601 (HTTP 404 on 2026-07-28)",
 			Run: func(ctx context.Context, e *Env) Outcome {
-				if e.opts.Version == mcp.LegacyVersion || e.client.Era() == mcp.EraLegacy {
+				if e.opts.Version == mcp.LegacyVersion || e.era() == mcp.EraLegacy {
 					call := e.client.NewCall(probeMethod, nil)
 					x, err := e.client.Do(ctx, call)
 					return e.expectError(x, err, probeMethod, 0, mcp.CodeMethodNotFound)

@@ -255,12 +255,22 @@ func eraChecks() []*Check {
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				p := e.client.Probe()
-				switch e.client.Era() {
+				switch e.era() {
 				case mcp.EraModern:
 					return passInfo(p.Reason)
 				case mcp.EraLegacy:
-					return fail(fmt.Sprintf("the server speaks only the initialize-based %s revision (%s); see the migration list", e.client.Version(), p.Reason),
-						withNote(evidence(p.Discover), "migration", migration(e)))
+					msg := fmt.Sprintf("the server speaks only the initialize-based %s revision (%s); see the migration list", e.client.Version(), p.Reason)
+					ev := evidence(p.Discover)
+					if e.legacyWhy != "" {
+						// The probe had taken it for modern; the
+						// DiscoverResult itself says otherwise.
+						msg = "this endpoint does not serve 2026-07-28: " + e.legacyWhy + ", so it is a legacy endpoint for this revision; see the migration list"
+						ev = evidence(e.modern.Probe().Discover)
+					}
+					if h := e.legacyHint(); h != "" {
+						msg += ". " + h
+					}
+					return fail(msg, withNote(ev, "migration", migration(e)))
 				}
 				msg := "the server answered neither server/discover nor initialize"
 				if p.Reason != "" {
@@ -275,7 +285,7 @@ func eraChecks() []*Check {
 			Title: "initialize at 2025-11-25 succeeds",
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {
-				if e.client.Era() != mcp.EraLegacy {
+				if e.era() != mcp.EraLegacy {
 					return fail("the initialize handshake did not succeed", evidence(e.client.Probe().Initialize))
 				}
 				return passInfo("negotiated " + e.client.Version())
@@ -382,7 +392,11 @@ func judgeInputRequired(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 // migration lists what a legacy server must change to speak 2026-07-28
 // (changelog.mdx; basic/versioning.mdx).
 func migration(e *Env) []string {
-	out := []string{
+	var out []string
+	if h := e.legacyHint(); h != "" {
+		out = append(out, h)
+	}
+	out = append(out,
 		"Implement server/discover (required): answer with supportedVersions, capabilities, resultType, ttlMs and cacheScope.",
 		"Drop the initialize handshake and notifications/initialized: every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities; answer a missing key with -32602 (HTTP 400).",
 		"Serve every request statelessly: no Mcp-Session-Id; tools/list, prompts/list and resources/list must not vary per connection.",
@@ -392,7 +406,7 @@ func migration(e *Env) []string {
 		"Server-initiated requests (elicitation/create, sampling/createMessage, roots/list) become input requests in an input_required result (multi round-trip requests).",
 		"If you implemented the drafts' error codes: -32001 → -32020 (header mismatch), -32003 → -32021 (missing client capability), -32004 → -32022 (unsupported version).",
 		"-32042 (URL elicitation required) is removed: return input_required with an elicitation/create request in url mode.",
-	}
+	)
 	if e.declares("resources") {
 		out = append(out, "Resource not found: answer -32602 (with data.uri), no longer -32002.")
 	}

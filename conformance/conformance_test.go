@@ -258,6 +258,9 @@ var collateral = map[string][]string{
 	// Every check starts from server/discover or uses what it declares.
 	"discover/responds": {"caching/server-discover", "discover/capabilities", "discover/supported-versions",
 		"discover/without-client-info", "http/no-session-id", "meta/server-info", "result-type/server-discover"},
+	// A DiscoverResult without 2026-07-28 makes the endpoint a legacy one
+	// for this revision (the 2026-07-28 checks are then skipped).
+	"discover/supported-versions": {"era/modern"},
 	// A server that changes the type of every integer id breaks every
 	// exchange the client makes.
 	"jsonrpc/id-echo-integer": {"*"},
@@ -280,6 +283,44 @@ var httpOnlyDefects = map[string]string{
 // probe client must then keep to one connection, or its own pool would
 // look like "another connection" to the fixture.
 var oneConnection = map[string]bool{"ordering/tools-list-fresh-connection": true}
+
+// TestLegacyEndpointFromDiscover: a server that answers server/discover
+// but does not list 2026-07-28 (what the Go SDK's stateful HTTP handler
+// does) is a legacy endpoint for this revision: era/modern fails with the
+// migration list and a hint, and the 2026-07-28 checks are skipped with
+// that reason rather than failing one by one.
+func TestLegacyEndpointFromDiscover(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluate(t, transport, "discover/supported-versions", false, Options{})
+			if res.Era != mcp.EraLegacy {
+				t.Errorf("era %s, want legacy", res.Era)
+			}
+			checks := byID(res)
+			c := checks["era/modern"]
+			if c.Status != report.StatusFail || !strings.Contains(c.Message, "does not serve 2026-07-28") || !strings.Contains(c.Message, "Likely cause") {
+				t.Errorf("era/modern: %s %q", c.Status, c.Message)
+			}
+			if transport == "http" && !strings.Contains(c.Message, "Stateless: true") {
+				t.Errorf("era/modern over HTTP does not name the Go SDK's fix: %q", c.Message)
+			}
+			if len(res.Migration) < 5 || !strings.HasPrefix(res.Migration[0], "Likely cause") {
+				t.Errorf("migration list %v", res.Migration)
+			}
+			for _, id := range []string{"caching/tools-list", "headers/missing-method", "errors/removed-ping"} {
+				if !transportOK(id, transport) {
+					continue
+				}
+				if c := checks[id]; c.Status != report.StatusSkip || !strings.Contains(c.Message, "does not serve 2026-07-28") {
+					t.Errorf("%s: %s %q, want skipped as a legacy endpoint", id, c.Status, c.Message)
+				}
+			}
+			if c := checks["discover/supported-versions"]; c.Status != report.StatusFail {
+				t.Errorf("discover/supported-versions: %s", c.Status)
+			}
+		})
+	}
+}
 
 func TestLegacyServer(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {

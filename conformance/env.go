@@ -37,6 +37,11 @@ type Env struct {
 	resources []json.RawMessage
 	templates []json.RawMessage
 
+	// legacyWhy is set when the server answered server/discover but does
+	// not serve 2026-07-28 on this endpoint (supportedVersions lacks it):
+	// a legacy endpoint for this revision, whatever the probe concluded.
+	legacyWhy string
+
 	safe map[string]bool
 	// probes of safe tools made during setup (see classifyTools).
 	capabilityTools []toolProbe // answered -32021 or asked for undeclared input
@@ -61,6 +66,24 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 		e.safe[n] = true
 	}
 	e.modern = c
+	if why := legacyEndpoint(c, opts); why != "" {
+		// The era comes from the answer's content (issue 9): a
+		// DiscoverResult that does not list 2026-07-28 says this endpoint
+		// serves only older revisions. The checks of both revisions then
+		// talk the revision it serves, as for any legacy server; the
+		// 2026-07-28 checks are skipped with era/modern's reason.
+		e.legacyWhy = why
+		if lc, err := mcp.Connect(ctx, c.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: c.Timeout()}); err == nil {
+			if lc.Era() == mcp.EraLegacy {
+				e.client = lc
+				e.closers = append(e.closers, func() { lc.Close() })
+			} else {
+				// No handshake either: keep the modern client, so that
+				// the checks of both revisions report what it does.
+				lc.Close()
+			}
+		}
+	}
 	if c.Era() == mcp.EraLegacy && opts.Version != mcp.LegacyVersion {
 		t, err := c.Target().Dial(ctx)
 		if err != nil {
@@ -117,7 +140,7 @@ func (e *Env) gather(ctx context.Context) {
 		e.resources, _ = e.client.ListAll(ctx, "resources/list", "resources")
 		e.templates, _ = e.client.ListAll(ctx, "resources/templates/list", "resourceTemplates")
 	}
-	if e.client.Era() == mcp.EraModern {
+	if e.era() == mcp.EraModern {
 		e.classifyTools(ctx)
 	}
 }
@@ -144,6 +167,67 @@ func objectMembers(raw json.RawMessage) map[string]json.RawMessage {
 func isObject(raw json.RawMessage) bool {
 	var m map[string]json.RawMessage
 	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// era is the server's era for this run: the client's, except that an
+// endpoint whose server/discover does not list 2026-07-28 is legacy.
+func (e *Env) era() mcp.Era {
+	if e.legacyWhy != "" {
+		return mcp.EraLegacy
+	}
+	return e.client.Era()
+}
+
+// legacyEndpoint says why a server the client took for modern does not
+// serve 2026-07-28 ("" if it does): its DiscoverResult's supportedVersions
+// lacks the revision (basic/versioning.mdx: a server lists there the
+// revisions it serves; a client MUST NOT use one that is not listed).
+func legacyEndpoint(c *mcp.Client, opts Options) string {
+	if c.Era() != mcp.EraModern || opts.Version == mcp.LegacyVersion {
+		return ""
+	}
+	d := c.Discover()
+	if d == nil {
+		return ""
+	}
+	for _, v := range d.SupportedVersions {
+		if v == mcp.LatestVersion {
+			return ""
+		}
+	}
+	return fmt.Sprintf("server/discover lists supportedVersions %v, without %s", d.SupportedVersions, mcp.LatestVersion)
+}
+
+// knowsDiscover reports whether the server answered the server/discover
+// probe in the 2026-07-28 way (a result, or -32022 with the versions it
+// supports) although it serves only older revisions: a dual-era SDK
+// serving this endpoint in its legacy mode, the likely cause named by the
+// hint.
+func (e *Env) knowsDiscover() bool {
+	if e.legacyWhy != "" {
+		return true
+	}
+	x := e.modern.Probe().Discover
+	if x == nil {
+		x = e.client.Probe().Discover
+	}
+	if x == nil || x.Response == nil || x.Response.Error == nil {
+		return false
+	}
+	return x.Response.Error.Code == mcp.CodeUnsupportedProtocolVersion
+}
+
+// legacyHint names the likely cause of a dual-era server that does not
+// serve 2026-07-28 on this endpoint.
+func (e *Env) legacyHint() string {
+	if !e.knowsDiscover() {
+		return ""
+	}
+	if e.kind == "http" {
+		return "Likely cause: the SDK serves this endpoint with its stateful (session) HTTP handler, which speaks only the initialize-based revisions; 2026-07-28 is stateless. " +
+			"Go SDK: mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})."
+	}
+	return "Likely cause: the SDK knows 2026-07-28 but does not enable it for this server; check its protocol-version options (for the Go SDK, ServerOptions.SupportedProtocolVersions)."
 }
 
 // declares reports whether the server declared a capability.
@@ -189,7 +273,10 @@ func (e *Env) skipReason(ch *Check) string {
 		if legacyMode {
 			return "a 2026-07-28 rule; skipped under --protocol-version " + mcp.LegacyVersion
 		}
-		if e.client.Era() == mcp.EraLegacy && ch.Group() != "discover" && ch.ID != "era/modern" {
+		if e.era() == mcp.EraLegacy && ch.Group() != "discover" && ch.ID != "era/modern" {
+			if e.legacyWhy != "" {
+				return "this endpoint does not serve 2026-07-28 (" + e.legacyWhy + "; see era/modern and the migration list)"
+			}
 			return "the server speaks only " + e.client.Version() + " (see era/modern and the migration list)"
 		}
 	case revLegacy:
@@ -236,7 +323,7 @@ func (e *Env) freshClient(ctx context.Context) (*mcp.Client, error) {
 
 // result fills the server description of a run.
 func (e *Env) result() *Result {
-	r := &Result{Era: e.client.Era(), Version: e.client.Version(), ServerInfo: e.serverInfo,
+	r := &Result{Era: e.era(), Version: e.client.Version(), ServerInfo: e.serverInfo,
 		Tools: e.toolsRaw, Prompts: e.prompts, Templates: e.templates}
 	if e.discover != nil {
 		r.Supported = e.discover.SupportedVersions
@@ -244,7 +331,7 @@ func (e *Env) result() *Result {
 	} else if caps, err := json.Marshal(e.capabilities); err == nil && e.capabilities != nil {
 		r.Capabilities = caps
 	}
-	if e.client.Era() == mcp.EraLegacy && e.opts.Version != mcp.LegacyVersion {
+	if e.era() == mcp.EraLegacy && e.opts.Version != mcp.LegacyVersion {
 		r.Migration = migration(e)
 	}
 	return r
