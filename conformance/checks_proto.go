@@ -242,8 +242,20 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(x),
 			Message: fmt.Sprintf("%s got HTTP %d; a POST body must be a single JSON-RPC message, so a 4xx is due", what, x.Status)}
 	}
-	if _, err := e.client.ListTools(ctx); err != nil {
-		return Outcome{Status: report.StatusFail, Info: info, Message: fmt.Sprintf("after %s the server stopped answering: %v", what, err)}
+	// Is the server still there? One request (the first page of tools/list
+	// is enough): any JSON-RPC answer, a result or an error, says it is.
+	follow := e.client.NewCall("tools/list", nil)
+	fx, err := e.client.Do(ctx, follow)
+	switch {
+	case err != nil:
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(fx),
+			Message: fmt.Sprintf("after %s the next request got no answer: %v", what, err)}
+	case fx.Response == nil:
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(fx),
+			Message: fmt.Sprintf("after %s the next request (tools/list) got HTTP %d with no JSON-RPC message (%s)", what, fx.Status, bodyExcerpt(fx))}
+	}
+	if rerr := fx.Response.Error; rerr != nil {
+		info += fmt.Sprintf("; the next tools/list got error %d (the server still answers)", rerr.Code)
 	}
 	return passInfo(info)
 }

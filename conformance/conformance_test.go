@@ -322,6 +322,28 @@ func TestLegacyEndpointFromDiscover(t *testing.T) {
 	}
 }
 
+// TestFreshConnectionComparesDefinitions: a tool whose description differs
+// on a new connection (same names) fails ordering/tools-list-fresh-connection,
+// which compares the canonical definitions, not the names.
+func TestFreshConnectionComparesDefinitions(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			conns, opts := 0, Options{}
+			if transport == "http" {
+				conns, opts.Only = 1, []string{"ordering/tools-list-fresh-connection"}
+			}
+			res, _ := evaluateWith(t, transport, fixture.DefectFreshDescription, false, opts, conns)
+			c := byID(res)["ordering/tools-list-fresh-connection"]
+			if c.Status != report.StatusFail || !strings.Contains(c.Message, "defined differently: get_forecast") {
+				t.Errorf("%s %q, want fail naming get_forecast", c.Status, c.Message)
+			}
+			if !strings.Contains(string(c.Evidence), "worded otherwise") {
+				t.Errorf("evidence does not show the new definition: %s", c.Evidence)
+			}
+		})
+	}
+}
+
 func TestLegacyServer(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {

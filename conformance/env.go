@@ -47,6 +47,13 @@ type Env struct {
 	capabilityTools []toolProbe // answered -32021 or asked for undeclared input
 	inputTools      []toolProbe // answered input_required with capabilities declared
 
+	// listings are the runs' walks of the list methods (listing.go).
+	listMu   sync.Mutex
+	walkSem  chan struct{}
+	listings map[string]*listingSlot
+	toolSets []*toolSet
+	schemas  sync.Map // string(schema bytes) → *compiled
+
 	freshMu sync.Mutex
 	fresh   *mcp.Client
 	closers []func()
@@ -61,7 +68,8 @@ type toolProbe struct {
 }
 
 func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
-	e := &Env{opts: opts, client: c, kind: c.Target().Kind(), safe: map[string]bool{}}
+	e := &Env{opts: opts, client: c, kind: c.Target().Kind(), safe: map[string]bool{}, listings: map[string]*listingSlot{},
+		walkSem: make(chan struct{}, 2)}
 	for _, n := range opts.SafeTools {
 		e.safe[n] = true
 	}
@@ -128,9 +136,23 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 // applies; checks list again themselves when the listing is what they test.
 func (e *Env) gather(ctx context.Context) {
 	if e.declares("tools") || e.capabilities == nil {
+		// ListTools teaches the client the tools' x-mcp-header bindings
+		// for later calls; should it give up (the client bounds pages),
+		// the checks' own walk, which follows every page, decides.
 		e.tools, e.toolsErr = e.client.ListTools(ctx)
+		if e.toolsErr != nil {
+			if ts, o := e.listTools(ctx, e.client); o == nil {
+				e.tools, e.toolsErr = ts, nil
+			}
+		}
 		for _, t := range e.tools {
 			e.toolsRaw = append(e.toolsRaw, t.Raw)
+		}
+		if e.toolsErr == nil {
+			// The first known listing: the runs' walks match against it
+			// and share its memory when they find the same tools.
+			ts := e.internTools(e.toolsRaw)
+			e.tools, e.toolsRaw = ts.tools, ts.raws
 		}
 	}
 	if e.declares("prompts") {
