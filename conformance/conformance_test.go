@@ -344,6 +344,38 @@ func TestFreshConnectionComparesDefinitions(t *testing.T) {
 	}
 }
 
+// TestEveryPageIsChecked: a server that drops ttlMs from page 26 of
+// tools/list fails caching/tools-list, and a correct server of 30 pages
+// passes every check (issue 9: only the first 20 pages were read).
+func TestEveryPageIsChecked(t *testing.T) {
+	res, _ := evaluateFixture(t, "http", fixture.Options{ExtraTools: 60, Defects: fixture.ParseDefects(fixture.DefectLatePageTTL)}, Options{}, 0)
+	c := byID(res)["caching/tools-list"]
+	if c.Status != report.StatusFail || !strings.Contains(c.Message, "page 26") {
+		t.Errorf("caching/tools-list: %s %q, want a failure on page 26", c.Status, c.Message)
+	}
+	res, _ = evaluateFixture(t, "http", fixture.Options{ExtraTools: 60}, Options{}, 0)
+	for _, c := range res.Checks {
+		// 64 tools cost more tokens than the lint's budget: a warning, not
+		// a fault.
+		if (c.Status == report.StatusFail || c.Status == report.StatusError) && c.ID != "lint/token-footprint" {
+			t.Errorf("%s on a correct 32-page server: %s %s", c.ID, c.Status, c.Message)
+		}
+	}
+}
+
+// TestCursorLoopEnds: a tools/list whose cursor leads back to its own page
+// is reported as a loop by the checks that walk it, and the run ends.
+func TestCursorLoopEnds(t *testing.T) {
+	res, _ := evaluateFixture(t, "http", fixture.Options{Defects: fixture.ParseDefects(fixture.DefectCursorLoop)}, Options{}, 0)
+	checks := byID(res)
+	if c := checks["caching/tools-list"]; c.Status != report.StatusFail || !strings.Contains(c.Message, "never ends") {
+		t.Errorf("caching/tools-list: %s %q", c.Status, c.Message)
+	}
+	if c := checks["schema/input-schema-valid"]; c.Status != report.StatusError || !strings.Contains(c.Message, "never ends") {
+		t.Errorf("schema/input-schema-valid: %s %q", c.Status, c.Message)
+	}
+}
+
 func TestLegacyServer(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
