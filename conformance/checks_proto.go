@@ -200,7 +200,7 @@ func orAbsent(b []byte) string {
 func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 	call := e.client.NewCall(method, nil)
 	call.ID = id
-	x, orphans, err := do(ctx, e.client, call)
+	x, orphans, err := e.do(ctx, e.client, call)
 	if len(orphans) > 0 {
 		want, _ := json.Marshal(id)
 		return failf(map[string]any{"orphanIDs": orphans}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(orphans, ", "))
@@ -334,6 +334,33 @@ func metaChecks() []*Check {
 
 func mrtrChecks() []*Check {
 	return []*Check{
+		{ID: "mrtr/no-server-requests", Level: report.LevelMust, Revision: revModern, SpecRef: spec("changelog"),
+			Title: "no server-to-client request (roots/list, sampling/createMessage, elicitation/create) arrives on a 2026-07-28 connection",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				// The likeliest trigger: the safe tools, called declaring
+				// every client capability (setup called them too, and every
+				// answer the checks read is watched).
+				tools := e.safeTools()
+				if len(tools) > maxProbedTools {
+					tools = tools[:maxProbedTools]
+				}
+				for _, t := range tools {
+					_, _, _ = e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)},
+						func(c *mcp.Call) { c.Meta()[mcp.MetaClientCapabilities] = allClientCapabilities() })
+				}
+				seen := e.seenServerRequests()
+				if len(seen) == 0 {
+					return passInfo(fmt.Sprintf("watched every answer of the run so far, %d safe tools called", len(tools)))
+				}
+				first := seen[0]
+				where := "during " + first.During
+				if first.During == "stdio" {
+					where = "on stdout"
+				}
+				return failf(map[string]any{"requests": seen},
+					"the server sent a %s request %s; 2026-07-28 removed server-to-client requests (a server asks for input with an input_required result instead): %s",
+					first.Method, where, truncate(string(first.Raw), 200))
+			}},
 		{ID: "mrtr/shape", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "an input_required result is well formed",
 			Skip: func(e *Env) string {

@@ -111,6 +111,15 @@ func schemaChecks() []*Check {
 	return []*Check{
 		schemaCheck("schema/input-schema-valid", "every inputSchema compiles as JSON Schema 2020-12", ref,
 			func(p schemaProblems) Outcome { return p.invalidIn.outcome("invalid inputSchema") }),
+		{ID: "schema/structured-content", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/tools") + "#output-schema",
+			Title: "a safe tool with an outputSchema returns structuredContent that validates against it",
+			Skip: func(e *Env) string {
+				if len(outputTools(e)) == 0 {
+					return "no safe tool (readOnlyHint or --safe-tools) has an outputSchema"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome { return e.judgeStructuredContent(ctx) }},
 		toolCheck("schema/input-schema-object", `every inputSchema has root type "object"`, report.LevelMust, revBoth, tools,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
@@ -139,6 +148,98 @@ func schemaChecks() []*Check {
 				return append(append(problems(nil), p.refsIn...), p.refsOut...).outcome("unresolvable $ref")
 			}),
 	}
+}
+
+// outputTools are the safe tools with an outputSchema, at most
+// maxProbedTools of them.
+func outputTools(e *Env) []mcp.Tool {
+	var out []mcp.Tool
+	for _, t := range e.safeTools() {
+		if len(bytes.TrimSpace(t.OutputSchema)) > 0 && len(out) < maxProbedTools {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// judgeStructuredContent calls each safe tool that has an outputSchema and
+// checks that a successful result carries structuredContent conforming to
+// it (server/tools: "servers MUST provide structured results that conform
+// to this schema"). Results that are errors (isError), input_required, or
+// JSON-RPC errors (the synthesised arguments may not suit the tool) are not
+// judged; if no call could be judged the check is skipped with why.
+func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
+	var p problems
+	var notJudged []string
+	judged := 0
+	var ev any
+	for _, t := range outputTools(e) {
+		call := e.client.NewCall("tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)})
+		x, _, err := e.do(ctx, e.client, call)
+		if err != nil {
+			return errored(fmt.Errorf("tools/call %s: %w", t.Name, err), evidence(x))
+		}
+		if x.Response == nil {
+			return failf(evidence(x), "tools/call %s: no JSON-RPC answer (HTTP %d, %s)", t.Name, x.Status, bodyExcerpt(x))
+		}
+		if rerr := x.Response.Error; rerr != nil {
+			notJudged = append(notJudged, fmt.Sprintf("%s answered error %d", t.Name, rerr.Code))
+			continue
+		}
+		var res struct {
+			ResultType        string          `json:"resultType"`
+			IsError           bool            `json:"isError"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(x.Response.Result, &res) != nil {
+			p = append(p, t.Name+": the result is not an object")
+			ev = evidence(x)
+			continue
+		}
+		switch {
+		case res.ResultType == "input_required":
+			notJudged = append(notJudged, t.Name+" answered input_required")
+			continue
+		case res.IsError:
+			notJudged = append(notJudged, t.Name+" answered isError")
+			continue
+		}
+		s, cerr := e.compile(t.OutputSchema)
+		if cerr != nil {
+			notJudged = append(notJudged, t.Name+"'s outputSchema does not compile (see schema/output-schema-valid)")
+			continue
+		}
+		judged++
+		if len(res.StructuredContent) == 0 {
+			p = append(p, t.Name+": has an outputSchema but returned no structuredContent")
+			ev = evidence(x)
+			continue
+		}
+		inst, derr := schema.DecodeJSON(res.StructuredContent)
+		if derr != nil {
+			p = append(p, fmt.Sprintf("%s: structuredContent cannot be read: %v", t.Name, derr))
+			ev = evidence(x)
+			continue
+		}
+		if verr := s.Validate(inst); verr != nil {
+			p = append(p, fmt.Sprintf("%s: structuredContent breaks its outputSchema: %v", t.Name, verr))
+			ev = evidence(x)
+		}
+	}
+	if len(p) > 0 {
+		o := p.outcome("structured results that do not conform to the tool's outputSchema")
+		o.Evidence = withNote(evidenceMap(ev), "problems", []string(p))
+		return o
+	}
+	if judged == 0 {
+		return skip("no call could be judged: " + strings.Join(firstN(notJudged, 3), "; "))
+	}
+	return passInfo(fmt.Sprintf("%d tools' structuredContent validated", judged))
+}
+
+func evidenceMap(ev any) map[string]any {
+	m, _ := ev.(map[string]any)
+	return m
 }
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)

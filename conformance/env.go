@@ -54,9 +54,53 @@ type Env struct {
 	toolSets []*toolSet
 	schemas  sync.Map // string(schema bytes) → *compiled
 
+	// serverRequests are requests the server sent on HTTP response
+	// streams (mrtr/no-server-requests).
+	s2cMu          sync.Mutex
+	serverRequests []seenRequest
+
 	freshMu sync.Mutex
 	fresh   *mcp.Client
 	closers []func()
+}
+
+// seenRequest is a server-to-client request and the request whose answer
+// carried it.
+type seenRequest struct {
+	During string          `json:"during"`
+	Method string          `json:"method"`
+	Raw    json.RawMessage `json:"message"`
+}
+
+// maxSeenRequests bounds what is kept of a server that sends many.
+const maxSeenRequests = 20
+
+func (e *Env) noteServerRequest(during string, m *mcp.Message) {
+	e.s2cMu.Lock()
+	defer e.s2cMu.Unlock()
+	if len(e.serverRequests) < maxSeenRequests {
+		e.serverRequests = append(e.serverRequests, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
+	}
+}
+
+// seenServerRequests returns what the server has sent so far: the HTTP
+// streams' requests, and stdio's (on the main and the modern transport).
+func (e *Env) seenServerRequests() []seenRequest {
+	e.s2cMu.Lock()
+	out := append([]seenRequest(nil), e.serverRequests...)
+	e.s2cMu.Unlock()
+	seen := map[mcp.Transport]bool{}
+	for _, c := range []*mcp.Client{e.client, e.modern} {
+		st, ok := c.Transport().(*mcp.Stdio)
+		if !ok || seen[st] {
+			continue
+		}
+		seen[st] = true
+		for _, m := range st.Requests() {
+			out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+		}
+	}
+	return out
 }
 
 type toolProbe struct {
@@ -441,13 +485,24 @@ func withNote(ev map[string]any, k string, v any) map[string]any {
 // ids of answers that arrived meanwhile matching no request: on stdio an
 // answer with a wrong id cannot be paired with its request and shows up
 // only that way.
-func do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, []string, error) {
+//
+// It also records any request the server sent back on the way (on an
+// HTTP response stream; stdio's are kept by the transport), for
+// mrtr/no-server-requests.
+func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, []string, error) {
 	st, _ := c.Transport().(*mcp.Stdio)
 	before := 0
 	if st != nil {
 		before = len(st.Orphans())
 	}
 	x, err := c.Do(ctx, call)
+	if x != nil {
+		for _, m := range x.Messages {
+			if m.IsRequest() {
+				e.noteServerRequest(call.Method, m)
+			}
+		}
+	}
 	var te *mcp.TimeoutError
 	var ids []string
 	if st != nil && errors.As(err, &te) {
@@ -465,7 +520,7 @@ func (e *Env) send(ctx context.Context, method string, params map[string]any, ed
 	if edit != nil {
 		edit(call)
 	}
-	x, orphans, err := do(ctx, e.modern, call)
+	x, orphans, err := e.do(ctx, e.modern, call)
 	if len(orphans) > 0 {
 		err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%s)", err, strings.Join(orphans, ", "))
 	}

@@ -118,7 +118,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			params["cursor"] = *cursor
 		}
 		call := c.NewCall(lm.method, params)
-		x, orphans, err := do(ctx, c, call)
+		x, orphans, err := e.do(ctx, c, call)
 		if len(orphans) > 0 && err != nil {
 			err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%v)", err, orphans)
 		}
