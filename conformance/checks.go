@@ -582,6 +582,21 @@ func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, w
 	return pass()
 }
 
+// cameBack says what came back instead of a JSON-RPC message: on HTTP the
+// status, content type and first bytes; on stdio that nothing readable
+// answered.
+func cameBack(x *mcp.Exchange) string {
+	switch {
+	case x == nil:
+		return "nothing came back"
+	case x.Status != 0:
+		return fmt.Sprintf("HTTP %d, %s", x.Status, bodyExcerpt(x))
+	case len(x.Invalid) > 0:
+		return "stdout had no answer but: " + truncate(strings.Join(x.Invalid, "; "), 200)
+	}
+	return "no answer on stdout"
+}
+
 // bodyExcerpt says what came back when an answer was no JSON-RPC message:
 // the content type and the first bytes of the body.
 func bodyExcerpt(x *mcp.Exchange) string {
@@ -954,7 +969,7 @@ func headerChecks() []*Check {
 					return fail("the server rejected a base64-encoded Mcp-Name that matches the body after decoding (servers MUST decode before comparing)", evidence(x))
 				}
 				if x.Response == nil {
-					return failf(evidence(x), "no JSON-RPC answer (HTTP %d)", x.Status)
+					return failf(evidence(x), "no JSON-RPC answer (%s)", cameBack(x))
 				}
 				info := "answered with a result"
 				if rerr := x.RPCError(); rerr != nil {

@@ -30,7 +30,7 @@ func httpChecks() []*Check {
 					return errored(err, nil)
 				}
 				if x.Status != http.StatusMethodNotAllowed {
-					return failf(evidence(x), "%s answered HTTP %d, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, x.Status)
+					return failf(evidence(x), "%s answered %s, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, cameBack(x))
 				}
 				return pass()
 			}}
@@ -54,7 +54,11 @@ func httpChecks() []*Check {
 					return errored(err, evidence(x))
 				}
 				if x.Response == nil || x.Response.Error != nil || x.Status != http.StatusOK {
-					return failf(evidence(x), "a request carrying an unknown Mcp-Session-Id was refused (HTTP %d); servers should ignore the header", x.Status)
+					got := cameBack(x)
+					if rerr := x.RPCError(); rerr != nil {
+						got = fmt.Sprintf("HTTP %d, error %d: %s", x.Status, rerr.Code, truncate(rerr.Message, 120))
+					}
+					return failf(evidence(x), "a request carrying an unknown Mcp-Session-Id was refused (%s); servers should ignore the header", got)
 				}
 				if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
 					return fail("the server echoed an Mcp-Session-Id", evidence(x))
@@ -126,7 +130,7 @@ func jsonrpcChecks() []*Check {
 					return errored(err, evidence(x))
 				}
 				if x.Response == nil {
-					return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
+					return failf(evidence(x), "no JSON-RPC response (%s)", cameBack(x))
 				}
 				if !jsonIs(x.Response.JSONRPC, "2.0") {
 					return failf(evidence(x), `the response's jsonrpc member is %s, want "2.0"`, orAbsent(x.Response.JSONRPC))
@@ -209,7 +213,7 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 		return errored(err, evidence(x))
 	}
 	if x.Response == nil {
-		return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
+		return failf(evidence(x), "no JSON-RPC response (%s)", cameBack(x))
 	}
 	want, _ := json.Marshal(id)
 	// Compared as JSON values: an escaping encoder writes "ü" as "\u00fc".

@@ -180,7 +180,7 @@ func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
 			return errored(fmt.Errorf("tools/call %s: %w", t.Name, err), evidence(x))
 		}
 		if x.Response == nil {
-			return failf(evidence(x), "tools/call %s: no JSON-RPC answer (HTTP %d, %s)", t.Name, x.Status, bodyExcerpt(x))
+			return failf(evidence(x), "tools/call %s: no JSON-RPC answer (%s)", t.Name, cameBack(x))
 		}
 		if rerr := x.Response.Error; rerr != nil {
 			notJudged = append(notJudged, fmt.Sprintf("%s answered error %d", t.Name, rerr.Code))

@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -513,5 +515,55 @@ func TestSameJSON(t *testing.T) {
 		if got := sameJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
 			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// TestMessagesSayWhatCameBack: a failure names the status, content type and
+// first bytes of a non-JSON-RPC answer, and never wants "HTTP 0".
+func TestMessagesSayWhatCameBack(t *testing.T) {
+	x := &mcp.Exchange{Status: 400, ContentType: "text/plain", Body: []byte("JSON RPC not handled: \"probe\" unsupported\n")}
+	for _, e := range []*Env{{kind: "http"}, {kind: "stdio"}} {
+		o := e.expectError(x, nil, "probe", e.httpStatus(404), mcp.CodeMethodNotFound)
+		if o.Status != report.StatusFail || !strings.Contains(o.Message, "HTTP 400") || !strings.Contains(o.Message, "text/plain") ||
+			!strings.Contains(o.Message, "JSON RPC not handled") || strings.Contains(o.Message, "HTTP 0") {
+			t.Errorf("%s: %s %q", e.kind, o.Status, o.Message)
+		}
+	}
+	if got := cameBack(&mcp.Exchange{}); strings.Contains(got, "HTTP") {
+		t.Errorf("stdio: %q", got)
+	}
+}
+
+// TestBadBodyFollowUpError: after a malformed body, a follow-up answered
+// with a JSON-RPC error means the server is alive: the check passes and
+// says so, never "stopped answering".
+func TestBadBodyFollowUpError(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if json.Unmarshal(b, &m) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"busy"}}`, m.ID)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL}, mcp.Options{Timeout: 2 * time.Second, NoFallback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	e := &Env{client: c, modern: c, kind: "http", listings: map[string]*listingSlot{}, walkSem: make(chan struct{}, 2)}
+	call := c.NewCall("tools/list", nil)
+	call.Body = []byte(`{"jsonrpc":`)
+	o := e.badBody(ctx, call, "malformed JSON")
+	if o.Status != report.StatusPass || !strings.Contains(o.Info, "error -32603") || strings.Contains(o.Message+o.Info, "stopped") {
+		t.Errorf("%s %q %q", o.Status, o.Message, o.Info)
 	}
 }
