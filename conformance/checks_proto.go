@@ -86,6 +86,29 @@ func httpChecks() []*Check {
 				}
 				return pass()
 			}},
+		{ID: "http/host-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+			SpecRef: spec("basic/security_best_practices") + "#local-mcp-server-compromise",
+			Title:   "a request with a foreign Host header → HTTP 4xx (loopback servers; DNS rebinding)",
+			Skip: func(e *Env) string {
+				if !e.isLoopback() {
+					return "the server is not on loopback; which hosts it serves is its own policy"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				// What a browser sends after DNS rebinding: the attacker's
+				// name as Host, on a connection to 127.0.0.1.
+				call := e.client.NewCall("tools/list", nil)
+				call.Header.Set("Host", "mcp-eval-probe.invalid")
+				x, err := e.client.Do(ctx, call)
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if x.Status < 400 || x.Status >= 500 {
+					return failf(evidence(x), "a request with Host: mcp-eval-probe.invalid got %s, want 403 (a loopback server should refuse names other than localhost and loopback addresses, or a DNS-rebinding page can call it)", cameBack(x))
+				}
+				return passInfo(fmt.Sprintf("HTTP %d", x.Status))
+			}},
 		{ID: "http/content-type", Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
 			Title: "answers are application/json or text/event-stream",
 			Run: func(ctx context.Context, e *Env) Outcome {
