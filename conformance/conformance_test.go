@@ -263,6 +263,9 @@ var collateral = map[string][]string{
 	// A DiscoverResult without 2026-07-28 makes the endpoint a legacy one
 	// for this revision (the 2026-07-28 checks are then skipped).
 	"discover/supported-versions": {"era/modern"},
+	// A prompts/list whose next page fails is also what the caching and
+	// result-type checks of prompts/list walk.
+	"pagination/cursor-round-trip": {"caching/prompts-list", "result-type/prompts-list"},
 	// A server that changes the type of every integer id breaks every
 	// exchange the client makes.
 	"jsonrpc/id-echo-integer": {"*"},

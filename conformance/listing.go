@@ -104,6 +104,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 	l := &listing{}
 	in := e.newInterner(lm.method == "tools/list")
 	seen := map[string]int{}
+	var prev []json.RawMessage
 	var cursor *string
 	for page := 0; ; page++ {
 		if page == maxListPages || len(l.items) >= maxListItems {
@@ -139,6 +140,12 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 					break
 				}
 			}
+			if len(items) > 0 && sameRaws(items, prev) {
+				o := failf(evidence(x), "%s page %d repeats page %d item for item under a new cursor, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, page)
+				l.fail = &o
+				break
+			}
+			prev = items
 			in.add(items)
 			delete(m, lm.member)
 		}
