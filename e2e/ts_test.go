@@ -11,6 +11,15 @@ var tsAllowedSkips = map[string]string{
 	"headers/param-missing":            "no tool has an x-mcp-header parameter",
 	"result-type/prompts-get":          "its only prompt, summarize, has a required argument",
 	"mrtr/shape":                       "no tool answers input_required",
+	"mrtr/retry":                       "no tool answers input_required",
+	"mrtr/tampered-state":              "no tool answers input_required",
+}
+
+// tsDeviations are what the TS SDK v2 server fails today.
+var tsDeviations = []deviation{
+	{ID: "pagination/invalid-cursor", Kind: devServer,
+		Reason: "tools/list with a cursor it never issued (\"mcp-eval-probe-invalid-cursor\") answers the first page " +
+			"(a result) instead of -32602; server/utilities/pagination: an invalid cursor SHOULD be -32602 (a warning, not a gate)"},
 }
 
 // TestTSServer runs mcp-eval on the TypeScript SDK v2 server: a clean modern
@@ -20,7 +29,7 @@ func TestTSServer(t *testing.T) {
 	srv := startHTTPServer(t, tsServerHTTP(d))
 	run := runMCPEval(t, "--server-url", srv.URL)
 	logRun(t, "ts-v2 http", run)
-	assertModern(t, run, profile{Transport: "http", AllowedSkips: tsAllowedSkips})
+	assertModern(t, run, profile{Transport: "http", AllowedSkips: tsAllowedSkips, Deviations: tsDeviations})
 	if run.Exit != 0 {
 		t.Errorf("exit %d, want 0", run.Exit)
 	}
