@@ -43,6 +43,7 @@ func Checks() []*Check {
 		all = append(all, mrtrChecks()...)
 		all = append(all, lintChecks()...)
 		all = append(all, paginationChecks()...)
+		all = append(all, completionChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})
@@ -552,6 +553,90 @@ func promptWithoutRequiredArgs(e *Env) string {
 		}
 	}
 	return ""
+}
+
+// ---- completion ----
+
+// completionTarget picks what to complete: the first prompt argument, else
+// the first variable of a resource template.
+func completionTarget(e *Env) (ref map[string]any, arg string) {
+	for _, p := range e.prompts {
+		var pr struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name string `json:"name"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(p, &pr) == nil && pr.Name != "" && len(pr.Arguments) > 0 && pr.Arguments[0].Name != "" {
+			return map[string]any{"type": "ref/prompt", "name": pr.Name}, pr.Arguments[0].Name
+		}
+	}
+	for _, t := range e.templates {
+		var tp struct {
+			URITemplate string `json:"uriTemplate"`
+		}
+		if json.Unmarshal(t, &tp) != nil {
+			continue
+		}
+		if _, rest, ok := strings.Cut(tp.URITemplate, "{"); ok {
+			if v, _, ok := strings.Cut(rest, "}"); ok {
+				v = strings.TrimLeft(v, "+#./;?&")
+				v, _, _ = strings.Cut(v, ",")
+				v = strings.TrimSuffix(strings.Split(v, ":")[0], "*")
+				if v != "" {
+					return map[string]any{"type": "ref/resource", "uri": tp.URITemplate}, v
+				}
+			}
+		}
+	}
+	return nil, ""
+}
+
+func completionChecks() []*Check {
+	return []*Check{
+		{ID: "completion/complete", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/utilities/completion"),
+			Title: "with completions declared, completion/complete answers completion.values (strings, at most 100), total and hasMore well typed",
+			Skip: func(e *Env) string {
+				if !e.declares("completions") {
+					return "the server does not declare the completions capability"
+				}
+				if ref, _ := completionTarget(e); ref == nil {
+					return "no prompt has an argument and no resource template has a variable to complete"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				ref, arg := completionTarget(e)
+				call := e.client.NewCall("completion/complete", map[string]any{"ref": ref, "argument": map[string]any{"name": arg, "value": ""}})
+				x, _, err := e.do(ctx, e.client, call)
+				m, o := resultMembers(call, x, err)
+				if o != nil {
+					return *o
+				}
+				var comp struct {
+					Values  json.RawMessage `json:"values"`
+					Total   json.RawMessage `json:"total"`
+					HasMore json.RawMessage `json:"hasMore"`
+				}
+				if json.Unmarshal(m["completion"], &comp) != nil {
+					return fail("the result has no completion object", evidence(x))
+				}
+				var values []string
+				if json.Unmarshal(comp.Values, &values) != nil || values == nil {
+					return failf(evidence(x), "completion.values is %s, not an array of strings", orAbsent(comp.Values))
+				}
+				if len(values) > 100 {
+					return failf(evidence(x), "completion.values has %d entries; at most 100 are allowed", len(values))
+				}
+				if len(comp.Total) > 0 && !isNonNegativeInteger(comp.Total) {
+					return failf(evidence(x), "completion.total is %s, not an integer ≥ 0", truncate(string(comp.Total), 40))
+				}
+				if len(comp.HasMore) > 0 && !jsonIs(comp.HasMore, true) && !jsonIs(comp.HasMore, false) {
+					return failf(evidence(x), "completion.hasMore is %s, not a boolean", truncate(string(comp.HasMore), 40))
+				}
+				return passInfo(fmt.Sprintf("%d values for %s %v", len(values), arg, ref["name"]))
+			}},
+	}
 }
 
 // ---- pagination ----

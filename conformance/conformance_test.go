@@ -24,7 +24,8 @@ import (
 func TestMain(m *testing.M) {
 	if d, ok := os.LookupEnv("FIXTURE_STDIO"); ok {
 		s := fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(d), Legacy: os.Getenv("FIXTURE_LEGACY") != "",
-			StateDir: os.Getenv("FIXTURE_STATE_DIR"), EscapeNonASCII: os.Getenv("FIXTURE_ESCAPE") != ""})
+			StateDir: os.Getenv("FIXTURE_STATE_DIR"), EscapeNonASCII: os.Getenv("FIXTURE_ESCAPE") != "",
+			Completions: os.Getenv("FIXTURE_COMPLETIONS") != ""})
 		if err := s.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
 			os.Exit(1)
 		}
@@ -58,6 +59,9 @@ func stdioFixture(t testing.TB, fo fixture.Options) mcp.Target {
 	}
 	if fo.EscapeNonASCII {
 		env = append(env, "FIXTURE_ESCAPE=1")
+	}
+	if fo.Completions {
+		env = append(env, "FIXTURE_COMPLETIONS=1")
 	}
 	return &mcp.CommandTarget{Command: mcp.Command{Argv: []string{exe, "-test.run=^$"}, Env: env}}
 }
@@ -134,7 +138,7 @@ func TestCleanFixturePasses(t *testing.T) {
 				if c.Status == report.StatusFail || c.Status == report.StatusError {
 					t.Errorf("%s: %s: %s\n%s", c.ID, c.Status, c.Message, c.Evidence)
 				}
-				if c.Status == report.StatusSkip && transportOK(c.ID, transport) && c.ID != "era/legacy-handshake" {
+				if c.Status == report.StatusSkip && transportOK(c.ID, transport) && c.ID != "era/legacy-handshake" && c.ID != "completion/complete" {
 					t.Errorf("%s skipped on the clean fixture: %s", c.ID, c.Message)
 				}
 			}
@@ -378,6 +382,30 @@ func TestCursorLoopEnds(t *testing.T) {
 	}
 	if c := checks["schema/input-schema-valid"]; c.Status != report.StatusError || !strings.Contains(c.Message, "never ends") {
 		t.Errorf("schema/input-schema-valid: %s %q", c.Status, c.Message)
+	}
+}
+
+// TestCompletionDeclared: with completions declared, completion/complete
+// passes on a correct server (the clean fixture leaves completions
+// undeclared so that errors/capability-gated-method has a method to probe,
+// which then skips here).
+func TestCompletionDeclared(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluateFixture(t, transport, fixture.Options{Completions: true}, Options{}, 0)
+			checks := byID(res)
+			if c := checks["completion/complete"]; c.Status != report.StatusPass {
+				t.Errorf("completion/complete: %s %q", c.Status, c.Message)
+			}
+			if c := checks["errors/capability-gated-method"]; c.Status != report.StatusSkip {
+				t.Errorf("errors/capability-gated-method: %s %q, want skip (every capability declared)", c.Status, c.Message)
+			}
+			for _, c := range res.Checks {
+				if c.Status == report.StatusFail || c.Status == report.StatusError {
+					t.Errorf("%s: %s %s", c.ID, c.Status, c.Message)
+				}
+			}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ var tsAllowedSkips = map[string]string{
 	"result-type/prompts-get":          "its only prompt, summarize, has a required argument",
 	"mrtr/shape":                       "no tool answers input_required",
 	"mrtr/retry":                       "no tool answers input_required",
+	"completion/complete":              "it does not declare completions",
 	"mrtr/tampered-state":              "no tool answers input_required",
 }
 
