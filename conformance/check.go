@@ -161,7 +161,7 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 		wg.Add(1)
 		go func(j job) {
 			defer func() { <-sem; wg.Done() }()
-			results[j.check][j.run] = runOne(ctx, e, checks[j.check])
+			results[j.check][j.run] = runOne(withRun(ctx, j.run), e, checks[j.check])
 		}(j)
 	}
 	wg.Wait()

@@ -42,6 +42,8 @@ func Checks() []*Check {
 		all = append(all, metaChecks()...)
 		all = append(all, mrtrChecks()...)
 		all = append(all, lintChecks()...)
+		all = append(all, paginationChecks()...)
+		all = append(all, completionChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})
@@ -125,24 +127,25 @@ func orderingChecks() []*Check {
 			Title: "two consecutive tools/list return the same tools in the same order",
 			Skip:  needsTools,
 			Run: func(ctx context.Context, e *Env) Outcome {
-				a, err := e.client.ListTools(ctx)
-				if err != nil {
-					return errored(err, nil)
+				// The run's shared listing, then one more.
+				l := e.listingOf(ctx, toolsList)
+				if l.fail != nil {
+					return Outcome{Status: report.StatusError, Message: "tools/list: " + l.fail.Message, Evidence: l.fail.Evidence}
 				}
-				b, err := e.client.ListTools(ctx)
-				if err != nil {
-					return errored(err, nil)
+				b, o := e.listTools(ctx, e.client)
+				if o != nil {
+					return Outcome{Status: report.StatusError, Message: "second tools/list: " + o.Message, Evidence: o.Evidence}
 				}
-				na, nb := toolNames(a), toolNames(b)
+				na, nb := toolNames(l.tools.tools), toolNames(b)
 				if strings.Join(na, "\x00") != strings.Join(nb, "\x00") {
 					return fail("tools/list order differs between two consecutive calls",
-						map[string]any{"first": na, "second": nb})
+						map[string]any{"first": firstN(na, 50), "second": firstN(nb, 50)})
 				}
 				return pass()
 			}},
 		{ID: "ordering/tools-list-fresh-connection", Level: report.LevelMust, Revision: revBoth,
 			SpecRef: spec("changelog"),
-			Title:   "tools/list on a new connection returns the same tools",
+			Title:   "tools/list on a new connection returns the same tools (the same canonical definitions)",
 			Skip:    needsTools,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				fresh, err := e.freshClient(ctx)
@@ -154,18 +157,101 @@ func orderingChecks() []*Check {
 				if e.toolsErr != nil {
 					return errored(fmt.Errorf("tools/list on the first connection: %w", e.toolsErr), nil)
 				}
-				b, err := fresh.ListTools(ctx)
-				if err != nil {
-					return errored(err, nil)
+				b, o := e.listTools(ctx, fresh)
+				if o != nil {
+					return Outcome{Status: report.StatusError, Message: "tools/list on the new connection: " + o.Message, Evidence: o.Evidence}
 				}
-				sa, sb := sortedCopy(toolNames(e.tools)), sortedCopy(toolNames(b))
-				if strings.Join(sa, "\x00") != strings.Join(sb, "\x00") {
-					return fail("tools/list differs between connections (list results must not vary per connection)",
-						map[string]any{"firstConnection": sa, "newConnection": sb})
-				}
-				return pass()
+				return compareSurfaces(e.tools, b)
 			}},
 	}
+}
+
+// compareSurfaces compares two listings as sets of canonical tool
+// definitions (each tool decoded and re-encoded with sorted keys, so that
+// key order and whitespace do not count, but any change of title,
+// description, schema or annotation does); order is ordering/tools-list's
+// business. A tool whose definition changes on a new connection breaks the
+// stateless rule as surely as one that appears (changelog: list results
+// must not vary per connection).
+func compareSurfaces(first, second []mcp.Tool) Outcome {
+	if sameTools(first, second) {
+		return pass() // byte for byte, the usual case: nothing to decode
+	}
+	a, b := canonicalTools(first), canonicalTools(second)
+	var onlyFirst, onlyNew, changed []string
+	for name, da := range a {
+		db, ok := b[name]
+		switch {
+		case !ok:
+			onlyFirst = append(onlyFirst, name)
+		case da != db:
+			changed = append(changed, name)
+		}
+	}
+	for name := range b {
+		if _, ok := a[name]; !ok {
+			onlyNew = append(onlyNew, name)
+		}
+	}
+	if len(onlyFirst)+len(onlyNew)+len(changed) == 0 {
+		return pass()
+	}
+	sort.Strings(onlyFirst)
+	sort.Strings(onlyNew)
+	sort.Strings(changed)
+	ev := map[string]any{}
+	var parts []string
+	if len(onlyFirst) > 0 {
+		ev["onlyOnFirstConnection"] = firstN(onlyFirst, 20)
+		parts = append(parts, "missing on the new connection: "+strings.Join(firstN(onlyFirst, 3), ", "))
+	}
+	if len(onlyNew) > 0 {
+		ev["onlyOnNewConnection"] = firstN(onlyNew, 20)
+		parts = append(parts, "only on the new connection: "+strings.Join(firstN(onlyNew, 3), ", "))
+	}
+	if len(changed) > 0 {
+		n := changed[0]
+		ev["changed"] = firstN(changed, 20)
+		ev["firstConnection"] = json.RawMessage(a[n])
+		ev["newConnection"] = json.RawMessage(b[n])
+		parts = append(parts, "defined differently: "+strings.Join(firstN(changed, 3), ", "))
+	}
+	return fail("tools/list differs between connections (list results must not vary per connection): "+strings.Join(parts, "; "), ev)
+}
+
+// sameTools reports whether two listings are the same tools, byte for
+// byte, in the same order.
+func sameTools(a, b []mcp.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Raw, b[i].Raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalTools maps each tool's name to its canonical JSON (decoded and
+// re-encoded: encoding/json sorts object keys). A name listed twice keeps
+// both definitions, so a duplicate that differs is a change too.
+func canonicalTools(ts []mcp.Tool) map[string]string {
+	out := make(map[string]string, len(ts))
+	for _, t := range ts {
+		var v any
+		c := string(t.Raw)
+		if json.Unmarshal(t.Raw, &v) == nil {
+			if b, err := json.Marshal(v); err == nil {
+				c = string(b)
+			}
+		}
+		if prev, ok := out[t.Name]; ok && prev != c {
+			c = prev + "\x00" + c
+		}
+		out[t.Name] = c
+	}
+	return out
 }
 
 func needsTools(e *Env) string {
@@ -238,38 +324,27 @@ func firstResourceURI(e *Env) string {
 	return ""
 }
 
-// pages fetches every page of lm (one page for single results), calling
-// visit with each page's result members.
-func (e *Env) pages(ctx context.Context, lm listMethod, visit func(page int, m map[string]json.RawMessage, x *mcp.Exchange) *Outcome) Outcome {
-	var cursor *string
-	for page := 0; page < 20; page++ {
-		params := lm.params(e)
-		if cursor != nil {
-			if params == nil {
-				params = map[string]any{}
-			}
-			params["cursor"] = *cursor
-		}
-		call, x, err := e.send(ctx, lm.method, params, nil)
-		m, o := resultMembers(call, x, err)
-		if o != nil {
+// pages visits every page of lm (one page for single results) of this
+// run's shared walk (listing.go), calling visit with each page's result
+// members (the item array aside) and the evidence of its exchange.
+func (e *Env) pages(ctx context.Context, lm listMethod, visit func(page int, m map[string]json.RawMessage, ev map[string]any) *Outcome) Outcome {
+	l := e.listingOf(ctx, lm)
+	for i, p := range l.pages {
+		if o := visit(i, p.m, p.ev); o != nil {
 			return *o
 		}
-		if o := visit(page, m, x); o != nil {
-			return *o
-		}
-		next, ok := m["nextCursor"]
-		if lm.member == "" || !ok || string(next) == "null" {
-			return pass()
-		}
-		var s string
-		if json.Unmarshal(next, &s) != nil {
-			return fail("nextCursor is not a string", evidence(x))
-		}
-		cursor = &s
+	}
+	if l.fail != nil {
+		return *l.fail
+	}
+	if l.bounded != "" {
+		return passInfo(l.bounded)
 	}
 	return pass()
 }
+
+// toolsList is the tools/list entry of cacheable.
+var toolsList = listMethod{"tools-list", "tools/list", "tools", "tools"}
 
 func cachingChecks() []*Check {
 	var out []*Check
@@ -282,7 +357,7 @@ func cachingChecks() []*Check {
 			Skip:    lm.skip,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				scope := ""
-				return e.pages(ctx, lm, func(page int, m map[string]json.RawMessage, x *mcp.Exchange) *Outcome {
+				return e.pages(ctx, lm, func(page int, m map[string]json.RawMessage, ev map[string]any) *Outcome {
 					if rt := resultTypeOf(m); rt == "input_required" {
 						o := skip(lm.method + " answered input_required, which carries no cache fields")
 						return &o
@@ -293,24 +368,24 @@ func cachingChecks() []*Check {
 					}
 					ttl, ok := m["ttlMs"]
 					if !ok {
-						o := fail(where+": ttlMs is missing", evidence(x))
+						o := fail(where+": ttlMs is missing", ev)
 						return &o
 					}
 					if !isNonNegativeInteger(ttl) {
-						o := failf(evidence(x), "%s: ttlMs is %s, not an integer ≥ 0", where, truncate(string(ttl), 40))
+						o := failf(ev, "%s: ttlMs is %s, not an integer ≥ 0", where, truncate(string(ttl), 40))
 						return &o
 					}
 					var s string
 					if err := json.Unmarshal(m["cacheScope"], &s); err != nil {
-						o := fail(where+": cacheScope is missing or not a string", evidence(x))
+						o := fail(where+": cacheScope is missing or not a string", ev)
 						return &o
 					}
 					if s != "public" && s != "private" {
-						o := failf(evidence(x), "%s: cacheScope is %q, want \"public\" or \"private\"", where, s)
+						o := failf(ev, "%s: cacheScope is %q, want \"public\" or \"private\"", where, s)
 						return &o
 					}
 					if scope != "" && s != scope {
-						o := failf(evidence(x), "%s: cacheScope %q differs from the first page's %q (all pages of a list must use one scope)", where, s, scope)
+						o := failf(ev, "%s: cacheScope %q differs from the first page's %q (all pages of a list must use one scope)", where, s, scope)
 						return &o
 					}
 					scope = s
@@ -352,8 +427,8 @@ func resultTypeChecks() []*Check {
 			Title: lm.method + " results carry a valid resultType",
 			Skip:  lm.skip,
 			Run: func(ctx context.Context, e *Env) Outcome {
-				return e.pages(ctx, lm, func(_ int, m map[string]json.RawMessage, x *mcp.Exchange) *Outcome {
-					return e.judgeResultType(lm.method, m, x, mrtrAllowed)
+				return e.pages(ctx, lm, func(_ int, m map[string]json.RawMessage, ev map[string]any) *Outcome {
+					return e.judgeResultType(lm.method, m, ev, mrtrAllowed)
 				})
 			},
 		})
@@ -376,7 +451,7 @@ func resultTypeChecks() []*Check {
 				if o != nil {
 					return *o
 				}
-				if o := e.judgeResultType("prompts/get", m, x, true); o != nil {
+				if o := e.judgeResultType("prompts/get", m, evidence(x), true); o != nil {
 					return *o
 				}
 				return pass()
@@ -399,7 +474,7 @@ func resultTypeChecks() []*Check {
 					}
 					return *o
 				}
-				if o := e.judgeResultType("tools/call", m, x, true); o != nil {
+				if o := e.judgeResultType("tools/call", m, evidence(x), true); o != nil {
 					return *o
 				}
 				return pass()
@@ -412,15 +487,15 @@ func resultTypeChecks() []*Check {
 // core values are "complete" and "input_required" (the latter only on
 // tools/call, resources/read and prompts/get); extensions may add values
 // only when advertised; an unknown value is invalid.
-func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, x *mcp.Exchange, mrtrAllowed bool) *Outcome {
+func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, ev map[string]any, mrtrAllowed bool) *Outcome {
 	raw, ok := m["resultType"]
 	if !ok {
-		o := fail(method+": resultType is missing (the 2026-07-28 schema requires it on every result)", evidence(x))
+		o := fail(method+": resultType is missing (the 2026-07-28 schema requires it on every result)", ev)
 		return &o
 	}
 	var rt string
 	if json.Unmarshal(raw, &rt) != nil {
-		o := failf(evidence(x), "%s: resultType %s is not a string", method, truncate(string(raw), 40))
+		o := failf(ev, "%s: resultType %s is not a string", method, truncate(string(raw), 40))
 		return &o
 	}
 	switch {
@@ -429,12 +504,12 @@ func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, x *mc
 	case rt == "input_required" && mrtrAllowed:
 		return nil
 	case rt == "input_required":
-		o := failf(evidence(x), "%s answered input_required, which is allowed only on tools/call, resources/read and prompts/get", method)
+		o := failf(ev, "%s answered input_required, which is allowed only on tools/call, resources/read and prompts/get", method)
 		return &o
 	case rt == "task" && e.declaresExtension("io.modelcontextprotocol/tasks"):
 		return nil
 	}
-	o := failf(evidence(x), "%s: resultType %q is not a core value nor one of an advertised extension (clients treat it as invalid)", method, rt)
+	o := failf(ev, "%s: resultType %q is not a core value nor one of an advertised extension (clients treat it as invalid)", method, rt)
 	return &o
 }
 
@@ -480,6 +555,149 @@ func promptWithoutRequiredArgs(e *Env) string {
 	return ""
 }
 
+// ---- completion ----
+
+// completionTarget picks what to complete: the first prompt argument, else
+// the first variable of a resource template.
+func completionTarget(e *Env) (ref map[string]any, arg string) {
+	for _, p := range e.prompts {
+		var pr struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name string `json:"name"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(p, &pr) == nil && pr.Name != "" && len(pr.Arguments) > 0 && pr.Arguments[0].Name != "" {
+			return map[string]any{"type": "ref/prompt", "name": pr.Name}, pr.Arguments[0].Name
+		}
+	}
+	for _, t := range e.templates {
+		var tp struct {
+			URITemplate string `json:"uriTemplate"`
+		}
+		if json.Unmarshal(t, &tp) != nil {
+			continue
+		}
+		if _, rest, ok := strings.Cut(tp.URITemplate, "{"); ok {
+			if v, _, ok := strings.Cut(rest, "}"); ok {
+				v = strings.TrimLeft(v, "+#./;?&")
+				v, _, _ = strings.Cut(v, ",")
+				v = strings.TrimSuffix(strings.Split(v, ":")[0], "*")
+				if v != "" {
+					return map[string]any{"type": "ref/resource", "uri": tp.URITemplate}, v
+				}
+			}
+		}
+	}
+	return nil, ""
+}
+
+func completionChecks() []*Check {
+	return []*Check{
+		{ID: "completion/complete", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/utilities/completion"),
+			Title: "with completions declared, completion/complete answers completion.values (strings, at most 100), total and hasMore well typed",
+			Skip: func(e *Env) string {
+				if !e.declares("completions") {
+					return "the server does not declare the completions capability"
+				}
+				if ref, _ := completionTarget(e); ref == nil {
+					return "no prompt has an argument and no resource template has a variable to complete"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				ref, arg := completionTarget(e)
+				call := e.client.NewCall("completion/complete", map[string]any{"ref": ref, "argument": map[string]any{"name": arg, "value": ""}})
+				x, _, err := e.do(ctx, e.client, call)
+				m, o := resultMembers(call, x, err)
+				if o != nil {
+					return *o
+				}
+				var comp struct {
+					Values  json.RawMessage `json:"values"`
+					Total   json.RawMessage `json:"total"`
+					HasMore json.RawMessage `json:"hasMore"`
+				}
+				if json.Unmarshal(m["completion"], &comp) != nil {
+					return fail("the result has no completion object", evidence(x))
+				}
+				var values []string
+				if json.Unmarshal(comp.Values, &values) != nil || values == nil {
+					return failf(evidence(x), "completion.values is %s, not an array of strings", orAbsent(comp.Values))
+				}
+				if len(values) > 100 {
+					return failf(evidence(x), "completion.values has %d entries; at most 100 are allowed", len(values))
+				}
+				if len(comp.Total) > 0 && !isNonNegativeInteger(comp.Total) {
+					return failf(evidence(x), "completion.total is %s, not an integer ≥ 0", truncate(string(comp.Total), 40))
+				}
+				if len(comp.HasMore) > 0 && !jsonIs(comp.HasMore, true) && !jsonIs(comp.HasMore, false) {
+					return failf(evidence(x), "completion.hasMore is %s, not a boolean", truncate(string(comp.HasMore), 40))
+				}
+				return passInfo(fmt.Sprintf("%d values for %s %v", len(values), arg, ref["name"]))
+			}},
+	}
+}
+
+// ---- pagination ----
+
+// paginated are the list methods with cursors (server/utilities/pagination).
+var paginated = []listMethod{cacheable[1], cacheable[2], cacheable[3], cacheable[4]}
+
+func declaredLists(e *Env) []listMethod {
+	var out []listMethod
+	for _, lm := range paginated {
+		if e.declares(lm.capability) || (lm.capability == "tools" && e.capabilities == nil) {
+			out = append(out, lm)
+		}
+	}
+	return out
+}
+
+func needsLists(e *Env) string {
+	if len(declaredLists(e)) == 0 {
+		return "the server declares none of tools, prompts and resources, so it has no list to page"
+	}
+	return ""
+}
+
+func paginationChecks() []*Check {
+	ref := spec("server/utilities/pagination")
+	return []*Check{
+		{ID: "pagination/cursor-round-trip", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+			Title: "every declared list can be paged to its end: each nextCursor sent back gets the next page, and no page or cursor repeats",
+			Skip:  needsLists,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				// The run's shared walks: the same pages the caching and
+				// tool checks judge.
+				pages := 0
+				for _, lm := range declaredLists(e) {
+					l := e.listingOf(ctx, lm)
+					if l.fail != nil {
+						o := *l.fail
+						o.Message = lm.method + ": " + o.Message
+						return o
+					}
+					pages += len(l.pages)
+				}
+				return passInfo(fmt.Sprintf("%d pages in all", pages))
+			}},
+		{ID: "pagination/invalid-cursor", Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
+			Title: "a cursor the server never issued → -32602 on every declared list",
+			Skip:  needsLists,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				for _, lm := range declaredLists(e) {
+					call := e.client.NewCall(lm.method, map[string]any{"cursor": probeCursor})
+					x, _, err := e.do(ctx, e.client, call)
+					if o := e.expectError(x, err, lm.method+" with an invalid cursor", 0, mcp.CodeInvalidParams); o.Status != report.StatusPass {
+						return o
+					}
+				}
+				return pass()
+			}},
+	}
+}
+
 // ---- errors ----
 
 // expectError judges an answer that must be a JSON-RPC error with code want
@@ -490,7 +708,10 @@ func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, w
 	}
 	if x.Response == nil {
 		if x.Status != 0 {
-			return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body, want HTTP %d with error %d", what, x.Status, wantStatus, want)
+			if wantStatus == 0 {
+				return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body (%s), want error %d", what, x.Status, bodyExcerpt(x), want)
+			}
+			return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body (%s), want HTTP %d with error %d", what, x.Status, bodyExcerpt(x), wantStatus, want)
 		}
 		return failf(evidence(x), "%s: no JSON-RPC answer, want error %d", what, want)
 	}
@@ -504,6 +725,38 @@ func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, w
 		return failf(evidence(x), "%s: error %d with HTTP %d, want HTTP %d", what, want, x.Status, wantStatus)
 	}
 	return pass()
+}
+
+// cameBack says what came back instead of a JSON-RPC message: on HTTP the
+// status, content type and first bytes; on stdio that nothing readable
+// answered.
+func cameBack(x *mcp.Exchange) string {
+	switch {
+	case x == nil:
+		return "nothing came back"
+	case x.Status != 0:
+		return fmt.Sprintf("HTTP %d, %s", x.Status, bodyExcerpt(x))
+	case len(x.Invalid) > 0:
+		return "stdout had no answer but: " + truncate(strings.Join(x.Invalid, "; "), 200)
+	}
+	return "no answer on stdout"
+}
+
+// bodyExcerpt says what came back when an answer was no JSON-RPC message:
+// the content type and the first bytes of the body.
+func bodyExcerpt(x *mcp.Exchange) string {
+	if x == nil {
+		return "nothing"
+	}
+	b := strings.TrimSpace(string(x.Body))
+	ct := x.ContentType
+	if ct == "" {
+		ct = "no content type"
+	}
+	if b == "" {
+		return ct + ", empty body"
+	}
+	return fmt.Sprintf("%s: %q", ct, truncate(b, 120))
 }
 
 // codeHint explains codes that come from drafts or older revisions.
@@ -702,7 +955,7 @@ func errorChecks() []*Check {
 		{ID: "errors/unknown-method", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/transports/streamable-http"),
 			Title: "an unknown method → -32601 (HTTP 404 on 2026-07-28)",
 			Run: func(ctx context.Context, e *Env) Outcome {
-				if e.opts.Version == mcp.LegacyVersion || e.client.Era() == mcp.EraLegacy {
+				if e.opts.Version == mcp.LegacyVersion || e.era() == mcp.EraLegacy {
 					call := e.client.NewCall(probeMethod, nil)
 					x, err := e.client.Do(ctx, call)
 					return e.expectError(x, err, probeMethod, 0, mcp.CodeMethodNotFound)
@@ -789,6 +1042,7 @@ const (
 	probeURI     = "mcp-eval-probe://absent/resource"
 	probeMethod  = "mcp-eval/probe-unknown-method"
 	probeTool    = "mcp-eval-probe-absent-tool"
+	probeCursor  = "mcp-eval-probe-invalid-cursor"
 )
 
 func unsupportedVersion(c *mcp.Call) {
@@ -861,7 +1115,7 @@ func headerChecks() []*Check {
 					return fail("the server rejected a base64-encoded Mcp-Name that matches the body after decoding (servers MUST decode before comparing)", evidence(x))
 				}
 				if x.Response == nil {
-					return failf(evidence(x), "no JSON-RPC answer (HTTP %d)", x.Status)
+					return failf(evidence(x), "no JSON-RPC answer (%s)", cameBack(x))
 				}
 				info := "answered with a result"
 				if rerr := x.RPCError(); rerr != nil {

@@ -30,7 +30,7 @@ func httpChecks() []*Check {
 					return errored(err, nil)
 				}
 				if x.Status != http.StatusMethodNotAllowed {
-					return failf(evidence(x), "%s answered HTTP %d, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, x.Status)
+					return failf(evidence(x), "%s answered %s, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, cameBack(x))
 				}
 				return pass()
 			}}
@@ -54,7 +54,11 @@ func httpChecks() []*Check {
 					return errored(err, evidence(x))
 				}
 				if x.Response == nil || x.Response.Error != nil || x.Status != http.StatusOK {
-					return failf(evidence(x), "a request carrying an unknown Mcp-Session-Id was refused (HTTP %d); servers should ignore the header", x.Status)
+					got := cameBack(x)
+					if rerr := x.RPCError(); rerr != nil {
+						got = fmt.Sprintf("HTTP %d, error %d: %s", x.Status, rerr.Code, truncate(rerr.Message, 120))
+					}
+					return failf(evidence(x), "a request carrying an unknown Mcp-Session-Id was refused (%s); servers should ignore the header", got)
 				}
 				if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
 					return fail("the server echoed an Mcp-Session-Id", evidence(x))
@@ -82,6 +86,29 @@ func httpChecks() []*Check {
 				}
 				return pass()
 			}},
+		{ID: "http/host-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+			SpecRef: spec("basic/security_best_practices") + "#local-mcp-server-compromise",
+			Title:   "a request with a foreign Host header → HTTP 4xx (loopback servers; DNS rebinding)",
+			Skip: func(e *Env) string {
+				if !e.isLoopback() {
+					return "the server is not on loopback; which hosts it serves is its own policy"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome {
+				// What a browser sends after DNS rebinding: the attacker's
+				// name as Host, on a connection to 127.0.0.1.
+				call := e.client.NewCall("tools/list", nil)
+				call.Header.Set("Host", "mcp-eval-probe.invalid")
+				x, err := e.client.Do(ctx, call)
+				if err != nil {
+					return errored(err, evidence(x))
+				}
+				if x.Status < 400 || x.Status >= 500 {
+					return failf(evidence(x), "a request with Host: mcp-eval-probe.invalid got %s, want 403 (a loopback server should refuse names other than localhost and loopback addresses, or a DNS-rebinding page can call it)", cameBack(x))
+				}
+				return passInfo(fmt.Sprintf("HTTP %d", x.Status))
+			}},
 		{ID: "http/content-type", Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
 			Title: "answers are application/json or text/event-stream",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -102,7 +129,7 @@ func jsonrpcChecks() []*Check {
 	ref := spec("basic/index") + "#requests"
 	return []*Check{
 		{ID: "jsonrpc/id-echo-string", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
-			Title: "a string id is echoed exactly",
+			Title: "a string id is echoed as the same JSON string (compared as values: \\u escapes are equal)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				id := fmt.Sprintf("mcp-eval-%d-ü", e.client.NextID())
 				return e.echo(ctx, id, "tools/list")
@@ -126,9 +153,9 @@ func jsonrpcChecks() []*Check {
 					return errored(err, evidence(x))
 				}
 				if x.Response == nil {
-					return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
+					return failf(evidence(x), "no JSON-RPC response (%s)", cameBack(x))
 				}
-				if string(bytes.TrimSpace(x.Response.JSONRPC)) != `"2.0"` {
+				if !jsonIs(x.Response.JSONRPC, "2.0") {
 					return failf(evidence(x), `the response's jsonrpc member is %s, want "2.0"`, orAbsent(x.Response.JSONRPC))
 				}
 				return pass()
@@ -200,7 +227,7 @@ func orAbsent(b []byte) string {
 func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 	call := e.client.NewCall(method, nil)
 	call.ID = id
-	x, orphans, err := do(ctx, e.client, call)
+	x, orphans, err := e.do(ctx, e.client, call)
 	if len(orphans) > 0 {
 		want, _ := json.Marshal(id)
 		return failf(map[string]any{"orphanIDs": orphans}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(orphans, ", "))
@@ -209,10 +236,11 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 		return errored(err, evidence(x))
 	}
 	if x.Response == nil {
-		return failf(evidence(x), "no JSON-RPC response (HTTP %d)", x.Status)
+		return failf(evidence(x), "no JSON-RPC response (%s)", cameBack(x))
 	}
 	want, _ := json.Marshal(id)
-	if got := bytes.TrimSpace(x.Response.ID); !bytes.Equal(got, want) {
+	// Compared as JSON values: an escaping encoder writes "ü" as "\u00fc".
+	if !sameJSON(x.Response.ID, want) {
 		return failf(evidence(x), "the answer's id is %s, want %s (ids must be echoed with their type)", orAbsent(x.Response.ID), want)
 	}
 	return pass()
@@ -241,8 +269,20 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(x),
 			Message: fmt.Sprintf("%s got HTTP %d; a POST body must be a single JSON-RPC message, so a 4xx is due", what, x.Status)}
 	}
-	if _, err := e.client.ListTools(ctx); err != nil {
-		return Outcome{Status: report.StatusFail, Info: info, Message: fmt.Sprintf("after %s the server stopped answering: %v", what, err)}
+	// Is the server still there? One request (the first page of tools/list
+	// is enough): any JSON-RPC answer, a result or an error, says it is.
+	follow := e.client.NewCall("tools/list", nil)
+	fx, err := e.client.Do(ctx, follow)
+	switch {
+	case err != nil:
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(fx),
+			Message: fmt.Sprintf("after %s the next request got no answer: %v", what, err)}
+	case fx.Response == nil:
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(fx),
+			Message: fmt.Sprintf("after %s the next request (tools/list) got HTTP %d with no JSON-RPC message (%s)", what, fx.Status, bodyExcerpt(fx))}
+	}
+	if rerr := fx.Response.Error; rerr != nil {
+		info += fmt.Sprintf("; the next tools/list got error %d (the server still answers)", rerr.Code)
 	}
 	return passInfo(info)
 }
@@ -254,12 +294,22 @@ func eraChecks() []*Check {
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				p := e.client.Probe()
-				switch e.client.Era() {
+				switch e.era() {
 				case mcp.EraModern:
 					return passInfo(p.Reason)
 				case mcp.EraLegacy:
-					return fail(fmt.Sprintf("the server speaks only the initialize-based %s revision (%s); see the migration list", e.client.Version(), p.Reason),
-						withNote(evidence(p.Discover), "migration", migration(e)))
+					msg := fmt.Sprintf("the server speaks only the initialize-based %s revision (%s); see the migration list", e.client.Version(), p.Reason)
+					ev := evidence(p.Discover)
+					if e.legacyWhy != "" {
+						// The probe had taken it for modern; the
+						// DiscoverResult itself says otherwise.
+						msg = "this endpoint does not serve 2026-07-28: " + e.legacyWhy + ", so it is a legacy endpoint for this revision; see the migration list"
+						ev = evidence(e.modern.Probe().Discover)
+					}
+					if h := e.legacyHint(); h != "" {
+						msg += ". " + h
+					}
+					return fail(msg, withNote(ev, "migration", migration(e)))
 				}
 				msg := "the server answered neither server/discover nor initialize"
 				if p.Reason != "" {
@@ -274,7 +324,7 @@ func eraChecks() []*Check {
 			Title: "initialize at 2025-11-25 succeeds",
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {
-				if e.client.Era() != mcp.EraLegacy {
+				if e.era() != mcp.EraLegacy {
 					return fail("the initialize handshake did not succeed", evidence(e.client.Probe().Initialize))
 				}
 				return passInfo("negotiated " + e.client.Version())
@@ -311,6 +361,47 @@ func metaChecks() []*Check {
 
 func mrtrChecks() []*Check {
 	return []*Check{
+		{ID: "mrtr/no-server-requests", Level: report.LevelMust, Revision: revModern, SpecRef: spec("changelog"),
+			Title: "no server-to-client request (roots/list, sampling/createMessage, elicitation/create) arrives on a 2026-07-28 connection",
+			Run: func(ctx context.Context, e *Env) Outcome {
+				// The likeliest trigger: the safe tools, called declaring
+				// every client capability (setup called them too, and every
+				// answer the checks read is watched).
+				tools := e.safeTools()
+				if len(tools) > maxProbedTools {
+					tools = tools[:maxProbedTools]
+				}
+				for _, t := range tools {
+					_, _, _ = e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)},
+						func(c *mcp.Call) { c.Meta()[mcp.MetaClientCapabilities] = allClientCapabilities() })
+				}
+				seen := e.seenServerRequests()
+				if len(seen) == 0 {
+					return passInfo(fmt.Sprintf("watched every answer of the run so far, %d safe tools called", len(tools)))
+				}
+				first := seen[0]
+				where := "during " + first.During
+				if first.During == "stdio" {
+					where = "on stdout"
+				}
+				return failf(map[string]any{"requests": seen},
+					"the server sent a %s request %s; 2026-07-28 removed server-to-client requests (a server asks for input with an input_required result instead): %s",
+					first.Method, where, truncate(string(first.Raw), 200))
+			}},
+		{ID: "mrtr/retry", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
+			Title: "retrying an input_required tool call with inputResponses (and requestState echoed) gets a result, not an error (safe tools only)",
+			Skip:  needsInputTool,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				o, _, _ := e.mrtrRoundTrip(ctx, false)
+				return o
+			}},
+		{ID: "mrtr/tampered-state", Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
+			Title: "a retry with an altered requestState is refused (an error or a new input_required), not completed (safe tools only)",
+			Skip:  needsInputTool,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				o, _, _ := e.mrtrRoundTrip(ctx, true)
+				return o
+			}},
 		{ID: "mrtr/shape", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "an input_required result is well formed",
 			Skip: func(e *Env) string {
@@ -333,6 +424,137 @@ func mrtrChecks() []*Check {
 				return judgeInputRequired(m, x)
 			}},
 	}
+}
+
+func needsInputTool(e *Env) string {
+	if len(e.inputTools) == 0 {
+		return "no safe tool answered input_required"
+	}
+	return ""
+}
+
+// maxRounds bounds the retries of one MRTR round trip: a server may ask
+// again (multi-round), but not forever.
+const maxRounds = 3
+
+// mrtrRoundTrip calls the first safe tool that answered input_required,
+// declaring every client capability, and retries it as a client would
+// (basic/patterns/mrtr.mdx): a new request with a new id repeating the
+// params, inputResponses answering every input request (an elicitation
+// accepted with values synthesised from its requestedSchema, a sampling
+// request answered with a text, roots with none), and requestState echoed
+// byte for byte, or altered when tamper is set.
+func (e *Env) mrtrRoundTrip(ctx context.Context, tamper bool) (Outcome, *mcp.Exchange, error) {
+	p := e.inputTools[0]
+	caps := func(c *mcp.Call) { c.Meta()[mcp.MetaClientCapabilities] = allClientCapabilities() }
+	params := map[string]any{"name": p.Tool.Name, "arguments": p.Args}
+	call, x, err := e.send(ctx, "tools/call", params, caps)
+	m, o := resultMembers(call, x, err)
+	if o != nil {
+		return *o, x, err
+	}
+	if resultTypeOf(m) != "input_required" {
+		return skip(p.Tool.Name + " no longer answers input_required"), x, nil
+	}
+	for round := 1; round <= maxRounds; round++ {
+		var state *string
+		if raw, ok := m["requestState"]; ok {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return fail("requestState is not a string (see mrtr/shape)", evidence(x)), x, nil
+			}
+			state = &s
+		}
+		if tamper && state == nil {
+			return skip(p.Tool.Name + " sent no requestState, so there is none to alter"), x, nil
+		}
+		retry := map[string]any{"name": p.Tool.Name, "arguments": p.Args, "inputResponses": inputResponses(m["inputRequests"])}
+		if state != nil {
+			s := *state
+			if tamper {
+				s = alterState(s)
+			}
+			retry["requestState"] = s
+		}
+		call, x, err = e.send(ctx, "tools/call", retry, caps)
+		if err != nil {
+			return errored(err, evidence(x)), x, err
+		}
+		if x.Response == nil {
+			return failf(evidence(x), "the retry got no JSON-RPC answer (%s)", cameBack(x)), x, nil
+		}
+		if rerr := x.Response.Error; rerr != nil {
+			if tamper {
+				return passInfo(fmt.Sprintf("the altered requestState was refused with error %d", rerr.Code)), x, nil
+			}
+			return failf(evidence(x), "the retry of %s with inputResponses%s got error %d: %s; a server answers a retry with a result (or asks again with input_required)",
+				p.Tool.Name, map[bool]string{true: " and requestState echoed", false: ""}[state != nil], rerr.Code, truncate(rerr.Message, 120)), x, nil
+		}
+		if json.Unmarshal(x.Response.Result, &m) != nil || m == nil {
+			return fail("the retry's result is not a JSON object", evidence(x)), x, nil
+		}
+		switch rt := resultTypeOf(m); {
+		case rt == "input_required" && tamper:
+			return passInfo("the altered requestState was answered with a new input_required"), x, nil
+		case rt == "input_required":
+			continue // another round
+		case tamper:
+			return failf(evidence(x), "a retry whose requestState was altered completed (resultType %q): servers must treat requestState as attacker-controlled and reject state that fails verification when it influences what the tool does", rt), x, nil
+		default:
+			return passInfo(fmt.Sprintf("completed after %d round(s)", round)), x, nil
+		}
+	}
+	return passInfo(fmt.Sprintf("still input_required after %d rounds", maxRounds)), x, nil
+}
+
+// inputResponses answers every input request of an input_required result.
+func inputResponses(raw json.RawMessage) map[string]any {
+	var reqs map[string]struct {
+		Method string `json:"method"`
+		Params struct {
+			Mode            string          `json:"mode"`
+			RequestedSchema json.RawMessage `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(raw, &reqs)
+	out := map[string]any{}
+	for k, r := range reqs {
+		switch r.Method {
+		case "elicitation/create":
+			if r.Params.Mode == "url" {
+				out[k] = map[string]any{"action": "accept"}
+				continue
+			}
+			out[k] = map[string]any{"action": "accept", "content": synthesizeArgs(r.Params.RequestedSchema)}
+		case "sampling/createMessage":
+			out[k] = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcp-eval probe answer"},
+				"model": "mcp-eval-probe", "stopReason": "endTurn"}
+		case "roots/list":
+			out[k] = map[string]any{"roots": []any{}}
+		}
+	}
+	return out
+}
+
+// alterState changes one character in the middle of a requestState, within
+// the same alphabet, so that only its integrity check can tell.
+func alterState(s string) string {
+	if s == "" {
+		return "mcp-eval-probe-altered"
+	}
+	b := []byte(s)
+	i := len(b) / 2
+	switch c := b[i]; {
+	case c == 'A':
+		b[i] = 'B'
+	case c >= '0' && c <= '9':
+		b[i] = '0' + (c-'0'+1)%10
+	case c >= 'a' && c <= 'z':
+		b[i] = 'a' + (c-'a'+1)%26
+	default:
+		b[i] = 'A'
+	}
+	return string(b)
 }
 
 // judgeInputRequired applies the InputRequiredResult rules
@@ -381,7 +603,11 @@ func judgeInputRequired(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 // migration lists what a legacy server must change to speak 2026-07-28
 // (changelog.mdx; basic/versioning.mdx).
 func migration(e *Env) []string {
-	out := []string{
+	var out []string
+	if h := e.legacyHint(); h != "" {
+		out = append(out, h)
+	}
+	out = append(out,
 		"Implement server/discover (required): answer with supportedVersions, capabilities, resultType, ttlMs and cacheScope.",
 		"Drop the initialize handshake and notifications/initialized: every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities; answer a missing key with -32602 (HTTP 400).",
 		"Serve every request statelessly: no Mcp-Session-Id; tools/list, prompts/list and resources/list must not vary per connection.",
@@ -391,7 +617,7 @@ func migration(e *Env) []string {
 		"Server-initiated requests (elicitation/create, sampling/createMessage, roots/list) become input requests in an input_required result (multi round-trip requests).",
 		"If you implemented the drafts' error codes: -32001 → -32020 (header mismatch), -32003 → -32021 (missing client capability), -32004 → -32022 (unsupported version).",
 		"-32042 (URL elicitation required) is removed: return input_required with an elicitation/create request in url mode.",
-	}
+	)
 	if e.declares("resources") {
 		out = append(out, "Resource not found: answer -32602 (with data.uri), no longer -32002.")
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,17 +17,41 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// toolCheck runs judge on a fresh tools/list, so that every run of the
-// check looks at what the server answers now.
+// toolCheck runs judge on this run's tools/list, shared by every check of
+// the run (listing.go). A judge depends only on the list, so its outcome
+// is computed once per distinct listing: the five runs of a stable server
+// cost one judgement each.
 func toolCheck(id, title string, level report.Level, rev, ref string, judge func(e *Env, tools []mcp.Tool) Outcome) *Check {
 	return &Check{ID: id, Title: title, Level: level, Revision: rev, SpecRef: ref, Skip: needsTools,
 		Run: func(ctx context.Context, e *Env) Outcome {
-			tools, err := e.client.ListTools(ctx)
-			if err != nil {
-				return errored(fmt.Errorf("tools/list: %w", err), nil)
+			l := e.listingOf(ctx, toolsList)
+			if l.fail != nil {
+				return Outcome{Status: report.StatusError, Message: "tools/list: " + l.fail.Message, Evidence: l.fail.Evidence}
 			}
-			return judge(e, tools)
+			o := l.tools.once(id, func() Outcome { return judge(e, l.tools.tools) })
+			if l.bounded != "" && o.Info == "" {
+				o.Info = l.bounded
+			}
+			return o
 		}}
+}
+
+// schemaCheck is a toolCheck judging what compiling the list's schemas
+// found (compiled once per distinct listing for all three).
+func schemaCheck(id, title, ref string, judge func(schemaProblems) Outcome) *Check {
+	c := toolCheck(id, title, report.LevelMust, revBoth, ref, nil)
+	c.Run = func(ctx context.Context, e *Env) Outcome {
+		l := e.listingOf(ctx, toolsList)
+		if l.fail != nil {
+			return Outcome{Status: report.StatusError, Message: "tools/list: " + l.fail.Message, Evidence: l.fail.Evidence}
+		}
+		o := judge(l.tools.schemaProblems())
+		if l.bounded != "" && o.Info == "" {
+			o.Info = l.bounded
+		}
+		return o
+	}
+	return c
 }
 
 // problems collects per-tool findings into one outcome.
@@ -36,6 +61,7 @@ func (p problems) outcome(summary string) Outcome {
 	if len(p) == 0 {
 		return pass()
 	}
+	p = append(problems(nil), p...) // findings may be shared between runs
 	sort.Strings(p)
 	ev := p
 	if len(ev) > 20 {
@@ -83,11 +109,17 @@ func schemaChecks() []*Check {
 	ref := spec("basic/index") + "#json-schema-usage"
 	tools := spec("server/tools") + "#tool"
 	return []*Check{
-		toolCheck("schema/input-schema-valid", "every inputSchema compiles as JSON Schema 2020-12", report.LevelMust, revBoth, ref,
-			func(_ *Env, ts []mcp.Tool) Outcome {
-				invalid, _ := compileAll(ts, false)
-				return invalid.outcome("invalid inputSchema")
-			}),
+		schemaCheck("schema/input-schema-valid", "every inputSchema compiles as JSON Schema 2020-12", ref,
+			func(p schemaProblems) Outcome { return p.invalidIn.outcome("invalid inputSchema") }),
+		{ID: "schema/structured-content", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/tools") + "#output-schema",
+			Title: "a safe tool with an outputSchema returns structuredContent that validates against it",
+			Skip: func(e *Env) string {
+				if len(outputTools(e)) == 0 {
+					return "no safe tool (readOnlyHint or --safe-tools) has an outputSchema"
+				}
+				return ""
+			},
+			Run: func(ctx context.Context, e *Env) Outcome { return e.judgeStructuredContent(ctx) }},
 		toolCheck("schema/input-schema-object", `every inputSchema has root type "object"`, report.LevelMust, revBoth, tools,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
@@ -99,7 +131,7 @@ func schemaChecks() []*Check {
 						p = append(p, t.Name+": inputSchema is not an object")
 						continue
 					}
-					if string(bytes.TrimSpace(root.Type)) != `"object"` {
+					if !jsonIs(root.Type, "object") {
 						got := string(root.Type)
 						if got == "" {
 							got = "absent"
@@ -109,18 +141,105 @@ func schemaChecks() []*Check {
 				}
 				return p.outcome(`inputSchema root must be {"type":"object"}`)
 			}),
-		toolCheck("schema/output-schema-valid", "every outputSchema compiles as JSON Schema 2020-12", report.LevelMust, revBoth, ref,
-			func(_ *Env, ts []mcp.Tool) Outcome {
-				invalid, _ := compileAll(ts, true)
-				return invalid.outcome("invalid outputSchema")
-			}),
-		toolCheck("schema/refs-resolve", "every $ref resolves inside its schema, with no network or file loading", report.LevelMust, revBoth, ref,
-			func(_ *Env, ts []mcp.Tool) Outcome {
-				_, in := compileAll(ts, false)
-				_, out := compileAll(ts, true)
-				return append(in, out...).outcome("unresolvable $ref")
+		schemaCheck("schema/output-schema-valid", "every outputSchema compiles as JSON Schema 2020-12", ref,
+			func(p schemaProblems) Outcome { return p.invalidOut.outcome("invalid outputSchema") }),
+		schemaCheck("schema/refs-resolve", "every $ref resolves inside its schema, with no network or file loading", ref,
+			func(p schemaProblems) Outcome {
+				return append(append(problems(nil), p.refsIn...), p.refsOut...).outcome("unresolvable $ref")
 			}),
 	}
+}
+
+// outputTools are the safe tools with an outputSchema, at most
+// maxProbedTools of them.
+func outputTools(e *Env) []mcp.Tool {
+	var out []mcp.Tool
+	for _, t := range e.safeTools() {
+		if len(bytes.TrimSpace(t.OutputSchema)) > 0 && len(out) < maxProbedTools {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// judgeStructuredContent calls each safe tool that has an outputSchema and
+// checks that a successful result carries structuredContent conforming to
+// it (server/tools: "servers MUST provide structured results that conform
+// to this schema"). Results that are errors (isError), input_required, or
+// JSON-RPC errors (the synthesised arguments may not suit the tool) are not
+// judged; if no call could be judged the check is skipped with why.
+func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
+	var p problems
+	var notJudged []string
+	judged := 0
+	var ev any
+	for _, t := range outputTools(e) {
+		call := e.client.NewCall("tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)})
+		x, _, err := e.do(ctx, e.client, call)
+		if err != nil {
+			return errored(fmt.Errorf("tools/call %s: %w", t.Name, err), evidence(x))
+		}
+		if x.Response == nil {
+			return failf(evidence(x), "tools/call %s: no JSON-RPC answer (%s)", t.Name, cameBack(x))
+		}
+		if rerr := x.Response.Error; rerr != nil {
+			notJudged = append(notJudged, fmt.Sprintf("%s answered error %d", t.Name, rerr.Code))
+			continue
+		}
+		var res struct {
+			ResultType        string          `json:"resultType"`
+			IsError           bool            `json:"isError"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(x.Response.Result, &res) != nil {
+			p = append(p, t.Name+": the result is not an object")
+			ev = evidence(x)
+			continue
+		}
+		switch {
+		case res.ResultType == "input_required":
+			notJudged = append(notJudged, t.Name+" answered input_required")
+			continue
+		case res.IsError:
+			notJudged = append(notJudged, t.Name+" answered isError")
+			continue
+		}
+		s, cerr := e.compile(t.OutputSchema)
+		if cerr != nil {
+			notJudged = append(notJudged, t.Name+"'s outputSchema does not compile (see schema/output-schema-valid)")
+			continue
+		}
+		judged++
+		if len(res.StructuredContent) == 0 {
+			p = append(p, t.Name+": has an outputSchema but returned no structuredContent")
+			ev = evidence(x)
+			continue
+		}
+		inst, derr := schema.DecodeJSON(res.StructuredContent)
+		if derr != nil {
+			p = append(p, fmt.Sprintf("%s: structuredContent cannot be read: %v", t.Name, derr))
+			ev = evidence(x)
+			continue
+		}
+		if verr := s.Validate(inst); verr != nil {
+			p = append(p, fmt.Sprintf("%s: structuredContent breaks its outputSchema: %v", t.Name, verr))
+			ev = evidence(x)
+		}
+	}
+	if len(p) > 0 {
+		o := p.outcome("structured results that do not conform to the tool's outputSchema")
+		o.Evidence = withNote(evidenceMap(ev), "problems", []string(p))
+		return o
+	}
+	if judged == 0 {
+		return skip("no call could be judged: " + strings.Join(firstN(notJudged, 3), "; "))
+	}
+	return passInfo(fmt.Sprintf("%d tools' structuredContent validated", judged))
+}
+
+func evidenceMap(ev any) map[string]any {
+	m, _ := ev.(map[string]any)
+	return m
 }
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -198,15 +317,7 @@ func lintChecks() []*Check {
 			}),
 		toolCheck("lint/near-duplicate-descriptions", "no two tool descriptions are near-duplicates", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
-				var p problems
-				for i := range ts {
-					for j := i + 1; j < len(ts); j++ {
-						if sim := similarity(ts[i].Description, ts[j].Description); sim >= nearDuplicateRatio {
-							p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[i].Name, ts[j].Name, 100*sim))
-						}
-					}
-				}
-				return p.outcome("descriptions so alike that a model will confuse the tools")
+				return nearDuplicates(ts).outcome("descriptions so alike that a model will confuse the tools")
 			}),
 		toolCheck("lint/token-footprint", fmt.Sprintf("the whole tools/list costs under %d tokens", maxFootprintTokens), report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
@@ -292,4 +403,126 @@ func words(s string) map[string]bool {
 		out[w] = true
 	}
 	return out
+}
+
+// maxNearDuplicates bounds the pairs the lint collects: a list whose
+// descriptions are all alike is reported as such without comparing every
+// pair.
+const maxNearDuplicates = 1000
+
+// nearDuplicates finds the pairs of tools whose descriptions have a
+// Jaccard index ≥ nearDuplicateRatio (the same judgement as similarity),
+// without comparing every pair. Each description is tokenised once and its
+// words ordered rarest first; sets are visited smallest first, and a pair
+// is compared only when the word-prefix and position filters of PPJoin
+// (Xiao et al., "Efficient similarity joins for near duplicate detection",
+// WWW 2008) leave it possible: two sets at least t alike share one of the
+// first |x| − ⌈t·|x|⌉ + 1 words of the larger, and enough of the words
+// after a shared one to reach the overlap t/(1+t)·(|x|+|y|). With distinct
+// descriptions the cost is about linear in the list.
+func nearDuplicates(ts []mcp.Tool) problems {
+	dict := map[string]int{}
+	sets := make([][]int, len(ts))
+	for i, t := range ts {
+		ws := words(t.Description)
+		if len(ws) < 5 {
+			continue
+		}
+		ids := make([]int, 0, len(ws))
+		for w := range ws {
+			id, ok := dict[w]
+			if !ok {
+				id = len(dict)
+				dict[w] = id
+			}
+			ids = append(ids, id)
+		}
+		sets[i] = ids
+	}
+	df := make([]int, len(dict))
+	for _, s := range sets {
+		for _, id := range s {
+			df[id]++
+		}
+	}
+	// Rarest first (ties by id), the order the prefixes are taken in; the
+	// same order makes the exact intersection a merge.
+	less := func(a, b int) bool { return df[a] < df[b] || (df[a] == df[b] && a < b) }
+	var order []int
+	for i, s := range sets {
+		if len(s) > 0 {
+			sort.Slice(s, func(a, b int) bool { return less(s[a], s[b]) })
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(sets[order[a]]) < len(sets[order[b]]) })
+
+	// A slightly lower threshold only lengthens prefixes and lowers the
+	// overlap bound: more candidates against float error, never a miss.
+	const t = nearDuplicateRatio - 1e-9
+	probe := func(n int) int { return n - int(math.Ceil(t*float64(n))) + 1 }
+	indexed := func(n int) int { return n - int(math.Ceil(2*t/(1+t)*float64(n))) + 1 }
+	type posting struct{ set, pos int }
+	index := map[int][]posting{}
+	var p problems
+	for _, x := range order {
+		sx := sets[x]
+		overlap := map[int]int{}
+		for i, w := range sx[:probe(len(sx))] {
+			for _, post := range index[w] {
+				sy := sets[post.set]
+				if float64(len(sy)) < t*float64(len(sx)) {
+					continue // size filter: J ≤ |y|/|x| < t
+				}
+				a, seen := overlap[post.set]
+				if seen && a < 0 {
+					continue // pruned
+				}
+				need := int(math.Ceil(t / (1 + t) * float64(len(sx)+len(sy))))
+				if a+1+min(len(sx)-i-1, len(sy)-post.pos-1) >= need {
+					overlap[post.set] = a + 1
+				} else {
+					overlap[post.set] = -1
+				}
+			}
+			if i < indexed(len(sx)) {
+				index[w] = append(index[w], posting{x, i})
+			}
+		}
+		cands := make([]int, 0, len(overlap))
+		for y, a := range overlap {
+			if a > 0 {
+				cands = append(cands, y)
+			}
+		}
+		sort.Ints(cands)
+		for _, y := range cands {
+			if sim := jaccard(sx, sets[y], less); sim >= nearDuplicateRatio {
+				if len(p) == maxNearDuplicates {
+					return append(p, fmt.Sprintf("(stopped after %d pairs)", maxNearDuplicates))
+				}
+				a, b := min(x, y), max(x, y)
+				p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[a].Name, ts[b].Name, 100*sim))
+			}
+		}
+	}
+	return p
+}
+
+// jaccard is |a∩b| / |a∪b| of two sets sorted by less.
+func jaccard(a, b []int, less func(x, y int) bool) float64 {
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case less(a[i], b[j]):
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
 }

@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,7 +24,8 @@ import (
 func TestMain(m *testing.M) {
 	if d, ok := os.LookupEnv("FIXTURE_STDIO"); ok {
 		s := fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(d), Legacy: os.Getenv("FIXTURE_LEGACY") != "",
-			StateDir: os.Getenv("FIXTURE_STATE_DIR")})
+			StateDir: os.Getenv("FIXTURE_STATE_DIR"), EscapeNonASCII: os.Getenv("FIXTURE_ESCAPE") != "",
+			Completions: os.Getenv("FIXTURE_COMPLETIONS") != ""})
 		if err := s.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
 			os.Exit(1)
 		}
@@ -32,15 +35,33 @@ func TestMain(m *testing.M) {
 }
 
 func stdioTarget(t testing.TB, defects string, legacy bool) mcp.Target {
+	return stdioFixture(t, fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy})
+}
+
+// stdioFixture runs the fixture with fo as a stdio server (a re-executed
+// test binary; see TestMain).
+func stdioFixture(t testing.TB, fo fixture.Options) mcp.Target {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var defects []string
+	for d, on := range fo.Defects {
+		if on {
+			defects = append(defects, d)
+		}
+	}
 	// The state dir lets the fixture tell its processes apart, so that a
 	// second process can play "a new connection".
-	env := []string{"FIXTURE_STDIO=" + defects, "FIXTURE_STATE_DIR=" + t.TempDir()}
-	if legacy {
+	env := []string{"FIXTURE_STDIO=" + strings.Join(defects, ","), "FIXTURE_STATE_DIR=" + t.TempDir()}
+	if fo.Legacy {
 		env = append(env, "FIXTURE_LEGACY=1")
+	}
+	if fo.EscapeNonASCII {
+		env = append(env, "FIXTURE_ESCAPE=1")
+	}
+	if fo.Completions {
+		env = append(env, "FIXTURE_COMPLETIONS=1")
 	}
 	return &mcp.CommandTarget{Command: mcp.Command{Argv: []string{exe, "-test.run=^$"}, Env: env}}
 }
@@ -53,10 +74,16 @@ func evaluate(t testing.TB, transport, defects string, legacy bool, opts Options
 
 func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Options, maxConns int) (*Result, *fixture.Server) {
 	t.Helper()
+	return evaluateFixture(t, transport, fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy}, opts, maxConns)
+}
+
+// evaluateFixture runs the checks against a fixture with options fo.
+func evaluateFixture(t testing.TB, transport string, fo fixture.Options, opts Options, maxConns int) (*Result, *fixture.Server) {
+	t.Helper()
 	var target mcp.Target
 	var srv *fixture.Server
 	if transport == "http" {
-		srv = fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy})
+		srv = fixture.NewHandler(fo)
 		hs := httptest.NewServer(srv)
 		t.Cleanup(hs.Close)
 		ht := &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
@@ -66,7 +93,7 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 		}
 		target = ht
 	} else {
-		target = stdioTarget(t, defects, legacy)
+		target = stdioFixture(t, fo)
 	}
 	ctx := context.Background()
 	copts := mcp.Options{Timeout: 2 * time.Second}
@@ -111,7 +138,7 @@ func TestCleanFixturePasses(t *testing.T) {
 				if c.Status == report.StatusFail || c.Status == report.StatusError {
 					t.Errorf("%s: %s: %s\n%s", c.ID, c.Status, c.Message, c.Evidence)
 				}
-				if c.Status == report.StatusSkip && transportOK(c.ID, transport) && c.ID != "era/legacy-handshake" {
+				if c.Status == report.StatusSkip && transportOK(c.ID, transport) && c.ID != "era/legacy-handshake" && c.ID != "completion/complete" {
 					t.Errorf("%s skipped on the clean fixture: %s", c.ID, c.Message)
 				}
 			}
@@ -119,6 +146,26 @@ func TestCleanFixturePasses(t *testing.T) {
 				if n := srv.Calls()["delete_everything"]; n != 0 {
 					t.Errorf("the destructive tool was executed %d times; probes must never call it", n)
 				}
+			}
+		})
+	}
+}
+
+// TestEscapingEncoderPasses runs every check against a server whose JSON
+// encoder escapes non-ASCII ("\u00fc" for "ü", Python's json.dumps
+// default): the same JSON values, so nothing may fail (issue 9: the string
+// id echo was compared as bytes).
+func TestEscapingEncoderPasses(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluateFixture(t, transport, fixture.Options{EscapeNonASCII: true}, Options{}, 0)
+			for _, c := range res.Checks {
+				if c.Status == report.StatusFail || c.Status == report.StatusError {
+					t.Errorf("%s: %s: %s\n%s", c.ID, c.Status, c.Message, c.Evidence)
+				}
+			}
+			if c := byID(res)["jsonrpc/id-echo-string"]; c.Status != report.StatusPass {
+				t.Errorf("jsonrpc/id-echo-string: %s, want pass", c.Status)
 			}
 		})
 	}
@@ -217,6 +264,12 @@ var collateral = map[string][]string{
 	// Every check starts from server/discover or uses what it declares.
 	"discover/responds": {"caching/server-discover", "discover/capabilities", "discover/supported-versions",
 		"discover/without-client-info", "http/no-session-id", "meta/server-info", "result-type/server-discover"},
+	// A DiscoverResult without 2026-07-28 makes the endpoint a legacy one
+	// for this revision (the 2026-07-28 checks are then skipped).
+	"discover/supported-versions": {"era/modern"},
+	// A prompts/list whose next page fails is also what the caching and
+	// result-type checks of prompts/list walk.
+	"pagination/cursor-round-trip": {"caching/prompts-list", "result-type/prompts-list"},
 	// A server that changes the type of every integer id breaks every
 	// exchange the client makes.
 	"jsonrpc/id-echo-integer": {"*"},
@@ -239,6 +292,122 @@ var httpOnlyDefects = map[string]string{
 // probe client must then keep to one connection, or its own pool would
 // look like "another connection" to the fixture.
 var oneConnection = map[string]bool{"ordering/tools-list-fresh-connection": true}
+
+// TestLegacyEndpointFromDiscover: a server that answers server/discover
+// but does not list 2026-07-28 (what the Go SDK's stateful HTTP handler
+// does) is a legacy endpoint for this revision: era/modern fails with the
+// migration list and a hint, and the 2026-07-28 checks are skipped with
+// that reason rather than failing one by one.
+func TestLegacyEndpointFromDiscover(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluate(t, transport, "discover/supported-versions", false, Options{})
+			if res.Era != mcp.EraLegacy {
+				t.Errorf("era %s, want legacy", res.Era)
+			}
+			checks := byID(res)
+			c := checks["era/modern"]
+			if c.Status != report.StatusFail || !strings.Contains(c.Message, "does not serve 2026-07-28") || !strings.Contains(c.Message, "Likely cause") {
+				t.Errorf("era/modern: %s %q", c.Status, c.Message)
+			}
+			if transport == "http" && !strings.Contains(c.Message, "Stateless: true") {
+				t.Errorf("era/modern over HTTP does not name the Go SDK's fix: %q", c.Message)
+			}
+			if len(res.Migration) < 5 || !strings.HasPrefix(res.Migration[0], "Likely cause") {
+				t.Errorf("migration list %v", res.Migration)
+			}
+			for _, id := range []string{"caching/tools-list", "headers/missing-method", "errors/removed-ping"} {
+				if !transportOK(id, transport) {
+					continue
+				}
+				if c := checks[id]; c.Status != report.StatusSkip || !strings.Contains(c.Message, "does not serve 2026-07-28") {
+					t.Errorf("%s: %s %q, want skipped as a legacy endpoint", id, c.Status, c.Message)
+				}
+			}
+			if c := checks["discover/supported-versions"]; c.Status != report.StatusFail {
+				t.Errorf("discover/supported-versions: %s", c.Status)
+			}
+		})
+	}
+}
+
+// TestFreshConnectionComparesDefinitions: a tool whose description differs
+// on a new connection (same names) fails ordering/tools-list-fresh-connection,
+// which compares the canonical definitions, not the names.
+func TestFreshConnectionComparesDefinitions(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			conns, opts := 0, Options{}
+			if transport == "http" {
+				conns, opts.Only = 1, []string{"ordering/tools-list-fresh-connection"}
+			}
+			res, _ := evaluateWith(t, transport, fixture.DefectFreshDescription, false, opts, conns)
+			c := byID(res)["ordering/tools-list-fresh-connection"]
+			if c.Status != report.StatusFail || !strings.Contains(c.Message, "defined differently: get_forecast") {
+				t.Errorf("%s %q, want fail naming get_forecast", c.Status, c.Message)
+			}
+			if !strings.Contains(string(c.Evidence), "worded otherwise") {
+				t.Errorf("evidence does not show the new definition: %s", c.Evidence)
+			}
+		})
+	}
+}
+
+// TestEveryPageIsChecked: a server that drops ttlMs from page 26 of
+// tools/list fails caching/tools-list, and a correct server of 30 pages
+// passes every check (issue 9: only the first 20 pages were read).
+func TestEveryPageIsChecked(t *testing.T) {
+	res, _ := evaluateFixture(t, "http", fixture.Options{ExtraTools: 60, Defects: fixture.ParseDefects(fixture.DefectLatePageTTL)}, Options{}, 0)
+	c := byID(res)["caching/tools-list"]
+	if c.Status != report.StatusFail || !strings.Contains(c.Message, "page 26") {
+		t.Errorf("caching/tools-list: %s %q, want a failure on page 26", c.Status, c.Message)
+	}
+	res, _ = evaluateFixture(t, "http", fixture.Options{ExtraTools: 60}, Options{}, 0)
+	for _, c := range res.Checks {
+		// 64 tools cost more tokens than the lint's budget: a warning, not
+		// a fault.
+		if (c.Status == report.StatusFail || c.Status == report.StatusError) && c.ID != "lint/token-footprint" {
+			t.Errorf("%s on a correct 32-page server: %s %s", c.ID, c.Status, c.Message)
+		}
+	}
+}
+
+// TestCursorLoopEnds: a tools/list whose cursor leads back to its own page
+// is reported as a loop by the checks that walk it, and the run ends.
+func TestCursorLoopEnds(t *testing.T) {
+	res, _ := evaluateFixture(t, "http", fixture.Options{Defects: fixture.ParseDefects(fixture.DefectCursorLoop)}, Options{}, 0)
+	checks := byID(res)
+	if c := checks["caching/tools-list"]; c.Status != report.StatusFail || !strings.Contains(c.Message, "never ends") {
+		t.Errorf("caching/tools-list: %s %q", c.Status, c.Message)
+	}
+	if c := checks["schema/input-schema-valid"]; c.Status != report.StatusError || !strings.Contains(c.Message, "never ends") {
+		t.Errorf("schema/input-schema-valid: %s %q", c.Status, c.Message)
+	}
+}
+
+// TestCompletionDeclared: with completions declared, completion/complete
+// passes on a correct server (the clean fixture leaves completions
+// undeclared so that errors/capability-gated-method has a method to probe,
+// which then skips here).
+func TestCompletionDeclared(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluateFixture(t, transport, fixture.Options{Completions: true}, Options{}, 0)
+			checks := byID(res)
+			if c := checks["completion/complete"]; c.Status != report.StatusPass {
+				t.Errorf("completion/complete: %s %q", c.Status, c.Message)
+			}
+			if c := checks["errors/capability-gated-method"]; c.Status != report.StatusSkip {
+				t.Errorf("errors/capability-gated-method: %s %q, want skip (every capability declared)", c.Status, c.Message)
+			}
+			for _, c := range res.Checks {
+				if c.Status == report.StatusFail || c.Status == report.StatusError {
+					t.Errorf("%s: %s %s", c.ID, c.Status, c.Message)
+				}
+			}
+		})
+	}
+}
 
 func TestLegacyServer(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
@@ -346,5 +515,86 @@ func TestSafety(t *testing.T) {
 	}
 	if n := srv.Calls()["delete_everything"]; n != 0 {
 		t.Fatalf("delete_everything executed %d times", n)
+	}
+}
+
+func TestSameJSON(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{`"mcp-eval-1-ü"`, `"mcp-eval-1-\u00fc"`, true},
+		{`"mcp-eval-1-ü"`, `"mcp-eval-1-\u00FC"`, true},
+		{`"😀"`, `"\ud83d\ude00"`, true},
+		{`7`, `7`, true},
+		{`7`, ` 7 `, true},
+		{`7`, `7.0`, true},
+		{`7`, `7e0`, true},
+		{`7`, `"7"`, false},
+		{`"7"`, `7`, false},
+		{`7`, `8`, false},
+		{`null`, `null`, true},
+		{`null`, `0`, false},
+		{`{"a":[1,"x"]}`, `{ "a" : [1, "\u0078"] }`, true},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`[1,2]`, `[2,1]`, false},
+		{`"a"`, `"a" "b"`, false},
+		{`"a"`, `not json`, false},
+		{``, ``, false},
+	}
+	for _, tt := range tests {
+		if got := sameJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestMessagesSayWhatCameBack: a failure names the status, content type and
+// first bytes of a non-JSON-RPC answer, and never wants "HTTP 0".
+func TestMessagesSayWhatCameBack(t *testing.T) {
+	x := &mcp.Exchange{Status: 400, ContentType: "text/plain", Body: []byte("JSON RPC not handled: \"probe\" unsupported\n")}
+	for _, e := range []*Env{{kind: "http"}, {kind: "stdio"}} {
+		o := e.expectError(x, nil, "probe", e.httpStatus(404), mcp.CodeMethodNotFound)
+		if o.Status != report.StatusFail || !strings.Contains(o.Message, "HTTP 400") || !strings.Contains(o.Message, "text/plain") ||
+			!strings.Contains(o.Message, "JSON RPC not handled") || strings.Contains(o.Message, "HTTP 0") {
+			t.Errorf("%s: %s %q", e.kind, o.Status, o.Message)
+		}
+	}
+	if got := cameBack(&mcp.Exchange{}); strings.Contains(got, "HTTP") {
+		t.Errorf("stdio: %q", got)
+	}
+}
+
+// TestBadBodyFollowUpError: after a malformed body, a follow-up answered
+// with a JSON-RPC error means the server is alive: the check passes and
+// says so, never "stopped answering".
+func TestBadBodyFollowUpError(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if json.Unmarshal(b, &m) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"busy"}}`, m.ID)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL}, mcp.Options{Timeout: 2 * time.Second, NoFallback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	e := &Env{client: c, modern: c, kind: "http", listings: map[string]*listingSlot{}, walkSem: make(chan struct{}, 2)}
+	call := c.NewCall("tools/list", nil)
+	call.Body = []byte(`{"jsonrpc":`)
+	o := e.badBody(ctx, call, "malformed JSON")
+	if o.Status != report.StatusPass || !strings.Contains(o.Info, "error -32603") || strings.Contains(o.Message+o.Info, "stopped") {
+		t.Errorf("%s %q %q", o.Status, o.Message, o.Info)
 	}
 }

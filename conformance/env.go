@@ -37,14 +37,70 @@ type Env struct {
 	resources []json.RawMessage
 	templates []json.RawMessage
 
+	// legacyWhy is set when the server answered server/discover but does
+	// not serve 2026-07-28 on this endpoint (supportedVersions lacks it):
+	// a legacy endpoint for this revision, whatever the probe concluded.
+	legacyWhy string
+
 	safe map[string]bool
 	// probes of safe tools made during setup (see classifyTools).
 	capabilityTools []toolProbe // answered -32021 or asked for undeclared input
 	inputTools      []toolProbe // answered input_required with capabilities declared
 
+	// listings are the runs' walks of the list methods (listing.go).
+	listMu   sync.Mutex
+	walkSem  chan struct{}
+	listings map[string]*listingSlot
+	toolSets []*toolSet
+	schemas  sync.Map // string(schema bytes) → *compiled
+
+	// serverRequests are requests the server sent on HTTP response
+	// streams (mrtr/no-server-requests).
+	s2cMu          sync.Mutex
+	serverRequests []seenRequest
+
 	freshMu sync.Mutex
 	fresh   *mcp.Client
 	closers []func()
+}
+
+// seenRequest is a server-to-client request and the request whose answer
+// carried it.
+type seenRequest struct {
+	During string          `json:"during"`
+	Method string          `json:"method"`
+	Raw    json.RawMessage `json:"message"`
+}
+
+// maxSeenRequests bounds what is kept of a server that sends many.
+const maxSeenRequests = 20
+
+func (e *Env) noteServerRequest(during string, m *mcp.Message) {
+	e.s2cMu.Lock()
+	defer e.s2cMu.Unlock()
+	if len(e.serverRequests) < maxSeenRequests {
+		e.serverRequests = append(e.serverRequests, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
+	}
+}
+
+// seenServerRequests returns what the server has sent so far: the HTTP
+// streams' requests, and stdio's (on the main and the modern transport).
+func (e *Env) seenServerRequests() []seenRequest {
+	e.s2cMu.Lock()
+	out := append([]seenRequest(nil), e.serverRequests...)
+	e.s2cMu.Unlock()
+	seen := map[mcp.Transport]bool{}
+	for _, c := range []*mcp.Client{e.client, e.modern} {
+		st, ok := c.Transport().(*mcp.Stdio)
+		if !ok || seen[st] {
+			continue
+		}
+		seen[st] = true
+		for _, m := range st.Requests() {
+			out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+		}
+	}
+	return out
 }
 
 type toolProbe struct {
@@ -56,11 +112,30 @@ type toolProbe struct {
 }
 
 func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
-	e := &Env{opts: opts, client: c, kind: c.Target().Kind(), safe: map[string]bool{}}
+	e := &Env{opts: opts, client: c, kind: c.Target().Kind(), safe: map[string]bool{}, listings: map[string]*listingSlot{},
+		walkSem: make(chan struct{}, 2)}
 	for _, n := range opts.SafeTools {
 		e.safe[n] = true
 	}
 	e.modern = c
+	if why := legacyEndpoint(c, opts); why != "" {
+		// The era comes from the answer's content (issue 9): a
+		// DiscoverResult that does not list 2026-07-28 says this endpoint
+		// serves only older revisions. The checks of both revisions then
+		// talk the revision it serves, as for any legacy server; the
+		// 2026-07-28 checks are skipped with era/modern's reason.
+		e.legacyWhy = why
+		if lc, err := mcp.Connect(ctx, c.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: c.Timeout()}); err == nil {
+			if lc.Era() == mcp.EraLegacy {
+				e.client = lc
+				e.closers = append(e.closers, func() { lc.Close() })
+			} else {
+				// No handshake either: keep the modern client, so that
+				// the checks of both revisions report what it does.
+				lc.Close()
+			}
+		}
+	}
 	if c.Era() == mcp.EraLegacy && opts.Version != mcp.LegacyVersion {
 		t, err := c.Target().Dial(ctx)
 		if err != nil {
@@ -105,9 +180,23 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 // applies; checks list again themselves when the listing is what they test.
 func (e *Env) gather(ctx context.Context) {
 	if e.declares("tools") || e.capabilities == nil {
+		// ListTools teaches the client the tools' x-mcp-header bindings
+		// for later calls; should it give up (the client bounds pages),
+		// the checks' own walk, which follows every page, decides.
 		e.tools, e.toolsErr = e.client.ListTools(ctx)
+		if e.toolsErr != nil {
+			if ts, o := e.listTools(ctx, e.client); o == nil {
+				e.tools, e.toolsErr = ts, nil
+			}
+		}
 		for _, t := range e.tools {
 			e.toolsRaw = append(e.toolsRaw, t.Raw)
+		}
+		if e.toolsErr == nil {
+			// The first known listing: the runs' walks match against it
+			// and share its memory when they find the same tools.
+			ts := e.internTools(e.toolsRaw)
+			e.tools, e.toolsRaw = ts.tools, ts.raws
 		}
 	}
 	if e.declares("prompts") {
@@ -117,7 +206,7 @@ func (e *Env) gather(ctx context.Context) {
 		e.resources, _ = e.client.ListAll(ctx, "resources/list", "resources")
 		e.templates, _ = e.client.ListAll(ctx, "resources/templates/list", "resourceTemplates")
 	}
-	if e.client.Era() == mcp.EraModern {
+	if e.era() == mcp.EraModern {
 		e.classifyTools(ctx)
 	}
 }
@@ -144,6 +233,67 @@ func objectMembers(raw json.RawMessage) map[string]json.RawMessage {
 func isObject(raw json.RawMessage) bool {
 	var m map[string]json.RawMessage
 	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// era is the server's era for this run: the client's, except that an
+// endpoint whose server/discover does not list 2026-07-28 is legacy.
+func (e *Env) era() mcp.Era {
+	if e.legacyWhy != "" {
+		return mcp.EraLegacy
+	}
+	return e.client.Era()
+}
+
+// legacyEndpoint says why a server the client took for modern does not
+// serve 2026-07-28 ("" if it does): its DiscoverResult's supportedVersions
+// lacks the revision (basic/versioning.mdx: a server lists there the
+// revisions it serves; a client MUST NOT use one that is not listed).
+func legacyEndpoint(c *mcp.Client, opts Options) string {
+	if c.Era() != mcp.EraModern || opts.Version == mcp.LegacyVersion {
+		return ""
+	}
+	d := c.Discover()
+	if d == nil {
+		return ""
+	}
+	for _, v := range d.SupportedVersions {
+		if v == mcp.LatestVersion {
+			return ""
+		}
+	}
+	return fmt.Sprintf("server/discover lists supportedVersions %v, without %s", d.SupportedVersions, mcp.LatestVersion)
+}
+
+// knowsDiscover reports whether the server answered the server/discover
+// probe in the 2026-07-28 way (a result, or -32022 with the versions it
+// supports) although it serves only older revisions: a dual-era SDK
+// serving this endpoint in its legacy mode, the likely cause named by the
+// hint.
+func (e *Env) knowsDiscover() bool {
+	if e.legacyWhy != "" {
+		return true
+	}
+	x := e.modern.Probe().Discover
+	if x == nil {
+		x = e.client.Probe().Discover
+	}
+	if x == nil || x.Response == nil || x.Response.Error == nil {
+		return false
+	}
+	return x.Response.Error.Code == mcp.CodeUnsupportedProtocolVersion
+}
+
+// legacyHint names the likely cause of a dual-era server that does not
+// serve 2026-07-28 on this endpoint.
+func (e *Env) legacyHint() string {
+	if !e.knowsDiscover() {
+		return ""
+	}
+	if e.kind == "http" {
+		return "Likely cause: the SDK serves this endpoint with its stateful (session) HTTP handler, which speaks only the initialize-based revisions; 2026-07-28 is stateless. " +
+			"Go SDK: mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})."
+	}
+	return "Likely cause: the SDK knows 2026-07-28 but does not enable it for this server; check its protocol-version options (for the Go SDK, ServerOptions.SupportedProtocolVersions)."
 }
 
 // declares reports whether the server declared a capability.
@@ -189,7 +339,10 @@ func (e *Env) skipReason(ch *Check) string {
 		if legacyMode {
 			return "a 2026-07-28 rule; skipped under --protocol-version " + mcp.LegacyVersion
 		}
-		if e.client.Era() == mcp.EraLegacy && ch.Group() != "discover" && ch.ID != "era/modern" {
+		if e.era() == mcp.EraLegacy && ch.Group() != "discover" && ch.ID != "era/modern" {
+			if e.legacyWhy != "" {
+				return "this endpoint does not serve 2026-07-28 (" + e.legacyWhy + "; see era/modern and the migration list)"
+			}
 			return "the server speaks only " + e.client.Version() + " (see era/modern and the migration list)"
 		}
 	case revLegacy:
@@ -236,7 +389,7 @@ func (e *Env) freshClient(ctx context.Context) (*mcp.Client, error) {
 
 // result fills the server description of a run.
 func (e *Env) result() *Result {
-	r := &Result{Era: e.client.Era(), Version: e.client.Version(), ServerInfo: e.serverInfo,
+	r := &Result{Era: e.era(), Version: e.client.Version(), ServerInfo: e.serverInfo,
 		Tools: e.toolsRaw, Prompts: e.prompts, Templates: e.templates}
 	if e.discover != nil {
 		r.Supported = e.discover.SupportedVersions
@@ -244,7 +397,7 @@ func (e *Env) result() *Result {
 	} else if caps, err := json.Marshal(e.capabilities); err == nil && e.capabilities != nil {
 		r.Capabilities = caps
 	}
-	if e.client.Era() == mcp.EraLegacy && e.opts.Version != mcp.LegacyVersion {
+	if e.era() == mcp.EraLegacy && e.opts.Version != mcp.LegacyVersion {
 		r.Migration = migration(e)
 	}
 	return r
@@ -332,13 +485,24 @@ func withNote(ev map[string]any, k string, v any) map[string]any {
 // ids of answers that arrived meanwhile matching no request: on stdio an
 // answer with a wrong id cannot be paired with its request and shows up
 // only that way.
-func do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, []string, error) {
+//
+// It also records any request the server sent back on the way (on an
+// HTTP response stream; stdio's are kept by the transport), for
+// mrtr/no-server-requests.
+func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Exchange, []string, error) {
 	st, _ := c.Transport().(*mcp.Stdio)
 	before := 0
 	if st != nil {
 		before = len(st.Orphans())
 	}
 	x, err := c.Do(ctx, call)
+	if x != nil {
+		for _, m := range x.Messages {
+			if m.IsRequest() {
+				e.noteServerRequest(call.Method, m)
+			}
+		}
+	}
 	var te *mcp.TimeoutError
 	var ids []string
 	if st != nil && errors.As(err, &te) {
@@ -356,7 +520,7 @@ func (e *Env) send(ctx context.Context, method string, params map[string]any, ed
 	if edit != nil {
 		edit(call)
 	}
-	x, orphans, err := do(ctx, e.modern, call)
+	x, orphans, err := e.do(ctx, e.modern, call)
 	if len(orphans) > 0 {
 		err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%s)", err, strings.Join(orphans, ", "))
 	}

@@ -16,6 +16,12 @@ var legacyDeviations = []deviation{
 		Reason: "a JSON array body gets HTTP 200 (2025-11-25 removed batching; SHOULD-level, not a gate)"},
 	{ID: "lint/param-descriptions", Kind: devLint,
 		Reason: "get-resource-reference.resourceType has no description (SHOULD-level lint)"},
+	{ID: "pagination/invalid-cursor", Kind: devServer,
+		Reason: "tools/list with a cursor it never issued answers the first page instead of -32602 " +
+			"(server/utilities/pagination: SHOULD; a warning)"},
+	{ID: "http/host-rejected", Transport: "http", Kind: devServer,
+		Reason: "a request to 127.0.0.1 with Host: mcp-eval-probe.invalid gets 200: no Host validation, so a DNS-rebinding " +
+			"page can call it (basic/security_best_practices, Local MCP server compromise; SHOULD-level, a warning)"},
 }
 
 // TestServerEverythingLegacy runs mcp-eval on the legacy (2025-11-25 only)

@@ -136,7 +136,16 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	for _, k := range out.Omit {
 		req.Header.Del(k)
 	}
+	// A Host header set on the call replaces the request's Host (net/http
+	// sends req.Host, not Header["Host"]): the DNS-rebinding probe.
+	if hv := req.Header.Get("Host"); hv != "" {
+		req.Host = hv
+		req.Header.Del("Host")
+	}
 	x.SentHeader = req.Header.Clone()
+	if req.Host != "" && out.Header.Get("Host") != "" {
+		x.SentHeader.Set("Host", req.Host)
+	}
 
 	resp, err := h.httpClient().Do(req)
 	if err != nil {

@@ -49,6 +49,7 @@ type Stdio struct {
 	mu       sync.Mutex
 	pending  map[string]chan *Message
 	orphans  []*Message
+	requests []*Message // server-to-client requests (a method and an id)
 	invalid  []string
 	closing  bool
 	exitErr  error
@@ -177,8 +178,12 @@ func (s *Stdio) deliver(line []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !m.IsResponse() {
-		// Request-scoped notifications (progress, log) are not used by any
-		// layer yet; they are read and dropped.
+		// Requests from the server are kept for the checks (2026-07-28 has
+		// none); request-scoped notifications (progress, log) are not used
+		// by any layer yet and are dropped.
+		if m.IsRequest() {
+			s.requests = appendCapped(s.requests, m)
+		}
 		return
 	}
 	key := idKey(m.ID)
@@ -320,6 +325,14 @@ func (s *Stdio) exitErrIfDone() error {
 	default:
 		return nil
 	}
+}
+
+// Requests returns the requests the server sent (a method and an id), in
+// the order they arrived (capped like Orphans).
+func (s *Stdio) Requests() []*Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Message(nil), s.requests...)
 }
 
 // Orphans returns responses whose id matched no request in flight (answers

@@ -134,11 +134,17 @@ func TestMeasuredLatencyMatchesInjected(t *testing.T) {
 	rec.SetToolList(tools)
 	tel := rec.Telemetry()
 
+	// The lower bound is exact: the injected delay is inside what is
+	// measured, whatever the load. Above it, a loaded machine adds
+	// scheduling time that does not scale with the delay, so the upper
+	// bound is the tolerance plus a fixed allowance (issue 12: a bound of
+	// +15% alone failed 5 of 7 runs on a busy 2-core machine).
+	const loadAllowanceMs = 400
 	within := func(what string, got float64, want time.Duration, tol float64) {
 		t.Helper()
 		w := float64(want) / float64(time.Millisecond)
-		if got < w || got > w*(1+tol) {
-			t.Errorf("%s = %.3f ms, want %.0f ms within +%.0f%%", what, got, w, tol*100)
+		if got < w || got > w*(1+tol)+loadAllowanceMs {
+			t.Errorf("%s = %.3f ms, want %.0f ms to +%.0f%% + %d ms", what, got, w, tol*100, loadAllowanceMs)
 		}
 	}
 	for name, d := range toolDelay {

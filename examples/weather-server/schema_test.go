@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// specSchema is the official 2026-07-28 schema, kept next to the project
-// (see docs/spec-2026-07-28.md); the test skips where it is absent.
-var specSchema = filepath.Join("..", "..", "..", "shared", "spec", "2026-07-28", "schema.json")
 
 // TestWireSchema validates what the server answers over HTTP against the
 // official 2026-07-28 schema, and compiles every tool schema as JSON Schema
@@ -22,9 +18,11 @@ var specSchema = filepath.Join("..", "..", "..", "shared", "spec", "2026-07-28",
 // look at.
 func TestWireSchema(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open(specSchema)
+	// The official schema is not in the repository: spectest finds it
+	// (or skips, or fails under MCP_EVAL_REQUIRE_SPEC=1).
+	f, err := os.Open(spectest.Schema(t, "2026-07-28"))
 	if err != nil {
-		t.Skipf("official schema not available: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	doc, err := jsonschema.UnmarshalJSON(f)

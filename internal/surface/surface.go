@@ -32,15 +32,39 @@ func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surfac
 	if s.Tools == nil {
 		s.Tools = []report.SurfaceItem{}
 	}
-	whole := map[string]any{"tools": canonTools, "prompts": canonPrompts, "resourceTemplates": canonTemplates}
-	return hash(canonical(whole)), s
+	// The canonical JSON of {"prompts","resourceTemplates","tools"} (keys
+	// sorted), written straight into the hash from each item's canonical
+	// form: a big server's surface is never held decoded all at once.
+	h := sha256.New()
+	for i, part := range []struct {
+		key   string
+		items [][]byte
+	}{{"prompts", canonPrompts}, {"resourceTemplates", canonTemplates}, {"tools", canonTools}} {
+		if i == 0 {
+			h.Write([]byte("{"))
+		} else {
+			h.Write([]byte(","))
+		}
+		h.Write([]byte(`"` + part.key + `":[`))
+		for j, c := range part.items {
+			if j > 0 {
+				h.Write([]byte(","))
+			}
+			h.Write(c)
+		}
+		h.Write([]byte("]"))
+	}
+	h.Write([]byte("}"))
+	return hex.EncodeToString(h.Sum(nil)), s
 }
 
-func canonList(raws []json.RawMessage, key string, tool bool) ([]any, []report.SurfaceItem) {
+// canonList returns the canonical JSON of each item, sorted by key, and
+// the items' hashes. Each item is decoded, stripped and encoded on its own.
+func canonList(raws []json.RawMessage, key string, tool bool) ([][]byte, []report.SurfaceItem) {
 	type item struct {
 		name string
-		v    map[string]any
-		raw  json.RawMessage
+		c    []byte
+		si   report.SurfaceItem
 	}
 	var items []item
 	for _, r := range raws {
@@ -52,19 +76,20 @@ func canonList(raws []json.RawMessage, key string, tool bool) ([]any, []report.S
 		}
 		strip(v)
 		name, _ := v[key].(string)
-		items = append(items, item{name, v, r})
+		c := canonical(v)
+		desc, _ := v["description"].(string)
+		si := report.SurfaceItem{Name: name, DescriptionSHA256: hash([]byte(desc)), SHA256: hash(c)}
+		if tool {
+			si.InputSchemaSHA256 = hash(canonical(v["inputSchema"]))
+		}
+		items = append(items, item{name, c, si})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
-	out := make([]any, len(items))
+	out := make([][]byte, len(items))
 	var hashes []report.SurfaceItem
 	for i, it := range items {
-		out[i] = it.v
-		desc, _ := it.v["description"].(string)
-		si := report.SurfaceItem{Name: it.name, DescriptionSHA256: hash([]byte(desc)), SHA256: hash(canonical(it.v))}
-		if tool {
-			si.InputSchemaSHA256 = hash(canonical(it.v["inputSchema"]))
-		}
-		hashes = append(hashes, si)
+		out[i] = it.c
+		hashes = append(hashes, it.si)
 	}
 	return out, hashes
 }

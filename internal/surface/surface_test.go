@@ -1,6 +1,7 @@
 package surface
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -56,5 +57,35 @@ func TestComputePromptsAndTemplatesCount(t *testing.T) {
 	b, _ := Compute(nil, nil, raws(`{"name":"p"}`))
 	if a == b {
 		t.Fatal("a prompt and a resource template of the same name gave the same fingerprint")
+	}
+}
+
+// TestFingerprintIsCanonicalJSONOfTheWhole: the streamed fingerprint is
+// the SHA-256 of the canonical JSON of the whole surface, as documented
+// (fingerprints in existing baselines must not change).
+func TestFingerprintIsCanonicalJSONOfTheWhole(t *testing.T) {
+	tools := []json.RawMessage{
+		json.RawMessage(`{"name":"b","description":"<b> & ü","inputSchema":{"type":"object","properties":{"x":{"type":"integer"}}},"_meta":{"k":1}}`),
+		json.RawMessage(`{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"ttlMs":5}`),
+	}
+	prompts := []json.RawMessage{json.RawMessage(`{"name":"p","arguments":[{"name":"q","required":true}]}`)}
+	var decoded []any
+	for _, r := range []json.RawMessage{tools[1], tools[0]} { // sorted by name
+		var v map[string]any
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		strip(v)
+		decoded = append(decoded, v)
+	}
+	var p map[string]any
+	_ = json.Unmarshal(prompts[0], &p)
+	whole := map[string]any{"tools": decoded, "prompts": []any{p}, "resourceTemplates": []any{}}
+	want := hash(canonical(whole))
+	got, _ := Compute(tools, prompts, nil)
+	if got != want {
+		t.Errorf("fingerprint %s, want %s (canonical %s)", got, want, canonical(whole))
 	}
 }

@@ -6,7 +6,10 @@
 // SDK's default, 2025-era requests statelessly.
 //
 // Usage:
-//   node server.mjs [--port N] [--host 127.0.0.1] [--legacy stateless|reject]
+//   node server.mjs [--port N] [--host 127.0.0.1] [--legacy stateless|reject] [--no-guards]
+//   node server.mjs --stdio      (serveStdio from @modelcontextprotocol/server/stdio)
+// --no-guards drops the Host and Origin validation in front of the handler
+// (what createMcpHandler does alone, as documented: it validates neither).
 // The port also comes from $PORT; 0 (the default) picks a free one. Once the
 // socket listens, the server prints one line to stdout, its endpoint URL:
 //   http://127.0.0.1:PORT/mcp
@@ -31,7 +34,9 @@ const { values: opts } = parseArgs({
     options: {
         port: { type: 'string', default: process.env.PORT ?? '0' },
         host: { type: 'string', default: '127.0.0.1' },
-        legacy: { type: 'string', default: 'stateless' }
+        legacy: { type: 'string', default: 'stateless' },
+        'no-guards': { type: 'boolean', default: false },
+        stdio: { type: 'boolean', default: false }
     }
 });
 const port = Number.parseInt(opts.port, 10);
@@ -181,14 +186,25 @@ function buildServer() {
     return server;
 }
 
+if (opts.stdio) {
+    // stdout carries the protocol only; nothing else is printed there.
+    const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+    serveStdio(() => buildServer());
+} else {
+    serveHTTP();
+}
+
+function serveHTTP() {
 const handler = createMcpHandler(() => buildServer(), { legacy: opts.legacy });
 const nodeHandler = toNodeHandler({
     // DNS-rebinding protection (Host and Origin must be loopback) in front of the
     // SDK entry, which is deliberately validation-free.
     fetch: async request =>
-        hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
-        originValidationResponse(request, localhostAllowedOrigins()) ??
-        handler.fetch(request)
+        opts['no-guards']
+            ? handler.fetch(request)
+            : hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
+              originValidationResponse(request, localhostAllowedOrigins()) ??
+              handler.fetch(request)
 });
 
 const httpServer = createServer((req, res) => {
@@ -221,3 +237,4 @@ function stop() {
 }
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+}

@@ -1,0 +1,125 @@
+package bench
+
+// The Layer 0 scale requirement (issue 9, "Speed"): the cost of a
+// conformance run grows linearly with the server. A correct fixture server
+// with N generated tools (realistic descriptions and schemas, 50 per page,
+// internal/fixture bigTools) is judged by the mcp-eval binary at the
+// defaults (5 runs, concurrency 8); the targets on the 2-core CI machine are
+// N = 1 000 in ≤ 3 s and N = 5 000 in ≤ 15 s, ≤ 100 MB peak RSS.
+//
+//	MCP_EVAL_BENCH_SCALE=1 go test ./bench -run TestConformanceScale -v
+//	MCP_EVAL_BENCH_SCALE=1 BENCH_SCALE_N=1000 go test ./bench -run TestConformanceScale -v
+//
+// It builds the binary (CGO_ENABLED=0, as released), serves the fixture in
+// this process over loopback HTTP, and measures the child's wall time and
+// peak RSS (getrusage). It is opt-in: at N = 5 000 it takes longer than the
+// rest of the package.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/fixture"
+)
+
+// scaleTargets are the bounds per N (wall time at the default 5 runs);
+// sizes without a bound are measured and printed only.
+var scaleTargets = map[int]time.Duration{1000: 3 * time.Second, 5000: 15 * time.Second}
+
+const maxScaleRSS = 100 << 20
+
+func TestConformanceScale(t *testing.T) {
+	if os.Getenv("MCP_EVAL_BENCH_SCALE") != "1" {
+		t.Skip("scale bench: set MCP_EVAL_BENCH_SCALE=1 to run it")
+	}
+	if raceEnabled() {
+		t.Skip("speed test: meaningless under -race")
+	}
+	sizes := []int{10, 100, 1000, 5000}
+	if s := os.Getenv("BENCH_SCALE_N"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 {
+				t.Fatalf("BENCH_SCALE_N: %q is not a list of tool counts", s)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "mcp-eval")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Logf("%6s %10s %10s %s", "tools", "wall", "peak RSS", "result")
+	for _, n := range sizes {
+		srv := httptest.NewServer(fixture.NewHandler(fixture.Options{ExtraTools: n, PageSize: 50}))
+		out := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		cmd := exec.CommandContext(ctx, bin, "conformance", "--server-url", srv.URL+"/mcp", "--format", "json", "--out", out)
+		var stdout strings.Builder
+		cmd.Stdout = &stdout
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		cancel()
+		srv.Close()
+		rss := int64(0)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = int64(ru.Maxrss) << 10 // KiB on Linux
+		}
+		verdict := judgeScaleReport(stdout.String())
+		if err != nil {
+			verdict = fmt.Sprintf("exit %v; %s", err, verdict)
+		}
+		t.Logf("%6d %9.2fs %8.1fMB %s", n, wall.Seconds(), float64(rss)/(1<<20), verdict)
+		if err != nil || verdict != "ok" {
+			t.Errorf("N=%d: a correct server must pass every hard check: %s", n, verdict)
+		}
+		if want, ok := scaleTargets[n]; ok && wall > want {
+			t.Errorf("N=%d: %.2fs, want ≤ %v", n, wall.Seconds(), want)
+		}
+		if rss > maxScaleRSS {
+			t.Errorf("N=%d: peak RSS %.1f MB, want ≤ %d MB", n, float64(rss)/(1<<20), maxScaleRSS>>20)
+		}
+	}
+}
+
+// judgeScaleReport returns "ok" when the report lists no failed or errored
+// hard check, else the ids that did.
+func judgeScaleReport(s string) string {
+	var r struct {
+		Checks []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Hard   bool   `json:"hard"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return "no report: " + err.Error()
+	}
+	if len(r.Checks) == 0 {
+		return "no checks in the report"
+	}
+	var bad []string
+	for _, c := range r.Checks {
+		if c.Hard && (c.Status == "fail" || c.Status == "error") {
+			bad = append(bad, c.ID+" "+c.Status)
+		}
+	}
+	if len(bad) > 0 {
+		return strings.Join(bad, ", ")
+	}
+	return "ok"
+}

@@ -1,0 +1,326 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/mcp-eval/mcp-eval/internal/schema"
+	"github.com/mcp-eval/mcp-eval/mcp"
+)
+
+// Bounds of one walk through a paginated list. They are mcp-eval's, not
+// the server's: reaching one is reported as mcp-eval stopping, not as a
+// fault (issue 9: a correct server of 1 503 tools at 10 per page failed 6
+// hard checks against a 100-page limit).
+const (
+	maxListPages = 100_000
+	maxListItems = 200_000
+)
+
+// A run of the checks reads each list once: every check of run r that
+// needs tools/list (the caching, result-type, schema and lint checks) shares
+// run r's walk through every page, so a big server is listed --runs times,
+// not once per check per run. Identical listings share one toolSet, whose
+// parsed tools, compiled schemas and lint verdicts are computed once.
+
+type runKey struct{}
+
+func withRun(ctx context.Context, run int) context.Context {
+	return context.WithValue(ctx, runKey{}, run)
+}
+
+func runOf(ctx context.Context) int {
+	r, _ := ctx.Value(runKey{}).(int)
+	return r
+}
+
+// listing is one walk through every page of a list method (or the one
+// answer of a single result such as resources/read).
+type listing struct {
+	pages []listPage
+	// items are the array members of every page, in order (shared with an
+	// identical earlier listing's).
+	items []json.RawMessage
+	// fail, when set, is why the walk stopped before the end: a request
+	// failed or a page was not a list result.
+	fail *Outcome
+	// bounded says the walk stopped at mcp-eval's bound, not the end.
+	bounded string
+	// tools is set for tools/list.
+	tools *toolSet
+}
+
+// listPage keeps what the checks judge of one page: its members other
+// than the item array, and the evidence of its exchange (rendered now, so
+// that the page's body is not kept).
+type listPage struct {
+	m  map[string]json.RawMessage
+	ev map[string]any
+}
+
+type listingSlot struct {
+	once sync.Once
+	l    *listing
+}
+
+// listingOf returns run's walk of lm, fetching it on first use.
+func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
+	key := fmt.Sprintf("%s#%d", lm.method, runOf(ctx))
+	e.listMu.Lock()
+	slot := e.listings[key]
+	if slot == nil {
+		slot = &listingSlot{}
+		e.listings[key] = slot
+	}
+	e.listMu.Unlock()
+	slot.once.Do(func() { slot.l = e.walk(ctx, e.client, lm) })
+	return slot.l
+}
+
+// listTools walks tools/list once more on c, for the checks that compare
+// listings (ordering); the result is not shared.
+func (e *Env) listTools(ctx context.Context, c *mcp.Client) ([]mcp.Tool, *Outcome) {
+	l := e.walk(ctx, c, toolsList)
+	if l.fail != nil {
+		return nil, l.fail
+	}
+	return l.tools.tools, nil
+}
+
+// walk fetches every page of lm on c.
+func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
+	// Few walks at once: each holds pages of a possibly huge list, and
+	// they are sequential requests anyway.
+	select {
+	case e.walkSem <- struct{}{}:
+		defer func() { <-e.walkSem }()
+	case <-ctx.Done():
+		o := errored(fmt.Errorf("%s: %w", lm.method, ctx.Err()), nil)
+		return &listing{fail: &o}
+	}
+	l := &listing{}
+	in := e.newInterner(lm.method == "tools/list")
+	seen := map[string]int{}
+	var prev []json.RawMessage
+	var cursor *string
+	for page := 0; ; page++ {
+		if page == maxListPages || len(l.items) >= maxListItems {
+			l.bounded = fmt.Sprintf("mcp-eval stopped after %d pages and %d items, its own bound; the rest was not judged", page, len(l.items))
+			break
+		}
+		params := lm.params(e)
+		if cursor != nil {
+			if params == nil {
+				params = map[string]any{}
+			}
+			params["cursor"] = *cursor
+		}
+		call := c.NewCall(lm.method, params)
+		x, orphans, err := e.do(ctx, c, call)
+		if len(orphans) > 0 && err != nil {
+			err = fmt.Errorf("%w; meanwhile the server wrote answers whose ids match no request (%v)", err, orphans)
+		}
+		m, o := resultMembers(call, x, err)
+		if o != nil {
+			if page > 0 {
+				o.Message = fmt.Sprintf("page %d: %s", page+1, o.Message)
+			}
+			l.fail = o
+			break
+		}
+		if lm.member != "" {
+			var items []json.RawMessage
+			if raw, ok := m[lm.member]; ok {
+				if json.Unmarshal(raw, &items) != nil {
+					o := failf(evidence(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
+					l.fail = &o
+					break
+				}
+			}
+			if len(items) > 0 && sameRaws(items, prev) {
+				o := failf(evidence(x), "%s page %d repeats page %d item for item under a new cursor, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, page)
+				l.fail = &o
+				break
+			}
+			prev = items
+			in.add(items)
+			delete(m, lm.member)
+		}
+		l.pages = append(l.pages, listPage{m: m, ev: evidence(x)})
+		next, ok := m["nextCursor"]
+		if lm.member == "" || !ok || string(next) == "null" {
+			break
+		}
+		var s string
+		if json.Unmarshal(next, &s) != nil {
+			o := fail(fmt.Sprintf("%s page %d: nextCursor is not a string", lm.method, page+1), evidence(x))
+			l.fail = &o
+			break
+		}
+		if p, dup := seen[s]; dup {
+			o := failf(evidence(x), "%s page %d: nextCursor %q was already returned by page %d, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, truncate(s, 60), p+1)
+			l.fail = &o
+			break
+		}
+		seen[s] = page
+		cursor = &s
+	}
+	l.items = in.items()
+	if lm.method == "tools/list" {
+		l.tools = in.toolSet()
+		l.items = l.tools.raws
+	}
+	return l
+}
+
+// interner collects a walk's items without keeping a second copy of a list
+// already seen: while the items match the first toolSet's byte for byte it
+// only counts them (the common case: a stable server lists the same tools
+// every time).
+type interner struct {
+	e     *Env
+	canon *toolSet // the list being matched, nil once it differs
+	n     int      // items matched so far
+	own   []json.RawMessage
+}
+
+func (e *Env) newInterner(tools bool) *interner {
+	in := &interner{e: e}
+	if tools {
+		e.listMu.Lock()
+		if len(e.toolSets) > 0 {
+			in.canon = e.toolSets[0]
+		}
+		e.listMu.Unlock()
+	}
+	return in
+}
+
+func (in *interner) add(items []json.RawMessage) {
+	for _, it := range items {
+		if in.canon != nil && in.n < len(in.canon.raws) && bytes.Equal(in.canon.raws[in.n], it) {
+			in.n++
+			continue
+		}
+		if in.canon != nil {
+			in.own = append(append([]json.RawMessage(nil), in.canon.raws[:in.n]...), in.own...)
+			in.canon = nil
+		}
+		in.own = append(in.own, it)
+	}
+}
+
+func (in *interner) items() []json.RawMessage {
+	if in.canon != nil {
+		return in.canon.raws[:in.n]
+	}
+	return in.own
+}
+
+func (in *interner) toolSet() *toolSet {
+	if in.canon != nil && in.n == len(in.canon.raws) {
+		return in.canon
+	}
+	return in.e.internTools(in.items())
+}
+
+// toolSet is one tools/list content with what the checks derive from it,
+// each computed once however many runs and checks read it.
+type toolSet struct {
+	raws  []json.RawMessage
+	tools []mcp.Tool
+
+	mu      sync.Mutex
+	verdict map[string]Outcome // a judge's outcome, by check id
+
+	compileOnce sync.Once
+	compiled    schemaProblems
+}
+
+// schemaProblems are what compiling every schema of a list found.
+type schemaProblems struct{ invalidIn, refsIn, invalidOut, refsOut problems }
+
+// schemaProblems compiles every input and output schema of the list once
+// (the three schema checks share it) and keeps only the findings: a
+// compiled schema is far bigger than its text, and a big server has
+// thousands.
+func (ts *toolSet) schemaProblems() schemaProblems {
+	ts.compileOnce.Do(func() {
+		c := &ts.compiled
+		c.invalidIn, c.refsIn = compileAll(ts.tools, false)
+		c.invalidOut, c.refsOut = compileAll(ts.tools, true)
+	})
+	return ts.compiled
+}
+
+// internTools returns the toolSet for raws, the one already made for an
+// identical listing if there is one.
+func (e *Env) internTools(raws []json.RawMessage) *toolSet {
+	e.listMu.Lock()
+	defer e.listMu.Unlock()
+	for _, ts := range e.toolSets {
+		if sameRaws(ts.raws, raws) {
+			return ts
+		}
+	}
+	ts := &toolSet{raws: raws, verdict: map[string]Outcome{}}
+	for _, r := range raws {
+		var t mcp.Tool
+		if json.Unmarshal(r, &t) != nil {
+			continue
+		}
+		t.Raw = r
+		ts.tools = append(ts.tools, t)
+	}
+	e.toolSets = append(e.toolSets, ts)
+	return ts
+}
+
+func sameRaws(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// once returns the outcome of judge on this tool list, computed the first
+// time a check asks: the data is the same in every run that listed it.
+func (ts *toolSet) once(id string, judge func() Outcome) Outcome {
+	ts.mu.Lock()
+	o, ok := ts.verdict[id]
+	ts.mu.Unlock()
+	if ok {
+		return o
+	}
+	o = judge()
+	ts.mu.Lock()
+	ts.verdict[id] = o
+	ts.mu.Unlock()
+	return o
+}
+
+// compiled is a schema compiled once per run of mcp-eval, by its bytes
+// (for the few schemas a probe validates against).
+type compiled struct {
+	s   *schema.Schema
+	err error
+}
+
+// compile compiles raw once, whatever check or run asks.
+func (e *Env) compile(raw json.RawMessage) (*schema.Schema, error) {
+	key := string(raw)
+	if c, ok := e.schemas.Load(key); ok {
+		return c.(*compiled).s, c.(*compiled).err
+	}
+	s, err := schema.Compile(raw)
+	c, _ := e.schemas.LoadOrStore(key, &compiled{s, err})
+	return c.(*compiled).s, c.(*compiled).err
+}

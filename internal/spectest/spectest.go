@@ -1,0 +1,85 @@
+// Package spectest finds the official MCP JSON schemas for tests. They are
+// not part of the repository (the project keeps them beside it, in
+// ../shared/spec/<version>/schema.json), so a fresh clone has none: tests
+// that need them skip with one line saying how to enable them, except where
+// MCP_EVAL_REQUIRE_SPEC=1 (set by .ci/run), where a missing schema fails.
+//
+// It imports testing and is meant for _test.go files only.
+package spectest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Environment variables read by Schema.
+const (
+	// EnvDir names a folder holding <version>/schema.json.
+	EnvDir = "MCP_EVAL_SPEC_DIR"
+	// EnvRequire, set to 1, makes a missing schema a test failure.
+	EnvRequire = "MCP_EVAL_REQUIRE_SPEC"
+)
+
+// Schema returns the path of the official schema.json of version (such as
+// "2026-07-28"). It looks in $MCP_EVAL_SPEC_DIR, else in ../shared/spec
+// beside the module root. When neither has it, the test is skipped, or
+// failed under MCP_EVAL_REQUIRE_SPEC=1.
+func Schema(tb testing.TB, version string) string {
+	tb.Helper()
+	path, tried := find(version)
+	if path != "" {
+		return path
+	}
+	msg := "official MCP schema " + version + " not found (" + tried + "): set " + EnvDir +
+		" to a folder holding <version>/schema.json to run this test"
+	if os.Getenv(EnvRequire) == "1" {
+		tb.Fatalf("%s (%s=1: the schema tests must run here)", msg, EnvRequire)
+	}
+	tb.Skip(msg)
+	return ""
+}
+
+func find(version string) (path, tried string) {
+	if dir := os.Getenv(EnvDir); dir != "" {
+		p := filepath.Join(dir, version, "schema.json")
+		if isFile(p) {
+			return p, ""
+		}
+		return "", EnvDir + "=" + dir + " has no " + filepath.Join(version, "schema.json")
+	}
+	root := moduleRoot()
+	if root == "" {
+		return "", "no go.mod above the working directory, " + EnvDir + " unset"
+	}
+	p := filepath.Join(filepath.Dir(root), "shared", "spec", version, "schema.json")
+	if isFile(p) {
+		return p, ""
+	}
+	return "", "no " + p + ", " + EnvDir + " unset"
+}
+
+// moduleRoot is the nearest folder above the working directory with a
+// go.mod that declares no nested module of its own (examples are packages
+// of the one module).
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if isFile(filepath.Join(dir, "go.mod")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
