@@ -58,7 +58,7 @@ type Config struct {
 
 func defaultConfig() *Config {
 	return &Config{
-		StartTimeout:    30 * time.Second,
+		StartTimeout:    60 * time.Second,
 		CacheDir:        ".mcp-eval-cache",
 		Layers:          "auto",
 		Golden:          "golden/tasks.yaml",
@@ -104,7 +104,7 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.ServerURL, "server-url", cfg.ServerURL, "Streamable HTTP endpoint of the server under test")
 	fs.StringVar(&cfg.ServerCmd, "server-cmd", cfg.ServerCmd, "command that runs a stdio server, e.g. 'node server.js'")
 	fs.StringVar(&cfg.ServerStart, "server-start", cfg.ServerStart, "command that starts an HTTP server at --server-url; stopped at the end")
-	fs.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long --server-start may take to answer")
+	fs.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long the server may take to start: --server-start until it answers HTTP, --server-cmd until its first answer")
 	cfg.Headers.comma = false
 	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)")
 	fs.StringVar(&cfg.Layers, "layers", cfg.Layers, "comma list of conformance, behavior, resilience, telemetry, or auto")

@@ -133,6 +133,9 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
 		Timeout:    cfg.Timeout,
 		Version:    cfg.ProtocolVersion,
+		// --start-timeout covers a stdio server's first answer too.
+		StartTimeout: cfg.StartTimeout,
+		Waiting:      startProgress(stderr),
 	}
 	if exp != nil {
 		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
@@ -144,10 +147,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	}
 	client, err := mcp.Connect(ctx, target, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &exitError{3, "interrupted"}
-		}
-		return nil, &exitError{3, "could not reach the server: " + red.String(err.Error())}
+		return nil, connectError(ctx, cfg, err, red)
 	}
 	defer client.Close()
 

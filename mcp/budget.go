@@ -1,0 +1,199 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+)
+
+// Every answer is read through a size limit, but with checks running
+// concurrently a limit per answer alone does not bound memory: eight
+// concurrent answers of 16 MiB each, each buffered while it grows, peaked at
+// several hundred MB against a server that answers 200 MB to everything. So
+// the bytes of answers being read are also charged to one budget shared by
+// every transport of the process: an answer may grow to freeAnswerBytes on
+// its own, and beyond that it must hold a grant of min(limit, budget) bytes,
+// taken in one piece (so two readers can never each hold half and wait for
+// the other) and waited for under the request's deadline.
+
+// DefaultAnswerBudget is the default of SetAnswerBudget.
+const DefaultAnswerBudget = 32 << 20
+
+// freeAnswerBytes is what an answer may hold without a grant: small answers,
+// the vast majority, never wait for one another.
+const freeAnswerBytes = 256 << 10
+
+var answerBudget = newBudget(DefaultAnswerBudget)
+
+// SetAnswerBudget sets the bytes that all answers being read at once may
+// hold beyond their small free allowance (at least one answer's limit is
+// always granted, so a budget below --max-message-bytes serialises large
+// answers rather than refusing them). It is meant to be called once at start.
+func SetAnswerBudget(n int64) {
+	if n < freeAnswerBytes {
+		n = freeAnswerBytes
+	}
+	answerBudget.setCap(n)
+}
+
+// budget is a weighted semaphore whose waiters give up with their context.
+type budget struct {
+	mu      sync.Mutex
+	cap     int64
+	used    int64
+	peak    int64         // the most ever granted at once (for tests)
+	changed chan struct{} // closed and replaced on every release
+}
+
+func newBudget(n int64) *budget { return &budget{cap: n, changed: make(chan struct{})} }
+
+func (b *budget) setCap(n int64) {
+	b.mu.Lock()
+	b.cap = n
+	close(b.changed)
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// acquire takes n bytes (clamped to the budget's size), waiting until they
+// are free or ctx ends. It returns the amount to release.
+func (b *budget) acquire(ctx context.Context, n int64) (int64, error) {
+	for {
+		b.mu.Lock()
+		if n > b.cap {
+			n = b.cap
+		}
+		if b.used+n <= b.cap {
+			b.used += n
+			b.peak = max(b.peak, b.used)
+			b.mu.Unlock()
+			return n, nil
+		}
+		ch := b.changed
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+func (b *budget) release(n int64) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	b.used -= n
+	close(b.changed)
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// usage returns the bytes granted now and the peak, resetting the peak
+// (for tests).
+func (b *budget) usage() (used, peak int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	used, peak = b.used, b.peak
+	b.peak = b.used
+	return used, peak
+}
+
+// grant is one answer's claim on the budget.
+type grant struct {
+	ctx   context.Context
+	limit int64
+	held  int64
+}
+
+// need makes sure the answer may hold size bytes: nothing below the free
+// allowance, one grant of min(limit, budget) beyond it.
+func (g *grant) need(size int64) error {
+	if size <= freeAnswerBytes || g.held > 0 {
+		return nil
+	}
+	n, err := answerBudget.acquire(g.ctx, g.limit)
+	if err != nil {
+		return err
+	}
+	g.held = n
+	return nil
+}
+
+func (g *grant) done() {
+	answerBudget.release(g.held)
+	g.held = 0
+}
+
+// budgetReader charges every byte read through it to its grant.
+type budgetReader struct {
+	r io.Reader
+	g *grant
+	n int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if err := b.g.need(b.n + int64(len(p))); err != nil {
+		return 0, err
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	return n, err
+}
+
+// readChunkBytes is the size of the pieces readCapped reads into.
+const readChunkBytes = 64 << 10
+
+// readCapped reads r to its end into one slice of at most limit bytes. An
+// answer over the limit returns ErrTooLarge (via errLimit) with only its
+// first excerptBytes kept, so a refused answer costs no memory afterwards.
+// Reading into fixed pieces and joining once avoids the doubling copies of
+// a growing buffer.
+func readCapped(r io.Reader, limit int64) ([]byte, error) {
+	var chunks [][]byte
+	var total int64
+	for {
+		size := int64(readChunkBytes)
+		if total < readChunkBytes {
+			size = 4 << 10 // most answers are small
+		}
+		buf := make([]byte, size)
+		n, err := io.ReadFull(r, buf)
+		buf = buf[:n]
+		total += int64(n)
+		if total > limit {
+			first := excerptOf(chunks, buf)
+			return first, errLimit
+		}
+		if n > 0 {
+			chunks = append(chunks, buf)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				break
+			}
+			return bytes.Join(chunks, nil), err
+		}
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	return bytes.Join(chunks, nil), nil
+}
+
+// excerptBytes is how much of a refused answer is kept as evidence.
+const excerptBytes = 4 << 10
+
+func excerptOf(chunks [][]byte, last []byte) []byte {
+	var out []byte
+	for _, c := range append(chunks, last) {
+		out = append(out, c[:min(len(c), excerptBytes-len(out))]...)
+		if len(out) >= excerptBytes {
+			break
+		}
+	}
+	return out
+}
