@@ -106,10 +106,12 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
-	logFile, err := os.Create(filepath.Join(cfg.Out, "server.log"))
+	rawLog, err := os.Create(filepath.Join(cfg.Out, "server.log"))
 	if err != nil {
 		return nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
+	defer rawLog.Close()
+	logFile := newCappedLog(rawLog, serverLogCap)
 	defer logFile.Close()
 
 	started := time.Now()
@@ -118,7 +120,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		if err != nil {
 			return nil, &exitError{3, err.Error()}
 		}
-		defer srv.stop()
+		defer srv.stopAndReport(stderr)
 	}
 
 	var mcpObserver mcp.Observer

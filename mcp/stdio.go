@@ -41,6 +41,8 @@ func (c Command) String() string { return strings.Join(c.Argv, " ") }
 // flight at once.
 type Stdio struct {
 	cmd      *exec.Cmd
+	tag      string // see leftover.go
+	leftover []int
 	stdin    io.WriteCloser
 	observer Observer
 	stderr   *tailBuffer
@@ -101,11 +103,13 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), c.Env...)
+	tag, tagEnv := NewProcessTag()
+	cmd.Env = append(append(os.Environ(), c.Env...), tagEnv)
 	cmd.WaitDelay = pipeGrace
 	setProcessGroup(cmd)
 	s := &Stdio{
 		cmd:      cmd,
+		tag:      tag,
 		observer: c.Observer,
 		stderr:   &tailBuffer{max: 4 << 10},
 		pending:  map[string]chan *Message{},
@@ -184,8 +188,9 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	case <-time.After(drainGrace):
 	}
 	// A descendant may still hold stdout; the server itself is gone, and so
-	// is anything it left in its process group.
+	// is anything it left in its process group or outside it.
 	s.killGroup()
+	left := KillTagged(s.tag, s.cmd.Process.Pid)
 	stdout.Close()
 	s.mu.Lock()
 	switch {
@@ -195,6 +200,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	default:
 		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.lastLine()}
 	}
+	s.leftover = left
 	for k, ch := range s.pending {
 		close(ch)
 		delete(s.pending, k)
@@ -458,6 +464,14 @@ func (s *Stdio) Exited() (bool, error) {
 	default:
 		return false, nil
 	}
+}
+
+// Leftovers returns the pids of processes the server left running outside
+// its process group (found by their tag and killed when it exited).
+func (s *Stdio) Leftovers() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.leftover...)
 }
 
 // StderrTail returns the last few KiB the server wrote to stderr.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,6 +87,16 @@ func fakeServer(mode string) {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":"bad","message":"m"}}`+"\n", req.ID)
 				out.Flush()
 				continue
+			case "setsid-child":
+				// A child that leaves the process group; the server
+				// itself answers on.
+				exe, _ := os.Executable()
+				child := exec.Command(exe, "-test.run=^$")
+				child.Env = append(os.Environ(), "MCP_TEST_SERVER=sleeper")
+				child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+				if child.Start() == nil {
+					fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
+				}
 			case "fork-exit":
 				// A child inherits stdout and outlives the server.
 				exe, _ := os.Executable()
@@ -435,4 +446,38 @@ func TestStdioCancel(t *testing.T) {
 	if c.Unresponsive() != nil {
 		t.Error("a cancellation counted against the server")
 	}
+}
+
+// A child that leaves the process group (setsid) is still found at
+// shutdown, by the tag it inherited, killed and named.
+func TestStdioSetsidEscapee(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("processes are listed from /proc")
+	}
+	c := connectFake(t, "setsid-child", Options{Timeout: 5 * time.Second})
+	if _, err := c.ListTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := c.Transport().(*Stdio)
+	var pid int
+	waitFor(t, func() bool { _, err := fmt.Sscanf(st.StderrTail(), "child %d", &pid); return err == nil })
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("child %d not running before Close: %v", pid, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Leftovers(); len(got) != 1 || got[0] != pid {
+		t.Errorf("Leftovers() = %v, want [%d]", got, pid)
+	}
+	waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) })
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
 }
