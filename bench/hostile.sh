@@ -32,7 +32,7 @@ modes=("$@")
 if [ ${#modes[@]} -eq 0 ]; then
 	modes=(http:json200 http:sse200 http:sse-endless http:gzip http:trickle http:headers http:hang stdio:json200 stdio:hang stdio:endless)
 fi
-port=18931
+port=$((20000 + RANDOM % 20000))
 printf '%-18s %8s %9s %4s\n' mode wall_s rss_MB exit
 for m in "${modes[@]}"; do
 	tr=${m%%:*}

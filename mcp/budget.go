@@ -18,8 +18,11 @@ import (
 // taken in one piece (so two readers can never each hold half and wait for
 // the other) and waited for under the request's deadline.
 
-// DefaultAnswerBudget is the default of SetAnswerBudget.
-const DefaultAnswerBudget = 32 << 20
+// DefaultAnswerBudget is the default of SetAnswerBudget: one answer of the
+// default size limit at a time beyond the free allowance. Reading an answer
+// is fast next to the checks' own work, so this costs little time, and it
+// holds peak memory near a few times the limit whatever the concurrency.
+const DefaultAnswerBudget = DefaultMaxMessageBytes
 
 // freeAnswerBytes is what an answer may hold without a grant: small answers,
 // the vast majority, never wait for one another.

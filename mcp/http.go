@@ -350,23 +350,30 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // readLineInto appends one line ending in \n, \r\n or \r (as SSE allows)
-// to buf, without the terminator. The caller's countingReader bounds it.
+// to buf, without the terminator, scanning what is buffered rather than
+// byte by byte. The caller's countingReader bounds it.
 func readLineInto(br *bufio.Reader, buf *bytes.Buffer) error {
 	for {
-		b, err := br.ReadByte()
-		if err != nil {
-			return err
-		}
-		switch b {
-		case '\n':
-			return nil
-		case '\r':
-			if next, err := br.Peek(1); err == nil && next[0] == '\n' {
-				br.ReadByte() //nolint:errcheck // peeked
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err != nil {
+				return err
 			}
-			return nil
 		}
-		buf.WriteByte(b)
+		b, _ := br.Peek(br.Buffered())
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			buf.Write(b)
+			br.Discard(len(b)) //nolint:errcheck // buffered
+			continue
+		}
+		buf.Write(b[:i])
+		br.Discard(i + 1) //nolint:errcheck // buffered
+		if b[i] == '\r' {
+			if next, err := br.Peek(1); err == nil && next[0] == '\n' {
+				br.Discard(1) //nolint:errcheck // peeked
+			}
+		}
+		return nil
 	}
 }
 
