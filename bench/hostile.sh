@@ -41,7 +41,7 @@ for m in "${modes[@]}"; do
 	if [ "$tr" = http ]; then
 		"$out/hostile" -mode "$mode" -addr "127.0.0.1:$port" &
 		srv=$!
-		for _ in $(seq 50); do
+		for _ in $(seq 300); do
 			curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break
 			sleep 0.1
 		done

@@ -569,8 +569,15 @@ func readStdioLine(br *bufio.Reader, limit int64, g *grant) ([]byte, error) {
 			// an endless line; report and stop.
 			return nil, errLimit
 		}
-		if gerr := g.need(int64(len(line) + len(chunk))); gerr != nil {
+		n := len(line) + len(chunk)
+		if gerr := g.need(int64(n)); gerr != nil {
 			return nil, gerr
+		}
+		if n > cap(line) && n > freeAnswerBytes {
+			// Size a large line for the limit once rather than doubling.
+			grown := make([]byte, len(line), limit+1)
+			copy(grown, line)
+			line = grown
 		}
 		line = append(line, chunk...)
 		if err == bufio.ErrBufferFull {
