@@ -20,6 +20,13 @@ import (
 // TestMain lets the test binary play an HTTP MCP server for --server-start:
 // with MCP_EVAL_TEST_SERVE=ADDR it serves the fixture there until killed.
 func TestMain(m *testing.M) {
+	if os.Getenv("MCP_EVAL_TEST_HTTP_ON_STDIO") != "" {
+		// An HTTP server started as a stdio command: it logs its URL and
+		// never reads stdin.
+		os.Stderr.WriteString("listening on http://127.0.0.1:9/mcp\n")
+		time.Sleep(60 * time.Second)
+		os.Exit(0)
+	}
 	if os.Getenv("MCP_EVAL_TEST_SLEEP") != "" {
 		time.Sleep(60 * time.Second)
 		os.Exit(0)

@@ -291,25 +291,47 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 		return c.Do(ctx, call)
 	}
 	ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
-	if c.opts.Waiting != nil {
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			start := time.Now()
-			t := time.NewTicker(waitingEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					c.opts.Waiting(time.Since(start))
-				}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, _ := c.t.(*Stdio)
+	stop := make(chan struct{})
+	defer close(stop)
+	var gaveUp atomic.Bool
+	start := time.Now()
+	go func() {
+		tick := time.NewTicker(startPoll)
+		defer tick.Stop()
+		next := waitingEvery
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
 			}
-		}()
+			waited := time.Since(start)
+			if c.opts.Waiting != nil && waited >= next {
+				c.opts.Waiting(waited)
+				next += waitingEvery
+			}
+			// An HTTP server given as a stdio command names its URL on
+			// stderr and never writes stdout: past the ordinary timeout,
+			// that is no slow start.
+			if st != nil && waited >= c.opts.Timeout && st.silent() && urlLine(st.StderrTail()) != "" {
+				gaveUp.Store(true)
+				cancel()
+				return
+			}
+		}
+	}()
+	x, err := c.Do(ctx, call)
+	if err != nil && gaveUp.Load() {
+		err = &TimeoutError{Method: call.Method, After: time.Since(start)}
 	}
-	return c.Do(ctx, call)
+	return x, err
 }
+
+// startPoll is how often the start-up wait looks at the server.
+const startPoll = 100 * time.Millisecond
 
 // urlLine returns the last line of s that names an http(s) URL.
 func urlLine(s string) string {

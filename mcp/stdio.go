@@ -466,6 +466,13 @@ func (s *Stdio) Exited() (bool, error) {
 	}
 }
 
+// silent reports whether the server has written nothing on stdout yet.
+func (s *Stdio) silent() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lines == 0
+}
+
 // Leftovers returns the pids of processes the server left running outside
 // its process group (found by their tag and killed when it exited).
 func (s *Stdio) Leftovers() []int {
