@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 )
 
@@ -150,41 +151,71 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 // readChunkBytes is the size of the pieces readCapped reads into.
 const readChunkBytes = 64 << 10
 
+// Chunks of JSON answers are reused, so that refused answers do not leave
+// their pieces to the garbage collector.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunkBytes); return &b }}
+
+func getChunk() []byte  { return (*chunkPool.Get().(*[]byte))[:readChunkBytes] }
+func putChunk(b []byte) { chunkPool.Put(&b) }
+
+// bigGarbage is how large a refused buffer must be for refusedBig to
+// collect it at once.
+const bigGarbage = 4 << 20
+
+// refusedBig is called when a refused answer leaves a buffer of n bytes
+// behind. Against a server that answers everything with too much, the
+// heap would otherwise grow by one limit-sized buffer per refusal until the
+// next collection (GOGC lets it double); collecting now keeps it at what
+// is live. A server that answers within its limit never gets here.
+func refusedBig(n int) {
+	if n >= bigGarbage {
+		runtime.GC()
+	}
+}
+
 // readCapped reads r to its end into one slice of at most limit bytes. An
 // answer over the limit returns ErrTooLarge (via errLimit) with only its
 // first excerptBytes kept, so a refused answer costs no memory afterwards.
 // Reading into fixed pieces and joining once avoids the doubling copies of
 // a growing buffer.
 func readCapped(r io.Reader, limit int64) ([]byte, error) {
-	var chunks [][]byte
+	var chunks [][]byte // what was read, in order
+	var pooled [][]byte // the chunks that came from chunkPool
+	defer func() {
+		for _, c := range pooled {
+			putChunk(c)
+		}
+	}()
 	var total int64
 	for {
-		size := int64(readChunkBytes)
-		if total < readChunkBytes {
-			size = 4 << 10 // most answers are small
+		var buf []byte
+		if total == 0 {
+			buf = make([]byte, 4<<10) // most answers are small
+		} else {
+			buf = getChunk()
+			pooled = append(pooled, buf)
 		}
-		buf := make([]byte, size)
 		n, err := io.ReadFull(r, buf)
-		buf = buf[:n]
 		total += int64(n)
 		if total > limit {
-			first := excerptOf(chunks, buf)
-			return first, errLimit
+			return excerptOf(chunks, buf[:n]), errLimit
 		}
 		if n > 0 {
-			chunks = append(chunks, buf)
+			chunks = append(chunks, buf[:n])
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				break
+			var out []byte
+			if len(pooled) == 0 && len(chunks) == 1 {
+				out = chunks[0]
+			} else {
+				out = bytes.Join(chunks, nil)
 			}
-			return bytes.Join(chunks, nil), err
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return out, nil
+			}
+			return out, err
 		}
 	}
-	if len(chunks) == 1 {
-		return chunks[0], nil
-	}
-	return bytes.Join(chunks, nil), nil
 }
 
 // excerptBytes is how much of a refused answer is kept as evidence.

@@ -272,7 +272,7 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 	}
 	for {
 		start := data.Len()
-		err := readLineInto(br, data, limit)
+		err := readLineInto(br, &data, limit)
 		line := data.Bytes()[start:]
 		if raw.Len() < maxRawKept {
 			raw.Write(line[:min(len(line), maxRawKept-raw.Len())])
@@ -290,6 +290,9 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 			}
 			if errors.Is(err, errLimit) {
 				x.Body = x.Body[:min(len(x.Body), excerptBytes)]
+				n := data.Cap()
+				data = nil
+				refusedBig(n)
 				return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 			}
 			return err
@@ -353,15 +356,17 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // readLineInto appends one line ending in \n, \r\n or \r (as SSE allows)
 // to buf, without the terminator, scanning what is buffered rather than
 // byte by byte. The caller's countingReader bounds it.
-func readLineInto(br *bufio.Reader, buf *bytes.Buffer, limit int64) error {
+func readLineInto(br *bufio.Reader, bufp **bytes.Buffer, limit int64) error {
 	for {
+		buf := *bufp
 		if br.Buffered() == 0 {
 			if _, err := br.Peek(1); err != nil {
 				return err
 			}
 		}
 		b, _ := br.Peek(br.Buffered())
-		growOnce(buf, len(b), limit)
+		growOnce(bufp, len(b), limit)
+		buf = *bufp
 		i := bytes.IndexAny(b, "\r\n")
 		if i < 0 {
 			buf.Write(b)
@@ -379,13 +384,14 @@ func readLineInto(br *bufio.Reader, buf *bytes.Buffer, limit int64) error {
 	}
 }
 
-// growOnce sizes buf for the rest of a large answer in one step once it
-// passes the free allowance, so that a buffer near the limit is not the
-// double of it that repeated doubling leaves (the stream's countingReader
-// keeps it within limit).
-func growOnce(buf *bytes.Buffer, more int, limit int64) {
+// growOnce sizes *bufp for the rest of a large answer in one step once it
+// passes the free allowance, so that a buffer near the limit is not the double of it that repeated
+// doubling leaves (the stream's countingReader keeps it within limit).
+func growOnce(bufp **bytes.Buffer, more int, limit int64) {
+	buf := *bufp
 	if n := buf.Len() + more; n > buf.Cap() && n > freeAnswerBytes {
-		buf.Grow(int(max(limit-int64(buf.Len()), int64(more))))
+		big := append(make([]byte, 0, max(limit, int64(n))+1), buf.Bytes()...)
+		*bufp = bytes.NewBuffer(big)
 	}
 }
 

@@ -574,6 +574,9 @@ func readStdioLine(br *bufio.Reader, limit int64, g *grant) ([]byte, error) {
 		if int64(len(line)+len(chunk)) > limit+1 {
 			// Skipping the rest of the line is impossible to do safely on
 			// an endless line; report and stop.
+			n := cap(line)
+			line = nil
+			refusedBig(n)
 			return nil, errLimit
 		}
 		n := len(line) + len(chunk)
@@ -582,9 +585,7 @@ func readStdioLine(br *bufio.Reader, limit int64, g *grant) ([]byte, error) {
 		}
 		if n > cap(line) && n > freeAnswerBytes {
 			// Size a large line for the limit once rather than doubling.
-			grown := make([]byte, len(line), limit+1)
-			copy(grown, line)
-			line = grown
+			line = append(make([]byte, 0, limit+1), line...)
 		}
 		line = append(line, chunk...)
 		if err == bufio.ErrBufferFull {
