@@ -150,6 +150,7 @@ type Client struct {
 	probe      Probe
 
 	ids atomic.Int64
+	bg  sync.WaitGroup // transports being closed (closeLater)
 
 	// paramHeaders is shared by the clients WithTransport derives.
 	paramHeaders *paramHeaderCache
@@ -172,7 +173,7 @@ type paramHeaderCache struct {
 //
 // An error wrapping ErrUnreachable means the server could not be reached at
 // all (or, over HTTP, did not answer the probe in time).
-func Connect(ctx context.Context, target Target, opts Options) (*Client, error) {
+func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
@@ -180,6 +181,11 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 		opts.ClientInfo = Implementation{Name: "mcp-eval", Version: "dev"}
 	}
 	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: &paramHeaderCache{m: map[string][]paramHeader{}}}
+	defer func() {
+		if err != nil {
+			c.bg.Wait()
+		}
+	}()
 	if opts.Version == LegacyVersion {
 		err := c.connectLegacy(ctx)
 		switch {
@@ -238,7 +244,9 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 	// Legacy fallback. Over stdio the probe's process may be dead or in an
 	// odd state; start over.
 	if target.Kind() == "stdio" {
-		t.Close()
+		// Closed while the fallback runs, so that its grace periods are
+		// not added to the start of the next process.
+		c.closeLater(t)
 		c.t = nil
 	}
 	modernT := c.t
@@ -503,8 +511,20 @@ func (c *Client) connectLegacy(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the transport.
+// closeLater closes t in the background; Close (or a failing Connect)
+// waits for it, so no process outlives the client.
+func (c *Client) closeLater(t Transport) {
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		t.Close()
+	}()
+}
+
+// Close closes the transport, and waits for those being closed in the
+// background.
 func (c *Client) Close() error {
+	defer c.bg.Wait()
 	if c.t == nil {
 		return nil
 	}
