@@ -309,3 +309,21 @@ func TestHTTPNotMCP(t *testing.T) {
 		})
 	}
 }
+
+// Over HTTP, an answer with another id is recorded as an orphan.
+func TestHTTPAnomalies(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":99,"result":{}}`)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	tr := &HTTP{URL: srv.URL}
+	if _, err := tr.Exchange(context.Background(), &Outgoing{ID: []byte("1"), Method: "tools/list", Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	as := tr.Anomalies()
+	if len(as) != 1 || as[0].Kind != AnomalyOrphan || !strings.Contains(as[0].Detail, "carries id 99") {
+		t.Errorf("anomalies %+v", as)
+	}
+}

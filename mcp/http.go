@@ -172,7 +172,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	if ct == "text/event-stream" {
 		err = h.readSSE(ctx, answer, out, x)
 	} else {
-		err = h.readJSON(answer, x)
+		err = h.readJSON(answer, out, x)
 	}
 	if err != nil {
 		return x, classifyNetErr(ctx, out.Method, err)
@@ -180,7 +180,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	return x, nil
 }
 
-func (h *HTTP) readJSON(r io.Reader, x *Exchange) error {
+func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
 	b, err := readCapped(r, limit)
 	x.Body = b
@@ -202,6 +202,10 @@ func (h *HTTP) readJSON(r io.Reader, x *Exchange) error {
 	x.Messages = append(x.Messages, m)
 	if m.IsResponse() {
 		x.Response = m
+		if out.ID != nil && (m.ID == nil || idKey(m.ID) != idKey(out.ID)) {
+			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: truncate(string(m.Raw), 200),
+				Detail: "the answer to " + out.Method + " carries id " + orAbsentID(m.ID) + ", not the request's id " + string(out.ID)})
+		}
 	}
 	return nil
 }
