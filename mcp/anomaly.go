@@ -15,6 +15,9 @@ const (
 	// AnomalyOrphan is a response whose id matches no request in flight
 	// (never sent, or already given up on).
 	AnomalyOrphan = "orphan"
+	// AnomalyLate is a response to a request the client gave up on (timed
+	// out, then notifications/cancelled): a slow server, not a wrong one.
+	AnomalyLate = "late"
 	// AnomalyDuplicate is a second response to an id already answered.
 	AnomalyDuplicate = "duplicate"
 	// AnomalyBanner is a non-JSON-RPC stdout line before the first message

@@ -54,6 +54,7 @@ type Stdio struct {
 	mu       sync.Mutex
 	pending  map[string]chan *Message
 	answered map[string]bool // ids answered, for duplicate detection
+	gaveUp   map[string]bool // ids whose request timed out or was cancelled
 	orphans  []*Message
 	invalid  []string
 	lines    int // stdout lines read
@@ -114,6 +115,7 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 		stderr:   &tailBuffer{max: 4 << 10},
 		pending:  map[string]chan *Message{},
 		answered: map[string]bool{},
+		gaveUp:   map[string]bool{},
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
@@ -295,9 +297,16 @@ func (s *Stdio) deliver(line []byte) {
 	s.health.alive()
 	s.orphans = appendCapped(s.orphans, shrink(m))
 	excerpt := truncate(string(m.Raw), 200)
-	if m.ID != nil && s.answered[key] {
+	switch {
+	case m.ID != nil && s.answered[key]:
 		s.record(Anomaly{Kind: AnomalyDuplicate, Detail: "a second response to id " + truncate(string(m.ID), 60), Evidence: excerpt})
-	} else {
+	case m.ID != nil && s.gaveUp[key]:
+		delete(s.gaveUp, key)
+		s.record(Anomaly{Kind: AnomalyLate, Detail: "a response to id " + truncate(string(m.ID), 60) + " after the request timed out or was cancelled", Evidence: excerpt})
+	case m.Error != nil && (m.ID == nil || string(m.ID) == "null"):
+		// An error for a request whose id could not be read (JSON-RPC 2.0
+		// §5: id null): kept in Orphans, not an anomaly.
+	default:
 		s.record(Anomaly{Kind: AnomalyOrphan, Detail: "a response to id " + orAbsentID(m.ID) + ", which no request in flight has", Evidence: excerpt})
 	}
 }
@@ -386,6 +395,9 @@ func (s *Stdio) forget(id json.RawMessage) {
 		return
 	}
 	s.mu.Lock()
+	if _, ok := s.pending[idKey(id)]; ok && len(s.gaveUp) < 100_000 {
+		s.gaveUp[idKey(id)] = true
+	}
 	delete(s.pending, idKey(id))
 	s.mu.Unlock()
 }
