@@ -40,8 +40,8 @@ func (h *health) record(label string, sent time.Time, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
-	case err == nil, errors.Is(err, ErrTooLarge):
-		// The server answered (too much, but it answered).
+	case err == nil, errors.Is(err, ErrTooLarge), errors.As(err, new(*ProtocolError)):
+		// The server answered (too much, or garbage, but it answered).
 		h.inARow, h.since, h.firstErr, h.dead = 0, "", nil, nil
 	case errors.As(err, &te) && h.lastSign.After(sent):
 		// It timed out, but the server spoke meanwhile (a wrong id, a
