@@ -898,8 +898,9 @@ func (c *Client) listPages(ctx context.Context, method, member string, keepResul
 		if keepResult {
 			p.Result = res
 		}
-		if raw, ok := members[member]; ok {
-			if err := json.Unmarshal(raw, &p.Items); err != nil {
+		if raw, ok := members[member]; ok && string(bytes.TrimSpace(raw)) != "null" {
+			// Items alias the member's bytes rather than copy them.
+			if p.Items, err = splitArray(raw); err != nil {
 				return pages, fmt.Errorf("%s: %s is not an array", method, member)
 			}
 		}
