@@ -299,12 +299,14 @@ func TestHTTPNotMCP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.h)
 			defer srv.Close()
-			_, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: time.Second})
-			if !errors.As(err, tt.want) {
-				t.Fatalf("err = %v, want %T", err, tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.substr) {
-				t.Errorf("err %q does not contain %q", err, tt.substr)
+			for _, version := range []string{"", LegacyVersion} {
+				_, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: time.Second, Version: version})
+				if !errors.As(err, tt.want) {
+					t.Fatalf("version %q: err = %v, want %T", version, err, tt.want)
+				}
+				if !strings.Contains(err.Error(), tt.substr) {
+					t.Errorf("version %q: err %q does not contain %q", version, err, tt.substr)
+				}
 			}
 		})
 	}

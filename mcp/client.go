@@ -196,6 +196,9 @@ func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err e
 		case target.Kind() == "stdio" && errors.Is(err, ErrClosed):
 			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
+		if ue := unauthorized(c.probe.Initialize); ue != nil {
+			return nil, ue
+		}
 		if !gotJSONRPC(c.probe.Initialize) {
 			return nil, notMCP(target, c.probe, err)
 		}
