@@ -83,7 +83,7 @@ func (c *Config) source(name string, i int) string {
 
 func defaultConfig() *Config {
 	return &Config{
-		StartTimeout:    30 * time.Second,
+		StartTimeout:    60 * time.Second,
 		CacheDir:        ".mcp-eval-cache",
 		Layers:          "auto",
 		Golden:          "golden/tasks.yaml",

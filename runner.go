@@ -93,7 +93,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		if err != nil {
 			return nil, &exitError{3, err.Error()}
 		}
-		defer srv.stop()
+		defer srv.stopAndReport(stderr)
 	}
 
 	var mcpObserver mcp.Observer
@@ -108,6 +108,9 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
 		Timeout:    cfg.Timeout,
 		Version:    cfg.ProtocolVersion,
+		// --start-timeout covers a stdio server's first answer too.
+		StartTimeout: cfg.StartTimeout,
+		Waiting:      startProgress(stderr),
 	}
 	if exp != nil {
 		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
@@ -119,10 +122,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	}
 	client, err := mcp.Connect(ctx, target, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &exitError{3, "interrupted"}
-		}
-		return nil, &exitError{3, "could not reach the server: " + red.String(err.Error())}
+		return nil, connectError(ctx, cfg, err, red)
 	}
 	defer client.Close()
 
@@ -157,8 +157,11 @@ func openServerLog(cfg *Config, red *redact.Redactor) (_ io.Writer, closeLog fun
 	if err != nil {
 		return nil, nil, &configError{fmt.Sprintf("--out: %v", err)}
 	}
-	w := red.Writer(f)
-	return w, func() { w.Flush(); f.Close() }, nil
+	// Capped (head and tail kept) so a server that floods stderr cannot
+	// fill the disk; masked before the cap, so what is kept is clean.
+	capped := newCappedLog(f, serverLogCap)
+	w := red.Writer(capped)
+	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
 }
 
 // runPlan is a run checked before any network call: the layers, the

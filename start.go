@@ -8,18 +8,31 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 // startedServer is an HTTP server mcp-eval launched with --server-start.
 type startedServer struct {
 	cmd  *exec.Cmd
+	tag  string // mcp.NewProcessTag: finds what leaves the process group
 	done chan struct{}
 	err  error
 	tail *tail
 }
+
+// Stop timings for --server-start: SIGTERM to the group, a bounded wait,
+// SIGKILL, a bounded wait; WaitDelay so that a descendant holding the
+// output pipes never keeps Wait (and so the run) from ending.
+const (
+	startTermGrace = 2 * time.Second
+	startKillWait  = 2 * time.Second
+	startPipeGrace = 500 * time.Millisecond
+)
 
 // startServer runs cmdline through the system shell (so users can write
 // `npm start` or `PORT=8080 ./server`), then polls url until the server
@@ -29,9 +42,12 @@ func startServer(ctx context.Context, cmdline, url string, timeout time.Duration
 	if err != nil {
 		return nil, err
 	}
-	s := &startedServer{cmd: cmd, done: make(chan struct{}), tail: &tail{}}
+	tag, tagEnv := mcp.NewProcessTag()
+	s := &startedServer{cmd: cmd, tag: tag, done: make(chan struct{}), tail: &tail{}}
+	cmd.Env = append(os.Environ(), tagEnv)
 	cmd.Stdout = io.MultiWriter(log, s.tail)
 	cmd.Stderr = io.MultiWriter(log, s.tail)
+	cmd.WaitDelay = startPipeGrace
 	setProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--server-start: %v", err)
@@ -62,23 +78,42 @@ func startServer(ctx context.Context, cmdline, url string, timeout time.Duration
 	}
 }
 
-// stop ends the server: SIGTERM to its process group, then SIGKILL after
-// five seconds.
-func (s *startedServer) stop() {
+// stop ends the server: SIGTERM to its process group, SIGKILL after
+// startTermGrace, then whatever still carries its tag outside the group (a
+// child that called setsid). It returns the pids of those escapees.
+func (s *startedServer) stop() []int {
 	select {
 	case <-s.done:
-		killProcessGroup(s.cmd, false)
-		return
 	default:
-	}
-	killProcessGroup(s.cmd, true)
-	select {
-	case <-s.done:
-	case <-time.After(5 * time.Second):
-		killProcessGroup(s.cmd, false)
-		<-s.done
+		killProcessGroup(s.cmd, true)
+		select {
+		case <-s.done:
+		case <-time.After(startTermGrace):
+		}
 	}
 	killProcessGroup(s.cmd, false)
+	select {
+	case <-s.done:
+	case <-time.After(startKillWait):
+	}
+	return mcp.KillTagged(s.tag, s.cmd.Process.Pid)
+}
+
+// stopAndReport stops the server and names on w the processes it had left
+// outside its process group.
+func (s *startedServer) stopAndReport(w io.Writer) {
+	if left := s.stop(); len(left) > 0 {
+		fmt.Fprintf(w, "mcp-eval: warning: the --server-start server left %d process(es) outside its process group; killed pid %s\n",
+			len(left), joinInts(left))
+	}
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // tail keeps the last lines a started server printed, for error messages.

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,10 +20,39 @@ import (
 // TestMain lets the test binary play an HTTP MCP server for --server-start:
 // with MCP_EVAL_TEST_SERVE=ADDR it serves the fixture there until killed.
 func TestMain(m *testing.M) {
+	if os.Getenv("MCP_EVAL_TEST_HTTP_ON_STDIO") != "" {
+		// An HTTP server started as a stdio command: it logs its URL and
+		// never reads stdin.
+		os.Stderr.WriteString("listening on http://127.0.0.1:9/mcp\n")
+		time.Sleep(60 * time.Second)
+		os.Exit(0)
+	}
+	if os.Getenv("MCP_EVAL_TEST_SLEEP") != "" {
+		time.Sleep(60 * time.Second)
+		os.Exit(0)
+	}
 	if addr := os.Getenv("MCP_EVAL_TEST_SERVE"); addr != "" {
 		if os.Getenv("MCP_EVAL_TEST_SERVE_FAIL") != "" {
 			os.Stderr.WriteString("listen: address already in use\n")
 			os.Exit(1)
+		}
+		if os.Getenv("MCP_EVAL_TEST_SETSID") != "" {
+			// A child that leaves the process group and holds stdout.
+			exe, _ := os.Executable()
+			child := exec.Command(exe, "-test.run=^$")
+			child.Env = append(os.Environ(), "MCP_EVAL_TEST_SLEEP=1", "MCP_EVAL_TEST_SERVE=")
+			child.Stdout = os.Stdout
+			child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := child.Start(); err == nil {
+				fmt.Fprintf(os.Stderr, "escapee %d\n", child.Process.Pid)
+			}
+		}
+		if os.Getenv("MCP_EVAL_TEST_FLOOD") != "" {
+			line := strings.Repeat("flood ", 1000) + "\n"
+			for range 4000 { // 24 MB
+				os.Stderr.WriteString(line)
+			}
+			os.Stderr.WriteString("last line of the flood\n")
 		}
 		_ = http.ListenAndServe(addr, fixture.NewHandler(fixture.Options{}))
 		os.Exit(1)
@@ -81,4 +115,105 @@ func TestServerStart(t *testing.T) {
 			t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)
 		}
 	})
+}
+
+// A --server-start server that leaves its process group (setsid) with a
+// child holding its stdout: the run still ends promptly, the escapee is
+// killed and named; a stderr flood leaves a capped server.log.
+func TestServerStartHygiene(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("escapees are found through /proc")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	dir := t.TempDir()
+	cmd := "MCP_EVAL_TEST_SETSID=1 MCP_EVAL_TEST_FLOOD=1 MCP_EVAL_TEST_SERVE=" + addr + " '" + exe + "' -test.run=^$"
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
+		"--out", dir, "--runs", "1", "--quiet", "--layers", "conformance")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("run took %v", d)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if i := bytes.Index(log, []byte("escapee ")); i < 0 {
+		t.Fatalf("no escapee pid in server.log")
+	} else {
+		fmt.Sscanf(string(log[i:]), "escapee %d", &pid)
+	}
+	if !strings.Contains(stderr, "outside its process group; killed pid "+fmt.Sprint(pid)) {
+		t.Errorf("stderr does not name escapee %d:\n%s", pid, stderr)
+	}
+	// Killed, it may linger a moment as a zombie until init reaps it.
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if running(pid) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("escapee %d still running after the run (%s)", pid, running(pid))
+			break
+		}
+	}
+	if len(log) > serverLogCap+1024 {
+		t.Errorf("server.log is %d bytes, over the %d cap", len(log), serverLogCap)
+	}
+	if !bytes.Contains(log, []byte("server.log truncated")) || !bytes.Contains(log, []byte("last line of the flood")) {
+		t.Errorf("server.log lacks the truncation note or the tail")
+	}
+}
+
+func TestCappedLog(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []string
+		max    int64
+		want   string
+	}{
+		{"under the cap", []string{"abc", "def"}, 100, "abcdef"},
+		{"head and tail", []string{"0123456789", "abcdefghij"}, 10, "01234\n[mcp-eval: server.log truncated: 10 bytes left out here; the first and last 5 bytes are kept]\nfghij"},
+		{"many small writes", []string{"01", "23", "45", "67", "89", "ab", "cd"}, 6, "012\n[mcp-eval: server.log truncated: 8 bytes left out here; the first and last 3 bytes are kept]\nbcd"},
+		{"exactly full", []string{"0123", "4567"}, 8, "01234567"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			c := newCappedLog(&buf, tt.max)
+			for _, w := range tt.writes {
+				if n, err := c.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			c.Close()
+			if buf.String() != tt.want {
+				t.Errorf("got %q, want %q", buf.String(), tt.want)
+			}
+		})
+	}
+}
+
+// running returns the state of pid from /proc ("" when gone or a zombie).
+func running(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) == 0 || f[0] == "Z" || f[0] == "X" {
+		return ""
+	}
+	return "state " + f[0]
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,12 +49,16 @@ type HTTPTarget struct {
 	MaxBytes int64
 	Observer Observer
 	Client   *http.Client
+
+	once   sync.Once
+	health *health
 }
 
 // Dial implements Target; every dial shares the target's connection pool
-// but not its legacy session.
+// and its health (see Client.Do) but not its legacy session.
 func (t *HTTPTarget) Dial(context.Context) (Transport, error) {
-	return &HTTP{URL: t.URL, Header: t.Header, MaxBytes: t.MaxBytes, Observer: t.Observer, Client: t.Client}, nil
+	t.once.Do(func() { t.health = &health{} })
+	return &HTTP{URL: t.URL, Header: t.Header, MaxBytes: t.MaxBytes, Observer: t.Observer, Client: t.Client, health: t.health}, nil
 }
 
 // Kind implements Target.
@@ -95,7 +100,21 @@ type Options struct {
 	// is called when the exchange is over. Telemetry's OTLP exporter
 	// provides it; mcp knows nothing of OpenTelemetry.
 	StartRequest func(ctx context.Context, method, name string) (traceparent string, end func(error))
+	// StartTimeout bounds the first answer of a stdio server (to the era
+	// probe), which includes the server's start-up (`go run` compiling,
+	// `npx` installing); the per-request Timeout applies after it. 0 means
+	// Timeout.
+	StartTimeout time.Duration
+	// Waiting, if set, is called every few seconds while that first answer
+	// is awaited, with the time waited so far.
+	Waiting func(waited time.Duration)
 }
+
+// startKey marks a context whose request may take the start-up budget.
+type startKey struct{}
+
+// waitingEvery is how often Options.Waiting is called.
+var waitingEvery = 5 * time.Second
 
 // DiscoverResult is the part of server/discover's result a client uses.
 type DiscoverResult struct {
@@ -131,6 +150,7 @@ type Client struct {
 	probe      Probe
 
 	ids atomic.Int64
+	bg  sync.WaitGroup // transports being closed (closeLater)
 
 	// paramHeaders is shared by the clients WithTransport derives.
 	paramHeaders *paramHeaderCache
@@ -153,7 +173,7 @@ type paramHeaderCache struct {
 //
 // An error wrapping ErrUnreachable means the server could not be reached at
 // all (or, over HTTP, did not answer the probe in time).
-func Connect(ctx context.Context, target Target, opts Options) (*Client, error) {
+func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
@@ -161,6 +181,11 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 		opts.ClientInfo = Implementation{Name: "mcp-eval", Version: "dev"}
 	}
 	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: &paramHeaderCache{m: map[string][]paramHeader{}}}
+	defer func() {
+		if err != nil {
+			c.bg.Wait()
+		}
+	}()
 	if opts.Version == LegacyVersion {
 		err := c.connectLegacy(ctx)
 		switch {
@@ -170,6 +195,12 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 			return nil, err
 		case target.Kind() == "stdio" && errors.Is(err, ErrClosed):
 			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		if ue := unauthorized(c.probe.Initialize); ue != nil {
+			return nil, ue
+		}
+		if !gotJSONRPC(c.probe.Initialize) {
+			return nil, notMCP(target, c.probe, err)
 		}
 		// The server answered, but not with a handshake: keep a transport
 		// so that checks can report what it does.
@@ -187,8 +218,12 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 	c.t = t
 	c.version = LatestVersion
 	c.era = EraModern
-	x, err := c.Do(ctx, c.NewCall("server/discover", nil))
+	x, err := c.doFirst(ctx, c.NewCall("server/discover", nil))
 	c.probe.Discover, c.probe.DiscoverErr = x, err
+	if ue := unauthorized(x); ue != nil {
+		t.Close()
+		return nil, ue
+	}
 	modern, reason, fatal := classifyProbe(target.Kind(), x, err)
 	c.probe.Reason = reason
 	if fatal != nil {
@@ -212,7 +247,9 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 	// Legacy fallback. Over stdio the probe's process may be dead or in an
 	// odd state; start over.
 	if target.Kind() == "stdio" {
-		t.Close()
+		// Closed while the fallback runs, so that its grace periods are
+		// not added to the start of the next process.
+		c.closeLater(t)
 		c.t = nil
 	}
 	modernT := c.t
@@ -224,6 +261,21 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 			// The process exited twice without answering anything: it did
 			// not start, whatever the era.
 			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		if !gotJSONRPC(c.probe.Discover) && !gotJSONRPC(c.probe.Initialize) {
+			// Nothing at the target speaks JSON-RPC: there is nothing to
+			// evaluate, and no check may pass against it.
+			if modernT != nil {
+				modernT.Close()
+			}
+			nm := notMCP(target, c.probe, err)
+			if st, ok := t.(*Stdio); ok {
+				nm.Stderr = urlLine(st.StderrTail())
+				if nm.Stderr != "" {
+					nm.Hint = "it looks like an HTTP server: start it with --server-start and point --server-url at it"
+				}
+			}
+			return nil, nm
 		}
 		// Neither era answered. Keep a modern transport so that checks can
 		// run and report exactly what the server does.
@@ -241,6 +293,125 @@ func Connect(ctx context.Context, target Target, opts Options) (*Client, error) 
 		modernT.Close()
 	}
 	return c, nil
+}
+
+// doFirst sends the first request of a connection. Over stdio it may take
+// the start-up budget, and Options.Waiting hears about the wait.
+func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
+	if c.target.Kind() != "stdio" || c.opts.StartTimeout <= c.opts.Timeout {
+		return c.Do(ctx, call)
+	}
+	ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, _ := c.t.(*Stdio)
+	stop := make(chan struct{})
+	defer close(stop)
+	var gaveUp atomic.Bool
+	start := time.Now()
+	go func() {
+		tick := time.NewTicker(startPoll)
+		defer tick.Stop()
+		next := waitingEvery
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			waited := time.Since(start)
+			if c.opts.Waiting != nil && waited >= next {
+				c.opts.Waiting(waited)
+				next += waitingEvery
+			}
+			// An HTTP server given as a stdio command names its URL on
+			// stderr and never writes stdout: past the ordinary timeout,
+			// that is no slow start.
+			if st != nil && waited >= c.opts.Timeout && st.silent() && urlLine(st.StderrTail()) != "" {
+				gaveUp.Store(true)
+				cancel()
+				return
+			}
+		}
+	}()
+	x, err := c.Do(ctx, call)
+	if err != nil && gaveUp.Load() {
+		err = &TimeoutError{Method: call.Method, After: time.Since(start)}
+	}
+	return x, err
+}
+
+// startPoll is how often the start-up wait looks at the server.
+const startPoll = 100 * time.Millisecond
+
+// urlLine returns the last line of s that names an http(s) URL.
+func urlLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "http://") || strings.Contains(l, "https://") {
+			return truncate(l, 200)
+		}
+	}
+	return ""
+}
+
+// unauthorized returns an *UnauthorizedError for a 401 or 403 answer.
+func unauthorized(x *Exchange) error {
+	if x == nil || (x.Status != http.StatusUnauthorized && x.Status != http.StatusForbidden) {
+		return nil
+	}
+	return &UnauthorizedError{Status: x.Status, Challenge: x.Header.Get("WWW-Authenticate")}
+}
+
+// gotJSONRPC reports whether an exchange received any JSON-RPC message: a
+// response or a request or notification (a JSON object with neither, such
+// as another service's {"status":"ok"}, is not one).
+func gotJSONRPC(x *Exchange) bool {
+	if x == nil {
+		return false
+	}
+	for _, m := range x.Messages {
+		if m.IsResponse() || m.Method != "" {
+			return true
+		}
+	}
+	return x.Response != nil
+}
+
+// notMCP describes what came back when neither probe got JSON-RPC.
+func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
+	e := &NotMCPError{}
+	x := p.Discover
+	if p.Initialize != nil && (x == nil || x.Status == 0) {
+		x = p.Initialize
+	}
+	switch {
+	case x != nil && x.Status != 0:
+		ct := x.ContentType
+		if ct == "" {
+			ct = "no content type"
+		}
+		e.Got = fmt.Sprintf("HTTP %d, %s", x.Status, ct)
+		if b := bytes.TrimSpace(x.Body); len(b) > 0 {
+			e.Got += fmt.Sprintf(", body %q", truncate(string(b), 120))
+		} else {
+			e.Got += ", empty body"
+		}
+		if x.Status == http.StatusNotFound {
+			e.Hint = "check the path of --server-url (the MCP endpoint is often /mcp)"
+		}
+	case p.DiscoverErr != nil:
+		e.Got = p.DiscoverErr.Error()
+		if lastErr != nil {
+			e.Got += "; " + lastErr.Error()
+		}
+	default:
+		e.Got = "no JSON-RPC message came back"
+	}
+	if target.Kind() == "stdio" {
+		e.Got = "the process wrote no JSON-RPC message on stdout: " + e.Got
+	}
+	return e
 }
 
 // classifyProbe decides from the server/discover answer whether the server
@@ -310,7 +481,10 @@ func (c *Client) connectLegacy(ctx context.Context) error {
 		return err
 	}
 	if err != nil {
-		return fail(fmt.Errorf("initialize: %w", err))
+		if !strings.HasPrefix(err.Error(), "initialize") {
+			err = fmt.Errorf("initialize: %w", err)
+		}
+		return fail(err)
 	}
 	if x.Response == nil {
 		return fail(fmt.Errorf("initialize: no JSON-RPC answer (HTTP %d)", x.Status))
@@ -340,8 +514,20 @@ func (c *Client) connectLegacy(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the transport.
+// closeLater closes t in the background; Close (or a failing Connect)
+// waits for it, so no process outlives the client.
+func (c *Client) closeLater(t Transport) {
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		t.Close()
+	}()
+}
+
+// Close closes the transport, and waits for those being closed in the
+// background.
 func (c *Client) Close() error {
+	defer c.bg.Wait()
 	if c.t == nil {
 		return nil
 	}
@@ -362,6 +548,25 @@ func (c *Client) InitializeResult() json.RawMessage { return c.initResult }
 
 // Probe returns how the era was decided.
 func (c *Client) Probe() Probe { return c.probe }
+
+// Anomalies returns the protocol-hygiene findings the transport recorded
+// (orphan and duplicate responses, non-JSON lines or events, unparseable
+// answers), oldest first.
+func (c *Client) Anomalies() []Anomaly {
+	if src, ok := c.t.(anomalySource); ok {
+		return src.Anomalies()
+	}
+	return nil
+}
+
+// Unresponsive returns the *UnresponsiveError requests now fail with, or
+// nil while the server answers.
+func (c *Client) Unresponsive() error {
+	if src, ok := c.t.(healthSource); ok {
+		return src.healthState().check()
+	}
+	return nil
+}
 
 // Transport returns the transport in use (for raw probes).
 func (c *Client) Transport() Transport { return c.t }
@@ -516,12 +721,31 @@ func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
 			}
 		}
 	}
-	ctx, cancel := WithTimeout(ctx, c.opts.Timeout)
+	label := call.Method
+	if name != "" {
+		label += " " + truncate(name, 80)
+	}
+	var hs *health
+	if src, ok := c.t.(healthSource); ok {
+		hs = src.healthState()
+		if err := hs.check(); err != nil {
+			return &Exchange{Sent: body}, err
+		}
+	}
+	timeout := c.opts.Timeout
+	if d, ok := ctx.Value(startKey{}).(time.Duration); ok && d > timeout {
+		timeout = d
+	}
+	ctx, cancel := WithTimeout(ctx, timeout)
 	defer cancel()
+	sent := time.Now()
 	x, err := c.t.Exchange(ctx, &Outgoing{
 		ID: id, Body: body, Method: call.Method, Name: name,
 		HTTPMethod: call.HTTPMethod, Header: call.Header, Omit: call.Omit,
 	})
+	if hs != nil && call.ID != nil {
+		hs.record(label, sent, err)
+	}
 	if end != nil {
 		if err == nil && x.RPCError() != nil {
 			end(x.RPCError())
@@ -594,45 +818,121 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any,
 	return nil
 }
 
-// maxPages bounds pagination against a server whose cursors never end.
-const maxPages = 100
+// Bounds on one listing. They are mcp-eval's, not the spec's: the spec
+// puts no limit on a list (server/utilities/pagination.mdx), so reaching one
+// is reported as mcp-eval stopping, not as the server failing.
+const (
+	// MaxListItems bounds the items of one listing over all its pages.
+	MaxListItems = 100_000
+	// MaxListPages bounds the pages (a server may send empty pages).
+	MaxListPages = 10_000
+)
 
-// ListAll calls a paginated list method until nextCursor is absent, and
-// returns the raw items of the given member from every page.
-func (c *Client) ListAll(ctx context.Context, method, member string) ([]json.RawMessage, error) {
-	var all []json.RawMessage
+// ListStopError says why a listing stopped before its last page: the server
+// sent a cursor it had sent before (Loop: following it would never end), or
+// the listing reached one of mcp-eval's bounds. The pages before are kept.
+type ListStopError struct {
+	Method string
+	// Loop is set when Cursor was already followed, at page Again.
+	Loop   bool
+	Cursor string
+	Again  int
+	// Pages and Items are what was read before stopping.
+	Pages, Items int
+}
+
+func (e *ListStopError) Error() string {
+	if e.Loop {
+		return fmt.Sprintf("%s: page %d returned nextCursor %q, already followed after page %d: a pagination loop; stopped after %d items",
+			e.Method, e.Pages, truncate(e.Cursor, 80), e.Again, e.Items)
+	}
+	return fmt.Sprintf("%s: stopped after %d pages and %d items, mcp-eval's bound on one listing (%d items, %d pages); not a fault of the server",
+		e.Method, e.Pages, e.Items, MaxListItems, MaxListPages)
+}
+
+// Page is one page of a paginated list, for checks that judge every page.
+type Page struct {
+	// Cursor is the cursor sent for this page; nil for the first.
+	Cursor *string
+	// Result is the page's result member, raw.
+	Result json.RawMessage
+	// Items are the raw entries of the list member.
+	Items []json.RawMessage
+	// Status and Header are the HTTP status and headers (0 and nil on stdio).
+	Status int
+	Header http.Header
+}
+
+// ListPages calls a paginated list method from the first page until
+// nextCursor is absent (an empty string is a cursor, not the end:
+// server/utilities/pagination.mdx), and returns every page read; on an
+// error the pages before it come with it (see ListStopError).
+func (c *Client) ListPages(ctx context.Context, method, member string) ([]Page, error) {
+	return c.listPages(ctx, method, member, true)
+}
+
+func (c *Client) listPages(ctx context.Context, method, member string, keepResult bool) ([]Page, error) {
+	var pages []Page
 	var cursor *string
-	for page := 0; ; page++ {
-		if page == maxPages {
-			return all, fmt.Errorf("%s: more than %d pages", method, maxPages)
+	seen := map[string]int{} // cursor → the page after which it came
+	items := 0
+	for {
+		if len(pages) >= MaxListPages || items >= MaxListItems {
+			return pages, &ListStopError{Method: method, Pages: len(pages), Items: items}
 		}
 		params := map[string]any{}
 		if cursor != nil {
 			params["cursor"] = *cursor
 		}
-		var res map[string]json.RawMessage
-		if err := c.Call(ctx, method, params, &res); err != nil {
-			return all, err
+		call := c.NewCall(method, params)
+		x, err := c.Do(ctx, call)
+		if err != nil {
+			return pages, err
 		}
-		var items []json.RawMessage
-		if raw, ok := res[member]; ok {
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return all, fmt.Errorf("%s: %s is not an array", method, member)
+		res, err := Result(call, x)
+		if err != nil {
+			return pages, err
+		}
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(res, &members); err != nil {
+			return pages, fmt.Errorf("%s: result is not an object", method)
+		}
+		p := Page{Cursor: cursor, Status: x.Status, Header: x.Header}
+		if keepResult {
+			p.Result = res
+		}
+		if raw, ok := members[member]; ok && string(bytes.TrimSpace(raw)) != "null" {
+			// Items alias the member's bytes rather than copy them.
+			if p.Items, err = splitArray(raw); err != nil {
+				return pages, fmt.Errorf("%s: %s is not an array", method, member)
 			}
 		}
-		all = append(all, items...)
-		next, ok := res["nextCursor"]
+		items += len(p.Items)
+		pages = append(pages, p)
+		next, ok := members["nextCursor"]
 		if !ok || string(next) == "null" {
-			return all, nil
+			return pages, nil
 		}
 		var s string
 		if err := json.Unmarshal(next, &s); err != nil {
-			return all, fmt.Errorf("%s: nextCursor is not a string", method)
+			return pages, fmt.Errorf("%s: nextCursor is not a string", method)
 		}
-		// An empty string is a valid cursor, not the end of the list
-		// (server/utilities/pagination.mdx).
+		if at, dup := seen[s]; dup {
+			return pages, &ListStopError{Method: method, Loop: true, Cursor: s, Again: at, Pages: len(pages), Items: items}
+		}
+		seen[s] = len(pages)
 		cursor = &s
 	}
+}
+
+// ListAll is ListPages reduced to the items of every page, in order.
+func (c *Client) ListAll(ctx context.Context, method, member string) ([]json.RawMessage, error) {
+	pages, err := c.listPages(ctx, method, member, false)
+	var all []json.RawMessage
+	for _, p := range pages {
+		all = append(all, p.Items...)
+	}
+	return all, err
 }
 
 // Tool is one entry of tools/list.

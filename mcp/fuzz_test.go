@@ -28,10 +28,10 @@ func FuzzReadSSE(f *testing.F) {
 func FuzzStdioLines(f *testing.F) {
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\nnot json\n{\"method\":\"x\"}\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s := &Stdio{pending: map[string]chan *Message{"1": make(chan *Message, 1)}}
+		s := &Stdio{pending: map[string]chan *Message{"1": make(chan *Message, 1)}, answered: map[string]bool{}, gaveUp: map[string]bool{}}
 		br := bufio.NewReaderSize(bytes.NewReader(b), 64)
 		for i := 0; i < 1000; i++ {
-			line, err := readStdioLine(br, 1<<10)
+			line, err := readStdioLine(br, 1<<10, &grant{ctx: context.Background(), limit: 1 << 10})
 			if len(bytes.TrimSpace(line)) > 0 {
 				s.deliver(line)
 			}

@@ -31,6 +31,11 @@ type HTTP struct {
 	// Observer, if set, is told about every exchange.
 	Observer Observer
 
+	// health is shared by the transports of one target (and Fresh copies),
+	// so that a hung server trips the breaker once for all of them.
+	health *health
+	anomalies
+
 	mu        sync.Mutex
 	sessionID string // legacy (2025-11-25) sessions only
 	once      sync.Once
@@ -61,14 +66,22 @@ func (h *HTTP) httpClient() *http.Client {
 		if h.client == nil {
 			h.client = NewHTTPClient()
 		}
+		if h.health == nil {
+			h.health = &health{}
+		}
 	})
 	return h.client
+}
+
+func (h *HTTP) healthState() *health {
+	h.httpClient()
+	return h.health
 }
 
 // Fresh returns a transport to the same endpoint that shares no connection
 // with h, for checks that a server does not vary by connection.
 func (h *HTTP) Fresh() *HTTP {
-	return &HTTP{URL: h.URL, Header: h.Header.Clone(), Client: NewHTTPClient(), MaxBytes: h.MaxBytes, Observer: h.Observer}
+	return &HTTP{URL: h.URL, Header: h.Header.Clone(), Client: NewHTTPClient(), MaxBytes: h.MaxBytes, Observer: h.Observer, health: h.healthState()}
 }
 
 // SetSession sets (or clears) the legacy Mcp-Session-Id sent on requests.
@@ -157,10 +170,18 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	x.ContentType = ct
 
+	// The request's context bounds the whole answer, body included: a body
+	// that trickles or never comes ends at the deadline like a missing
+	// header does. Every byte read is charged to the shared answer budget
+	// (budget.go); net/http has already undone a gzip Content-Encoding, so
+	// the limit counts decompressed bytes.
+	g := &grant{ctx: ctx, limit: h.maxBytes()}
+	defer g.done()
+	answer := &budgetReader{r: resp.Body, g: g}
 	if ct == "text/event-stream" {
-		err = h.readSSE(ctx, resp.Body, out, x)
+		err = h.readSSE(ctx, answer, out, x)
 	} else {
-		err = h.readJSON(resp.Body, out, x)
+		err = h.readJSON(answer, out, x)
 	}
 	if err != nil {
 		return x, classifyNetErr(ctx, out.Method, err)
@@ -170,20 +191,19 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 
 func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	b, err := readCapped(r, limit)
 	x.Body = b
+	if errors.Is(err, errLimit) {
+		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
+	}
 	if err != nil {
 		return fmt.Errorf("read answer: %w", err)
-	}
-	if int64(len(b)) > limit {
-		x.Body = b[:limit]
-		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 	}
 	trimmed := bytes.TrimSpace(b)
 	if len(trimmed) == 0 {
 		return nil
 	}
-	m, perr := ParseMessage(trimmed)
+	m, perr := parseOwned(trimmed)
 	if perr != nil {
 		x.Invalid = append(x.Invalid, "body is not a JSON-RPC message: "+perr.Error())
 		return nil
@@ -191,20 +211,34 @@ func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	x.Messages = append(x.Messages, m)
 	if m.IsResponse() {
 		x.Response = m
+		if out.ID != nil && (m.ID == nil || idKey(m.ID) != idKey(out.ID)) {
+			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: truncate(string(m.Raw), 200),
+				Detail: "the answer to " + out.Method + " carries id " + orAbsentID(m.ID) + ", not the request's id " + string(out.ID)})
+		}
 	}
 	return nil
 }
 
+// maxStreamMessages bounds the messages kept from one SSE stream: a stream
+// of small notifications costs far more in parsed messages than in bytes.
+const maxStreamMessages = 1000
+
+// maxRawKept bounds the raw SSE bytes kept in Exchange.Body as evidence.
+const maxRawKept = 1 << 20
+
 // readSSE reads server-sent events until the response to out arrives, the
-// stream ends, or the size limit is hit. Comment lines (":") are keep-alives
-// that clients must ignore; "data" lines of one event are joined with "\n"
-// (the SSE specification's rules).
+// stream ends, or the size limit is hit: the limit caps the whole stream,
+// and so every event in it. Comment lines (":") are keep-alives that
+// clients must ignore; "data" lines of one event are joined with "\n" (the
+// SSE specification's rules).
 func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
 	counted := &countingReader{r: r, limit: limit}
 	br := bufio.NewReaderSize(counted, 64<<10)
 	var raw bytes.Buffer
-	var data bytes.Buffer
+	// data holds the current event's data; each line is read into its end
+	// and cut back if it is not a data line, so an event is buffered once.
+	data := &bytes.Buffer{}
 	haveData := false
 	want := ""
 	if out.ID != nil {
@@ -220,14 +254,19 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 			data.Reset()
 			return false
 		}
-		m, err := ParseMessage(payload)
+		m, err := parseOwned(payload)
+		// The message owns the bytes now; start a new buffer.
+		data = &bytes.Buffer{}
 		if err != nil {
-			x.Invalid = append(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
-			data.Reset()
+			x.Invalid = appendCapped(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
+			h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: truncate(string(payload), 200)})
 			return false
 		}
-		data.Reset()
-		x.Messages = append(x.Messages, m)
+		if len(x.Messages) < maxStreamMessages {
+			x.Messages = append(x.Messages, m)
+		} else {
+			x.Dropped++
+		}
 		if m.IsResponse() {
 			if want == "" || idKey(m.ID) == want {
 				x.Response = m
@@ -235,6 +274,7 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 				// it rather than wait for a server that keeps it open.
 				return true
 			}
+			h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: truncate(string(m.Raw), 200)})
 			if x.Response == nil {
 				// An answer with another id: keep it (the caller reports
 				// the mismatch) but read on in case the right one follows.
@@ -244,12 +284,15 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 		return false
 	}
 	for {
-		line, err := readLine(br, limit)
-		if len(raw.Bytes()) < 1<<20 {
-			raw.Write(line)
+		start := data.Len()
+		err := readLineInto(br, &data, limit)
+		line := data.Bytes()[start:]
+		if raw.Len() < maxRawKept {
+			raw.Write(line[:min(len(line), maxRawKept-raw.Len())])
 			raw.WriteByte('\n')
 		}
 		if err != nil && len(line) == 0 {
+			data.Truncate(start)
 			x.Body = raw.Bytes()
 			if errors.Is(err, io.EOF) {
 				dispatch()
@@ -259,28 +302,42 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 				return nil
 			}
 			if errors.Is(err, errLimit) {
+				x.Body = x.Body[:min(len(x.Body), excerptBytes)]
+				n := data.Cap()
+				data = nil
+				refusedBig(n)
 				return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 			}
 			return err
 		}
 		switch {
 		case len(line) == 0:
+			data.Truncate(start)
 			if dispatch() {
 				x.Body = raw.Bytes()
 				return nil
 			}
 		case line[0] == ':':
 			// comment / keep-alive
+			data.Truncate(start)
 		default:
 			field, value, _ := bytes.Cut(line, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			if string(field) == "data" {
-				if haveData {
-					data.WriteByte('\n')
-				}
-				data.Write(value)
-				haveData = true
+			if string(field) != "data" {
+				data.Truncate(start)
+				break
 			}
+			value = bytes.TrimPrefix(value, []byte(" "))
+			// Move the value to where the line began: after "\n" when it
+			// continues an event, else at the start.
+			b := data.Bytes()
+			at := start
+			if haveData {
+				b[at] = '\n'
+				at++
+			}
+			n := copy(b[at:], value)
+			data.Truncate(at + n)
+			haveData = true
 		}
 		if ctx.Err() != nil {
 			x.Body = raw.Bytes()
@@ -309,28 +366,45 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readLine reads one line ending in \n, \r\n or \r (as SSE allows), without
-// the terminator, refusing lines longer than limit.
-func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
-	var line []byte
+// readLineInto appends one line ending in \n, \r\n or \r (as SSE allows)
+// to buf, without the terminator, scanning what is buffered rather than
+// byte by byte. The caller's countingReader bounds it.
+func readLineInto(br *bufio.Reader, bufp **bytes.Buffer, limit int64) error {
 	for {
-		b, err := br.ReadByte()
-		if err != nil {
-			return line, err
-		}
-		switch b {
-		case '\n':
-			return line, nil
-		case '\r':
-			if next, err := br.Peek(1); err == nil && next[0] == '\n' {
-				br.ReadByte() //nolint:errcheck // peeked
+		buf := *bufp
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err != nil {
+				return err
 			}
-			return line, nil
 		}
-		line = append(line, b)
-		if int64(len(line)) > limit {
-			return nil, errLimit
+		b, _ := br.Peek(br.Buffered())
+		growOnce(bufp, len(b), limit)
+		buf = *bufp
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			buf.Write(b)
+			br.Discard(len(b)) //nolint:errcheck // buffered
+			continue
 		}
+		buf.Write(b[:i])
+		br.Discard(i + 1) //nolint:errcheck // buffered
+		if b[i] == '\r' {
+			if next, err := br.Peek(1); err == nil && next[0] == '\n' {
+				br.Discard(1) //nolint:errcheck // peeked
+			}
+		}
+		return nil
+	}
+}
+
+// growOnce sizes *bufp for the rest of a large answer in one step once it
+// passes the free allowance, so that a buffer near the limit is not the double of it that repeated
+// doubling leaves (the stream's countingReader keeps it within limit).
+func growOnce(bufp **bytes.Buffer, more int, limit int64) {
+	buf := *bufp
+	if n := buf.Len() + more; n > buf.Cap() && n > freeAnswerBytes {
+		big := append(make([]byte, 0, max(limit, int64(n))+1), buf.Bytes()...)
+		*bufp = bytes.NewBuffer(big)
 	}
 }
 
@@ -339,6 +413,13 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 func classifyNetErr(ctx context.Context, method string, err error) error {
 	if errors.Is(err, errLimit) {
 		return ErrTooLarge
+	}
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrClosed) {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The run was interrupted (SIGINT/SIGTERM): not the server's fault.
+		return fmt.Errorf("%s: %w", method, context.Canceled)
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return &TimeoutError{Method: method, After: deadlineSpan(ctx)}

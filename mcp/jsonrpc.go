@@ -70,6 +70,10 @@ type Message struct {
 	Error   *Error
 	// Raw is the whole message as received.
 	Raw json.RawMessage
+
+	// parseErr is set on the placeholder stdio hands a request whose answer
+	// carried its id but was not a valid JSON-RPC message.
+	parseErr error
 }
 
 // IsResponse reports whether m is a response (it has a result or an error).
@@ -102,6 +106,16 @@ var errNotObject = errors.New("not a JSON object")
 // matched exactly (encoding/json alone would accept "ID" for "id"), the id
 // must be a string, a number or null, and the error code an integer.
 func ParseMessage(raw []byte) (*Message, error) {
+	m, err := parseOwned(bytes.TrimSpace(raw))
+	if m != nil {
+		m.Raw = append(json.RawMessage(nil), m.Raw...)
+	}
+	return m, err
+}
+
+// parseOwned is ParseMessage for bytes the caller hands over: m.Raw shares
+// them instead of copying a large answer once more.
+func parseOwned(raw []byte) (*Message, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errNotObject
@@ -110,7 +124,7 @@ func ParseMessage(raw []byte) (*Message, error) {
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	m := &Message{Raw: append(json.RawMessage(nil), raw...)}
+	m := &Message{Raw: raw}
 	m.JSONRPC = members["jsonrpc"]
 	if id, ok := members["id"]; ok {
 		if !validID(id) {

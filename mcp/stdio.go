@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,20 +41,29 @@ func (c Command) String() string { return strings.Join(c.Argv, " ") }
 // flight at once.
 type Stdio struct {
 	cmd      *exec.Cmd
+	tag      string // see leftover.go
+	leftover []int
 	stdin    io.WriteCloser
 	observer Observer
 	stderr   *tailBuffer
+	health   health
+	anomalies
 
 	writeMu sync.Mutex
 
 	mu       sync.Mutex
 	pending  map[string]chan *Message
+	answered map[string]bool // ids answered, for duplicate detection
+	gaveUp   map[string]bool // ids whose request timed out or was cancelled
 	orphans  []*Message
 	requests []*Message // server-to-client requests (a method and an id)
 	invalid  []string
+	lines    int // stdout lines read
+	answers  int // JSON-RPC messages read
 	closing  bool
 	exitErr  error
-	done     chan struct{} // closed when stdout ends and the process is reaped
+	done     chan struct{} // closed when the process is reaped
+	readDone chan struct{} // closed when the stdout reader stops
 	closeMu  sync.Mutex
 	closeErr error
 	closed   bool
@@ -63,6 +73,26 @@ var _ Transport = (*Stdio)(nil)
 
 // maxKept bounds the orphans and invalid lines remembered.
 const maxKept = 256
+
+// Shutdown timings (basic/transports/stdio.mdx §Shutdown, in the digest's
+// words: "The client closes stdin, waits, then escalates SIGTERM → SIGKILL
+// (or TerminateProcess on Windows). The server SHOULD exit on stdin EOF.").
+// The waits are short and each is bounded, so closing a hung server costs
+// at most stdinGrace + termGrace before SIGKILL, never a sum of timeouts.
+const (
+	// stdinGrace is how long a server may take to exit after stdin closes.
+	stdinGrace = 1 * time.Second
+	// termGrace is how long it may take after SIGTERM.
+	termGrace = 1 * time.Second
+	// killWait bounds the wait for the process to be reaped after SIGKILL.
+	killWait = 2 * time.Second
+	// pipeGrace is exec.Cmd.WaitDelay: once the process has exited, a
+	// descendant still holding its stderr pipe does not block the reaping.
+	pipeGrace = 500 * time.Millisecond
+	// drainGrace is how long answers already written to stdout may still be
+	// read after the process exited (a server may answer and exit at once).
+	drainGrace = 200 * time.Millisecond
+)
 
 // StartCommand launches the server. The context bounds only the start; the
 // process lives until Close.
@@ -75,14 +105,20 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), c.Env...)
+	tag, tagEnv := NewProcessTag()
+	cmd.Env = append(append(os.Environ(), c.Env...), tagEnv)
+	cmd.WaitDelay = pipeGrace
 	setProcessGroup(cmd)
 	s := &Stdio{
 		cmd:      cmd,
+		tag:      tag,
 		observer: c.Observer,
 		stderr:   &tailBuffer{max: 4 << 10},
 		pending:  map[string]chan *Message{},
+		answered: map[string]bool{},
+		gaveUp:   map[string]bool{},
 		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
 	}
 	if c.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(s.stderr, c.Stderr)
@@ -93,52 +129,81 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server command: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// stdout is an os.Pipe handed to the process as is, not cmd.StdoutPipe:
+	// the process's exit is then seen by Wait even while a child it forked
+	// keeps stdout open (which would otherwise look like a live server).
+	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("server command: %w", err)
 	}
+	cmd.Stdout = stdoutW
 	s.stdin = stdin
 	if err := cmd.Start(); err != nil {
+		stdoutR.Close()
+		stdoutW.Close()
 		return nil, fmt.Errorf("%w: start %q: %v", ErrUnreachable, c.Argv[0], err)
 	}
+	stdoutW.Close()
 	limit := c.MaxBytes
 	if limit <= 0 {
 		limit = DefaultMaxMessageBytes
 	}
-	go s.readLoop(stdout, limit)
+	go s.readLoop(stdoutR, limit)
+	go s.waitLoop(stdoutR)
 	return s, nil
 }
 
 func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
+	defer close(s.readDone)
 	br := bufio.NewReaderSize(stdout, 64<<10)
-	var readErr error
 	for {
-		line, err := readStdioLine(br, limit)
+		// The line being read is charged to the shared answer budget; the
+		// parsed message is the waiting request's once delivered.
+		g := &grant{ctx: context.Background(), limit: limit}
+		line, err := readStdioLine(br, limit, g)
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.deliver(line)
 		}
+		g.done()
 		if err != nil {
 			if errors.Is(err, errLimit) {
-				readErr = fmt.Errorf("%w: a line on stdout exceeds %d bytes", ErrTooLarge, limit)
-				s.note(func() { s.invalid = appendCapped(s.invalid, readErr.Error()) })
+				tooLarge := fmt.Errorf("%w: a line on stdout exceeds %d bytes", ErrTooLarge, limit)
+				s.mu.Lock()
+				s.invalid = appendCapped(s.invalid, tooLarge.Error())
+				if s.exitErr == nil {
+					s.exitErr = tooLarge
+				}
+				s.mu.Unlock()
 				// The framing is lost: nothing after this can be trusted.
 				s.killGroup()
 			}
-			break
+			return
 		}
 	}
-	// Drain so the process is not blocked on a full pipe while we reap it.
-	go io.Copy(io.Discard, stdout) //nolint:errcheck
+}
+
+// waitLoop reaps the process and fails what is still pending.
+func (s *Stdio) waitLoop(stdout *os.File) {
 	waitErr := s.cmd.Wait()
+	// Answers written just before the exit are still in the pipe.
+	select {
+	case <-s.readDone:
+	case <-time.After(drainGrace):
+	}
+	// A descendant may still hold stdout; the server itself is gone, and so
+	// is anything it left in its process group or outside it.
+	s.killGroup()
+	left := KillTagged(s.tag, s.cmd.Process.Pid)
+	stdout.Close()
 	s.mu.Lock()
 	switch {
-	case readErr != nil:
-		s.exitErr = readErr
+	case s.exitErr != nil: // too large
 	case s.closing:
 		s.exitErr = ErrClosed
 	default:
-		s.exitErr = fmt.Errorf("%w: server process exited (%v)%s", ErrClosed, exitText(waitErr), s.stderr.hint())
+		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.lastLine()}
 	}
+	s.leftover = left
 	for k, ch := range s.pending {
 		close(ch)
 		delete(s.pending, k)
@@ -154,12 +219,6 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-func (s *Stdio) note(f func()) {
-	s.mu.Lock()
-	f()
-	s.mu.Unlock()
-}
-
 func appendCapped[T any](xs []T, x T) []T {
 	if len(xs) >= maxKept {
 		return xs
@@ -167,17 +226,62 @@ func appendCapped[T any](xs []T, x T) []T {
 	return append(xs, x)
 }
 
+// maxOrphanBytes is the largest orphan kept whole; a bigger one keeps its
+// id and error and an excerpt, so that orphans cannot pile up memory.
+const maxOrphanBytes = 64 << 10
+
+func shrink(m *Message) *Message {
+	if len(m.Raw) <= maxOrphanBytes {
+		return m
+	}
+	c := *m
+	c.Raw = append(json.RawMessage(nil), m.Raw[:excerptBytes]...)
+	if c.Result != nil {
+		c.Result = json.RawMessage(`"(not kept)"`)
+	}
+	c.Params = nil
+	return &c
+}
+
 func (s *Stdio) deliver(line []byte) {
-	m, err := ParseMessage(line)
+	s.mu.Lock()
+	s.lines++
+	lineNo, answers := s.lines, s.answers
+	s.mu.Unlock()
+	m, err := parseOwned(line)
 	if err != nil {
-		s.note(func() {
-			s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, truncate(string(line), 200)))
-		})
+		excerpt := truncate(string(line), 200)
+		s.mu.Lock()
+		s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, excerpt))
+		s.mu.Unlock()
+		kind, what := AnomalyNonJSON, "stdout line "+strconv.Itoa(lineNo)+" is not a JSON-RPC message: "+err.Error()
+		if answers == 0 {
+			kind, what = AnomalyBanner, "stdout line "+strconv.Itoa(lineNo)+", before the first JSON-RPC message, is not one: "+err.Error()
+		}
+		// A line that is JSON with an id of a request in flight is that
+		// request's answer, unparseable: say so now rather than time out.
+		if id := lenientID(line); id != nil {
+			s.mu.Lock()
+			ch, ok := s.pending[idKey(id)]
+			if ok {
+				delete(s.pending, idKey(id))
+			}
+			s.mu.Unlock()
+			if ok {
+				s.record(Anomaly{Kind: AnomalyUnparseable, Evidence: excerpt,
+					Detail: "the answer to id " + truncate(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
+				ch <- &Message{ID: id, Raw: append(json.RawMessage(nil), line[:min(len(line), excerptBytes)]...), parseErr: err}
+				return
+			}
+		}
+		s.record(Anomaly{Kind: kind, Detail: what, Evidence: excerpt})
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.answers++
 	if !m.IsResponse() {
+		s.health.alive()
 		// Requests from the server are kept for the checks (2026-07-28 has
 		// none); request-scoped notifications (progress, log) are not used
 		// by any layer yet and are dropped.
@@ -189,10 +293,27 @@ func (s *Stdio) deliver(line []byte) {
 	key := idKey(m.ID)
 	if ch, ok := s.pending[key]; ok && m.ID != nil {
 		delete(s.pending, key)
+		if len(s.answered) < 100_000 {
+			s.answered[key] = true
+		}
 		ch <- m
 		return
 	}
-	s.orphans = appendCapped(s.orphans, m)
+	s.health.alive()
+	s.orphans = appendCapped(s.orphans, shrink(m))
+	excerpt := truncate(string(m.Raw), 200)
+	switch {
+	case m.ID != nil && s.answered[key]:
+		s.record(Anomaly{Kind: AnomalyDuplicate, Detail: "a second response to id " + truncate(string(m.ID), 60), Evidence: excerpt})
+	case m.ID != nil && s.gaveUp[key]:
+		delete(s.gaveUp, key)
+		s.record(Anomaly{Kind: AnomalyLate, Detail: "a response to id " + truncate(string(m.ID), 60) + " after the request timed out or was cancelled", Evidence: excerpt})
+	case m.Error != nil && (m.ID == nil || string(m.ID) == "null"):
+		// An error for a request whose id could not be read (JSON-RPC 2.0
+		// §5: id null): kept in Orphans, not an anomaly.
+	default:
+		s.record(Anomaly{Kind: AnomalyOrphan, Detail: "a response to id " + orAbsentID(m.ID) + ", which no request in flight has", Evidence: excerpt})
+	}
 }
 
 // Exchange implements Transport. A notification (out.ID nil) returns as
@@ -244,6 +365,10 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 		if !ok {
 			return x, s.exitError()
 		}
+		if m.parseErr != nil {
+			x.Invalid = []string{"the answer is not a JSON-RPC message: " + m.parseErr.Error()}
+			return x, &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + truncate(string(m.Raw), 200)}
+		}
 		x.Messages = []*Message{m}
 		x.Response = m
 		return x, nil
@@ -252,6 +377,9 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 		// On stdio the client MUST send notifications/cancelled for a request
 		// it gives up on (basic/patterns/cancellation.mdx).
 		go s.cancel(out.ID)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return x, fmt.Errorf("%s: %w", out.Method, context.Canceled)
+		}
 		return x, &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
 	case <-s.done:
 		return x, s.exitError()
@@ -272,6 +400,9 @@ func (s *Stdio) forget(id json.RawMessage) {
 		return
 	}
 	s.mu.Lock()
+	if _, ok := s.pending[idKey(id)]; ok && len(s.gaveUp) < 100_000 {
+		s.gaveUp[idKey(id)] = true
+	}
 	delete(s.pending, idKey(id))
 	s.mu.Unlock()
 }
@@ -360,6 +491,21 @@ func (s *Stdio) Exited() (bool, error) {
 	}
 }
 
+// silent reports whether the server has written nothing on stdout yet.
+func (s *Stdio) silent() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lines == 0
+}
+
+// Leftovers returns the pids of processes the server left running outside
+// its process group (found by their tag and killed when it exited).
+func (s *Stdio) Leftovers() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.leftover...)
+}
+
 // StderrTail returns the last few KiB the server wrote to stderr.
 func (s *Stdio) StderrTail() string { return s.stderr.String() }
 
@@ -367,7 +513,7 @@ func (s *Stdio) StderrTail() string { return s.stderr.String() }
 // (basic/transports/stdio.mdx §Shutdown): close its stdin, wait for it to
 // exit, then SIGTERM, wait, then SIGKILL — to the whole process group, so
 // that wrappers such as `go run` or `npx` do not leave the real server
-// behind.
+// behind. Each wait is a named constant above.
 func (s *Stdio) Close() error {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
@@ -379,19 +525,18 @@ func (s *Stdio) Close() error {
 	s.closing = true
 	s.mu.Unlock()
 	s.stdin.Close()
-	// Once the server itself has exited, the group is killed anyway: a
-	// wrapper such as `go run` may have left the real server behind.
-	if s.waitDone(2 * time.Second) {
-		s.killGroup()
+	// Once the server itself has exited, the group is killed anyway (in
+	// waitLoop): a wrapper such as `go run` may have left the real server
+	// behind.
+	if s.waitDone(stdinGrace) {
 		return nil
 	}
 	s.signalGroup(termSignal)
-	if s.waitDone(2 * time.Second) {
-		s.killGroup()
+	if s.waitDone(termGrace) {
 		return nil
 	}
 	s.killGroup()
-	if !s.waitDone(5 * time.Second) {
+	if !s.waitDone(killWait) {
 		s.closeErr = errors.New("server process did not exit after SIGKILL")
 	}
 	return s.closeErr
@@ -431,8 +576,8 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
-// hint returns the last stderr line, for error messages.
-func (t *tailBuffer) hint() string {
+// lastLine returns the last stderr line, for error messages.
+func (t *tailBuffer) lastLine() string {
 	s := strings.TrimSpace(t.String())
 	if s == "" {
 		return ""
@@ -440,21 +585,32 @@ func (t *tailBuffer) hint() string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	return "; last stderr line: " + truncate(s, 300)
+	return truncate(s, 300)
 }
 
 // readStdioLine reads one newline-terminated line (a trailing \r is
 // dropped), refusing lines longer than limit. bufio.Scanner is avoided on
 // purpose: its default 64 KiB token limit stops on a large tool result in a
 // way that looks like a hung server.
-func readStdioLine(br *bufio.Reader, limit int64) ([]byte, error) {
+func readStdioLine(br *bufio.Reader, limit int64, g *grant) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if int64(len(line)+len(chunk)) > limit+1 {
-			// Skip the rest of this line is impossible to do safely on an
-			// endless line; report and stop.
+			// Skipping the rest of the line is impossible to do safely on
+			// an endless line; report and stop.
+			n := cap(line)
+			line = nil
+			refusedBig(n)
 			return nil, errLimit
+		}
+		n := len(line) + len(chunk)
+		if gerr := g.need(int64(n)); gerr != nil {
+			return nil, gerr
+		}
+		if n > cap(line) && n > freeAnswerBytes {
+			// Size a large line for the limit once rather than doubling.
+			line = append(make([]byte, 0, limit+1), line...)
 		}
 		line = append(line, chunk...)
 		if err == bufio.ErrBufferFull {

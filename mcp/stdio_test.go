@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +45,19 @@ func fakeServer(mode string) {
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 		select {}
+	case "sleeper":
+		time.Sleep(30 * time.Second)
+		return
+	case "slow-start":
+		time.Sleep(1500 * time.Millisecond)
+	case "banner":
+		fmt.Fprintln(out, "weather server v1.2 starting")
+		out.Flush()
+	case "http-server":
+		fmt.Fprintln(os.Stderr, "listening on http://127.0.0.1:8080/mcp")
+		select {}
 	}
+	n := 0
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	initialized := false
 	for {
@@ -56,6 +71,44 @@ func fakeServer(mode string) {
 		}
 		if json.Unmarshal(line, &req) != nil || req.ID == nil {
 			continue
+		}
+		n++
+		if req.Method != "server/discover" {
+			switch mode {
+			case "hang-tools":
+				continue
+			case "orphan":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", 1000+n)
+				out.Flush()
+				continue
+			case "duplicate":
+				reply(req.ID, `{"tools":[]}`)
+			case "unparseable":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":"bad","message":"m"}}`+"\n", req.ID)
+				out.Flush()
+				continue
+			case "setsid-child":
+				// A child that leaves the process group; the server
+				// itself answers on.
+				exe, _ := os.Executable()
+				child := exec.Command(exe, "-test.run=^$")
+				child.Env = append(os.Environ(), "MCP_TEST_SERVER=sleeper")
+				child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+				if child.Start() == nil {
+					fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
+				}
+			case "fork-exit":
+				// A child inherits stdout and outlives the server.
+				exe, _ := os.Executable()
+				child := exec.Command(exe, "-test.run=^$")
+				child.Env = append(os.Environ(), "MCP_TEST_SERVER=sleeper")
+				child.Stdout = os.Stdout
+				if err := child.Start(); err != nil {
+					os.Exit(9)
+				}
+				fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
+				os.Exit(3)
+			}
 		}
 		switch mode {
 		case "hang":
@@ -86,6 +139,10 @@ func fakeServer(mode string) {
 		default:
 			fail(req.ID, -32601)
 		}
+		if mode == "banner" && req.Method == "tools/list" {
+			fmt.Fprintln(out, "debug: answered")
+			out.Flush()
+		}
 	}
 }
 
@@ -108,8 +165,6 @@ func TestConnectStdio(t *testing.T) {
 		// rmcp-style servers exit on an unknown pre-initialize request; the
 		// fallback must start a fresh process (go-sdk#1177).
 		{"exit-on-unknown", EraLegacy},
-		// A server that never answers the probe is legacy on stdio.
-		{"hang", EraUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -188,8 +243,241 @@ func TestStdioBadServers(t *testing.T) {
 		if exited, _ := tr.Exited(); !exited {
 			t.Fatal("process still running after Close")
 		}
-		if d := time.Since(start); d < 3*time.Second || d > 8*time.Second {
-			t.Errorf("Close took %v; want stdin close, 2 s, SIGTERM, 2 s, SIGKILL", d)
+		if d, want := time.Since(start), stdinGrace+termGrace; d < want || d > want+killWait+time.Second {
+			t.Errorf("Close took %v; want stdin close, %v, SIGTERM, %v, SIGKILL", d, stdinGrace, termGrace)
 		}
 	})
+}
+
+func connectFake(t *testing.T, mode string, opts Options) *Client {
+	t.Helper()
+	c, err := Connect(context.Background(), fakeTarget(t, mode), opts)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func kinds(as []Anomaly) map[string]int {
+	m := map[string]int{}
+	for _, a := range as {
+		m[a.Kind]++
+	}
+	return m
+}
+
+// A hung server costs a few timeouts in all: after unresponsiveAfter
+// timeouts in a row every request fails at once, naming the first.
+func TestStdioUnresponsive(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	t.Run("orphans are signs of life", func(t *testing.T) {
+		t.Parallel()
+		// A server answering with wrong ids still talks: each request
+		// times out (never hangs) and every answer is recorded.
+		c := connectFake(t, "orphan", Options{Timeout: timeout})
+		for i := range 4 {
+			_, err := c.ListTools(context.Background())
+			var te *TimeoutError
+			if !errors.As(err, &te) {
+				t.Errorf("request %d: %v, want a timeout", i, err)
+			}
+		}
+		waitFor(t, func() bool { return kinds(c.Anomalies())[AnomalyOrphan] == 4 })
+		if a := c.Anomalies()[0]; !strings.Contains(a.Detail, "a response to id 1002") {
+			t.Errorf("orphan detail %q", a.Detail)
+		}
+		if err := c.Unresponsive(); err != nil {
+			t.Errorf("Unresponsive() = %v for a server that answers", err)
+		}
+	})
+	for _, mode := range []string{"hang-tools"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			c := connectFake(t, mode, Options{Timeout: timeout})
+			start := time.Now()
+			var errs []error
+			for range 10 {
+				_, err := c.ListTools(context.Background())
+				errs = append(errs, err)
+			}
+			if d := time.Since(start); d > unresponsiveAfter*timeout+time.Second {
+				t.Errorf("10 requests took %v; want ≤ %d timeouts + 1 s", d, unresponsiveAfter)
+			}
+			for i, err := range errs {
+				var te *TimeoutError
+				if i < unresponsiveAfter && !errors.As(err, &te) {
+					t.Errorf("request %d: %v, want a timeout", i, err)
+				}
+				if i >= unresponsiveAfter && !errors.Is(err, ErrUnresponsive) {
+					t.Errorf("request %d: %v, want ErrUnresponsive", i, err)
+				}
+			}
+			if err := c.Unresponsive(); err == nil || !strings.Contains(err.Error(), "server unresponsive since tools/list") {
+				t.Errorf("Unresponsive() = %v", err)
+			}
+		})
+	}
+}
+
+func TestStdioHygiene(t *testing.T) {
+	t.Run("duplicate response", func(t *testing.T) {
+		c := connectFake(t, "duplicate", Options{Timeout: 2 * time.Second})
+		if _, err := c.ListTools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { return kinds(c.Anomalies())[AnomalyDuplicate] == 1 })
+	})
+	t.Run("banner before the first answer, noise after", func(t *testing.T) {
+		c := connectFake(t, "banner", Options{Timeout: 2 * time.Second})
+		if _, err := c.ListTools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { k := kinds(c.Anomalies()); return k[AnomalyBanner] == 1 && k[AnomalyNonJSON] == 1 })
+		if a := c.Anomalies()[0]; !strings.Contains(a.Evidence, "weather server v1.2") {
+			t.Errorf("banner evidence %q", a.Evidence)
+		}
+	})
+	t.Run("unparseable answer is not a timeout", func(t *testing.T) {
+		c := connectFake(t, "unparseable", Options{Timeout: 5 * time.Second})
+		start := time.Now()
+		_, err := c.ListTools(context.Background())
+		var pe *ProtocolError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "unparseable answer") {
+			t.Fatalf("err = %v, want an unparseable-answer ProtocolError", err)
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Errorf("took %v: waited for a timeout", time.Since(start))
+		}
+		if kinds(c.Anomalies())[AnomalyUnparseable] != 1 {
+			t.Errorf("anomalies %v", c.Anomalies())
+		}
+	})
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for range 100 {
+		if ok() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("condition not met within 2 s")
+}
+
+// A server that exits while a child it forked holds stdout is seen as
+// exited at once (from the process, not from stdout closing), with a typed
+// ExitError, and the child is killed with the process group.
+func TestStdioExitWithChildHoldingStdout(t *testing.T) {
+	c := connectFake(t, "fork-exit", Options{Timeout: 10 * time.Second})
+	start := time.Now()
+	_, err := c.ListTools(context.Background())
+	var ee *ExitError
+	if !errors.As(err, &ee) || !errors.Is(err, ErrClosed) {
+		t.Fatalf("err = %v, want *ExitError", err)
+	}
+	if ee.State != "exit status 3" {
+		t.Errorf("State = %q", ee.State)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("exit seen after %v; the child holding stdout hid it", d)
+	}
+	var pid int
+	if _, err := fmt.Sscanf(c.Transport().(*Stdio).StderrTail(), "child %d", &pid); err != nil {
+		t.Fatalf("no child pid in stderr %q", c.Transport().(*Stdio).StderrTail())
+	}
+	waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+}
+
+// Start-up is not answer time: a server slower to start than --timeout is
+// given --start-timeout for its first answer, with progress reports.
+func TestStdioStartTimeout(t *testing.T) {
+	var waits []time.Duration
+	var mu sync.Mutex
+	old := waitingEvery
+	waitingEvery = 200 * time.Millisecond
+	defer func() { waitingEvery = old }()
+	c := connectFake(t, "slow-start", Options{Timeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second,
+		Waiting: func(d time.Duration) { mu.Lock(); waits = append(waits, d); mu.Unlock() }})
+	if c.Era() != EraModern {
+		t.Fatalf("era %s (%s)", c.Era(), c.Probe().Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(waits) < 3 {
+		t.Errorf("Waiting called %d times, want progress every 200ms over 1.5 s", len(waits))
+	}
+	// Later requests have the ordinary timeout again.
+	if c.Timeout() != 300*time.Millisecond {
+		t.Errorf("Timeout() = %v", c.Timeout())
+	}
+}
+
+// Nothing MCP at the target is one typed error, saying what came back.
+func TestStdioNotMCP(t *testing.T) {
+	_, err := Connect(context.Background(), fakeTarget(t, "http-server"), Options{Timeout: 300 * time.Millisecond})
+	var nm *NotMCPError
+	if !errors.As(err, &nm) {
+		t.Fatalf("err = %v, want *NotMCPError", err)
+	}
+	if !strings.Contains(nm.Stderr, "listening on http://127.0.0.1:8080/mcp") {
+		t.Errorf("NotMCPError.Stderr = %q, want the line naming the URL", nm.Stderr)
+	}
+	_, err = Connect(context.Background(), fakeTarget(t, "hang"), Options{Timeout: 300 * time.Millisecond})
+	if !errors.As(err, &nm) || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Fatalf("err = %v, want *NotMCPError naming the timeouts", err)
+	}
+}
+
+// Cancelling the context (SIGINT) ends a request at once, not as a timeout.
+func TestStdioCancel(t *testing.T) {
+	c := connectFake(t, "hang-tools", Options{Timeout: 30 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := c.ListTools(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("cancel took %v", time.Since(start))
+	}
+	if c.Unresponsive() != nil {
+		t.Error("a cancellation counted against the server")
+	}
+}
+
+// A child that leaves the process group (setsid) is still found at
+// shutdown, by the tag it inherited, killed and named.
+func TestStdioSetsidEscapee(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("processes are listed from /proc")
+	}
+	c := connectFake(t, "setsid-child", Options{Timeout: 5 * time.Second})
+	if _, err := c.ListTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := c.Transport().(*Stdio)
+	var pid int
+	waitFor(t, func() bool { _, err := fmt.Sscanf(st.StderrTail(), "child %d", &pid); return err == nil })
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("child %d not running before Close: %v", pid, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Leftovers(); len(got) != 1 || got[0] != pid {
+		t.Errorf("Leftovers() = %v, want [%d]", got, pid)
+	}
+	waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) })
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
 }

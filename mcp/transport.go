@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -59,6 +60,9 @@ type Exchange struct {
 	Messages []*Message
 	// Response is the message answering the request (matched by id), or nil.
 	Response *Message
+	// Dropped counts messages of an SSE stream received but not kept in
+	// Messages (beyond the first 1000).
+	Dropped int
 	// Invalid lists frames that were not JSON-RPC messages, with the reason.
 	Invalid  []string
 	Duration time.Duration
@@ -82,6 +86,96 @@ var ErrTooLarge = errors.New("answer exceeds the size limit")
 // ErrClosed is returned when the server closed the transport (a stdio
 // process that exited) before answering.
 var ErrClosed = errors.New("server closed the connection")
+
+// ErrUnresponsive is wrapped by *UnresponsiveError: the server stopped
+// answering, and the client now fails requests at once instead of letting
+// each wait its full timeout.
+var ErrUnresponsive = errors.New("server unresponsive")
+
+// ErrUnauthorized is wrapped by *UnauthorizedError.
+var ErrUnauthorized = errors.New("unauthorized")
+
+// ExitError reports that a stdio server process ended. errors.Is(err,
+// ErrClosed) holds for it.
+type ExitError struct {
+	// State is how the process ended ("exit status 1", "signal: killed").
+	State string
+	// Stderr is the last line the server wrote to stderr, if any.
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	s := "server process exited (" + e.State + ")"
+	if e.Stderr != "" {
+		s += "; last stderr line: " + e.Stderr
+	}
+	return ErrClosed.Error() + ": " + s
+}
+
+// Unwrap makes errors.Is(err, ErrClosed) true.
+func (e *ExitError) Unwrap() error { return ErrClosed }
+
+// UnresponsiveError is returned, without sending anything, for every request
+// after the server stopped answering: Threshold requests in a row got no
+// answer in time (the first of them was Since), or the process died.
+type UnresponsiveError struct {
+	// Since names the first request of the run of failures ("tools/list",
+	// "tools/call get_weather").
+	Since string
+	// Cause is the error that made the client give up.
+	Cause error
+}
+
+func (e *UnresponsiveError) Error() string {
+	return fmt.Sprintf("server unresponsive since %s (%v)", e.Since, e.Cause)
+}
+
+// Unwrap makes errors.Is(err, ErrUnresponsive) true.
+func (e *UnresponsiveError) Unwrap() error { return ErrUnresponsive }
+
+// UnauthorizedError is the answer 401 or 403 to the first probe: the server
+// wants credentials the run did not send (or rejected those it sent).
+type UnauthorizedError struct {
+	Status int
+	// Challenge is the WWW-Authenticate header, if any.
+	Challenge string
+}
+
+func (e *UnauthorizedError) Error() string {
+	s := fmt.Sprintf("unauthorized: the server wants credentials (see --header): HTTP %d", e.Status)
+	if e.Challenge != "" {
+		s += "; WWW-Authenticate: " + truncate(e.Challenge, 200)
+	}
+	return s
+}
+
+// Unwrap makes errors.Is(err, ErrUnauthorized) true.
+func (e *UnauthorizedError) Unwrap() error { return ErrUnauthorized }
+
+// NotMCPError reports that neither era's probe got a JSON-RPC answer: what
+// is at the target is not an MCP server (a wrong URL path, another service,
+// an HTTP server given as a stdio command). There is nothing to evaluate.
+type NotMCPError struct {
+	// Got says what came back, in one line (status, content type, first
+	// bytes; or that a process printed nothing on stdout).
+	Got string
+	// Hint says what to check, if mcp-eval has a guess.
+	Hint string
+	// Stderr is, for a stdio command, a line of its stderr that names an
+	// http(s) URL: an HTTP server given where a stdio command was expected.
+	Stderr string
+}
+
+func (e *NotMCPError) Error() string {
+	s := "no MCP server at the target: neither server/discover nor initialize got a JSON-RPC answer; " + e.Got
+	if e.Stderr != "" {
+		s += "; the process printed " + strconv.Quote(e.Stderr) + " on stderr"
+	}
+	if e.Hint != "" {
+		s += " — " + e.Hint
+	}
+	return s
+}
 
 // TimeoutError reports a request that got no answer within its deadline.
 type TimeoutError struct {

@@ -381,7 +381,7 @@ func describeErr(err error) string {
 	switch {
 	case errors.As(err, &te):
 		return fmt.Sprintf("no answer within %v", te.After.Round(time.Millisecond))
-	case errors.Is(err, mcp.ErrClosed) && strings.Contains(err.Error(), "server process exited ("):
+	case errors.As(err, new(*mcp.ExitError)):
 		return "the server process exited (" + exitText(err) + ")"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
 		return "the connection was closed without an answer"
@@ -395,13 +395,10 @@ func exitText(err error) string {
 	if err == nil {
 		return "exit status 0"
 	}
-	s := err.Error()
-	if _, rest, ok := strings.Cut(s, "server process exited ("); ok {
-		if i := strings.Index(rest, ")"); i >= 0 {
-			return rest[:i]
-		}
+	if ee, ok := errors.AsType[*mcp.ExitError](err); ok {
+		return ee.State
 	}
-	return s
+	return err.Error()
 }
 
 // survivesDef is the aggregate liveness check.

@@ -1,0 +1,179 @@
+// Command hostile is an MCP server that misbehaves on purpose, one way per
+// mode, for measuring how mcp-eval bounds time and memory against it
+// (bench/hostile.sh). It answers server/discover correctly, so that the era
+// probe passes and the checks run, and misbehaves on every other request.
+//
+//	hostile -mode json200 -addr 127.0.0.1:8931     # Streamable HTTP
+//	hostile -mode json200 -stdio                    # stdio
+//
+// Modes: json200 (a 200 MB JSON answer), sse200 (one 200 MB SSE event),
+// sse-endless (small SSE notifications forever), gzip (a gzip bomb: 1 MB on
+// the wire, 1 GiB decompressed), trickle (one byte a second), headers
+// (headers, then no body), hang (no answer at all). Over stdio: json200,
+// hang, endless (an endless line).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+const discover = `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"prompts":{},"resources":{}},"serverInfo":{"name":"hostile","version":"1"},"ttlMs":0,"cacheScope":"public"}`
+
+const big = 200 << 20
+
+func main() {
+	mode := flag.String("mode", "json200", "misbehaviour")
+	addr := flag.String("addr", "127.0.0.1:8931", "listen address (HTTP)")
+	stdio := flag.Bool("stdio", false, "serve stdio instead of HTTP")
+	flag.Parse()
+	if *stdio {
+		serveStdio(*mode)
+		return
+	}
+	var bomb []byte
+	if *mode == "gzip" {
+		bomb = gzipBomb()
+	}
+	http.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		if req.Method == "server/discover" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, discover)
+			return
+		}
+		flusher, _ := w.(http.Flusher)
+		switch *mode {
+		case "json200":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"x":"`, req.ID)
+			writeFill(w, big)
+			io.WriteString(w, `"}}`)
+		case "sse200":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, `data: {"jsonrpc":"2.0","id":%s,"result":{"tools":[],"x":"`, req.ID)
+			writeFill(w, big)
+			io.WriteString(w, "\"}}\n\n")
+		case "sse-endless":
+			w.Header().Set("Content-Type", "text/event-stream")
+			ev := []byte(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}` + "\n\n")
+			chunk := bytes.Repeat(ev, 256)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		case "gzip":
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(bomb)
+		case "trickle":
+			w.Header().Set("Content-Type", "application/json")
+			msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, req.ID)
+			for i := 0; i < len(msg) && r.Context().Err() == nil; i++ {
+				w.Write([]byte{msg[i]})
+				if flusher != nil {
+					flusher.Flush()
+				}
+				time.Sleep(time.Second)
+			}
+		case "headers":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			if flusher != nil {
+				flusher.Flush()
+			}
+			<-r.Context().Done()
+		case "hang":
+			<-r.Context().Done()
+		default:
+			http.Error(w, "unknown mode", http.StatusInternalServerError)
+		}
+	})
+	log.Fatal(http.ListenAndServe(*addr, nil))
+}
+
+func writeFill(w io.Writer, n int) {
+	chunk := []byte(strings.Repeat("z", 64<<10))
+	for n > 0 {
+		k := min(n, len(chunk))
+		if _, err := w.Write(chunk[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+}
+
+func gzipBomb() []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"x":"`))
+	zeros := make([]byte, 1<<20)
+	for i := range zeros {
+		zeros[i] = 'z'
+	}
+	for i := 0; i < 1024; i++ {
+		zw.Write(zeros)
+	}
+	zw.Write([]byte(`"}}`))
+	zw.Close()
+	return buf.Bytes()
+}
+
+func serveStdio(mode string) {
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		if req.Method == "server/discover" {
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, discover)
+			out.Flush()
+			continue
+		}
+		switch mode {
+		case "json200":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"x":"`, req.ID)
+			writeFill(out, big)
+			io.WriteString(out, "\"}}\n")
+			out.Flush()
+		case "endless":
+			for {
+				writeFill(out, 1<<30)
+			}
+		case "hang":
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// Anomaly kinds: protocol-hygiene findings the transports record as they
+// read, for a check to report with the evidence (JSON-RPC 2.0 §5: exactly
+// one response per request, with the request's id; stdio.mdx: the server
+// MUST NOT write anything to stdout that is not a valid MCP message).
+const (
+	// AnomalyOrphan is a response whose id matches no request in flight
+	// (never sent, or already given up on).
+	AnomalyOrphan = "orphan"
+	// AnomalyLate is a response to a request the client gave up on (timed
+	// out, then notifications/cancelled): a slow server, not a wrong one.
+	AnomalyLate = "late"
+	// AnomalyDuplicate is a second response to an id already answered.
+	AnomalyDuplicate = "duplicate"
+	// AnomalyBanner is a non-JSON-RPC stdout line before the first message
+	// (a start-up banner): a warning.
+	AnomalyBanner = "banner"
+	// AnomalyNonJSON is a non-JSON-RPC stdout line (or SSE event) after the
+	// first message: a failure.
+	AnomalyNonJSON = "non-json"
+	// AnomalyUnparseable is an answer that carries a request's id but is not
+	// a valid JSON-RPC message; the request failed with a ProtocolError.
+	AnomalyUnparseable = "unparseable"
+)
+
+// Anomaly is one protocol-hygiene finding.
+type Anomaly struct {
+	Kind string
+	// Detail says what happened, in one sentence.
+	Detail string
+	// Evidence is an excerpt (at most ~200 bytes) of what was received.
+	Evidence string
+	// At is when it was seen.
+	At time.Time
+}
+
+// maxAnomalies bounds what a transport remembers; Count keeps counting.
+const maxAnomalies = 256
+
+type anomalies struct {
+	amu   sync.Mutex
+	list  []Anomaly
+	count map[string]int
+}
+
+func (a *anomalies) record(x Anomaly) {
+	if x.At.IsZero() {
+		x.At = time.Now()
+	}
+	a.amu.Lock()
+	defer a.amu.Unlock()
+	if a.count == nil {
+		a.count = map[string]int{}
+	}
+	a.count[x.Kind]++
+	if len(a.list) < maxAnomalies {
+		a.list = append(a.list, x)
+	}
+}
+
+// Anomalies returns what the transport recorded so far, oldest first (at
+// most 256; AnomalyCounts has the totals).
+func (a *anomalies) Anomalies() []Anomaly {
+	a.amu.Lock()
+	defer a.amu.Unlock()
+	return append([]Anomaly(nil), a.list...)
+}
+
+// AnomalyCounts returns how many anomalies of each kind were seen.
+func (a *anomalies) AnomalyCounts() map[string]int {
+	a.amu.Lock()
+	defer a.amu.Unlock()
+	out := make(map[string]int, len(a.count))
+	for k, v := range a.count {
+		out[k] = v
+	}
+	return out
+}
+
+// anomalySource is implemented by the transports of this package.
+type anomalySource interface {
+	Anomalies() []Anomaly
+	AnomalyCounts() map[string]int
+}
+
+// lenientID returns the id member of a line that is a JSON object but not
+// a valid JSON-RPC message, or nil.
+func lenientID(line []byte) json.RawMessage {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return nil
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.ID == nil || string(m.ID) == "null" {
+		return nil
+	}
+	return m.ID
+}
+
+func orAbsentID(id json.RawMessage) string {
+	if id == nil {
+		return "(absent)"
+	}
+	return truncate(string(id), 60)
+}

@@ -1,0 +1,36 @@
+package mcp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// A server may leave its process group (setsid, a daemonising wrapper), and
+// then no signal to the group reaches it. So every server process mcp-eval
+// starts carries a random tag in its environment, which its descendants
+// inherit whatever group or session they move to; at shutdown the processes
+// still carrying the tag are found (on Linux, from /proc) and killed, and
+// named, so that nothing outlives the run unnoticed.
+
+// TagEnvName is the environment variable that carries the tag.
+const TagEnvName = "MCP_EVAL_PROCESS_TAG"
+
+// NewProcessTag returns a fresh tag and the environment entry that sets it.
+func NewProcessTag() (tag, env string) {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	tag = hex.EncodeToString(b[:])
+	return tag, TagEnvName + "=" + tag
+}
+
+// KillTagged kills (SIGKILL) every process that still carries tag, except
+// the caller and members of process group skipGroup (already signalled as
+// a group; 0 skips none), and returns their pids. Where processes cannot be
+// listed (outside Linux) it returns nil.
+func KillTagged(tag string, skipGroup int) []int {
+	pids := taggedProcesses(tag, skipGroup)
+	for _, pid := range pids {
+		killPid(pid)
+	}
+	return pids
+}

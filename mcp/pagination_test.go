@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pagedServer serves tools/list of total tools, per to a page; next maps
+// the index of a page's first tool to the cursor it sends (nil: the index
+// of the next page).
+func pagedServer(t *testing.T, total, per int, next func(start int) string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(modernHandler(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		start := 0
+		if req.Params.Cursor != nil {
+			start, _ = strconv.Atoi(strings.TrimPrefix(*req.Params.Cursor, "c"))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","tools":[`, req.ID)
+		end := min(start+per, total)
+		for i := start; i < end; i++ {
+			if i > start {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object"}}`, i)
+		}
+		b.WriteString("]")
+		if end < total {
+			c := "c" + strconv.Itoa(end)
+			if next != nil {
+				c = next(start)
+			}
+			fmt.Fprintf(&b, `,"nextCursor":%q`, c)
+		}
+		b.WriteString("}}")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestPagination(t *testing.T) {
+	connect := func(t *testing.T, srv *httptest.Server) *Client {
+		c, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	t.Run("a big server is followed to the end", func(t *testing.T) {
+		// More than the 100 pages the client used to give up at.
+		c := connect(t, pagedServer(t, 1503, 10, nil))
+		pages, err := c.ListPages(context.Background(), "tools/list", "tools")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pages) != 151 {
+			t.Errorf("%d pages, want 151", len(pages))
+		}
+		if pages[0].Cursor != nil || pages[1].Cursor == nil || *pages[1].Cursor != "c10" {
+			t.Errorf("cursors sent: %v, %v", pages[0].Cursor, pages[1].Cursor)
+		}
+		if !strings.Contains(string(pages[150].Result), `"ttlMs":0`) || pages[150].Status != 200 {
+			t.Errorf("last page %s, status %d", pages[150].Result, pages[150].Status)
+		}
+		tools, err := c.ListTools(context.Background())
+		if err != nil || len(tools) != 1503 || tools[1502].Name != "t1502" {
+			t.Fatalf("ListTools = %d tools, %v", len(tools), err)
+		}
+	})
+	t.Run("a repeated cursor is a pagination loop", func(t *testing.T) {
+		c := connect(t, pagedServer(t, 100, 10, func(start int) string {
+			if start >= 30 {
+				return "c20" // back to page 3
+			}
+			return "c" + strconv.Itoa(start+10)
+		}))
+		pages, err := c.ListPages(context.Background(), "tools/list", "tools")
+		var se *ListStopError
+		if !errors.As(err, &se) || !se.Loop {
+			t.Fatalf("err = %v, want a loop ListStopError", err)
+		}
+		if len(pages) != 4 || se.Cursor != "c20" || se.Again != 2 {
+			t.Errorf("%d pages, stop %+v", len(pages), se)
+		}
+		if !strings.Contains(err.Error(), "a pagination loop") {
+			t.Errorf("message %q", err)
+		}
+	})
+	t.Run("the item bound is mcp-eval's, not the server's fault", func(t *testing.T) {
+		c := connect(t, pagedServer(t, MaxListItems+5000, 10000, nil))
+		items, err := c.ListAll(context.Background(), "tools/list", "tools")
+		var se *ListStopError
+		if !errors.As(err, &se) || se.Loop {
+			t.Fatalf("err = %v, want a bound ListStopError", err)
+		}
+		if len(items) != MaxListItems || !strings.Contains(err.Error(), "not a fault of the server") {
+			t.Errorf("%d items; %v", len(items), err)
+		}
+	})
+}
