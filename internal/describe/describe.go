@@ -9,6 +9,7 @@ package describe
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcp-eval/mcp-eval/internal/surface"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -47,6 +48,13 @@ func Describe(ctx context.Context, c *mcp.Client) *Server {
 	var caps map[string]json.RawMessage
 	if d := c.Discover(); d != nil {
 		s.Supported = append(s.Supported, d.SupportedVersions...)
+		if s.Era == mcp.EraModern && !slices.Contains(d.SupportedVersions, mcp.LatestVersion) {
+			// The era comes from the answer's content, as conformance's
+			// era/modern judges it: a DiscoverResult that does not list
+			// 2026-07-28 is a legacy endpoint for this revision (a client
+			// MUST NOT use a revision the server does not list).
+			s.Era = mcp.EraLegacy
+		}
 		s.Capabilities = d.Capabilities
 		caps = objectMembers(d.Capabilities)
 		var meta struct {
