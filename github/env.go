@@ -131,6 +131,9 @@ type Event struct {
 	// DefaultBranch is repository.default_branch, when the payload has a
 	// repository (schedule payloads do not).
 	DefaultBranch string
+	// MergeGroupBase is the branch a merge queue merges into
+	// (merge_group.base_ref without refs/heads/), on merge_group events.
+	MergeGroupBase string
 }
 
 // PullRequest holds the pull request fields of an event payload.
@@ -183,6 +186,11 @@ func (ev Event) ReadOnly() (bool, string) {
 // a pull request, else the branch that was pushed or dispatched, else (for
 // a tag) the default branch. It is "" when none is known.
 func (ev Event) BaseBranch(env Env) string {
+	// A merge queue runs on a temporary gh-readonly-queue/<base>/… branch
+	// that never had a green run: the base branch's baseline applies.
+	if ev.MergeGroupBase != "" {
+		return ev.MergeGroupBase
+	}
 	if ev.PullRequest != nil && ev.PullRequest.BaseRef != "" {
 		return ev.PullRequest.BaseRef
 	}
@@ -213,7 +221,10 @@ type payload struct {
 	Label *struct {
 		Name string `json:"name"`
 	} `json:"label"`
-	Schedule   string                     `json:"schedule"`
+	Schedule   string `json:"schedule"`
+	MergeGroup *struct {
+		BaseRef string `json:"base_ref"`
+	} `json:"merge_group"`
 	Inputs     map[string]json.RawMessage `json:"inputs"`
 	Repository *struct {
 		FullName      string `json:"full_name"`
@@ -258,6 +269,9 @@ func ParseEvent(env Env, b []byte) (Event, error) {
 	}
 	if p.Repository != nil {
 		ev.DefaultBranch = p.Repository.DefaultBranch
+	}
+	if p.MergeGroup != nil {
+		ev.MergeGroupBase = strings.TrimPrefix(p.MergeGroup.BaseRef, "refs/heads/")
 	}
 	if len(p.Inputs) > 0 {
 		ev.Inputs = make(map[string]string, len(p.Inputs))

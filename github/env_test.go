@@ -146,6 +146,13 @@ func TestReadEvent(t *testing.T) {
 			branch:   "main",
 		},
 		{
+			// A merge queue's temporary branch: the baseline is main's.
+			event: "merge_group", fixture: "merge_group.json",
+			extra:  map[string]string{"GITHUB_REF": "refs/heads/gh-readonly-queue/main/pr-7-9049f1265b7d61be4a8904a9a27120d2064dab3b"},
+			want:   Event{Name: "merge_group", Action: "checks_requested", Actor: "monalisa", DefaultBranch: "main", MergeGroupBase: "main"},
+			branch: "main",
+		},
+		{
 			// A person re-runs a Dependabot pull request's workflow.
 			event: "pull_request", fixture: "pull_request_dependabot.json",
 			extra: map[string]string{"GITHUB_REF": "refs/pull/9/merge", "GITHUB_BASE_REF": "main"},
