@@ -657,3 +657,75 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleWorkflows holds the example workflows to what the README
+// promises: third-party actions pinned by full commit SHA, no permissions
+// at the top and the least per job, a concurrency group that a push can
+// never use to cancel the nightly run, and labeled events that re-run the
+// job only for the eval label.
+func TestExampleWorkflows(t *testing.T) {
+	files, err := filepath.Glob("examples/workflows/*.yml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("example workflows: %v %v", files, err)
+	}
+	ci, _ := filepath.Glob(".github/workflows/*.yml")
+	pinned := regexp.MustCompile(`^[\w.-]+/[\w./-]+@[0-9a-f]{40}$`)
+	for _, file := range append(files, ci...) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			On          map[string]any `yaml:"on"`
+			Permissions any            `yaml:"permissions"`
+			Concurrency struct {
+				Group  string `yaml:"group"`
+				Cancel string `yaml:"cancel-in-progress"`
+			} `yaml:"concurrency"`
+			Jobs map[string]struct {
+				If          string         `yaml:"if"`
+				Permissions map[string]any `yaml:"permissions"`
+				Steps       []struct {
+					Uses string `yaml:"uses"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(b, &wf); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for name, job := range wf.Jobs {
+			for _, st := range job.Steps {
+				if st.Uses == "" || strings.HasPrefix(st.Uses, "mcp-eval/mcp-eval") || strings.HasPrefix(st.Uses, "./") {
+					continue
+				}
+				if !pinned.MatchString(st.Uses) {
+					t.Errorf("%s job %s: %s is not pinned by a full commit SHA", file, name, st.Uses)
+				}
+			}
+			if strings.HasPrefix(file, "examples/") && job.Permissions == nil {
+				t.Errorf("%s job %s: no permissions block (the least it needs)", file, name)
+			}
+		}
+		if !strings.HasPrefix(file, "examples/") {
+			continue
+		}
+		if p, ok := wf.Permissions.(map[string]any); !ok || len(p) != 0 {
+			t.Errorf("%s: top-level permissions %v, want {} (each job names its own)", file, wf.Permissions)
+		}
+		if _, ok := wf.On["schedule"]; ok {
+			if !strings.Contains(wf.Concurrency.Group, "github.event_name == 'schedule'") || !strings.Contains(wf.Concurrency.Group, "github.run_id") {
+				t.Errorf("%s: concurrency group %q lets a push share (and cancel) the nightly run's group", file, wf.Concurrency.Group)
+			}
+			if wf.Concurrency.Cancel != "${{ github.event_name == 'pull_request' }}" {
+				t.Errorf("%s: cancel-in-progress %q, want pull requests only", file, wf.Concurrency.Cancel)
+			}
+		}
+		if pr, ok := wf.On["pull_request"].(map[string]any); ok && strings.Contains(fmt.Sprint(pr["types"]), "labeled") {
+			for name, job := range wf.Jobs {
+				if job.If != "" && !strings.Contains(job.If, "github.event.label.name == 'run-evals'") {
+					t.Errorf("%s job %s: a labeled event must re-run only for the run-evals label (if: %q)", file, name, job.If)
+				}
+			}
+		}
+	}
+}
