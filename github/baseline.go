@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v66/github"
+	gh "github.com/google/go-github/v93/github"
 
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -386,6 +386,10 @@ func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*repor
 			code = resp.StatusCode
 		}
 		switch {
+		case code == 0 && strings.Contains(err.Error(), "cross-host redirect"):
+			// go-github refuses a 301 to another origin: its transport
+			// would carry the token there.
+			return nil, nil, "the artifact download redirected to another host, which is not followed (the token would go with it)", nil
 		case code == http.StatusNotFound || code == http.StatusGone:
 			return nil, nil, fmt.Sprintf("artifact %q expired or was deleted (%d)", c.cfg.ArtifactName, code), nil
 		case code == http.StatusUnauthorized || code == http.StatusForbidden:
@@ -408,7 +412,7 @@ func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*repor
 }
 
 // findArtifact returns the run's non-expired artifact with the configured
-// name. v66 cannot filter by name on the server, so it is matched here.
+// name. go-github cannot filter a run's artifacts by name on the server, so it is matched here.
 func (c *Client) findArtifact(ctx context.Context, runID int64) (*gh.Artifact, string, error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	expired := false

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	gh "github.com/google/go-github/v66/github"
+	gh "github.com/google/go-github/v93/github"
 )
 
 // Config tunes a Client. The zero value is usable apart from Token.
@@ -35,6 +35,14 @@ type Config struct {
 	MaxAge time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Retries bounds the retries of a request refused for a rate limit
+	// (403 or 429, honouring Retry-After and x-ratelimit-reset); 3 when
+	// zero, none when negative. MaxRetryWait is the longest wait before a
+	// retry, 1 min when zero: a longer one is not waited for.
+	Retries      int
+	MaxRetryWait time.Duration
+	// sleep waits between retries (tests replace it).
+	sleep func(context.Context, time.Duration) error
 	// MaxZipBytes caps the downloaded artifact; 50 MiB when zero.
 	MaxZipBytes int64
 	// MaxReportBytes caps report.json inside it; 32 MiB when zero.
@@ -109,23 +117,28 @@ func NewClient(env Env, ev Event, cfg Config) (*Client, error) {
 	if cfg.Token == "" {
 		return nil, &Warning{Kind: Forbidden, Op: "setup", Msg: "the github-token input is empty: no baseline and no pull request comment (set it to ${{ github.token }})"}
 	}
-	base, err := url.Parse(DefaultAPIURL + "/")
-	if err != nil {
-		return nil, err
-	}
 	c := &Client{cfg: cfg, owner: owner, repo: repo, runID: env.RunID, branch: ev.BaseBranch(env)}
-	auth := &authTransport{base: cfg.Transport, token: cfg.Token}
-	c.gh = gh.NewClient(&http.Client{Transport: auth, Timeout: cfg.Timeout})
+	// Rate-limit retries below the token: a retried request is the same
+	// request, to the same origin.
+	auth := &authTransport{base: &retryTransport{base: cfg.Transport, maxWait: cfg.MaxRetryWait, tries: cfg.Retries, sleep: cfg.sleep, now: cfg.Now}, token: cfg.Token}
+	opts := []gh.ClientOptionsFunc{
+		gh.WithHTTPClient(&http.Client{Transport: auth, Timeout: cfg.Timeout}),
+		gh.WithUserAgent(cfg.UserAgent),
+	}
 	if api := strings.TrimRight(env.APIURL, "/"); api != "" && api != DefaultAPIURL {
 		// WithEnterpriseURLs adds /api/v3/ unless the host is api.* (GHE.com)
 		// or the path already ends in it. The upload URL is never used.
-		c.gh, err = c.gh.WithEnterpriseURLs(api, api)
-		if err != nil {
-			return nil, &Warning{Kind: Unavailable, Op: "setup", Msg: fmt.Sprintf("GITHUB_API_URL %q is not a URL", env.APIURL), Err: err}
-		}
-		base = c.gh.BaseURL
+		opts = append(opts, gh.WithEnterpriseURLs(api, api))
 	}
-	c.gh.UserAgent = cfg.UserAgent
+	var err error
+	if c.gh, err = gh.NewClient(opts...); err != nil {
+		return nil, &Warning{Kind: Unavailable, Op: "setup", Msg: fmt.Sprintf("GITHUB_API_URL %q is not a URL", env.APIURL), Err: err}
+	}
+	base, err := url.Parse(c.gh.BaseURL())
+	if err != nil {
+		return nil, &Warning{Kind: Unavailable, Op: "setup", Msg: fmt.Sprintf("GITHUB_API_URL %q is not a URL", env.APIURL), Err: err}
+	}
+	// The token goes to the API's origin only: scheme, host and port.
 	auth.host = base.Host
 	auth.scheme = base.Scheme
 	c.blob = &http.Client{

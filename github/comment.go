@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	gh "github.com/google/go-github/v66/github"
+	gh "github.com/google/go-github/v93/github"
 
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -133,7 +133,7 @@ func (c *Client) UpsertKeyedComment(ctx context.Context, prNumber int, key, body
 		if sameBody(ours.GetBody(), body) {
 			return res, nil
 		}
-		edited, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, ours.GetID(), &gh.IssueComment{Body: gh.String(body)})
+		edited, _, err := c.gh.Issues.UpdateComment(ctx, c.owner, c.repo, ours.GetID(), gh.IssueCommentRequest{Body: body})
 		if err != nil {
 			what := fmt.Sprintf("the pull request comment %s (by %s) was not updated", orID(ours), ours.GetUser().GetLogin())
 			return CommentResult{}, apiWarning("comment", what, commentPerms, err)
@@ -144,7 +144,7 @@ func (c *Client) UpsertKeyedComment(ctx context.Context, prNumber int, key, body
 		}
 		return res, nil
 	}
-	created, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, prNumber, &gh.IssueComment{Body: gh.String(body)})
+	created, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, prNumber, gh.IssueCommentRequest{Body: body})
 	if err != nil {
 		return CommentResult{}, apiWarning("comment", "the pull request comment was not written", commentPerms, err)
 	}
