@@ -412,7 +412,8 @@ func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*repor
 }
 
 // findArtifact returns the run's non-expired artifact with the configured
-// name. go-github cannot filter a run's artifacts by name on the server, so it is matched here.
+// name. go-github cannot filter a run's artifacts by name on the server,
+// so it is matched here.
 func (c *Client) findArtifact(ctx context.Context, runID int64) (*gh.Artifact, string, error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	expired := false
