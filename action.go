@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -193,7 +195,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
 
-	if err := a.annotate(github.ReportAnnotations(r)); err != nil {
+	if err := a.annotate(github.ReportAnnotationsAt(r, annotationSources(cfg, r))); err != nil {
 		return err
 	}
 	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && a.client != nil {
@@ -486,4 +488,27 @@ func baselineLabel(bs *github.Baselines, layers []string) string {
 		parts = append(parts, desc)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// annotationSources says where annotations can point: each golden case's
+// line (the file was already read and checked by the run, so an error
+// here only loses the line) and the waiver file.
+func annotationSources(cfg *Config, r *report.Report) github.Sources {
+	var src github.Sources
+	if len(r.Cases) > 0 && cfg.Golden != "" {
+		if suite, err := golden.Load(cfg.Golden); err == nil {
+			src.Golden = filepath.ToSlash(cfg.Golden)
+			src.CaseLines = map[string]int{}
+			for _, c := range suite.Cases {
+				src.CaseLines[c.ID] = c.Line
+			}
+		}
+	}
+	src.Waivers = cfg.Gate.Waivers
+	if src.Waivers == "" {
+		if _, err := os.Stat(gate.DefaultWaiverFile); err == nil {
+			src.Waivers = gate.DefaultWaiverFile
+		}
+	}
+	return src
 }

@@ -729,3 +729,38 @@ func TestExampleWorkflows(t *testing.T) {
 		}
 	}
 }
+
+// A scheduled run without models says why the model layers did not run
+// (never "All layers"), and a header's expanded value is what is masked.
+func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	defer clean.Close()
+	dir := t.TempDir()
+	summary, outputs := filepath.Join(dir, "summary"), filepath.Join(dir, "output")
+	os.WriteFile(summary, nil, 0o644)
+	os.WriteFile(outputs, nil, 0o644)
+	const secret = "mcp-header-secret-0123456789"
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "schedule", "GITHUB_EVENT_PATH": "github/testdata/schedule.json",
+		"GITHUB_REF": "refs/heads/main", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": outputs,
+		"GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir, "MCP_TOKEN": secret,
+		"INPUT_SERVER-URL": clean.URL, "INPUT_RUNS": "1", "INPUT_HEADERS": "Authorization: Bearer $MCP_TOKEN",
+	}
+	code, stdout, stderr := runCLI(t, env(vars), "action")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, w := range []string{"::add-mask::Bearer " + secret, "::add-mask::" + secret} {
+		if !strings.Contains(stdout, w+"\n") {
+			t.Errorf("stdout lacks %q: the expanded header value must be masked", w)
+		}
+	}
+	sum, _ := os.ReadFile(summary)
+	if bytes.Contains(sum, []byte("All layers")) || !bytes.Contains(sum, []byte("the models input is empty")) {
+		t.Errorf("summary's layer note:\n%s", sum)
+	}
+	o := parseOutputs(t, func() []byte { b, _ := os.ReadFile(outputs); return b }())
+	if o["layers"] != "conformance" || o["exit-code"] != "0" {
+		t.Errorf("outputs %v", o)
+	}
+}

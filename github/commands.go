@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -234,16 +235,16 @@ func writeAnnotation(w io.Writer, a Annotation) error {
 		return fmt.Errorf("annotation level %q is not error, warning or notice", a.Level)
 	}
 	props := map[string]string{}
-	if a.Title != "" {
-		props["title"] = clip(a.Title, 256)
+	if t := stripControls(a.Title, false); t != "" {
+		props["title"] = clip(t, 256)
 	}
-	if a.File != "" {
-		props["file"] = a.File
+	if f := stripControls(a.File, false); f != "" {
+		props["file"] = f
 		if a.Line > 0 {
 			props["line"] = strconv.Itoa(a.Line)
 		}
 	}
-	return command(w, a.Level, props, clip(a.Message, maxAnnotationText))
+	return command(w, a.Level, props, clip(stripControls(a.Message, true), maxAnnotationText))
 }
 
 // clip cuts s to at most n bytes on a rune boundary.
@@ -261,13 +262,45 @@ func clip(s string, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
+// Sources locates what a report's annotations point at: the golden file
+// and the line of each case in it (golden.Case.File/Line), and the waiver
+// file. Zero values leave annotations without file=.
+type Sources struct {
+	Golden    string
+	CaseLines map[string]int // case id → line in Golden
+	Waivers   string
+}
+
 // ReportAnnotations derives annotations from a report: an error for each
-// check that fails the run and for each reason the gate failed, a warning
-// for each check that failed without failing the run (SHOULD-level
-// findings without --strict). Order follows the check ids, so repeated runs
-// annotate alike.
-func ReportAnnotations(r *report.Report) []Annotation {
+// reason the gate failed, then, regressions first, one for each check or
+// case that fails: an error when it fails the run, a warning otherwise
+// (SHOULD-level findings without --strict). GitHub shows ten per level, so
+// the order is what survives: the gate's reasons and the regressions
+// (what this change broke) before what failed already. Within a group the
+// order follows the ids, so repeated runs annotate alike.
+func ReportAnnotations(r *report.Report) []Annotation { return ReportAnnotationsAt(r, Sources{}) }
+
+// ReportAnnotationsAt is ReportAnnotations with file= (and line=) where
+// src knows them: a case's line in the golden file, the waiver file for a
+// waiver reason.
+func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 	var out []Annotation
+	regressed := map[string]bool{}
+	if g := r.Gate; g != nil {
+		for _, it := range g.Regressions {
+			regressed[it.Kind+"\x00"+it.ID+"\x00"+it.Model] = true
+		}
+		if !g.Passed {
+			for _, reason := range g.Reasons {
+				a := Annotation{Level: LevelError, Title: "mcp-eval gate", Message: reason}
+				if src.Waivers != "" && strings.Contains(reason, "waiver") {
+					a.File = src.Waivers
+				}
+				out = append(out, a)
+			}
+		}
+	}
+	var first, rest []Annotation
 	checks := slices.Clone(r.Checks)
 	slices.SortStableFunc(checks, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range checks {
@@ -285,14 +318,58 @@ func ReportAnnotations(r *report.Report) []Annotation {
 		if msg == "" {
 			msg = string(c.Status)
 		}
-		out = append(out, Annotation{Level: lvl, Title: "mcp-eval " + c.ID, Message: msg})
-	}
-	if g := r.Gate; g != nil && !g.Passed {
-		for _, reason := range g.Reasons {
-			out = append(out, Annotation{Level: LevelError, Title: "mcp-eval gate", Message: reason})
+		a := Annotation{Level: lvl, Title: "mcp-eval " + c.ID, Message: msg}
+		if regressed["check\x00"+c.ID+"\x00"] {
+			first = append(first, a)
+		} else {
+			rest = append(rest, a)
 		}
 	}
-	return out
+	cases := slices.Clone(r.Cases)
+	slices.SortStableFunc(cases, func(a, b report.Case) int {
+		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
+	})
+	for _, c := range cases {
+		if c.Status != report.StatusFail && c.Status != report.StatusError {
+			continue
+		}
+		key := "case\x00" + c.ID + "\x00" + c.Model
+		lvl := LevelWarning
+		if regressed[key] || r.Strict {
+			lvl = LevelError
+		}
+		msg := fmt.Sprintf("%s with %s: passed %d of %d runs (floor %.2f)", c.ID, c.Model, c.Passed, c.Runs, c.Floor)
+		if len(c.Failures) > 0 {
+			msg += "; " + c.Failures[0]
+		} else if len(c.Errors) > 0 {
+			msg += "; " + c.Errors[0]
+		}
+		a := Annotation{Level: lvl, Title: "mcp-eval case " + c.ID, Message: msg}
+		if src.Golden != "" {
+			a.File = src.Golden
+			// A resilience variant (id#fault-…) points at its golden case.
+			base, _, _ := strings.Cut(c.ID, "#")
+			a.Line = src.CaseLines[base]
+		}
+		if regressed[key] {
+			first = append(first, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return append(append(out, first...), rest...)
+}
+
+// stripControls removes C0 control characters and DEL, keeping line
+// breaks and tabs when keepBreaks: a server's tool name or message must not
+// move the runner's cursor or forge a line of the log.
+func stripControls(s string, keepBreaks bool) string {
+	return strings.Map(func(r rune) rune {
+		if r == 0x7f || (r < 0x20 && !(keepBreaks && (r == '\n' || r == '\r' || r == '\t'))) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // StopCommands makes the runner ignore workflow commands in the log until

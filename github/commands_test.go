@@ -239,17 +239,52 @@ func TestReportAnnotations(t *testing.T) {
 		Gate: &report.Gate{Passed: false, Reasons: []string{"conformance.passRate dropped 0.10"}},
 	}
 	got := ReportAnnotations(r)
+	// The gate's reasons first: GitHub shows ten per level.
 	want := []Annotation{
+		{Level: LevelError, Title: "mcp-eval gate", Message: "conformance.passRate dropped 0.10"},
 		{Level: LevelError, Title: "mcp-eval lifecycle/discover", Message: "timed out"},
 		{Level: LevelWarning, Title: "mcp-eval tools/schema", Message: "Tool schemas: weather: </details> @org/team ::set-output"},
-		{Level: LevelError, Title: "mcp-eval gate", Message: "conformance.passRate dropped 0.10"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("ReportAnnotations =\n%+v\nwant\n%+v", got, want)
 	}
 	r.Strict = true
-	if got := ReportAnnotations(r); got[1].Level != LevelError {
-		t.Errorf("with strict, a SHOULD failure is %s, want error", got[1].Level)
+	if got := ReportAnnotations(r); got[2].Level != LevelError {
+		t.Errorf("with strict, a SHOULD failure is %s, want error", got[2].Level)
+	}
+}
+
+// Many failures: the regressions (what this change broke) and the gate's
+// reasons stay within GitHub's ten per level; the cases point at their
+// line in the golden file; control characters never reach the log.
+func TestReportAnnotationsRegressionsFirst(t *testing.T) {
+	t.Parallel()
+	r := &report.Report{Gate: &report.Gate{Passed: false, Reasons: []string{"1 regression", "waiver old-timeout is stale"},
+		Regressions: []report.GateItem{{Kind: "check", ID: "zz/broken-now"}, {Kind: "case", ID: "forecast-units", Model: "openai:m"}}}}
+	for i := range 20 {
+		r.Checks = append(r.Checks, report.Check{ID: fmt.Sprintf("aa/old-%02d", i), Hard: true, Status: report.StatusFail, Message: "still failing"})
+	}
+	r.Checks = append(r.Checks, report.Check{ID: "zz/broken-now", Hard: true, Status: report.StatusFail, Message: "tool \x1b[31mweather\x07 broke"})
+	r.Cases = []report.Case{{ID: "forecast-units", Model: "openai:m", Status: report.StatusFail, Runs: 5, Passed: 1, Floor: 0.8, Failures: []string{"run 1: wrong tool"}}}
+	anns := ReportAnnotationsAt(r, Sources{Golden: "golden/tasks.yaml", CaseLines: map[string]int{"forecast-units": 42}, Waivers: ".mcp-eval/waivers.yaml"})
+	var b bytes.Buffer
+	if err := WriteAnnotations(&b, anns); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"::error title=mcp-eval gate::1 regression",
+		"::error file=.mcp-eval/waivers.yaml,title=mcp-eval gate::waiver old-timeout is stale",
+		"::error title=mcp-eval zz/broken-now::tool [31mweather broke",
+		"::error file=golden/tasks.yaml,line=42,title=mcp-eval case forecast-units::forecast-units with openai:m: passed 1 of 5 runs (floor 0.80); run 1: wrong tool",
+		"more errors; the job summary lists them all",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("annotations lack %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Error("control characters reached the log")
 	}
 }
 
