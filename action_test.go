@@ -75,6 +75,54 @@ func TestActionYAML(t *testing.T) {
 	}
 }
 
+// TestSetupActionYAML keeps setup/action.yml and the README's setup
+// table in step, and its one step on the install script.
+func TestSetupActionYAML(t *testing.T) {
+	b, err := os.ReadFile("setup/action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct {
+			Description string  `yaml:"description"`
+			Default     *string `yaml:"default"`
+		} `yaml:"inputs"`
+		Outputs map[string]struct {
+			Value string `yaml:"value"`
+		} `yaml:"outputs"`
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				Shell string            `yaml:"shell"`
+				Run   string            `yaml:"run"`
+				Env   map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile("README.md")
+	for name, in := range a.Inputs {
+		if in.Description == "" || in.Default == nil {
+			t.Errorf("setup input %s needs a description and a default", name)
+		}
+		if !bytes.Contains(readme, []byte("| `"+name+"` |")) {
+			t.Errorf("README's setup table lacks %s", name)
+		}
+	}
+	for name := range a.Outputs {
+		if !bytes.Contains(readme, []byte("`"+name+"`")) {
+			t.Errorf("README does not name setup output %s", name)
+		}
+	}
+	if a.Runs.Using != "composite" || len(a.Runs.Steps) != 1 || a.Runs.Steps[0].Shell != "bash" ||
+		!strings.Contains(a.Runs.Steps[0].Run, `"$GITHUB_ACTION_PATH/install.sh"`) ||
+		a.Runs.Steps[0].Env["MCP_EVAL_VERSION"] != "${{ inputs.version }}" {
+		t.Errorf("setup runs: %+v", a.Runs)
+	}
+}
+
 var releasedImage = regexp.MustCompile(`^docker://ghcr\.io/mcp-eval/mcp-eval:v[0-9]+\.[0-9]+\.[0-9]+$`)
 
 // TestReleaseWorkflowPinsActionImage keeps action.yml and the release
