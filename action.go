@@ -123,10 +123,30 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 			sel.Reason = "Conformance only: this " + orEvent(ev.Name) + " run would include the model layers, but the models input is empty."
 		}
 	}
+	flags := in.Flags(sel)
+	var given *report.Report
+	if in.Report != "" {
+		// Publish mode: the merged report of sharded jobs is gated and
+		// published as one run, with one comment; no server is contacted.
+		if given, err = readReport("input report", in.Report); err != nil {
+			return err
+		}
+		sel.Layers = given.Layers
+		sel.Reason = fmt.Sprintf("Layers of the given report %s: %s (not run here: gated and published).", in.Report, strings.Join(given.Layers, ", "))
+		if in.ServerURL == "" && in.ServerCmd == "" {
+			// The configuration wants a server; the report names the one
+			// it evaluated, which is never contacted.
+			if given.Server.Transport == "stdio" {
+				flags = append(flags, "--server-cmd="+given.Server.Target)
+			} else {
+				flags = append(flags, "--server-url="+given.Server.Target)
+			}
+		}
+	}
 	a.sel = sel
 	a.notes = append([]string{sel.Reason}, a.notes...)
 
-	cfg, err := parseConfig("action", in.Flags(sel), getenv, a.stderr)
+	cfg, err := parseConfig("action", flags, getenv, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -181,7 +201,12 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 		a.notes = append(a.notes, "No baseline report was found, so only absolute floors and waivers were applied.")
 	}
 
-	r, err := evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
+	var r *report.Report
+	if given != nil {
+		r, err = publishReport(cfg, given, a.red, a.stdout)
+	} else {
+		r, err = evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
+	}
 	if err != nil {
 		return err
 	}
@@ -511,4 +536,33 @@ func annotationSources(cfg *Config, r *report.Report) github.Sources {
 		}
 	}
 	return src
+}
+
+// publishReport gates a report that was made elsewhere (mcp-eval merge of
+// the shard jobs) against the baseline, and writes its outputs as a run
+// would, so that the action publishes it with one summary and one comment.
+func publishReport(cfg *Config, r *report.Report, red *redact.Redactor, stdout io.Writer) (*report.Report, error) {
+	var base *report.Report
+	if cfg.Baseline != "" {
+		var err error
+		if base, err = readReport("--baseline", cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	r.Gate = nil
+	if err := applyGate(r, base, cfg); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, &configError{fmt.Sprintf("--out: %v", err)}
+	}
+	if err := writeOutputs(cfg, r, red); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := report.WriteText(&out, r, report.TextOptions{}); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	_, err := stdout.Write(red.Bytes(out.Bytes()))
+	return r, err
 }

@@ -812,3 +812,56 @@ func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
 		t.Errorf("outputs %v", o)
 	}
 }
+
+// Sharded jobs publish once: the merged report is given to the action,
+// which gates it against the baseline and writes one summary and one
+// comment without contacting any server.
+func TestActionPublishesAGivenReport(t *testing.T) {
+	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	broken := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
+	baseDir, shardDir := t.TempDir(), t.TempDir()
+	if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", clean.URL, "--out", baseDir, "--runs", "1"); code != 0 {
+		t.Fatalf("baseline run: %d %s", code, stderr)
+	}
+	runCLI(t, env(nil), "conformance", "--server-url", broken.URL, "--out", shardDir, "--runs", "1")
+	clean.Close()
+	broken.Close() // nothing may be contacted from here on
+	merged := filepath.Join(shardDir, "merged.json")
+	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, filepath.Join(shardDir, "report.json")); code != 0 {
+		t.Fatalf("merge: %d %s", code, stderr)
+	}
+	baseJSON, _ := os.ReadFile(filepath.Join(baseDir, "report.json"))
+
+	f := &fakeGitHub{t: t, baseline: zipReport(t, baseJSON)}
+	f.blob = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(f.baseline) }))
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	dir := t.TempDir()
+	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+		"INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefMERGED", "INPUT_REPORT": merged,
+	}
+	code, _, stderr := runCLI(t, env(vars), "action")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the merged report regressed against the baseline)\n%s", code, stderr)
+	}
+	o := parseOutputs(t, func() []byte { b, _ := os.ReadFile(outputs); return b }())
+	if o["passed"] != "false" || o["exit-code"] != "1" {
+		t.Errorf("outputs %v", o)
+	}
+	assertPathOutputs(t, dir, o)
+	if len(f.comments) != 1 || !strings.Contains(f.comments[0], "caching/tools-list") {
+		t.Errorf("want one comment naming the regression: %q", f.comments)
+	}
+	sum, _ := os.ReadFile(summary)
+	if !bytes.Contains(sum, []byte("not run here")) {
+		t.Errorf("the summary does not say the report was given:\n%s", sum)
+	}
+}

@@ -44,6 +44,7 @@ var InputNames = []string{
 	"require-significance",
 	"waivers",
 	"out",
+	"report",
 }
 
 // Inputs are the Action's inputs. Most map one to one onto a CLI flag of
@@ -76,6 +77,9 @@ type Inputs struct {
 	RequireSignificance *bool
 	Waivers             string
 	Out                 string
+	// Report, when set, is a report.json to gate and publish instead of
+	// running (the merged report of sharded jobs).
+	Report string
 }
 
 // ReadInputs reads the inputs through go-githubactions, which maps a name
@@ -119,6 +123,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		RequireSignificance: boolean("require-significance"),
 		Waivers:             get("waivers"),
 		Out:                 get("out"),
+		Report:              get("report"),
 	}
 	if c := boolean("comment"); c != nil {
 		in.Comment = *c
