@@ -70,6 +70,11 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml lacks output %s", name)
 		}
 	}
+	for name := range a.Outputs {
+		if !bytes.Contains(readme, []byte("`"+name+"`")) {
+			t.Errorf("README does not document output %s", name)
+		}
+	}
 	if a.Runs.Using != "docker" || !releasedImage.MatchString(a.Runs.Image) || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
 		t.Errorf("runs: %+v; want docker, a released docker://ghcr.io/mcp-eval/mcp-eval:vX.Y.Z (never a Dockerfile: no compile at job start), args [action]", a.Runs)
 	}
