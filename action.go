@@ -269,7 +269,9 @@ func (a *action) summary(md []byte) error {
 	b.Write(md)
 	b.WriteString("\n### Notes\n\n")
 	for _, n := range a.notes {
-		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
+		// Redacted before escaping: Markdown escaping would respell a
+		// secret (a_b as a\_b) past the redactor.
+		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(a.red.String(n)))
 	}
 	return github.AppendSummary(a.env.SummaryPath, a.red.Bytes(b.Bytes()))
 }

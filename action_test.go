@@ -870,3 +870,49 @@ func TestActionPublishesAGivenReport(t *testing.T) {
 		t.Errorf("the summary does not say the report was given:\n%s", sum)
 	}
 }
+
+// What the action publishes goes through the run's redactor: a secret in
+// the reason a run could not evaluate is masked in the comment, the
+// summary, the outputs and the annotation.
+func TestActionPublishesOnlyRedactedText(t *testing.T) {
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	dir := t.TempDir()
+	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	const secret = "sk-proj-0123456789_abcdef_SECRET"
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+		"OPENAI_API_KEY":     secret,
+		"INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefREDACT",
+		// A careless workflow: the key pasted where the program goes.
+		"INPUT_SERVER-CMD": secret + " --stdio",
+	}
+	code, stdout, _ := runCLI(t, env(vars), "action")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	out, _ := os.ReadFile(outputs)
+	sum, _ := os.ReadFile(summary)
+	published := map[string]string{"outputs": string(out), "summary": string(sum), "annotations": stdout}
+	if len(f.comments) != 1 {
+		t.Fatalf("%d comments, want 1", len(f.comments))
+	}
+	published["comment"] = f.comments[0]
+	for name, text := range published {
+		if strings.Contains(text, secret) || strings.Contains(text, "0123456789\\_abcdef") {
+			t.Errorf("the secret reached the %s", name)
+		}
+		// Markdown escapes the mask as \*\*\*.
+		if name != "annotations" && !strings.Contains(text, "***") && !strings.Contains(text, `\*\*\*`) {
+			t.Errorf("the %s shows no mask where the secret was:\n%s", name, text)
+		}
+	}
+}
