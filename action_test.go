@@ -916,3 +916,39 @@ func TestActionPublishesOnlyRedactedText(t *testing.T) {
 		}
 	}
 }
+
+// Host mode with a Node stdio server, the case the Docker image cannot
+// run: the real server-everything (installed by .ci/install-deps.sh) over
+// stdio, legacy era, through `mcp-eval action` and its flags.
+func TestActionHostModeNodeStdio(t *testing.T) {
+	node, server := os.Getenv("MCP_EVAL_NODE"), os.Getenv("MCP_EVAL_SERVER_EVERYTHING")
+	if node == "" || server == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("real servers not installed: run bash .ci/install-deps.sh and source .cache/deps/env.sh")
+		}
+		t.Skip("real servers not installed: run bash .ci/install-deps.sh and source .cache/deps/env.sh")
+	}
+	dir := t.TempDir()
+	outputs := filepath.Join(dir, "output")
+	os.WriteFile(outputs, nil, 0o644)
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main",
+		"GITHUB_OUTPUT": outputs, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+	}
+	code, stdout, stderr := runCLI(t, env(vars), "action",
+		"--server-cmd", fmt.Sprintf("'%s' '%s'", node, server), "--protocol-version", "2025-11-25", "--runs", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	out, _ := os.ReadFile(outputs)
+	o := parseOutputs(t, out)
+	assertPathOutputs(t, dir, o)
+	var rep report.Report
+	b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o["report-path"])))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Server.Transport != "stdio" || rep.Server.Era != "legacy" || o["passed"] != "true" {
+		t.Errorf("transport %q era %q passed %q: want the Node server evaluated over stdio", rep.Server.Transport, rep.Server.Era, o["passed"])
+	}
+}
