@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -220,12 +221,16 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
 
-	if err := a.annotate(github.ReportAnnotationsAt(r, annotationSources(cfg, r))); err != nil {
+	// The comment and annotations render from a redacted copy: rendering
+	// escapes text (a_b as a\_b in Markdown), which would respell a
+	// secret past a redactor applied afterwards.
+	pub := a.redactReport(r)
+	if err := a.annotate(github.ReportAnnotationsAt(pub, annotationSources(cfg, pub))); err != nil {
 		return err
 	}
 	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && a.client != nil {
 		var body bytes.Buffer
-		if err := report.WriteComment(&body, r, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
+		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
 			return err
 		}
 		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {
@@ -269,7 +274,9 @@ func (a *action) summary(md []byte) error {
 	b.Write(md)
 	b.WriteString("\n### Notes\n\n")
 	for _, n := range a.notes {
-		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(n))
+		// Redacted before escaping: Markdown escaping would respell a
+		// secret (a_b as a\_b) past the redactor.
+		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(a.red.String(n)))
 	}
 	return github.AppendSummary(a.env.SummaryPath, a.red.Bytes(b.Bytes()))
 }
@@ -565,4 +572,21 @@ func publishReport(cfg *Config, r *report.Report, red *redact.Redactor, stdout i
 	}
 	_, err := stdout.Write(red.Bytes(out.Bytes()))
 	return r, err
+}
+
+// redactReport is r with every secret of the run masked in every field, by
+// way of its JSON (whose escaped spellings the redactor knows).
+func (a *action) redactReport(r *report.Report) *report.Report {
+	if a.red.Empty() {
+		return r
+	}
+	var b bytes.Buffer
+	if report.WriteJSON(&b, r) != nil {
+		return r
+	}
+	var out report.Report
+	if json.Unmarshal(a.red.Bytes(b.Bytes()), &out) != nil {
+		return r
+	}
+	return &out
 }

@@ -70,6 +70,11 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml lacks output %s", name)
 		}
 	}
+	for name := range a.Outputs {
+		if !bytes.Contains(readme, []byte("`"+name+"`")) {
+			t.Errorf("README does not document output %s", name)
+		}
+	}
 	if a.Runs.Using != "docker" || !releasedImage.MatchString(a.Runs.Image) || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
 		t.Errorf("runs: %+v; want docker, a released docker://ghcr.io/mcp-eval/mcp-eval:vX.Y.Z (never a Dockerfile: no compile at job start), args [action]", a.Runs)
 	}
@@ -863,5 +868,87 @@ func TestActionPublishesAGivenReport(t *testing.T) {
 	sum, _ := os.ReadFile(summary)
 	if !bytes.Contains(sum, []byte("not run here")) {
 		t.Errorf("the summary does not say the report was given:\n%s", sum)
+	}
+}
+
+// What the action publishes goes through the run's redactor: a secret in
+// the reason a run could not evaluate is masked in the comment, the
+// summary, the outputs and the annotation.
+func TestActionPublishesOnlyRedactedText(t *testing.T) {
+	f := &fakeGitHub{t: t}
+	f.blob = httptest.NewServer(http.NotFoundHandler())
+	defer f.blob.Close()
+	api := httptest.NewServer(f.handler())
+	defer api.Close()
+	dir := t.TempDir()
+	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	const secret = "sk-proj-0123456789_abcdef_SECRET"
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+		"OPENAI_API_KEY":     secret,
+		"INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefREDACT",
+		// A careless workflow: the key pasted where the program goes.
+		"INPUT_SERVER-CMD": secret + " --stdio",
+	}
+	code, stdout, _ := runCLI(t, env(vars), "action")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	out, _ := os.ReadFile(outputs)
+	sum, _ := os.ReadFile(summary)
+	published := map[string]string{"outputs": string(out), "summary": string(sum), "annotations": stdout}
+	if len(f.comments) != 1 {
+		t.Fatalf("%d comments, want 1", len(f.comments))
+	}
+	published["comment"] = f.comments[0]
+	for name, text := range published {
+		if strings.Contains(text, secret) || strings.Contains(text, "0123456789\\_abcdef") {
+			t.Errorf("the secret reached the %s", name)
+		}
+		// Markdown escapes the mask as \*\*\*.
+		if name != "annotations" && !strings.Contains(text, "***") && !strings.Contains(text, `\*\*\*`) {
+			t.Errorf("the %s shows no mask where the secret was:\n%s", name, text)
+		}
+	}
+}
+
+// Host mode with a Node stdio server, the case the Docker image cannot
+// run: the real server-everything (installed by .ci/install-deps.sh) over
+// stdio, legacy era, through `mcp-eval action` and its flags.
+func TestActionHostModeNodeStdio(t *testing.T) {
+	node, server := os.Getenv("MCP_EVAL_NODE"), os.Getenv("MCP_EVAL_SERVER_EVERYTHING")
+	if node == "" || server == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("real servers not installed: run bash .ci/install-deps.sh and source .cache/deps/env.sh")
+		}
+		t.Skip("real servers not installed: run bash .ci/install-deps.sh and source .cache/deps/env.sh")
+	}
+	dir := t.TempDir()
+	outputs := filepath.Join(dir, "output")
+	os.WriteFile(outputs, nil, 0o644)
+	vars := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main",
+		"GITHUB_OUTPUT": outputs, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+	}
+	code, stdout, stderr := runCLI(t, env(vars), "action",
+		"--server-cmd", fmt.Sprintf("'%s' '%s'", node, server), "--protocol-version", "2025-11-25", "--runs", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	out, _ := os.ReadFile(outputs)
+	o := parseOutputs(t, out)
+	assertPathOutputs(t, dir, o)
+	var rep report.Report
+	b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o["report-path"])))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Server.Transport != "stdio" || rep.Server.Era != "legacy" || o["passed"] != "true" {
+		t.Errorf("transport %q era %q passed %q: want the Node server evaluated over stdio", rep.Server.Transport, rep.Server.Era, o["passed"])
 	}
 }

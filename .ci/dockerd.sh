@@ -47,6 +47,7 @@ stop)
 	kill -9 "$pid" 2>/dev/null || true
 	# Overlay mounts under the data root go with the daemon; what is left is files.
 	umount -R "$dir/d" 2>/dev/null || true
+	umount "$dir/e/netns/default" 2>/dev/null || true
 	rm -rf "$dir" 2>/dev/null || true
 	;;
 *)

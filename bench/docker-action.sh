@@ -32,8 +32,8 @@ work=$(mktemp -d /tmp/bda.XXXX)
 
 started=
 cleanup() {
-	[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
-	[ -n "$started" ] && bash .ci/dockerd.sh stop || true
+	if [ -n "${server_pid:-}" ]; then kill "$server_pid" 2>/dev/null || true; fi
+	if [ -n "$started" ]; then bash .ci/dockerd.sh stop || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -84,8 +84,8 @@ step() {
 	[ -n "$first" ] || { echo "no check line; see $work/step.err" >&2; tail -3 "$work/step.err" >&2; exit 2; }
 	echo "$first - $t0" | bc
 }
-: >"$out/prebuilt.txt" >"$out/pull.txt" >"$out/compile.txt"
-for i in $(seq "$runs"); do
+for f in prebuilt pull compile; do : >"$out/$f.txt"; done
+for _ in $(seq "$runs"); do
 	step >>"$out/prebuilt.txt"
 	docker image rm -f mcp-eval-bench:local >/dev/null
 	t0=$(now)
@@ -94,7 +94,7 @@ for i in $(seq "$runs"); do
 	s=$(step)
 	echo "$t1 - $t0 + $s" | bc >>"$out/pull.txt"
 done
-for i in $(seq "$compile_runs"); do
+for _ in $(seq "$compile_runs"); do
 	cache=$(mktemp -d "$work/gocache.XXXX")
 	t0=$(now)
 	GOCACHE=$cache CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/compiled" .

@@ -49,8 +49,12 @@ exe=mcp-eval
 
 tmp=$(mktemp -d "${RUNNER_TEMP:-/tmp}/mcp-eval-setup.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# HTTPS only, redirects included (GitHub sends assets to its CDN), unless
+# the base URL itself is plain HTTP (a local mirror, the tests).
+proto='=https'
+case "$base" in http://*) proto='=https,http' ;; esac
 fetch() { # URL FILE: bounded in time and retried on transient errors
-	curl --fail --silent --show-error --location --proto '=https,http' \
+	curl --fail --silent --show-error --location --proto "$proto" --proto-redir "$proto" \
 		--connect-timeout 20 --max-time 300 --retry 3 --retry-delay 2 \
 		-o "$2" "$1" || die "download of $1 failed"
 }
