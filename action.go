@@ -84,7 +84,7 @@ type action struct {
 	in        github.Inputs
 	client    *github.Client
 	key       string // the comment key
-	notes     []string
+	notes     []note
 	sel       github.Selection
 	red       *redact.Redactor
 	stdout    io.Writer
@@ -94,7 +94,17 @@ type action struct {
 	published bool // the report's summary, outputs and comment are written
 }
 
-func (a *action) warn(err error) { a.notes = append(a.notes, err.Error()) }
+func (a *action) warn(err error) { a.notes = append(a.notes, plainNote(err.Error())) }
+
+// note is a line of the job summary's Notes: md is Markdown, text the same
+// for the terminal. Our own notes are written in Markdown (code spans for
+// names); text from elsewhere (an API error, a branch name) is escaped once
+// here and never again, so a code span or a URL renders as one.
+type note struct{ md, text string }
+
+func plainNote(s string) note { return note{md: report.EscapeMarkdown(s), text: s} }
+
+func markdownNote(s string) note { return note{md: s, text: s} }
 
 func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	in, ev := a.in, a.ev
@@ -145,7 +155,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 		}
 	}
 	a.sel = sel
-	a.notes = append([]string{sel.Reason}, a.notes...)
+	a.notes = append([]note{markdownNote(sel.Reason)}, a.notes...)
 
 	cfg, err := parseConfig("action", flags, getenv, a.stderr)
 	if err != nil {
@@ -178,7 +188,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 			a.warn(err)
 		default:
 			for _, l := range bs.Lines(sel.Layers, time.Now()) {
-				a.notes = append(a.notes, "Baseline: "+l)
+				a.notes = append(a.notes, plainNote("Baseline: "+l))
 			}
 			base := github.Compose(bs.Parts, sel.Layers)
 			if base == nil {
@@ -199,7 +209,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 		}
 	}
 	if cfg.Baseline == "" {
-		a.notes = append(a.notes, "No baseline report was found, so only absolute floors and waivers were applied.")
+		a.notes = append(a.notes, markdownNote("No baseline report was found, so only absolute floors and waivers were applied."))
 	}
 
 	var r *report.Report
@@ -216,7 +226,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
 		a.warn(err)
 	} else if len(carried) > 0 {
-		a.notes = append(a.notes, fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", ")))
+		a.notes = append(a.notes, plainNote(fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", "))))
 	}
 	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
@@ -247,7 +257,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 		}
 	}
 	for _, n := range a.notes[1:] {
-		fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(n))
+		fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(n.text))
 	}
 	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
 	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
@@ -274,9 +284,13 @@ func (a *action) summary(md []byte) error {
 	b.Write(md)
 	b.WriteString("\n### Notes\n\n")
 	for _, n := range a.notes {
-		// Redacted before escaping: Markdown escaping would respell a
-		// secret (a_b as a\_b) past the redactor.
-		fmt.Fprintf(&b, "- %s\n", report.EscapeMarkdown(a.red.String(n)))
+		// Redacted in the text, before escaping: Markdown escaping would
+		// respell a secret (a_b as a\_b) past the redactor.
+		md := n.md
+		if red := a.red.String(n.text); red != n.text {
+			md = report.EscapeMarkdown(red)
+		}
+		fmt.Fprintf(&b, "- %s\n", md)
 	}
 	return github.AppendSummary(a.env.SummaryPath, a.red.Bytes(b.Bytes()))
 }

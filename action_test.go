@@ -440,6 +440,11 @@ func TestActionEndToEnd(t *testing.T) {
 			if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
 				t.Errorf("summary:\n%s", sum)
 			}
+			// Our notes are Markdown: the label is one code span, not an
+			// escaped backtick (issue 8: code spans escaped twice).
+			if !bytes.Contains(sum, []byte("`run-evals`")) || bytes.Contains(sum, []byte("\\`")) {
+				t.Errorf("the notes escape their own code spans:\n%s", sum)
+			}
 			// The payload says run-evals, the API says the label is gone (and
 			// no models are configured): conformance only.
 			if !bytes.Contains(out, []byte("conformance")) {
