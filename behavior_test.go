@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -275,6 +277,175 @@ func TestShippedGoldenSetOnExampleServer(t *testing.T) {
 	for k, v := range want {
 		if got, ok := r.Scores[k]; !ok || got < v-1e-9 || got > v+1e-9 {
 			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+}
+
+// openAIToolName is the pattern Chat Completions enforces on function
+// names (400 "string does not match pattern" otherwise).
+var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// strictOpenAIRequest rejects, as the real API does with HTTP 400, a
+// request with a function name outside the pattern or a tool message that
+// answers no tool call of the assistant message before it.
+func strictOpenAIRequest(body []byte) (*oaReq, string) {
+	var req oaReq
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, "We could not parse the JSON body of your request."
+	}
+	if len(req.Messages) == 0 {
+		return nil, "[] is too short - 'messages'"
+	}
+	for i, tool := range req.Tools {
+		if !openAIToolName.MatchString(tool.Function.Name) {
+			return nil, fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
+		}
+	}
+	open := map[string]bool{}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "assistant":
+			open = map[string]bool{}
+			for _, tc := range m.ToolCalls {
+				if !openAIToolName.MatchString(tc.Function.Name) {
+					return nil, fmt.Sprintf("Invalid 'messages[%d].tool_calls[0].function.name': string does not match pattern.", i)
+				}
+				open[tc.ID] = true
+			}
+		case "tool":
+			if !open[m.ToolCallID] {
+				return nil, fmt.Sprintf("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. (messages[%d])", i)
+			}
+		default:
+			open = map[string]bool{}
+		}
+	}
+	return &req, ""
+}
+
+type oaReq struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role       string `json:"role"`
+		Content    any    `json:"content"`
+		ToolCallID string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ResponseFormat json.RawMessage `json:"response_format"`
+}
+
+// firstUser is the text of the first user message.
+func (r *oaReq) firstUser() string {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			return fmt.Sprint(m.Content)
+		}
+	}
+	return ""
+}
+
+func (r *oaReq) toolMessages() int {
+	n := 0
+	for _, m := range r.Messages {
+		if m.Role == "tool" {
+			n++
+		}
+	}
+	return n
+}
+
+// oaCall is one tool call of a scripted answer.
+type oaCall struct{ name, args string }
+
+// writeOpenAI answers in the Chat Completions format: text, or tool calls.
+func writeOpenAI(w http.ResponseWriter, model, text string, calls ...oaCall) {
+	msg := map[string]any{"role": "assistant", "content": text}
+	finish := "stop"
+	if len(calls) > 0 {
+		var tcs []any
+		for i, c := range calls {
+			tcs = append(tcs, map[string]any{"id": fmt.Sprintf("call_%d", i+1), "type": "function",
+				"function": map[string]any{"name": c.name, "arguments": c.args}})
+		}
+		msg["content"], msg["tool_calls"], finish = nil, tcs, "tool_calls"
+	}
+	b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// buildExampleServer builds examples/weather-server into a temporary
+// directory.
+func buildExampleServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the example server")
+	}
+	bin := filepath.Join(t.TempDir(), "weather-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "./examples/weather-server").CombinedOutput(); err != nil {
+		t.Fatalf("build example server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestSeedGoldenFileRunsUnchanged runs examples/golden/seed.yaml, the
+// article's short form, as shipped against the example server, with a
+// scripted model that does what each case asks: every case passes.
+func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
+	bin := buildExampleServer(t)
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		req, bad := strictOpenAIRequest(b)
+		if bad != "" {
+			http.Error(w, `{"error":{"message":`+strconv.Quote(bad)+`,"type":"invalid_request_error"}}`, 400)
+			return
+		}
+		if req.Model == "judge" {
+			writeOpenAI(w, req.Model, `{"reason": "the same city", "verdict": "pass"}`)
+			return
+		}
+		prompt, done := req.firstUser(), req.toolMessages()
+		switch {
+		case strings.Contains(prompt, "Paris") && done == 0:
+			writeOpenAI(w, req.Model, "", oaCall{"get_weather", `{"city":"Paris"}`})
+		case strings.Contains(prompt, "New York") && done == 0:
+			writeOpenAI(w, req.Model, "", oaCall{"get_weather", `{"city":"New York","units":"fahrenheit"}`})
+		case strings.Contains(prompt, "Globex") && done == 0:
+			writeOpenAI(w, req.Model, "", oaCall{"search_invoices", `{"customer":"globex","status":"overdue"}`})
+		case strings.Contains(prompt, "Globex") && done == 1:
+			writeOpenAI(w, req.Model, "", oaCall{"send_email", `{"to":"billing@example.com","subject":"Globex overdue","body":"INV-1"}`})
+		default:
+			writeOpenAI(w, req.Model, "Done.")
+		}
+	}))
+	defer model.Close()
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
+		"run", "--server-cmd", bin, "--layers", "behavior", "--models", "openai:scripted", "--judge-model", "openai:judge",
+		"--golden", "examples/golden/seed.yaml", "--runs", "2", "--out", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+	r := loadReport(t, filepath.Join(dir, "out", "report.json"))
+	if len(r.Cases) != 4 {
+		t.Fatalf("%d cases, want 4", len(r.Cases))
+	}
+	for _, c := range r.Cases {
+		if c.Status != report.StatusPass || c.Passed != 2 {
+			t.Errorf("case %s: %s, %d of 2 passed %v %v", c.ID, c.Status, c.Passed, c.Failures, c.Errors)
 		}
 	}
 }

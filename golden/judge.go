@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -151,10 +152,18 @@ func (j *ModelJudge) ask(ctx context.Context, system, user string) (bool, string
 	return pass, reason, nil
 }
 
-// ParseVerdict reads a judge's answer strictly: one JSON object with a
-// boolean "pass" and an optional string "reason", and nothing else (a
-// single surrounding ``` code fence is tolerated). Anything else is an
-// error, never a pass. Keys are matched case-sensitively.
+// ErrCannotTell is the error of a judge that answered verdict
+// "cannot_tell": the transcript does not let it decide. The run is errored,
+// never failed: a judge's doubt says nothing about the model under test.
+var ErrCannotTell = errors.New("the judge cannot tell")
+
+// ParseVerdict reads a judge's answer strictly: one JSON object
+// {"reason": string, "verdict": "pass" | "fail" | "cannot_tell"} — the
+// reason first, so that a model writing it token by token reasons before it
+// decides — or the older {"pass": bool, "reason": string}, and nothing else
+// (a single surrounding ``` code fence is tolerated). "cannot_tell" is
+// ErrCannotTell with the reason; anything else malformed is an error, never
+// a pass. Keys are matched case-sensitively.
 func ParseVerdict(s string) (pass bool, reason string, err error) {
 	body := strings.TrimSpace(s)
 	if rest, ok := strings.CutPrefix(body, "```"); ok {
@@ -175,13 +184,36 @@ func ParseVerdict(s string) (pass bool, reason string, err error) {
 		return false, "", bad("text after the JSON object")
 	}
 	for k := range fields {
-		if k != "pass" && k != "reason" {
+		if k != "pass" && k != "reason" && k != "verdict" {
 			return false, "", bad("unexpected key " + k)
 		}
 	}
-	rawPass, ok := fields["pass"]
-	if !ok {
-		return false, "", bad(`no "pass"`)
+	if raw, ok := fields["reason"]; ok {
+		if err := json.Unmarshal(raw, &reason); err != nil {
+			return false, "", bad(`"reason" is not text`)
+		}
+	}
+	rawVerdict, hasVerdict := fields["verdict"]
+	rawPass, hasPass := fields["pass"]
+	switch {
+	case hasVerdict && hasPass:
+		return false, "", bad(`both "verdict" and "pass"`)
+	case hasVerdict:
+		var v string
+		if json.Unmarshal(rawVerdict, &v) != nil {
+			return false, "", bad(`"verdict" is not pass, fail or cannot_tell`)
+		}
+		switch v {
+		case "pass":
+			return true, reason, nil
+		case "fail":
+			return false, reason, nil
+		case "cannot_tell":
+			return false, reason, fmt.Errorf("%w: %s", ErrCannotTell, cmp.Or(reason, "no reason given"))
+		}
+		return false, "", bad(`"verdict" is not pass, fail or cannot_tell`)
+	case !hasPass:
+		return false, "", bad(`no "verdict"`)
 	}
 	switch string(bytes.TrimSpace(rawPass)) {
 	case "true":
@@ -189,11 +221,6 @@ func ParseVerdict(s string) (pass bool, reason string, err error) {
 	case "false":
 	default:
 		return false, "", bad(`"pass" is not true or false`)
-	}
-	if raw, ok := fields["reason"]; ok {
-		if err := json.Unmarshal(raw, &reason); err != nil {
-			return false, "", bad(`"reason" is not text`)
-		}
 	}
 	return pass, reason, nil
 }

@@ -15,6 +15,9 @@ import (
 
 const tasksSchemaPath = "../docs/tasks.schema.json"
 
+// seedExample is the short-form golden file shipped in examples/.
+const seedExample = "../examples/golden/seed.yaml"
+
 // compileTasksSchema compiles docs/tasks.schema.json with nothing but the
 // document itself.
 func compileTasksSchema(t *testing.T) *jsonschema.Schema {
@@ -66,7 +69,7 @@ func yamlAsJSON(t *testing.T, data []byte) any {
 func TestSchema(t *testing.T) {
 	t.Parallel()
 	s := compileTasksSchema(t)
-	for _, path := range []string{"tasks.yaml", filepath.Join("testdata", "full.yaml")} {
+	for _, path := range []string{"tasks.yaml", filepath.Join("testdata", "full.yaml"), seedExample} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +109,11 @@ func TestSchemaRejects(t *testing.T) {
 		"rubric file key":        head + "  - {id: a, prompt: p, negative: true, rubric: {path: r.md}}\n",
 		"step typo":              head + "  - {id: a, prompt: p, expect_sequence: [{tool: x, expect_arg: {}}]}\n",
 		"max_turns 0":            head + "  - {id: a, prompt: p, negative: true, max_turns: 0}\n",
+		"no prompt":              head + "  - {id: a, negative: true}\n",
+		"prompt and query":       head + "  - {id: a, prompt: p, query: q, negative: true}\n",
+		"list form, empty":       "[]\n",
+		"list form, bad case":    "- {id: a, prompt: p}\n",
+		"a scalar":               "cases\n",
 	} {
 		if s.Validate(yamlAsJSON(t, []byte(src))) == nil {
 			t.Errorf("schema accepted %s", name)
@@ -128,8 +136,8 @@ func TestSchemaKeys(t *testing.T) {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	var doc struct {
-		obj
 		Defs struct {
+			Suite     obj                   `json:"suite"`
 			Defaults  obj                   `json:"defaults"`
 			Case      obj                   `json:"case"`
 			Step      struct{ OneOf []obj } `json:"step"`
@@ -154,7 +162,7 @@ func TestSchemaKeys(t *testing.T) {
 		loader []string
 		schema obj
 	}{
-		{"top", topKeys, doc.obj},
+		{"top", topKeys, doc.Defs.Suite},
 		{"defaults", defaultsKeys, doc.Defs.Defaults},
 		{"case", caseKeys, doc.Defs.Case},
 		{"step", stepKeys, doc.Defs.Step.OneOf[1]},

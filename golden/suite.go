@@ -56,8 +56,10 @@ const (
 type Suite struct {
 	// File is the path the suite was read from, as given; every error
 	// names it.
-	File     string
-	Version  int
+	File    string
+	Version int
+	// List: the file is the short form, a top-level list of cases.
+	List     bool
 	Defaults Defaults
 	// Cases in file order, with the defaults already applied.
 	Cases []*Case
@@ -231,7 +233,7 @@ var (
 	topKeys      = []string{"version", "defaults", "cases"}
 	defaultsKeys = []string{"kind", "max_turns", "runs", "system", "stub_results", "input_responses"}
 	caseKeys     = []string{
-		"id", "description", "prompt", "system", "expect_tool", "negative", "expect_args",
+		"id", "description", "prompt", "query", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
 		"stub_results", "input_responses", "faults", "inject",
 	}
@@ -292,8 +294,17 @@ func (p *parser) parse(data []byte) *Suite {
 		return nil
 	}
 	root := resolve(doc.Content[0])
-	if root.Kind != yaml.MappingNode {
-		p.errorf(root.Line, "the golden file must be a mapping with version, defaults and cases")
+	switch root.Kind {
+	case yaml.MappingNode:
+	case yaml.SequenceNode:
+		// The short form: the file is the list of cases itself, as in the
+		// article that introduced the format. Version 1 is implied and there
+		// are no defaults (every case is soft unless it says kind: hard).
+		s := &Suite{File: p.file, Version: Version, Defaults: Defaults{Kind: KindSoft}, List: true}
+		s.Cases = p.caseList(root, &s.Defaults)
+		return s
+	default:
+		p.errorf(root.Line, "%s", shapeHelp)
 		return nil
 	}
 
@@ -329,26 +340,49 @@ func (p *parser) parse(data []byte) *Suite {
 		p.errorf(root.Line, "missing cases: the list of golden cases")
 	case casesNode.Kind != yaml.SequenceNode:
 		p.errorf(casesNode.Line, "cases must be a list")
-	case len(casesNode.Content) == 0:
-		p.errorf(casesNode.Line, "cases is empty")
 	default:
-		firstLine := map[string]int{}
-		for _, item := range casesNode.Content {
-			c := p.caseItem(resolve(item), &s.Defaults)
-			if c == nil {
-				continue
-			}
-			if c.ID != "" {
-				if first, dup := firstLine[c.ID]; dup {
-					p.errorf(c.Line, "duplicate id %q (first defined at line %d)", c.ID, first)
-					continue
-				}
-				firstLine[c.ID] = c.Line
-			}
-			s.Cases = append(s.Cases, c)
-		}
+		s.Cases = p.caseList(casesNode, &s.Defaults)
 	}
 	return s
+}
+
+// shapeHelp is the message for a file that is neither accepted form.
+const shapeHelp = `the golden file must be either a list of cases:
+  - id: weather-paris
+    prompt: What's the weather in Paris?
+    expect_tool: get_weather
+or a mapping with version, defaults and cases:
+  version: 1
+  defaults: {kind: soft}
+  cases:
+    - id: weather-paris
+      prompt: What's the weather in Paris?
+      expect_tool: get_weather`
+
+// caseList parses a list of cases (the cases: value, or the whole file in
+// the short form), refusing duplicate ids.
+func (p *parser) caseList(n *yaml.Node, d *Defaults) []*Case {
+	if len(n.Content) == 0 {
+		p.errorf(n.Line, "cases is empty")
+		return nil
+	}
+	var out []*Case
+	firstLine := map[string]int{}
+	for _, item := range n.Content {
+		c := p.caseItem(resolve(item), d)
+		if c == nil {
+			continue
+		}
+		if c.ID != "" {
+			if first, dup := firstLine[c.ID]; dup {
+				p.errorf(c.Line, "duplicate id %q (first defined at line %d)", c.ID, first)
+				continue
+			}
+			firstLine[c.ID] = c.Line
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func (p *parser) yamlError(err error) {
@@ -473,9 +507,15 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		case "id":
 		case "description":
 			c.Description, _ = p.str(v, ctx+"description", false)
-		case "prompt":
+		case "prompt", "query":
+			// query is the article's name for the user's message; both
+			// are accepted, one per case.
+			if promptSet {
+				p.errorf(k.Line, "%sprompt and query are the same thing (the user's message); give one", ctx)
+				return
+			}
 			promptSet = true
-			c.Prompt, _ = p.str(v, ctx+"prompt", true)
+			c.Prompt, _ = p.str(v, ctx+key, true)
 		case "system":
 			c.System, _ = p.str(v, ctx+"system", false)
 		case "expect_tool":

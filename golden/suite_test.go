@@ -201,7 +201,14 @@ func TestParseErrors(t *testing.T) {
 		{"comments only", "# nothing\n", []string{"t.yaml: the golden file is empty; it needs version: 1 and a list of cases"}},
 		{"two documents", head + "  - {id: a, prompt: p, negative: true}\n---\nversion: 1\n",
 			[]string{"t.yaml:4: a second YAML document (---); the golden file must be one document"}},
-		{"not a mapping", "- id: a\n", []string{"t.yaml:1: the golden file must be a mapping with version, defaults and cases"}},
+		{"a scalar", "just text\n", []string{"t.yaml:1: " + shapeHelp}},
+		{"list form, bad case", "- id: a\n", []string{`t.yaml:1: case "a": missing prompt`,
+			`t.yaml:1: case "a": say what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true`}},
+		{"list form, version inside", "- version: 1\n", []string{`t.yaml:1: case without an id`, `t.yaml:1: case: unknown key "version"`,
+			`t.yaml:1: case: missing prompt`, `t.yaml:1: case: say what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true`}},
+		{"list form, empty", "[]\n", []string{"t.yaml:1: cases is empty"}},
+		{"prompt and query", head + "  - id: a\n    prompt: p\n    query: q\n    negative: true\n",
+			[]string{`t.yaml:5: case "a": prompt and query are the same thing (the user's message); give one`}},
 		{"no version", "cases:\n  - {id: a, prompt: p, negative: true}\n", []string{"t.yaml:1: missing version: 1 at the top of the file"}},
 		{"version 2", "version: 2\ncases:\n  - {id: a, prompt: p, negative: true}\n",
 			[]string{"t.yaml:1: unsupported version 2; this mcp-eval reads version 1"}},
@@ -548,5 +555,49 @@ func TestParseBounds(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `case "a": expect_args.city[`) ||
 		!strings.Contains(err.Error(), "too many values (aliases expand to more than 200000)") {
 		t.Errorf("alias bomb: %v", err)
+	}
+}
+
+// TestParseListForm reads the short form, a top-level list of cases, with
+// every key the article shows: version 1 is implied, there are no
+// defaults, and query is another name for prompt.
+func TestParseListForm(t *testing.T) {
+	t.Parallel()
+	src := `- id: weather-basic
+  query: What's the weather in Paris?
+  expect_tool: get_weather
+  expect_args:
+    location: Paris
+  arg_match: {location: semantic}
+- id: chain
+  prompt: Weather, then mail it.
+  expect_sequence: [get_weather, send_email]
+- id: small-talk
+  prompt: Hi!
+  expect_tool: null
+`
+	s, err := Parse([]byte(src), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.List || s.Version != Version || s.Defaults.Kind != KindSoft || len(s.Cases) != 3 {
+		t.Fatalf("list form: List %v version %d kind %q cases %d", s.List, s.Version, s.Defaults.Kind, len(s.Cases))
+	}
+	c := s.Cases[0]
+	if c.Prompt != "What's the weather in Paris?" || c.ExpectTool != "get_weather" || c.Kind != KindSoft || c.Floor != 0.8 {
+		t.Errorf("weather-basic: %+v", c)
+	}
+	if len(c.Args) != 1 || c.Args[0].Name != "location" || c.Args[0].Mode != MatchSemantic {
+		t.Errorf("weather-basic args: %+v", c.Args)
+	}
+	if !s.Cases[1].Chain() || len(s.Cases[1].Sequence) != 2 {
+		t.Errorf("chain: %+v", s.Cases[1])
+	}
+	if !s.Cases[2].Negative {
+		t.Errorf("small-talk is not negative")
+	}
+	// The shipped example parses too.
+	if _, err := Load(seedExample); err != nil {
+		t.Errorf("%s: %v", seedExample, err)
 	}
 }
