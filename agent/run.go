@@ -63,10 +63,15 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxTurns
 	}
+	serverNames := make([]string, len(t.Tools))
+	for i, tool := range t.Tools {
+		serverNames[i] = tool.Name
+	}
+	names := NewToolNames(serverNames)
 	tools := make([]llm.Tool, 0, len(t.Tools))
 	byName := make(map[string]mcp.Tool, len(t.Tools))
 	for _, tool := range t.Tools {
-		tools = append(tools, llm.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema})
+		tools = append(tools, llm.Tool{Name: names.Safe(tool.Name), Description: tool.Description, InputSchema: tool.InputSchema})
 		if _, dup := byName[tool.Name]; !dup {
 			byName[tool.Name] = tool
 		}
@@ -90,8 +95,9 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		req := llm.Request{
 			Model: t.Model,
 			// The provider may keep the slice while retrying; a copy keeps
-			// later appends out of a request still in flight.
-			Messages:    append([]llm.Message(nil), tr.Messages...),
+			// later appends out of a request still in flight. Tool calls go
+			// out under their provider-safe names.
+			Messages:    names.outbound(tr.Messages),
 			Tools:       tools,
 			MaxTokens:   t.MaxTokens,
 			Temperature: t.Temperature,
@@ -121,6 +127,9 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 			if msg.ToolCalls[i].ID == "" {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
 			}
+			// Back to the server's name before anything executes, scores or
+			// records the call.
+			msg.ToolCalls[i].Name = names.Original(msg.ToolCalls[i].Name)
 		}
 		tr.Messages = append(tr.Messages, msg)
 		if msg.Content != "" {
@@ -135,7 +144,7 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		// The calls of the last allowed turn are still executed: they are
 		// the model's choices, which selection and sequence scoring judge.
 		for _, tc := range msg.ToolCalls {
-			c := runCall(ctx, s, t, byName, turn, tc)
+			c := runCall(ctx, s, t, byName, names, turn, tc)
 			tr.Calls = append(tr.Calls, c)
 			tr.Messages = append(tr.Messages, llm.Message{
 				Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: c.Result.IsError,
@@ -149,7 +158,7 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 
 // runCall answers one tool call: unknown tool, invalid arguments, stub, or
 // a real tools/call, then t.OnResult and the size cap.
-func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, turn int, tc llm.ToolCall) Call {
+func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, names *ToolNames, turn int, tc llm.ToolCall) Call {
 	start := time.Now()
 	c := Call{Turn: turn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments}
 	tool, known := byName[tc.Name]
@@ -158,7 +167,7 @@ func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, 
 	switch {
 	case !known:
 		c.UnknownTool = true
-		c.Result = errorResult(fmt.Sprintf("unknown tool %q: the server offers no tool by that name (available: %s)", tc.Name, toolNames(byName)))
+		c.Result = errorResult(fmt.Sprintf("unknown tool %q: the server offers no tool by that name (available: %s)", tc.Name, toolNames(byName, names)))
 	case argErr != nil:
 		c.Result = errorResult(fmt.Sprintf("invalid arguments for %s: %v; the tool was not called. Send the arguments as one JSON object.", tc.Name, argErr))
 	case hasStub(t.Stubs, tc.Name):
@@ -367,11 +376,17 @@ func keepRaw(raw json.RawMessage) json.RawMessage {
 
 func errorResult(text string) ToolResult { return ToolResult{Content: text, IsError: true} }
 
-func toolNames(byName map[string]mcp.Tool) string {
+// toolNames lists the tools as the model knows them (their provider-safe
+// names), for the answer to a call of an unknown tool.
+func toolNames(byName map[string]mcp.Tool, names *ToolNames) string {
 	if len(byName) == 0 {
 		return "none"
 	}
-	return strings.Join(sortedKeys(byName), ", ")
+	keys := sortedKeys(byName)
+	for i, k := range keys {
+		keys[i] = names.Safe(k)
+	}
+	return strings.Join(keys, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

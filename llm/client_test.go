@@ -556,3 +556,26 @@ func TestRetryAfterParsing(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeRejectsToolNames: the scripted APIs refuse a dotted tool name
+// with HTTP 400, as the real ones do; the agent loop's aliases exist for
+// that reason (agent.NewToolNames).
+func TestFakeRejectsToolNames(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			f := newFake(t, step{file: b.okFile})
+			p, _ := b.provider(t, f, WithMaxRetries(0))
+			req := simpleRequest()
+			req.Tools = []Tool{{Name: "weather.get"}}
+			_, err := p.Complete(context.Background(), req)
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != 400 {
+				t.Fatalf("dotted name: %v, want HTTP 400", err)
+			}
+			req.Tools = []Tool{{Name: "weather_get"}}
+			if _, err := p.Complete(context.Background(), req); err != nil {
+				t.Fatalf("safe name: %v", err)
+			}
+		})
+	}
+}

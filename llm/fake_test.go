@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,6 +66,15 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.reqs = append(f.reqs, recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
+	if msg := invalidToolName(r.URL.Path, body); msg != "" {
+		// What the real APIs answer, whatever the script says; no step is
+		// used up.
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":%q}}`, msg)
+		return
+	}
 	var s step
 	ok := len(f.steps) > 0
 	if ok {
@@ -249,4 +261,36 @@ func simpleRequest() Request {
 		Messages:    []Message{{Role: RoleUser, Content: "What is the weather in Paris?"}},
 		Temperature: &zero,
 	}
+}
+
+// The tool-name patterns of the two APIs: Chat Completions
+// ^[a-zA-Z0-9_-]{1,64}$, Messages ^[a-zA-Z0-9_-]{1,128}$.
+var (
+	openAIName    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	anthropicName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+)
+
+// invalidToolName returns the API's 400 message for a request that offers
+// a tool whose name the API refuses, "" when every name is fine.
+func invalidToolName(path string, body []byte) string {
+	var req struct {
+		Tools []struct {
+			Name     string `json:"name"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return ""
+	}
+	for i, tool := range req.Tools {
+		switch {
+		case strings.HasSuffix(path, "/chat/completions") && !openAIName.MatchString(tool.Function.Name):
+			return fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
+		case strings.HasSuffix(path, "/messages") && !anthropicName.MatchString(tool.Name):
+			return fmt.Sprintf("tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i)
+		}
+	}
+	return ""
 }
