@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
-	"github.com/mcp-eval/mcp-eval/internal/surface"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -128,7 +128,7 @@ type modelRun struct {
 	plan   *modelPlan
 	tools  []mcp.Tool
 	runner *golden.Runner
-	judge  *golden.JudgeCache
+	judge  *golden.ModelJudge
 	stderr io.Writer
 	// results of every run of both layers, for telemetry.
 	results []golden.Result
@@ -136,26 +136,18 @@ type modelRun struct {
 
 // prepare lists the server's tools, validates the golden set against
 // them, and sets up the runner, its cache and the judge.
-func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Client, tools []mcp.Tool, stderr io.Writer) (*modelRun, error) {
+func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Client, tools []mcp.Tool, stderr io.Writer, red *redact.Redactor) (*modelRun, error) {
 	if err := mp.suite.Validate(tools); err != nil {
 		return nil, &configError{err.Error()}
 	}
-	raws := make([]json.RawMessage, len(tools))
-	for i, t := range tools {
-		raws[i] = t.Raw
-	}
-	// The cache key uses the tools alone, whichever layers ran, so that a
-	// run with and without conformance share entries.
-	fingerprint, _ := surface.Compute(raws, nil, nil)
-	judgeProvider, _, _ := llm.ParseSpec(mp.judgeSpec)
-	judge := &golden.JudgeCache{
-		Judge:  golden.NewModelJudge(mp.providers[judgeProvider], mp.judgeModel),
-		Dir:    cfg.CacheDir,
-		Model:  mp.judgeSpec,
-		Bypass: cfg.NoCache,
-	}
-	cache := golden.NewCache(cfg.CacheDir, fingerprint, golden.JudgePromptSHA256())
+	// One record/replay cache for every model call, the judge's included;
+	// what it writes goes through the run's redactor.
+	cache := golden.NewCache(cfg.CacheDir)
 	cache.Bypass = cfg.NoCache
+	cache.Redactor = red
+	judgeProvider, _, _ := llm.ParseSpec(mp.judgeSpec)
+	jp := mp.providers[judgeProvider]
+	judge := golden.NewModelJudge(cache.Model(jp, golden.EndpointOf(jp, judgeProvider), 0), mp.judgeModel)
 	providers := map[string]agent.Model{}
 	for name, p := range mp.providers {
 		providers[name] = p

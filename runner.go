@@ -197,7 +197,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	var rsum *resilience.Summary
 	var mr *modelRun
 	if mp != nil {
-		if mr, err = mp.prepare(ctx, cfg, client, tools, stderr); err != nil {
+		if mr, err = mp.prepare(ctx, cfg, client, tools, stderr, red); err != nil {
 			return nil, err
 		}
 		if mp.behavior {

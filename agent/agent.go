@@ -106,8 +106,11 @@ type Transcript struct {
 	// Final is the model's last text answer ("" if it never gave one).
 	Final string `json:"final"`
 	// ModelCalls counts Complete calls; Turns the assistant turns.
-	ModelCalls int `json:"modelCalls"`
-	Turns      int `json:"turns"`
+	// ReplayedCalls is how many of the calls were answered from a record
+	// of an identical request instead of the model.
+	ModelCalls    int `json:"modelCalls"`
+	ReplayedCalls int `json:"replayedCalls,omitempty"`
+	Turns         int `json:"turns"`
 	// Stop is "final" (the model answered without calling a tool),
 	// "max_turns", or "error" (a model call failed; see Err).
 	Stop  string    `json:"stop"`

@@ -104,7 +104,14 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		}
 		callStart := time.Now()
 		resp, err := m.Complete(ctx, req)
-		tr.ModelLatencies = append(tr.ModelLatencies, time.Since(callStart))
+		latency := time.Since(callStart)
+		if err == nil && resp != nil && resp.Replayed {
+			// A replayed answer reports the recorded call's time, so that
+			// telemetry of a cached run describes the provider, not the disk.
+			latency = resp.Latency
+			tr.ReplayedCalls++
+		}
+		tr.ModelLatencies = append(tr.ModelLatencies, latency)
 		tr.ModelCalls++
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
@@ -113,8 +120,7 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 			return fail(err)
 		}
 		tr.Turns++
-		tr.Usage.InputTokens += resp.Usage.InputTokens
-		tr.Usage.OutputTokens += resp.Usage.OutputTokens
+		tr.Usage.Add(resp.Usage)
 		if tr.AnsweredBy == "" {
 			tr.AnsweredBy = resp.Model
 		}

@@ -83,7 +83,7 @@ func TestAnthropicWire(t *testing.T) {
 			want: Response{
 				ID: "msg_01Fq6hY2cVn8sD4kW7pL1tRz", Model: "claude-sonnet-4-5-20250929",
 				Message:    Message{Role: RoleAssistant, Content: "Paris is 18 °C and sunny; I could not get Tokyo's weather."},
-				StopReason: StopEndTurn, Usage: Usage{InputTokens: 35 + 200 + 600, OutputTokens: 24},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 35 + 200 + 600, OutputTokens: 24, CachedInputTokens: 600, CacheWriteTokens: 200},
 			},
 		},
 	}

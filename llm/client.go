@@ -35,6 +35,7 @@ type client struct {
 	name    string
 	url     string
 	safeURL string // url without userinfo and query, for error messages
+	idURL   string // url without userinfo: what tells one backend from another
 	header  http.Header
 	secrets []string // credentials to scrub from every error text
 	cf      config
@@ -42,15 +43,16 @@ type client struct {
 }
 
 func newClient(name, rawURL string, h http.Header, secrets []string, cf config) *client {
-	safe := rawURL
+	safe, id := rawURL, rawURL
 	if u, err := url.Parse(rawURL); err == nil {
 		safe = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+		id = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawQuery: u.RawQuery}).String()
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", "mcp-eval")
 	return &client{
-		name: name, url: rawURL, safeURL: safe, header: h, secrets: secrets, cf: cf,
+		name: name, url: rawURL, safeURL: safe, idURL: id, header: h, secrets: secrets, cf: cf,
 		sem: make(chan struct{}, cf.concurrency),
 	}
 }

@@ -23,6 +23,10 @@ type openAI struct {
 
 func (p *openAI) Name() string { return providerOpenAI }
 
+// Endpoint is the URL requests go to, without userinfo; caches key on it
+// so that one model name on two backends never shares answers.
+func (p *openAI) Endpoint() string { return p.c.idURL }
+
 func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, fmt.Errorf("%s: %w", providerOpenAI, err)
@@ -62,8 +66,20 @@ type oaRequest struct {
 	// max_completion_tokens is the current name. It is sent only when the
 	// caller sets a limit, so servers that know only max_tokens (older
 	// Ollama) are unaffected by default.
-	MaxCompletionTokens int      `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64 `json:"temperature,omitempty"`
+	MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64          `json:"temperature,omitempty"`
+	ResponseFormat      *oaResponseFormat `json:"response_format,omitempty"`
+}
+
+// oaResponseFormat is structured output: {"type": "json_schema",
+// "json_schema": {"name", "schema", "strict": true}}.
+type oaResponseFormat struct {
+	Type       string `json:"type"`
+	JSONSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	} `json:"json_schema"`
 }
 
 type oaMessage struct {
@@ -108,6 +124,12 @@ func encodeOpenAI(req Request) ([]byte, error) {
 		Messages:            make([]oaMessage, 0, len(req.Messages)),
 		MaxCompletionTokens: req.MaxTokens,
 		Temperature:         req.Temperature,
+	}
+	if req.Format != nil {
+		w.ResponseFormat = &oaResponseFormat{Type: "json_schema"}
+		w.ResponseFormat.JSONSchema.Name = req.Format.Name
+		w.ResponseFormat.JSONSchema.Schema = req.Format.Schema
+		w.ResponseFormat.JSONSchema.Strict = true
 	}
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, oaTool{Type: "function", Function: oaFunction{
@@ -173,8 +195,14 @@ type oaChoice struct {
 }
 
 type oaUsage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
 
 // decodeOpenAI reads a Chat Completions response body. It never panics on
@@ -225,8 +253,19 @@ func decodeOpenAI(data []byte, requested string) (*Response, error) {
 	if len(r.Message.ToolCalls) > 0 {
 		r.StopReason = StopToolUse
 	}
-	if w.Usage != nil {
-		r.Usage = Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+	switch u := w.Usage; {
+	case u == nil:
+		// Some compatible servers send no usage; the call's cost is then
+		// unknown, not free.
+		r.Usage.Unknown = true
+	default:
+		r.Usage = Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+		if d := u.PromptTokensDetails; d != nil {
+			r.Usage.CachedInputTokens = min(max(d.CachedTokens, 0), u.PromptTokens)
+		}
+		if d := u.CompletionTokensDetails; d != nil {
+			r.Usage.ReasoningTokens = min(max(d.ReasoningTokens, 0), u.CompletionTokens)
+		}
 	}
 	return r, nil
 }
