@@ -54,8 +54,15 @@ type RunScore struct {
 	// Selection follows DESIGN.md: the first call names expect_tool; no
 	// call at all for a negative case; every step's tool called for a chain.
 	Selection bool
-	// FirstTool is the tool of the first call ("" when there was none).
-	FirstTool string
+	// FirstTool is the tool of the first call ("" when there was none);
+	// FirstTurn the tools of every call of the first assistant turn that
+	// called tools, in the model's order (parallel calls). SelectedTool is
+	// the accepted tool the selection found ("" when it found none).
+	FirstTool    string
+	FirstTurn    []string
+	SelectedTool string
+	// Forbidden lists the forbid_tools the run called.
+	Forbidden []string
 	// Arguments is nil when not checked: the case checks no argument, or
 	// the selection was wrong.
 	Arguments *bool
@@ -113,6 +120,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 	if len(names) > 0 {
 		r.FirstTool = names[0]
 	}
+	r.FirstTurn = firstTurn(t.Calls)
 
 	switch {
 	case c.Negative:
@@ -138,13 +146,33 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 			r.reason("chain: want the order %s, calls were %s", strings.Join(want, " → "), strings.Join(names, " → "))
 		}
 	default:
-		r.Selection = r.FirstTool == c.ExpectTool
-		if !r.Selection {
-			if r.FirstTool == "" {
-				r.reason("called no tool, want %s", c.ExpectTool)
-			} else {
-				r.reason("called %s first, want %s", r.FirstTool, c.ExpectTool)
+		candidates := r.FirstTurn
+		if c.Selection == SelectFirst && r.FirstTool != "" {
+			candidates = []string{r.FirstTool}
+		}
+		for _, name := range candidates {
+			if slices.Contains(c.AcceptTools, name) {
+				r.Selection, r.SelectedTool = true, name
+				break
 			}
+		}
+		want := wantTools(c.AcceptTools)
+		switch {
+		case r.Selection:
+		case r.FirstTool == "":
+			r.reason("called no tool, want %s", want)
+		case c.Selection == SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
+			r.reason("wrong tool first: called %s first (then %s in the same turn), want %s first (selection: first)", r.FirstTool, strings.Join(r.FirstTurn[1:], ", "), want)
+		case len(r.FirstTurn) > 1:
+			r.reason("wrong tool: called %s instead of %s", strings.Join(r.FirstTurn, " and "), want)
+		default:
+			r.reason("wrong tool: called %s instead of %s", r.FirstTool, want)
+		}
+	}
+	for _, f := range c.ForbidTools {
+		if slices.Contains(names, f) {
+			r.Forbidden = append(r.Forbidden, f)
+			r.reason("called %s, which the case forbids", f)
 		}
 	}
 
@@ -170,8 +198,32 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		}
 	}
 
-	r.Passed = r.Selection && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) && isTrueOrNil(r.Judge)
+	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) && isTrueOrNil(r.Judge)
 	return r
+}
+
+// firstTurn returns the tools of the calls of the first model turn that
+// called any, in order.
+func firstTurn(calls []agent.Call) []string {
+	if len(calls) == 0 {
+		return nil
+	}
+	turn := calls[0].Turn
+	var out []string
+	for _, c := range calls {
+		if c.Turn == turn {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// wantTools names the acceptable tools for a reason.
+func wantTools(tools []string) string {
+	if len(tools) == 1 {
+		return tools[0]
+	}
+	return "one of " + strings.Join(tools, ", ")
 }
 
 func (r *RunScore) reason(format string, args ...any) {
@@ -201,7 +253,9 @@ func (r *RunScore) checkArgs(ctx context.Context, c *Case, t *agent.Transcript, 
 			}
 		}
 	} else {
-		targets = []target{{c.ExpectTool, 0, c.Args}}
+		// The first call of the tool the selection accepted (in the first
+		// turn with calls, where selection found it).
+		targets = []target{{cmp.Or(r.SelectedTool, c.ExpectTool), 0, c.Args}}
 	}
 	ok := true
 	for _, tg := range targets {
@@ -483,7 +537,14 @@ func Summarize(scored []*CaseScore) *Summary {
 			if r.Errored {
 				continue
 			}
-			cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: cmp.Or(r.FirstTool, NoTool)}]++
+			// Each call of the first turn counts: a parallel call of the
+			// expected tool and another is not a mix-up of the two.
+			if len(r.FirstTurn) == 0 {
+				cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: NoTool}]++
+			}
+			for _, name := range r.FirstTurn {
+				cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: name}]++
+			}
 		}
 	}
 	s.Scores = all.scores()

@@ -85,9 +85,20 @@ type Case struct {
 	Description string
 	Prompt      string
 	System      string
-	// ExpectTool is the tool the first call must name. It is "" for a
-	// negative case (Negative) and for a chain (Sequence).
+	// ExpectTool is the tool the model must select (the first of
+	// AcceptTools). It is "" for a negative case (Negative) and for a chain
+	// (Sequence).
 	ExpectTool string
+	// AcceptTools are the tools any of which is a right selection
+	// (expect_tool as a list); one entry, ExpectTool, for a single tool.
+	AcceptTools []string
+	// Selection is how the selection is judged: SelectTurn (default: an
+	// accepted tool is among the calls of the first turn that calls tools)
+	// or SelectFirst (the very first call names it).
+	Selection string
+	// ForbidTools are tools the model must never call in the run; a call
+	// of one fails the run whatever else it did.
+	ForbidTools []string
 	// Negative: the model must call no tool at all.
 	Negative bool
 	// Args are the arguments checked on the first call of ExpectTool,
@@ -123,9 +134,16 @@ type Case struct {
 	File string
 	Line int
 
-	toolLine  int            // line of expect_tool
-	stubLines map[string]int // line of each key of the case's own stub_results
+	toolLine   int            // line of expect_tool
+	forbidLine int            // line of forbid_tools
+	stubLines  map[string]int // line of each key of the case's own stub_results
 }
+
+// Selection modes (the case key selection).
+const (
+	SelectTurn  = "turn"
+	SelectFirst = "first"
+)
 
 // Step is one step of a chain.
 type Step struct {
@@ -235,7 +253,7 @@ var (
 	caseKeys     = []string{
 		"id", "description", "prompt", "query", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
-		"stub_results", "input_responses", "faults", "inject",
+		"stub_results", "input_responses", "faults", "inject", "selection", "forbid_tools",
 	}
 	stepKeys     = []string{"tool", "expect_args", "arg_match"}
 	argMatchKeys = []string{"mode", "tolerance"}
@@ -521,11 +539,32 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		case "expect_tool":
 			toolSet = true
 			c.toolLine = v.Line
-			if isNull(v) {
+			switch {
+			case isNull(v):
 				toolNull = true
 				return
+			case v.Kind == yaml.SequenceNode:
+				c.AcceptTools = p.strList(v, ctx+"expect_tool")
+				if len(c.AcceptTools) == 0 {
+					p.errorf(v.Line, "%sexpect_tool: an empty list accepts nothing; name the acceptable tools, or write null for no tool", ctx)
+					return
+				}
+				c.ExpectTool = c.AcceptTools[0]
+			default:
+				c.ExpectTool, _ = p.str(v, ctx+"expect_tool", true)
+				if c.ExpectTool != "" {
+					c.AcceptTools = []string{c.ExpectTool}
+				}
 			}
-			c.ExpectTool, _ = p.str(v, ctx+"expect_tool", true)
+		case "selection":
+			sel, ok := p.str(v, ctx+"selection", true)
+			if ok && sel != SelectTurn && sel != SelectFirst {
+				p.errorf(v.Line, "%sselection must be %s (an expected tool among the first turn's calls) or %s (the very first call), got %q", ctx, SelectTurn, SelectFirst, sel)
+			}
+			c.Selection = sel
+		case "forbid_tools":
+			c.ForbidTools = p.strList(v, ctx+"forbid_tools")
+			c.forbidLine = v.Line
 		case "negative":
 			negSet = true
 			negative = p.boolean(v, ctx+"negative")
@@ -596,6 +635,18 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		// The unknown-key error already names the key that was meant.
 	default:
 		p.errorf(n.Line, "%ssay what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true", ctx)
+	}
+
+	if c.Selection != "" && c.ExpectTool == "" && c.Selection != SelectTurn {
+		p.errorf(n.Line, "%sselection: %s applies to expect_tool; a chain or a negative case has no first call to judge", ctx, c.Selection)
+	}
+	if c.Selection == "" {
+		c.Selection = SelectTurn
+	}
+	for _, f := range c.ForbidTools {
+		if slices.Contains(c.AcceptTools, f) {
+			p.errorf(c.forbidLine, "%s%s is both expected and forbidden", ctx, f)
+		}
 	}
 
 	if c.Negative && layer2 != nil {

@@ -115,7 +115,7 @@ func TestParseFull(t *testing.T) {
 	want := []*Case{
 		{
 			ID: "full-weather", Description: "every single-tool key", Prompt: "Weather in Paris, in fahrenheit?",
-			System: "Answer in one sentence.", ExpectTool: "get_weather",
+			System: "Answer in one sentence.", ExpectTool: "get_weather", AcceptTools: []string{"get_weather"}, Selection: SelectTurn,
 			Args: []*ArgCheck{
 				{Name: "city", Expected: raw(`"paris"`), Mode: MatchNormalized, Line: 20, explicit: true},
 				{Name: "units", Expected: raw(`"fahrenheit"`), Mode: MatchExact, Line: 21},
@@ -127,7 +127,7 @@ func TestParseFull(t *testing.T) {
 			File:           path, Line: 14,
 		},
 		{
-			ID: "full-invoices", Prompt: "Acme's last 5 invoices since March", System: "Be brief.", ExpectTool: "search_invoices",
+			ID: "full-invoices", Prompt: "Acme's last 5 invoices since March", System: "Be brief.", ExpectTool: "search_invoices", AcceptTools: []string{"search_invoices"}, Selection: SelectTurn,
 			Args: []*ArgCheck{
 				{Name: "customer", Expected: raw(`"^acme"`), Mode: MatchRegex, Line: 38, explicit: true},
 				{Name: "limit", Expected: raw(`5`), Mode: MatchNumber, Tolerance: 1, Line: 39, explicit: true},
@@ -140,7 +140,7 @@ func TestParseFull(t *testing.T) {
 			File:           path, Line: 34,
 		},
 		{
-			ID: "full-chain", Prompt: "Weather in Paris, then mail it to ana@example.com", System: "Be brief.",
+			ID: "full-chain", Prompt: "Weather in Paris, then mail it to ana@example.com", System: "Be brief.", Selection: SelectTurn,
 			Sequence: []*Step{
 				{Tool: "get_weather", Line: 49},
 				{Tool: "send_email", Line: 50, Args: []*ArgCheck{
@@ -155,13 +155,13 @@ func TestParseFull(t *testing.T) {
 			File:           path, Line: 46,
 		},
 		{
-			ID: "full-negative", Prompt: "Hello", System: "Be brief.", Negative: true, Kind: KindHard, Floor: 1,
+			ID: "full-negative", Prompt: "Hello", System: "Be brief.", Negative: true, Selection: SelectTurn, Kind: KindHard, Floor: 1,
 			MaxTurns: 4, Runs: 3, Stubs: map[string]json.RawMessage{"send_email": sendStub},
 			InputResponses: map[string]json.RawMessage{"confirm": confirm},
 			File:           path, Line: 54,
 		},
 		{
-			ID: "full-negative-flag", Prompt: "Thanks, that's all.", System: "Be brief.", Negative: true, Kind: KindHard, Floor: 1,
+			ID: "full-negative-flag", Prompt: "Thanks, that's all.", System: "Be brief.", Negative: true, Selection: SelectTurn, Kind: KindHard, Floor: 1,
 			MaxTurns: 4, Runs: 3, Stubs: map[string]json.RawMessage{"send_email": sendStub},
 			InputResponses: map[string]json.RawMessage{"confirm": confirm},
 			File:           path, Line: 57,
@@ -169,7 +169,7 @@ func TestParseFull(t *testing.T) {
 	}
 	opts := cmp.Options{
 		cmp.AllowUnexported(Case{}, ArgCheck{}),
-		cmpopts.IgnoreFields(Case{}, "toolLine", "stubLines"),
+		cmpopts.IgnoreFields(Case{}, "toolLine", "stubLines", "forbidLine"),
 		cmpopts.IgnoreFields(ArgCheck{}, "re"),
 		cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) }),
 	}

@@ -35,10 +35,15 @@ func (s *Suite) Validate(tools []mcp.Tool) error {
 	}
 	for _, c := range s.Cases {
 		ctx := fmt.Sprintf("case %q: ", c.ID)
-		if c.ExpectTool != "" {
-			if t := v.tool(c.toolLine, ctx+"expect_tool: ", c.ExpectTool); t != nil {
-				v.args(ctx, t, c.ExpectTool, c.Args)
+		for i, name := range c.AcceptTools {
+			if t := v.tool(c.toolLine, ctx+"expect_tool: ", name); t != nil && i == 0 {
+				// The match modes come from the first tool's schema; the
+				// others are alternatives taking the same arguments.
+				v.args(ctx, t, name, c.Args)
 			}
+		}
+		for _, name := range c.ForbidTools {
+			v.tool(c.forbidLine, ctx+"forbid_tools: ", name)
 		}
 		for i, st := range c.Sequence {
 			sctx := fmt.Sprintf("%sexpect_sequence[%d]: ", ctx, i)
