@@ -178,6 +178,22 @@ type JudgeInfo struct {
 	// SemanticFallback says that at least one semantic argument match used
 	// the deterministic token similarity instead of the judge.
 	SemanticFallback bool `json:"semanticFallback,omitempty"`
+	// PromptFile is the --judge-prompt file the prompt came from; absent
+	// for the built-in golden/judge_prompt.txt.
+	PromptFile string `json:"promptFile,omitempty"`
+	// Disabled: --judge-model none; rubric cases were skipped and semantic
+	// arguments used the deterministic fallback.
+	Disabled bool `json:"disabled,omitempty"`
+	// SelfGraded lists the tested models the judge is itself: their
+	// rubric and semantic scores are a model grading its own runs.
+	SelfGraded []string `json:"selfGraded,omitempty"`
+	// Calls, InputTokens and OutputTokens are the judge's own model use,
+	// and CostUSD its price, kept apart from the tested models' cost; the
+	// cost is absent when unknown.
+	Calls        int64    `json:"calls,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	CostUSD      *float64 `json:"costUsd,omitempty"`
 }
 
 // Surface keeps per-item hashes of the server's tool surface so that a diff
@@ -265,6 +281,10 @@ type ModelUsage struct {
 type Price struct {
 	InputPerMTok  float64 `json:"inputPerMTok"`
 	OutputPerMTok float64 `json:"outputPerMTok"`
+	// CachedInputPerMTok prices prompt-cache hits, CacheWritePerMTok
+	// prompt-cache writes.
+	CachedInputPerMTok float64 `json:"cachedInputPerMTok"`
+	CacheWritePerMTok  float64 `json:"cacheWritePerMTok"`
 	// Source is where the price came from: "built-in 2025-11-25" or the
 	// price file and line.
 	Source string `json:"source"`
