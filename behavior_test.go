@@ -449,3 +449,150 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// judgingRig is a rig whose scripted model also answers judge requests
+// (those asking for structured output) with a passing verdict; it counts
+// the judge's calls apart.
+func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
+	m := &modelRig{t: t, dir: t.TempDir()}
+	var judgeCalls atomic.Int64
+	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
+	t.Cleanup(srv.Close)
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.calls.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		req, bad := strictOpenAIRequest(b)
+		if bad != "" {
+			http.Error(w, bad, 400)
+			return
+		}
+		if len(req.ResponseFormat) > 0 {
+			judgeCalls.Add(1)
+			writeOpenAI(w, req.Model, `{"reason": "the run did it", "verdict": "pass"}`)
+			return
+		}
+		if req.toolMessages() == 0 && strings.Contains(req.firstUser(), "forecast") {
+			writeOpenAI(w, req.Model, "", oaCall{"get_forecast", `{"city":"Paris"}`})
+			return
+		}
+		writeOpenAI(w, req.Model, "Sunny in Paris.")
+	}))
+	t.Cleanup(model.Close)
+	m.server = srv.URL
+	m.tasks = filepath.Join(m.dir, "tasks.yaml")
+	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	return m, &judgeCalls
+}
+
+const judgedGolden = `- id: forecast-judged
+  prompt: What is the forecast for Paris?
+  expect_tool: get_forecast
+  rubric: The answer says what the weather in Paris is.
+- id: forecast-semantic
+  prompt: Give me the forecast for Paris, please.
+  expect_tool: get_forecast
+  expect_args: {city: the city of Paris}
+  arg_match: {city: semantic}
+`
+
+// TestSelfJudgingWarned: without --judge-model the first tested model
+// grades itself; the run says so on stderr, in the report and in the
+// summary.
+func TestSelfJudgingWarned(t *testing.T) {
+	m, judgeCalls := judgingRig(t, judgedGolden)
+	code, stdout, stderr, path := m.run("out", "--layers", "behavior,telemetry")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "the judge openai:scripted is also a tested model") || !strings.Contains(stderr, "grades its own runs") {
+		t.Errorf("stderr lacks the self-grading warning:\n%s", stderr)
+	}
+	r := loadReport(t, path)
+	if r.Judge == nil || len(r.Judge.SelfGraded) != 1 || r.Judge.SelfGraded[0] != "openai:scripted" {
+		t.Fatalf("report judge %+v; want selfGraded [openai:scripted]", r.Judge)
+	}
+	// The judge's usage is its own, apart from the tested model's.
+	if r.Judge.Calls != judgeCalls.Load() || r.Judge.Calls == 0 || r.Judge.InputTokens != 50*r.Judge.Calls {
+		t.Errorf("judge calls %d (scripted judge saw %d), input tokens %d", r.Judge.Calls, judgeCalls.Load(), r.Judge.InputTokens)
+	}
+	if mu, ok := r.Telemetry.Models["openai:scripted"]; !ok || mu.Count != int(m.calls.Load()-judgeCalls.Load()) {
+		t.Errorf("telemetry of the tested model counts %d calls; want %d (the judge's kept apart)", mu.Count, m.calls.Load()-judgeCalls.Load())
+	}
+	md, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "summary.md"))
+	if !strings.Contains(string(md), "grades its own runs") {
+		t.Errorf("summary.md lacks the self-grading warning")
+	}
+}
+
+// TestJudgeNone: --judge-model none skips rubric cases with the reason,
+// uses the deterministic fallback for semantic arguments, and asks no
+// judge anything.
+func TestJudgeNone(t *testing.T) {
+	m, judgeCalls := judgingRig(t, judgedGolden)
+	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--judge-model", "none")
+	if judgeCalls.Load() != 0 {
+		t.Errorf("--judge-model none made %d judge calls", judgeCalls.Load())
+	}
+	r := loadReport(t, path)
+	byID := map[string]report.Case{}
+	for _, c := range r.Cases {
+		byID[c.ID] = c
+	}
+	if c := byID["forecast-judged"]; c.Status != report.StatusSkip || !strings.Contains(c.Skipped, "--judge-model none") {
+		t.Errorf("rubric case: %s %q; want skip with the reason (exit %d)\n%s\n%s", c.Status, c.Skipped, code, stdout, stderr)
+	}
+	if c := byID["forecast-semantic"]; !c.SemanticFallback {
+		t.Errorf("semantic case: %+v; want the deterministic fallback", c)
+	}
+	if r.Judge == nil || !r.Judge.Disabled || r.Judge.Model != "" {
+		t.Errorf("report judge %+v; want disabled", r.Judge)
+	}
+	if strings.Contains(stderr, "grades its own runs") {
+		t.Error("a self-grading warning without a judge")
+	}
+}
+
+// TestReasonsEverywhere: a failed case says why in the terminal, in
+// summary.md (folded, with links to the transcripts written under the
+// output folder), and in JUnit's failure message; and JUnit fails a soft
+// case exactly when the gate does.
+func TestReasonsEverywhere(t *testing.T) {
+	m := newModelRig(t, goldenFile)
+	code, stdout, stderr, path := m.run("out", "--layers", "behavior")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "called no tool, want lookup_region") {
+		t.Errorf("terminal output lacks the reason:\n%s", stdout)
+	}
+	out := filepath.Dir(path)
+	r := loadReport(t, path)
+	var wrong report.Case
+	for _, c := range r.Cases {
+		if c.ID == "wrong-tool" {
+			wrong = c
+		}
+	}
+	if len(wrong.Transcripts) != 2 {
+		t.Fatalf("wrong-tool transcripts %v; want both failed runs", wrong.Transcripts)
+	}
+	for _, rel := range wrong.Transcripts {
+		b, err := os.ReadFile(filepath.Join(out, rel))
+		if err != nil || !strings.Contains(string(b), `"status": "failed"`) || !strings.Contains(string(b), `"messages"`) {
+			t.Errorf("%s: %v\n%.300s", rel, err, b)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+	if !strings.Contains(string(md), "called no tool, want lookup_region") || !strings.Contains(string(md), "]("+wrong.Transcripts[0]+")") {
+		t.Errorf("summary.md lacks the reason or the transcript link:\n%s", md)
+	}
+	junit, _ := os.ReadFile(filepath.Join(out, "junit.xml"))
+	// wrong-tool is a soft case below its floor, and the gate fails it:
+	// so does JUnit, with the reason in the message.
+	if !strings.Contains(string(junit), `<failure message="0/2 runs passed (0%), floor 80%: run 1: called no tool, want lookup_region"`) {
+		t.Errorf("junit.xml does not fail wrong-tool with its reason:\n%s", junit)
+	}
+}

@@ -47,6 +47,7 @@ type Config struct {
 	ConfigPath      string
 	Gate            gateFlags
 	JudgeModel      string
+	JudgePrompt     string
 	StubTools       listFlag
 	CacheDir        string
 	Payloads        string
@@ -131,7 +132,8 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
 	cfg.Gate.bind(fs)
-	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments (default: the first of --models)")
+	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)")
+	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in golden/judge_prompt.txt); its hash is recorded")
 	cfg.StubTools.comma = true
 	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
 	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")

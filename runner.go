@@ -224,10 +224,14 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		r.Checks = append(r.Checks, resilienceChecks...)
 	}
 	if summary != nil {
-		summary.Apply(r, mp.judgeSpec)
+		summary.Apply(r, mr.judgeInfo(prices))
 	}
 	if rsum != nil {
 		rsum.Apply(r)
+		if r.Judge == nil {
+			// A resilience-only run was graded by the judge too.
+			r.Judge = mr.judgeInfo(prices)
+		}
 	}
 	// Layer 3.
 	var runs []telemetry.Run

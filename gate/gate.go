@@ -235,6 +235,10 @@ type evaluator struct {
 	p         Policy
 	ws        *waiverSet
 	d         *Decision
+	// judgeChange describes how the judge differs from the baseline's
+	// ("" when it does not): drops of judge-graded scores are then named
+	// "judge changed", not model drift.
+	judgeChange string
 }
 
 func (e *evaluator) fail(format string, args ...any) {

@@ -228,6 +228,8 @@ type CachedModel struct {
 	run      int
 	hits     atomic.Int64
 	misses   atomic.Int64
+	mu       sync.Mutex
+	usage    llm.Usage // of the calls the model answered
 	// OnWriteError is told about a failed write (the answer is still
 	// returned); nil ignores it.
 	OnWriteError func(error)
@@ -259,6 +261,11 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 	}
 	start := time.Now()
 	resp, err := cm.m.Complete(ctx, req)
+	if err == nil && resp != nil {
+		cm.mu.Lock()
+		cm.usage.Add(resp.Usage)
+		cm.mu.Unlock()
+	}
 	if err != nil || resp == nil || cm.c == nil {
 		return resp, err
 	}
@@ -267,6 +274,13 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 		cm.OnWriteError(werr)
 	}
 	return resp, nil
+}
+
+// Usage sums the usage of the calls the model answered (not replayed).
+func (cm *CachedModel) Usage() llm.Usage {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	return cm.usage
 }
 
 // Hits and Misses count the calls answered from the cache and those sent

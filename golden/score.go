@@ -41,6 +41,10 @@ type ScoreOptions struct {
 	// Similar decides arg_match semantic. Without one, semantic matching
 	// falls back to TokenSimilarity and the case says so.
 	Similar SimilarityJudge
+	// NoJudge, when set, says why there is no judge on purpose
+	// (--judge-model none): cases with a rubric are then skipped with this
+	// reason instead of erroring.
+	NoJudge string
 }
 
 // RunScore is one run of one case, scored.
@@ -88,6 +92,8 @@ type CaseScore struct {
 	Runs  []RunScore
 	// Report is the case's report.json entry.
 	Report report.Case
+
+	skipped bool
 }
 
 // ScoreCase scores the transcripts of the runs of c on model (the
@@ -97,6 +103,15 @@ type CaseScore struct {
 // for different cases as long as the judges are.
 func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
 	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
+	if c.Rubric != "" && opts.NoJudge != "" {
+		// A rubric nobody grades must neither pass nor fail: the case is
+		// skipped, its runs count nowhere.
+		cs.Report = cs.reportCase()
+		cs.Report.Status, cs.Report.Passed, cs.Report.Errored = report.StatusSkip, 0, 0
+		cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
+		cs.skipped = true
+		return cs
+	}
 	for i, t := range transcripts {
 		cs.Runs[i] = ScoreRun(ctx, c, t, opts)
 		cs.Runs[i].Run = i + 1
@@ -424,6 +439,9 @@ func (cn counts) scores() map[string]float64 {
 
 func (cs *CaseScore) counts() counts {
 	var cn counts
+	if cs.skipped {
+		return cn
+	}
 	for _, r := range cs.Runs {
 		cn.addRun(cs.Case, r)
 	}
@@ -529,7 +547,7 @@ func Summarize(scored []*CaseScore) *Summary {
 			byModel[cs.Model] = &counts{}
 		}
 		byModel[cs.Model].merge(cn)
-		if cs.Case.Chain() {
+		if cs.Case.Chain() || cs.skipped {
 			continue
 		}
 		expected := cmp.Or(cs.Case.ExpectTool, NoTool)
@@ -561,13 +579,19 @@ func Summarize(scored []*CaseScore) *Summary {
 // Apply writes the summary into r: the cases are appended (and the report
 // re-sorted), the scores merged into r.Scores and r.ScoresByModel, the
 // confusion matrix set, and r.Judge recorded when a judge was involved.
-// judgeModel is the judge's provider:model, "" when there was none.
-func (s *Summary) Apply(r *report.Report, judgeModel string) {
+// judge describes the judge (nil: none, and the built-in prompt); its
+// SemanticFallback is set from the summary.
+func (s *Summary) Apply(r *report.Report, judge *report.JudgeInfo) {
 	r.Cases = append(r.Cases, s.Cases...)
 	r.AddScores(s.Scores, s.ScoresByModel)
 	r.Confusion = append(r.Confusion, s.Confusion...)
-	if judgeModel != "" || s.Rubrics || s.SemanticFallback {
-		r.Judge = &report.JudgeInfo{Model: judgeModel, PromptSHA256: JudgePromptSHA256(), SemanticFallback: s.SemanticFallback}
+	if judge != nil || s.Rubrics || s.SemanticFallback {
+		info := report.JudgeInfo{PromptSHA256: JudgePromptSHA256()}
+		if judge != nil {
+			info = *judge
+		}
+		info.SemanticFallback = info.SemanticFallback || s.SemanticFallback
+		r.Judge = &info
 	}
 	r.Sort()
 }
@@ -645,6 +669,23 @@ func (s *Suite) NeedsJudge() bool {
 	for _, c := range s.Cases {
 		if c.Rubric != "" {
 			return true
+		}
+	}
+	return false
+}
+
+// HasSemantic reports whether some argument is matched semantic, which
+// the judge decides when there is one.
+func (s *Suite) HasSemantic() bool {
+	for _, c := range s.Cases {
+		checks := slices.Clone(c.Args)
+		for _, st := range c.Sequence {
+			checks = append(checks, st.Args...)
+		}
+		for _, a := range checks {
+			if a.Mode == MatchSemantic {
+				return true
+			}
 		}
 	}
 	return false

@@ -277,7 +277,7 @@ func TestScoresExact(t *testing.T) {
 	// The report that carries them validates against docs/report.schema.json.
 	r := &report.Report{SchemaVersion: report.SchemaVersion, Server: report.Server{Transport: "stdio", Era: "modern"},
 		Scores: map[string]float64{"conformance.passRate": 1}}
-	sum.Apply(r, "openai:model-a")
+	sum.Apply(r, &report.JudgeInfo{Model: "openai:model-a", PromptSHA256: JudgePromptSHA256()})
 	if r.Scores["conformance.passRate"] != 1 || r.Scores[KeyPassRate] != 27.0/44 || len(r.Cases) != 10 {
 		t.Errorf("Apply: scores %v, %d cases", r.Scores, len(r.Cases))
 	}
@@ -463,7 +463,7 @@ cases:
 		t.Errorf("summary flags: fallback %v rubrics %v", sum.SemanticFallback, sum.Rubrics)
 	}
 	r := &report.Report{}
-	sum.Apply(r, "")
+	sum.Apply(r, nil)
 	if r.Judge == nil || !r.Judge.SemanticFallback || r.Judge.Model != "" {
 		t.Errorf("Apply without a judge model: %+v", r.Judge)
 	}

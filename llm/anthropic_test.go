@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,4 +159,39 @@ func TestAnthropicDecodeErrors(t *testing.T) {
 			t.Errorf("%s: got no error", name)
 		}
 	}
+}
+
+// TestStructuredOutput: Format becomes response_format json_schema on
+// Chat Completions, and a forced tool call on the Messages API whose input
+// comes back as the message text.
+func TestStructuredOutput(t *testing.T) {
+	format := &Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object","properties":{"verdict":{"type":"string"}},"required":["verdict"]}`)}
+	t.Run("openai", func(t *testing.T) {
+		f := newFake(t, step{body: `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`})
+		p, _ := backends[0].provider(t, f)
+		req := simpleRequest()
+		req.Format = format
+		resp, err := p.Complete(t.Context(), req)
+		if err != nil || resp.Message.Content != `{"verdict":"pass"}` {
+			t.Fatalf("%v %+v", err, resp)
+		}
+		body := string(f.requests()[0].body)
+		if !strings.Contains(body, `"response_format":{"type":"json_schema","json_schema":{"name":"verdict","schema":{"type":"object"`) || !strings.Contains(body, `"strict":true`) {
+			t.Errorf("request body %s", body)
+		}
+	})
+	t.Run("anthropic", func(t *testing.T) {
+		f := newFake(t, step{body: `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"verdict","input":{"verdict":"fail"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":3}}`})
+		p, _ := backends[1].provider(t, f)
+		req := simpleRequest()
+		req.Format = format
+		resp, err := p.Complete(t.Context(), req)
+		if err != nil || resp.Message.Content != `{"verdict":"fail"}` || len(resp.Message.ToolCalls) != 0 {
+			t.Fatalf("%v %+v", err, resp)
+		}
+		body := string(f.requests()[0].body)
+		if !strings.Contains(body, `"tool_choice":{"type":"tool","name":"verdict"}`) || !strings.Contains(body, `"name":"verdict"`) {
+			t.Errorf("request body %s", body)
+		}
+	})
 }

@@ -189,14 +189,33 @@ func caseTestcase(c Case, oc outcome) junitCase {
 			body += "\n" + s.name + ": " + score(*s.v)
 		}
 	}
+	// Why: every failed and errored run's reason, and where its
+	// transcript is, so a person reads it in the test reporter.
+	for _, f := range c.Failures {
+		body += "\nfailed " + oneLine(f, 0)
+	}
+	for _, e := range c.Errors {
+		body += "\nerrored " + oneLine(e, 0)
+	}
+	for _, p := range c.Transcripts {
+		body += "\ntranscript: " + oneLine(p, 0)
+	}
+	// The message leads with the first reason: it is what reporters show.
+	if why := firstReason(c); why != "" {
+		msg += ": " + why
+	}
 	body = xmlSafe(body)
 	switch oc {
 	case outFail:
-		tc.Failure = &junitProblem{Message: xmlSafe(msg), Type: "hard", Body: body}
+		tc.Failure = &junitProblem{Message: xmlSafe(oneLine(msg, 500)), Type: c.Kind, Body: body}
 	case outError:
-		tc.Error = &junitProblem{Message: xmlSafe(msg), Type: "hard", Body: body}
+		tc.Error = &junitProblem{Message: xmlSafe(oneLine(msg, 500)), Type: c.Kind, Body: body}
 	case outSkip:
-		tc.Skipped = &junitSkipped{Message: xmlSafe(msg)}
+		skip := msg
+		if c.Skipped != "" {
+			skip = c.Skipped
+		}
+		tc.Skipped = &junitSkipped{Message: xmlSafe(oneLine(skip, 500))}
 	case outWarn:
 		if c.Kind == "soft" {
 			tc.SystemOut = text("warning (soft case below its floor): " + body)
@@ -227,4 +246,15 @@ func xmlSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// firstReason is the first failed or errored run's reason, "" for none.
+func firstReason(c Case) string {
+	if len(c.Failures) > 0 {
+		return c.Failures[0]
+	}
+	if len(c.Errors) > 0 {
+		return c.Errors[0]
+	}
+	return ""
 }

@@ -35,6 +35,11 @@ type judge struct {
 	strict bool
 	// waived maps GateItem.Key of each waived failure to its reason.
 	waived map[string]string
+	// gated: the report has a gate decision, and blockingCases holds the
+	// case keys (id@model) whose failure it counts. A case then fails in
+	// every renderer exactly when the gate fails it.
+	gated         bool
+	blockingCases map[string]bool
 }
 
 func newJudge(r *Report) judge {
@@ -43,6 +48,16 @@ func newJudge(r *Report) judge {
 		j.waived = map[string]string{}
 		for _, it := range r.Gate.Waived {
 			j.waived[it.Key()] = it.WaiverReason
+		}
+	}
+	if r.Gate != nil {
+		j.gated, j.blockingCases = true, map[string]bool{}
+		for _, list := range [][]GateItem{r.Gate.Regressions, r.Gate.StillFailing, r.Gate.New} {
+			for _, it := range list {
+				if it.Kind == "case" && it.Blocking && !it.Waived {
+					j.blockingCases[it.Key()] = true
+				}
+			}
 		}
 	}
 	return j
@@ -73,6 +88,17 @@ func (j judge) kase(c Case) outcome {
 		return outPass
 	case StatusSkip:
 		return outSkip
+	}
+	if j.gated {
+		// The gate's decision is the one a person must see: a soft case
+		// below its floor that the gate fails is a failure, not a warning.
+		if !j.blockingCases[c.ID+"@"+c.Model] {
+			return outWarn
+		}
+		if c.Status == StatusFail {
+			return outFail
+		}
+		return outError
 	}
 	if c.Kind == "soft" && !j.strict {
 		return outWarn

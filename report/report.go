@@ -149,6 +149,13 @@ type Case struct {
 	// per run ("run 2: …"), the first few of each.
 	Failures []string `json:"failures,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+	// Skipped says why a case with status skip was not scored (a rubric
+	// with --judge-model none).
+	Skipped string `json:"skipped,omitempty"`
+	// Transcripts are the files, relative to the output folder, holding
+	// the transcripts of the case's failed and errored runs (all its runs
+	// when it is flaky), secrets masked.
+	Transcripts []string `json:"transcripts,omitempty"`
 	// InputTokens and OutputTokens sum the model usage of all the case's
 	// runs, cached runs included (their transcripts carry the usage of the
 	// run that filled the cache), and CostUSD prices them; set by Layer 3.
