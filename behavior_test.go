@@ -589,6 +589,10 @@ func TestReasonsEverywhere(t *testing.T) {
 	if !strings.Contains(string(md), "called no tool, want lookup_region") || !strings.Contains(string(md), "]("+wrong.Transcripts[0]+")") {
 		t.Errorf("summary.md lacks the reason or the transcript link:\n%s", md)
 	}
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(page), `id="matrix"`) || !strings.Contains(string(page), "called no tool, want lookup_region") || !strings.Contains(string(page), "&#34;status&#34;: &#34;failed&#34;") {
+		t.Errorf("report.html lacks the matrix, the reason or the embedded transcript")
+	}
 	junit, _ := os.ReadFile(filepath.Join(out, "junit.xml"))
 	// wrong-tool is a soft case below its floor, and the gate fails it:
 	// so does JUnit, with the reason in the message.

@@ -326,8 +326,9 @@ func buildReport(cfg *Config, target mcp.Target, res *conformance.Result, layers
 	return r
 }
 
-// writeOutputs writes report.json, summary.md and junit.xml under --out,
-// with every secret masked.
+// writeOutputs writes report.json, summary.md, junit.xml, results.sarif
+// and, when golden cases ran, report.html under --out, with every secret
+// masked.
 func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 	files := []struct {
 		name   string
@@ -340,6 +341,16 @@ func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 			return report.WriteSARIFWith(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(cfg)})
 		}},
 	}
+	if len(r.Cases) > 0 {
+		// One page for people who would rather look than read, with the
+		// transcripts the model layers wrote (already masked).
+		files = append(files, struct {
+			name   string
+			render func(io.Writer, *report.Report) error
+		}{"report.html", func(w io.Writer, r *report.Report) error {
+			return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
+		}})
+	}
 	for _, f := range files {
 		var buf bytes.Buffer
 		if err := f.render(&buf, r); err != nil {
@@ -350,6 +361,21 @@ func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 		}
 	}
 	return nil
+}
+
+// readTranscripts reads the transcript files the cases list, for
+// report.html; one that cannot be read is left out (the page then links
+// to it instead).
+func readTranscripts(out string, r *report.Report) map[string]string {
+	m := map[string]string{}
+	for _, c := range r.Cases {
+		for _, rel := range c.Transcripts {
+			if b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(rel))); err == nil {
+				m[rel] = string(b)
+			}
+		}
+	}
+	return m
 }
 
 // sarifArtifact names the file code-scanning alerts point at: MCP servers
