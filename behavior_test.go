@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -598,5 +599,34 @@ func TestReasonsEverywhere(t *testing.T) {
 	// so does JUnit, with the reason in the message.
 	if !strings.Contains(string(junit), `<failure message="0/2 runs passed (0%), floor 80%: run 1: called no tool, want lookup_region"`) {
 		t.Errorf("junit.xml does not fail wrong-tool with its reason:\n%s", junit)
+	}
+}
+
+// TestModelBudget: a provider that never answers costs the run its
+// --model-budget, no more; the remaining runs end as errors that say
+// why, and the report is written.
+func TestModelBudget(t *testing.T) {
+	m := newModelRig(t, goldenFile)
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+	}))
+	defer hang.Close()
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": hang.URL + "/v1"})
+	start := time.Now()
+	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--model-budget", "1500ms", "--model-timeout", "1s", "--no-cache")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the run took %v with a 1.5 s model budget", d)
+	}
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	r := loadReport(t, path)
+	for _, c := range r.Cases {
+		if c.Status != report.StatusError || len(c.Errors) == 0 || !strings.Contains(c.Errors[0], "the model budget (--model-budget 1.5s) was spent") {
+			t.Errorf("case %s: %s %v; want errored runs naming the budget", c.ID, c.Status, c.Errors)
+		}
 	}
 }

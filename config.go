@@ -48,10 +48,17 @@ type Config struct {
 	Gate            gateFlags
 	JudgeModel      string
 	JudgePrompt     string
-	StubTools       listFlag
-	CacheDir        string
-	Payloads        string
-	Prices          string
+	// The model layers' bounds: each HTTP attempt to a provider, the
+	// requests in flight per provider, the wall time of all model runs,
+	// and the tool calls run from one model turn.
+	ModelTimeout     time.Duration
+	ModelConcurrency int
+	ModelBudget      time.Duration
+	MaxCallsPerTurn  int
+	StubTools        listFlag
+	CacheDir         string
+	Payloads         string
+	Prices           string
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -72,6 +79,11 @@ func defaultConfig() *Config {
 		MaxMessageBytes: mcp.DefaultMaxMessageBytes,
 		Concurrency:     8,
 		Color:           "auto",
+		// Typical provider rate limits (a few requests in flight per key
+		// on new accounts) rather than the checks' concurrency.
+		ModelTimeout:     60 * time.Second,
+		ModelConcurrency: 4,
+		MaxCallsPerTurn:  32,
 	}
 }
 
@@ -133,6 +145,10 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
 	cfg.Gate.bind(fs)
 	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)")
+	fs.DurationVar(&cfg.ModelTimeout, "model-timeout", cfg.ModelTimeout, "deadline of each request to a model provider (retries have their own 2m budget per call)")
+	fs.IntVar(&cfg.ModelConcurrency, "model-concurrency", cfg.ModelConcurrency, "model requests in flight at once per provider")
+	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
+	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
 	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in golden/judge_prompt.txt); its hash is recorded")
 	cfg.StubTools.comma = true
 	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
@@ -280,6 +296,14 @@ func (c *Config) validate(getenv func(string) string) error {
 		return usagef("--concurrency must be at least 1, got %d", c.Concurrency)
 	case c.MaxDrop < 0 || c.MaxDrop > 1:
 		return usagef("--max-drop must be between 0 and 1, got %v", c.MaxDrop)
+	case c.ModelTimeout < time.Second || c.ModelTimeout > time.Hour:
+		return usagef("--model-timeout must be between 1s and 1h, got %v", c.ModelTimeout)
+	case c.ModelConcurrency < 1 || c.ModelConcurrency > 256:
+		return usagef("--model-concurrency must be between 1 and 256, got %d", c.ModelConcurrency)
+	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
+		return usagef("--model-budget must be between 0 (none) and 24h, got %v", c.ModelBudget)
+	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:
+		return usagef("--max-calls-per-turn must be between 1 and 1000, got %d", c.MaxCallsPerTurn)
 	}
 	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
 		return usagef("--server-url must be an http:// or https:// URL, got %q", c.ServerURL)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
@@ -78,7 +79,7 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 			}
 		}
 	}
-	opts := []llm.Option{llm.WithConcurrency(cfg.Concurrency)}
+	opts := []llm.Option{llm.WithConcurrency(cfg.ModelConcurrency), llm.WithTimeout(cfg.ModelTimeout)}
 	if obs != nil {
 		opts = append(opts, llm.WithObserver(obs))
 	}
@@ -133,7 +134,7 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
-	jp, err := llm.New(name, getenv, llm.WithConcurrency(cfg.Concurrency))
+	jp, err := llm.New(name, getenv, llm.WithConcurrency(cfg.ModelConcurrency), llm.WithTimeout(cfg.ModelTimeout))
 	if err != nil {
 		var ee *llm.EnvError
 		if errors.As(err, &ee) {
@@ -202,6 +203,8 @@ type modelRun struct {
 	judgeCalls *golden.CachedModel
 	stderr     io.Writer
 	red        *redact.Redactor
+	// deadline is when --model-budget ends, set by the first run.
+	deadline time.Time
 	// results of every run of both layers, for telemetry.
 	results []golden.Result
 }
@@ -233,7 +236,7 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: judge, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &golden.Runner{
 		Providers:   providers,
 		Server:      client,
-		Concurrency: cfg.Concurrency * len(providers),
+		Concurrency: cfg.ModelConcurrency * len(providers),
 		Cache:       cache,
 		Progress:    stderr,
 		TTY:         isTerminal(stderr),
@@ -257,6 +260,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 			_, model, _ := llm.ParseSpec(spec)
 			for i := 0; i < mr.runs(c); i++ {
 				task := c.Task(mr.tools, model)
+				task.MaxCallsPerTurn = mr.cfg.MaxCallsPerTurn
 				for _, name := range stub {
 					if task.Stubs == nil {
 						task.Stubs = map[string]json.RawMessage{}
@@ -269,7 +273,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 			}
 		}
 	}
-	results := mr.runner.Run(ctx, jobs)
+	results := mr.run(ctx, jobs)
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 
@@ -378,7 +382,11 @@ func (mr *modelRun) resilience(ctx context.Context) (*resilience.Summary, error)
 		fmt.Fprintf(mr.stderr, "mcp-eval: no case in %s declares faults: or inject:, so the model half of the resilience layer had nothing to run\n", mr.cfg.Golden)
 		return nil, nil
 	}
-	results := mr.runner.Run(ctx, plan.Jobs(mr.tools, mr.plan.models, mr.runs))
+	jobs := plan.Jobs(mr.tools, mr.plan.models, mr.runs)
+	for i := range jobs {
+		jobs[i].Task.MaxCallsPerTurn = mr.cfg.MaxCallsPerTurn
+	}
+	results := mr.run(ctx, jobs)
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 	ropts := resilience.ScoreOptions{}
@@ -396,6 +404,34 @@ func (mr *modelRun) scoreOptions() golden.ScoreOptions {
 		return golden.ScoreOptions{NoJudge: "--judge-model none turns the judge off"}
 	}
 	return golden.ScoreOptions{Judge: mr.judge, Similar: mr.judge}
+}
+
+// run runs jobs within what is left of --model-budget: when it is spent,
+// runs in flight end at their next model or tool call and the rest do not
+// start, all as errored runs that say why; the report is still written.
+func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result {
+	if mr.cfg.ModelBudget > 0 {
+		if mr.deadline.IsZero() {
+			mr.deadline = time.Now().Add(mr.cfg.ModelBudget)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, mr.deadline,
+			fmt.Errorf("the model budget (--model-budget %s) was spent", mr.cfg.ModelBudget))
+		defer cancel()
+	}
+	results := mr.runner.Run(ctx, jobs)
+	capped, runs := 0, 0
+	for _, r := range results {
+		if r.Transcript != nil && r.Transcript.CappedCalls > 0 {
+			capped += r.Transcript.CappedCalls
+			runs++
+		}
+	}
+	if capped > 0 {
+		fmt.Fprintf(mr.stderr, "mcp-eval: warning: %d tool calls in %d runs were not run: a model turn asked for more than %d (--max-calls-per-turn); the transcripts mark them capped\n",
+			capped, runs, mr.cfg.MaxCallsPerTurn)
+	}
+	return results
 }
 
 // warnWrites says loudly when a tool that is not read-only was really

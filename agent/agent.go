@@ -54,6 +54,11 @@ type Task struct {
 	Temperature *float64
 	// MaxTokens caps each model answer; 0 is the provider default.
 	MaxTokens int
+	// MaxCallsPerTurn caps the tool calls executed from one model turn
+	// (0: DefaultMaxCallsPerTurn). The calls beyond it are answered with an
+	// error result, never sent to the server, and counted in
+	// Transcript.CappedCalls.
+	MaxCallsPerTurn int
 	// OnResult, if set, may replace a tool result before the model sees it
 	// (Layer 2 fault and injection hooks). It returns the result to use.
 	OnResult func(call Call, result ToolResult) ToolResult
@@ -61,6 +66,11 @@ type Task struct {
 
 // DefaultMaxTurns bounds a run whose case sets no max_turns.
 const DefaultMaxTurns = 8
+
+// DefaultMaxCallsPerTurn bounds the tool calls run from one model message:
+// a model (or a compromised one) asking for a thousand calls at once must
+// not hammer the server under test.
+const DefaultMaxCallsPerTurn = 32
 
 // ToolResult is what the model is shown for one call.
 type ToolResult struct {
@@ -93,6 +103,9 @@ type Call struct {
 	ReadOnly bool `json:"readOnly,omitempty"`
 	// UnknownTool: the model named a tool the server does not offer.
 	UnknownTool bool `json:"unknownTool,omitempty"`
+	// Capped: the call came after Task.MaxCallsPerTurn others of its turn
+	// and was not run.
+	Capped bool `json:"capped,omitempty"`
 	// InputRounds counts the input_required round-trips answered from
 	// Task.InputResponses before the final result.
 	InputRounds int           `json:"inputRounds,omitempty"`
@@ -110,7 +123,10 @@ type Transcript struct {
 	// of an identical request instead of the model.
 	ModelCalls    int `json:"modelCalls"`
 	ReplayedCalls int `json:"replayedCalls,omitempty"`
-	Turns         int `json:"turns"`
+	// CappedCalls counts the tool calls not run because their turn asked
+	// for more than Task.MaxCallsPerTurn.
+	CappedCalls int `json:"cappedCalls,omitempty"`
+	Turns       int `json:"turns"`
 	// Stop is "final" (the model answered without calling a tool),
 	// "max_turns", or "error" (a model call failed; see Err).
 	Stop  string    `json:"stop"`

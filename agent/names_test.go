@@ -207,3 +207,52 @@ func TestRunDottedToolNames(t *testing.T) {
 		})
 	}
 }
+
+// TestRunCapsCallsPerTurn: a turn asking for more tool calls than the cap
+// runs the first ones only; the rest are answered with an error and
+// counted, and the server never sees them.
+func TestRunCapsCallsPerTurn(t *testing.T) {
+	t.Parallel()
+	m := &manyCalls{n: 40}
+	srv := &dottedServer{}
+	tr, err := agent.Run(context.Background(), m, srv, agent.Task{Model: "m", Prompt: "go", Tools: dottedTools[:1], MaxCallsPerTurn: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srv.calls) != 5 || tr.CappedCalls != 35 || len(tr.Calls) != 40 || !tr.Calls[39].Capped || tr.Calls[39].Executed {
+		t.Errorf("server saw %d calls, capped %d, recorded %d; want 5, 35, 40", len(srv.calls), tr.CappedCalls, len(tr.Calls))
+	}
+	// The next request answers every call of the turn.
+	if tools := len(m.last.Messages) - 2; tools != 40 {
+		t.Errorf("the follow-up request carries %d tool results; want 40", tools)
+	}
+	// The default cap is 32.
+	m2 := &manyCalls{n: 100}
+	srv2 := &dottedServer{}
+	tr2, _ := agent.Run(context.Background(), m2, srv2, agent.Task{Model: "m", Prompt: "go", Tools: dottedTools[:1]})
+	if len(srv2.calls) != agent.DefaultMaxCallsPerTurn || tr2.CappedCalls != 100-agent.DefaultMaxCallsPerTurn {
+		t.Errorf("default cap: %d run, %d capped", len(srv2.calls), tr2.CappedCalls)
+	}
+}
+
+// manyCalls asks for n calls of weather.get in its first turn, then
+// answers.
+type manyCalls struct {
+	n    int
+	mu   sync.Mutex
+	last llm.Request
+}
+
+func (m *manyCalls) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	m.mu.Lock()
+	m.last = req
+	m.mu.Unlock()
+	if len(req.Messages) > 1 {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "done"}}, nil
+	}
+	msg := llm.Message{Role: llm.RoleAssistant}
+	for i := range m.n {
+		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: req.Tools[0].Name, Arguments: json.RawMessage(`{}`)})
+	}
+	return &llm.Response{Message: msg}, nil
+}

@@ -89,8 +89,8 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 	}
 
 	for turn := 1; turn <= maxTurns; turn++ {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
+		if ctx.Err() != nil {
+			return fail(context.Cause(ctx))
 		}
 		req := llm.Request{
 			Model: t.Model,
@@ -117,6 +117,11 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 			err = errors.New("model returned no response")
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				// Say why the context ended (a run budget, an interrupt),
+				// not just that it did.
+				err = fmt.Errorf("%w (%v)", err, context.Cause(ctx))
+			}
 			return fail(err)
 		}
 		tr.Turns++
@@ -149,7 +154,22 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		}
 		// The calls of the last allowed turn are still executed: they are
 		// the model's choices, which selection and sequence scoring judge.
-		for _, tc := range msg.ToolCalls {
+		maxCalls := t.MaxCallsPerTurn
+		if maxCalls <= 0 {
+			maxCalls = DefaultMaxCallsPerTurn
+		}
+		for i, tc := range msg.ToolCalls {
+			if i >= maxCalls {
+				// Every tool call still needs its result message (the APIs
+				// reject a turn with unanswered calls); the excess is
+				// answered, not run.
+				c := Call{Turn: turn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments, Capped: true,
+					Result: errorResult(fmt.Sprintf("not run: this turn asked for %d tool calls and mcp-eval runs at most %d per turn", len(msg.ToolCalls), maxCalls))}
+				tr.Calls = append(tr.Calls, c)
+				tr.CappedCalls++
+				tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: true})
+				continue
+			}
 			c := runCall(ctx, s, t, byName, names, turn, tc)
 			tr.Calls = append(tr.Calls, c)
 			tr.Messages = append(tr.Messages, llm.Message{

@@ -70,8 +70,15 @@ type outcome struct {
 // set the official SDKs retry. 400, 401, 403, 404 and 422 are final: the
 // same request would fail the same way.
 func (c *client) do(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, error) {
+	// spent is the time since the first attempt ended: later attempts and
+	// the waits between them, which the retry budget bounds.
+	var spent time.Duration
 	for attempt := 0; ; attempt++ {
+		start := time.Now()
 		resp, out, err := c.attempt(ctx, model, body, decode)
+		if attempt > 0 {
+			spent += time.Since(start)
+		}
 		if err == nil {
 			return resp, nil
 		}
@@ -80,8 +87,12 @@ func (c *client) do(ctx context.Context, model string, body []byte, decode func(
 		}
 		wait, ok := backoff(attempt, out)
 		if !ok {
-			return nil, gaveUp(attempt, err)
+			return nil, fmt.Errorf("the provider asked to wait %s before retrying, more than the %s honoured: %w", out.after.Round(time.Second), maxServerWait, gaveUp(attempt, err))
 		}
+		if c.cf.retryBudget > 0 && spent+wait > c.cf.retryBudget {
+			return nil, fmt.Errorf("retry budget of %s spent (next wait %s): %w", c.cf.retryBudget, wait.Round(time.Millisecond), gaveUp(attempt, err))
+		}
+		spent += wait
 		if serr := c.cf.sleep(ctx, wait); serr != nil {
 			return nil, fmt.Errorf("%s: waiting to retry (%v): %w", c.name, err, serr)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -575,6 +576,59 @@ func TestFakeRejectsToolNames(t *testing.T) {
 			req.Tools = []Tool{{Name: "weather_get"}}
 			if _, err := p.Complete(context.Background(), req); err != nil {
 				t.Fatalf("safe name: %v", err)
+			}
+		})
+	}
+}
+
+// TestRetryBudget: a 429 storm with Retry-After ends when the next wait
+// no longer fits the call's retry budget, with the provider's message.
+func TestRetryBudget(t *testing.T) {
+	var steps []step
+	for range 10 {
+		steps = append(steps, step{status: 429, header: map[string]string{"Retry-After": "20"}, file: "openai/error_429.json"})
+	}
+	f := newFake(t, steps...)
+	p, s := backends[0].provider(t, f, WithMaxRetries(10), WithRetryBudget(50*time.Second))
+	_, err := p.Complete(context.Background(), simpleRequest())
+	if err == nil || !strings.Contains(err.Error(), "retry budget of 50s spent") || !strings.Contains(err.Error(), "Rate limit") {
+		t.Fatalf("err %v; want the budget and the provider's message", err)
+	}
+	if got := s.got(); len(got) != 2 || len(f.requests()) != 3 {
+		t.Errorf("waits %v, %d requests; want 2 waits of 20 s and 3 requests", got, len(f.requests()))
+	}
+}
+
+// TestNoCredentialsAcrossOrigins: a provider that redirects to another
+// origin — another port on the same host included — is not followed, so
+// the API key never reaches it.
+func TestNoCredentialsAcrossOrigins(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			var leaked atomic.Int64
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for _, h := range []string{"Authorization", "X-Api-Key", "Api-Key"} {
+					if r.Header.Get(h) != "" {
+						leaked.Add(1)
+					}
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(readTestdata(t, b.okFile))
+			}))
+			defer other.Close()
+			f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			}})
+			p, _ := b.provider(t, f, WithMaxRetries(0))
+			_, err := p.Complete(context.Background(), simpleRequest())
+			if err == nil || !strings.Contains(err.Error(), "redirected to another origin") {
+				t.Errorf("err %v; want the refused redirect", err)
+			}
+			if leaked.Load() != 0 {
+				t.Error("the API key reached another origin")
+			}
+			if strings.Contains(fmt.Sprint(err), b.key) {
+				t.Error("the error holds the key")
 			}
 		})
 	}
