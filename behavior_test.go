@@ -630,3 +630,57 @@ func TestModelBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedGoldenSetResilience: the shipped golden/tasks.yaml declares
+// faults: and inject:, so --layers resilience with --models runs the model
+// half of Layer 2 on the example server instead of nothing.
+func TestShippedGoldenSetResilience(t *testing.T) {
+	bin := buildExampleServer(t)
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		req, bad := strictOpenAIRequest(b)
+		if bad != "" {
+			http.Error(w, bad, 400)
+			return
+		}
+		if len(req.ResponseFormat) > 0 {
+			writeOpenAI(w, req.Model, `{"reason": "no", "verdict": "fail"}`)
+			return
+		}
+		prompt := req.firstUser()
+		switch {
+		case req.toolMessages() > 0:
+			writeOpenAI(w, req.Model, "The tool failed; I cannot tell you.")
+		case strings.Contains(prompt, "Tokyo"):
+			writeOpenAI(w, req.Model, "", oaCall{"get_weather", `{"city":"Tokyo","units":"fahrenheit"}`})
+		case strings.Contains(prompt, "Acme Corp still have open"):
+			writeOpenAI(w, req.Model, "", oaCall{"search_invoices", `{"customer":"acme","status":"open"}`})
+		default:
+			writeOpenAI(w, req.Model, "No.")
+		}
+	}))
+	defer model.Close()
+	dir := t.TempDir()
+	_, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
+		"run", "--server-cmd", bin, "--layers", "resilience", "--models", "openai:scripted", "--judge-model", "openai:judge",
+		"--golden", "golden/tasks.yaml", "--runs", "1", "--out", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"))
+	if strings.Contains(stderr, "had nothing to run") {
+		t.Fatalf("the resilience layer ran nothing:\n%s", stderr)
+	}
+	r := loadReport(t, filepath.Join(dir, "out", "report.json"))
+	faults, injects := 0, 0
+	for _, c := range r.Cases {
+		switch {
+		case strings.Contains(c.ID, "#fault-"):
+			faults++
+		case strings.Contains(c.ID, "#inject-"):
+			injects++
+		}
+	}
+	if faults != 3 || injects == 0 {
+		t.Errorf("%d fault and %d inject variants; want 3 and some\n%s", faults, injects, stdout)
+	}
+	if r.Judge == nil || r.Judge.Model != "openai:judge" {
+		t.Errorf("a resilience-only run does not record its judge: %+v", r.Judge)
+	}
+}
