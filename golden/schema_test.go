@@ -114,6 +114,10 @@ func TestSchemaRejects(t *testing.T) {
 		"list form, empty":       "[]\n",
 		"list form, bad case":    "- {id: a, prompt: p}\n",
 		"a scalar":               "cases\n",
+		"empty expect_answer":    head + "  - {id: a, prompt: p, negative: true, expect_answer: {}}\n",
+		"expect_answer typo":     head + "  - {id: a, prompt: p, negative: true, expect_answer: {contain: x}}\n",
+		"bad selection":          head + "  - {id: a, prompt: p, expect_tool: x, selection: second}\n",
+		"empty tool list":        head + "  - {id: a, prompt: p, expect_tool: []}\n",
 	} {
 		if s.Validate(yamlAsJSON(t, []byte(src))) == nil {
 			t.Errorf("schema accepted %s", name)

@@ -24,6 +24,9 @@ const (
 	KeyArgumentAccuracy    = "behavior.argumentAccuracy"
 	KeySequenceAccuracy    = "behavior.sequenceAccuracy"
 	KeyTaskCompletion      = "behavior.taskCompletion"
+	// KeyAnswerAccuracy is the share of runs whose final answer passed
+	// the case's expect_answer.
+	KeyAnswerAccuracy = "behavior.answerAccuracy"
 )
 
 // NoTool stands for "no tool" in the confusion matrix: the expectation of a
@@ -73,6 +76,8 @@ type RunScore struct {
 	// Sequence is nil unless the case is a chain: whether the expected
 	// tools are a subsequence of the calls.
 	Sequence *bool
+	// Answer is nil unless the case has expect_answer.
+	Answer *bool
 	// Judge is nil unless the case has a rubric.
 	Judge       *bool
 	JudgeReason string
@@ -199,6 +204,15 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		r.Arguments = &ok
 	}
 
+	if c.Answer != nil {
+		why := c.Answer.Check(t.Final)
+		ok := len(why) == 0
+		r.Answer = &ok
+		for _, w := range why {
+			r.reason("%s", w)
+		}
+	}
+
 	if c.Rubric != "" {
 		if opts.Judge == nil {
 			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
@@ -213,7 +227,8 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		}
 	}
 
-	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) && isTrueOrNil(r.Judge)
+	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
+		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
 	return r
 }
 
@@ -387,7 +402,7 @@ func (t tally) frac() *float64 {
 
 // counts are the tallies behind every score, for one case or pooled.
 type counts struct {
-	pass, selection, activation, arguments, sequence, judge tally
+	pass, selection, activation, arguments, sequence, judge, answer tally
 }
 
 func (cn *counts) addRun(c *Case, r RunScore) {
@@ -408,12 +423,16 @@ func (cn *counts) addRun(c *Case, r RunScore) {
 	if r.Judge != nil {
 		cn.judge.add(*r.Judge)
 	}
+	if r.Answer != nil {
+		cn.answer.add(*r.Answer)
+	}
 }
 
 func (cn *counts) merge(o counts) {
 	for _, p := range []struct{ a, b *tally }{
 		{&cn.pass, &o.pass}, {&cn.selection, &o.selection}, {&cn.activation, &o.activation},
 		{&cn.arguments, &o.arguments}, {&cn.sequence, &o.sequence}, {&cn.judge, &o.judge},
+		{&cn.answer, &o.answer},
 	} {
 		p.a.good += p.b.good
 		p.a.total += p.b.total
@@ -429,6 +448,7 @@ func (cn counts) scores() map[string]float64 {
 		KeyArgumentAccuracy:    cn.arguments,
 		KeySequenceAccuracy:    cn.sequence,
 		KeyTaskCompletion:      cn.judge,
+		KeyAnswerAccuracy:      cn.answer,
 	} {
 		if f := t.frac(); f != nil {
 			out[key] = *f
@@ -463,6 +483,7 @@ func (cs *CaseScore) reportCase() report.Case {
 		Arguments: cn.arguments.frac(),
 		Sequence:  cn.sequence.frac(),
 		Judge:     cn.judge.frac(),
+		Answer:    cn.answer.frac(),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
 	}
@@ -626,6 +647,7 @@ func ScoresFromCases(cases []report.Case) (scores map[string]float64, byModel ma
 		cn.arguments = share(c.Arguments, cn.selection.good)
 		cn.sequence = share(c.Sequence, n)
 		cn.judge = share(c.Judge, n)
+		cn.answer = share(c.Answer, n)
 		all.merge(cn)
 		if per[c.Model] == nil {
 			per[c.Model] = &counts{}

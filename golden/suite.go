@@ -99,6 +99,8 @@ type Case struct {
 	// ForbidTools are tools the model must never call in the run; a call
 	// of one fails the run whatever else it did.
 	ForbidTools []string
+	// Answer is expect_answer: deterministic checks of the final answer.
+	Answer *AnswerCheck
 	// Negative: the model must call no tool at all.
 	Negative bool
 	// Args are the arguments checked on the first call of ExpectTool,
@@ -254,6 +256,7 @@ var (
 		"id", "description", "prompt", "query", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
 		"stub_results", "input_responses", "faults", "inject", "selection", "forbid_tools",
+		"expect_answer",
 	}
 	stepKeys     = []string{"tool", "expect_args", "arg_match"}
 	argMatchKeys = []string{"mode", "tolerance"}
@@ -562,6 +565,8 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 				p.errorf(v.Line, "%sselection must be %s (an expected tool among the first turn's calls) or %s (the very first call), got %q", ctx, SelectTurn, SelectFirst, sel)
 			}
 			c.Selection = sel
+		case "expect_answer":
+			c.Answer = p.answer(v, ctx)
 		case "forbid_tools":
 			c.ForbidTools = p.strList(v, ctx+"forbid_tools")
 			c.forbidLine = v.Line

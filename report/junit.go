@@ -184,7 +184,7 @@ func caseTestcase(c Case, oc outcome) junitCase {
 	for _, s := range []struct {
 		name string
 		v    *float64
-	}{{"selection", c.Selection}, {"arguments", c.Arguments}, {"sequence", c.Sequence}, {"judge", c.Judge}} {
+	}{{"selection", c.Selection}, {"arguments", c.Arguments}, {"sequence", c.Sequence}, {"answer", c.Answer}, {"judge", c.Judge}} {
 		if s.v != nil {
 			body += "\n" + s.name + ": " + score(*s.v)
 		}

@@ -132,6 +132,9 @@ type Case struct {
 	Arguments *float64 `json:"arguments"`
 	Sequence  *float64 `json:"sequence"`
 	Judge     *float64 `json:"judge"`
+	// Answer is the share of runs whose final answer passed
+	// expect_answer; absent when the case has none.
+	Answer *float64 `json:"answer,omitempty"`
 	// WilsonLow and WilsonHigh bound the 95% Wilson score interval of the
 	// pass rate over the non-errored runs ([0, 1] when there were none).
 	WilsonLow  float64 `json:"wilsonLow"`
