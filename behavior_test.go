@@ -684,3 +684,31 @@ func TestShippedGoldenSetResilience(t *testing.T) {
 		t.Errorf("a resilience-only run does not record its judge: %+v", r.Judge)
 	}
 }
+
+// TestPerCaseModels: a case's models: narrows --models; a model outside
+// --models is exit 2 naming the file and line.
+func TestPerCaseModels(t *testing.T) {
+	m := newModelRig(t, `- id: only-a
+  prompt: Hello there!
+  negative: true
+  models: [openai:a]
+- id: both
+  prompt: Hi!
+  negative: true
+`)
+	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--models", "openai:a,openai:b")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var got []string
+	for _, c := range loadReport(t, path).Cases {
+		got = append(got, c.ID+"@"+c.Model)
+	}
+	if strings.Join(got, " ") != "both@openai:a both@openai:b only-a@openai:a" {
+		t.Errorf("cases %q", got)
+	}
+	code, _, stderr, _ = m.run("out2", "--layers", "behavior", "--models", "openai:b")
+	if code != 2 || !strings.Contains(stderr, "tasks.yaml:4: case \"only-a\": models: openai:a is not one of --models (openai:b)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

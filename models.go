@@ -110,6 +110,9 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 		}
 		mp.models = append(mp.models, spec)
 	}
+	if err := suite.CheckModels(mp.models); err != nil {
+		return nil, &configError{err.Error()}
+	}
 	mp.judgePrompt = golden.DefaultJudgePrompt()
 	if cfg.JudgePrompt != "" {
 		if mp.judgePrompt, err = golden.LoadJudgePrompt(cfg.JudgePrompt); err != nil {
@@ -257,6 +260,9 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 	var jobs []golden.Job
 	for _, c := range mr.plan.cases {
 		for _, spec := range mr.plan.models {
+			if !c.RunsOn(spec) {
+				continue
+			}
 			_, model, _ := llm.ParseSpec(spec)
 			for i := 0; i < mr.runs(c); i++ {
 				task := c.Task(mr.tools, model)

@@ -39,7 +39,12 @@ type Task struct {
 	// Tools are the server's tools as listed (names, descriptions and input
 	// schemas are passed to the model as given).
 	Tools []mcp.Tool
-	// MaxTurns bounds model calls; 0 means DefaultMaxTurns.
+	// FollowUps are further user messages (a multi-turn conversation):
+	// each is sent once the model has answered the one before without
+	// calling a tool.
+	FollowUps []string
+	// MaxTurns bounds model calls per user message; 0 means
+	// DefaultMaxTurns.
 	MaxTurns int
 	// Stubs answer calls to the named tools with a fixed result instead of
 	// executing them: a CallToolResult object, or any other JSON value which
@@ -85,10 +90,12 @@ type ToolResult struct {
 
 // Call is one tool call the model made, and what became of it.
 type Call struct {
-	// Turn is the 1-based model turn that asked for the call.
-	Turn int    `json:"turn"`
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	// Turn is the 1-based model turn that asked for the call; UserTurn
+	// the 0-based user message it answers (0 but in multi-turn runs).
+	Turn     int    `json:"turn"`
+	UserTurn int    `json:"userTurn,omitempty"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
 	// Arguments as the model sent them; nil when they were not JSON, in
 	// which case InvalidArguments holds the text.
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
@@ -116,8 +123,10 @@ type Call struct {
 type Transcript struct {
 	Messages []llm.Message `json:"messages"`
 	Calls    []Call        `json:"calls"`
-	// Final is the model's last text answer ("" if it never gave one).
-	Final string `json:"final"`
+	// Final is the model's last text answer ("" if it never gave one);
+	// Finals holds the answer to each user message of a multi-turn run.
+	Final  string   `json:"final"`
+	Finals []string `json:"finals,omitempty"`
 	// ModelCalls counts Complete calls; Turns the assistant turns.
 	// ReplayedCalls is how many of the calls were answered from a record
 	// of an identical request instead of the model.

@@ -256,3 +256,45 @@ func (m *manyCalls) Complete(_ context.Context, req llm.Request) (*llm.Response,
 	}
 	return &llm.Response{Message: msg}, nil
 }
+
+// TestRunFollowUps: a multi-turn task sends each follow-up once the model
+// answered, and records which user message each call answers.
+func TestRunFollowUps(t *testing.T) {
+	t.Parallel()
+	m := &conversation{}
+	srv := &dottedServer{}
+	tr, err := agent.Run(context.Background(), m, srv, agent.Task{Model: "m", Prompt: "first", FollowUps: []string{"second", "third"}, Tools: dottedTools[:1]})
+	if err != nil || tr.Stop != agent.StopFinal {
+		t.Fatalf("%v %+v", err, tr)
+	}
+	if len(tr.Finals) != 3 || tr.Finals[2] != "answer to third" || len(tr.Calls) != 1 || tr.Calls[0].UserTurn != 1 {
+		t.Errorf("finals %q, calls %+v; want 3 answers and the call in user turn 1", tr.Finals, tr.Calls)
+	}
+	var users []string
+	for _, msg := range tr.Messages {
+		if msg.Role == llm.RoleUser {
+			users = append(users, msg.Content)
+		}
+	}
+	if strings.Join(users, ",") != "first,second,third" {
+		t.Errorf("user messages %q", users)
+	}
+}
+
+// conversation calls weather.get when asked "second", and otherwise
+// answers the last user message.
+type conversation struct{}
+
+func (conversation) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == llm.RoleUser && last.Content == "second" {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: req.Tools[0].Name, Arguments: json.RawMessage(`{}`)}}}}, nil
+	}
+	var q string
+	for _, msg := range req.Messages {
+		if msg.Role == llm.RoleUser {
+			q = msg.Content
+		}
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "answer to " + q}}, nil
+}

@@ -88,7 +88,9 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		return tr, nil
 	}
 
-	for turn := 1; turn <= maxTurns; turn++ {
+	userTurn, segment := 0, 0
+	for turn := 1; segment < maxTurns; turn++ {
+		segment++
 		if ctx.Err() != nil {
 			return fail(context.Cause(ctx))
 		}
@@ -148,6 +150,17 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		}
 		if len(msg.ToolCalls) == 0 {
 			tr.Final = msg.Content
+			if len(t.FollowUps) > 0 {
+				tr.Finals = append(tr.Finals, msg.Content)
+			}
+			if userTurn < len(t.FollowUps) {
+				// The next user message of a multi-turn conversation; the
+				// turn limit starts again for it.
+				tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleUser, Content: t.FollowUps[userTurn]})
+				userTurn++
+				segment = 0
+				continue
+			}
 			tr.Stop = StopFinal
 			tr.Duration = time.Since(start)
 			return tr, nil
@@ -163,7 +176,7 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 				// Every tool call still needs its result message (the APIs
 				// reject a turn with unanswered calls); the excess is
 				// answered, not run.
-				c := Call{Turn: turn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments, Capped: true,
+				c := Call{Turn: turn, UserTurn: userTurn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments, Capped: true,
 					Result: errorResult(fmt.Sprintf("not run: this turn asked for %d tool calls and mcp-eval runs at most %d per turn", len(msg.ToolCalls), maxCalls))}
 				tr.Calls = append(tr.Calls, c)
 				tr.CappedCalls++
@@ -171,6 +184,7 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 				continue
 			}
 			c := runCall(ctx, s, t, byName, names, turn, tc)
+			c.UserTurn = userTurn
 			tr.Calls = append(tr.Calls, c)
 			tr.Messages = append(tr.Messages, llm.Message{
 				Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: c.Result.IsError,

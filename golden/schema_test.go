@@ -191,3 +191,30 @@ func TestSchemaKeys(t *testing.T) {
 		t.Errorf("match modes: loader and schema differ (-loader +schema):\n%s", diff)
 	}
 }
+
+// TestSchemaAcceptsExpressiveKeys: the schema takes what the loader takes
+// for vars, turns, models, expect_answer, a list of tools, selection and
+// forbid_tools.
+func TestSchemaAcceptsExpressiveKeys(t *testing.T) {
+	t.Parallel()
+	s := compileTasksSchema(t)
+	src := `- id: weather
+  vars: {city: [Paris, Tokyo], units: celsius}
+  prompt: Weather in {{city}}?
+  expect_tool: [get_weather, search_invoices]
+  selection: first
+  forbid_tools: [send_email]
+  expect_answer: {contains: [sunny], not_contains: rain, regex: '\d', equals: x, json_path: {$.a: 1}}
+  models: [openai:gpt-4.1-mini]
+- id: chat
+  turns:
+    - {prompt: 'Weather in Paris?', expect_tool: get_weather, expect_args: {city: Paris}}
+    - {query: 'Thanks!', expect_tool: null, expect_answer: {contains: welcome}}
+`
+	if err := s.Validate(yamlAsJSON(t, []byte(src))); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	if _, err := Parse([]byte(src), "t.yaml"); err != nil {
+		t.Errorf("loader: %v", err)
+	}
+}

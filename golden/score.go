@@ -136,6 +136,9 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		r.Errored, r.Error = true, cmp.Or(t.Err, "the run failed")
 		return r
 	}
+	if len(c.Turns) > 0 {
+		return scoreTurns(ctx, c, t, opts)
+	}
 	names := t.Selected()
 	if len(names) > 0 {
 		r.FirstTool = names[0]
@@ -711,4 +714,77 @@ func (s *Suite) HasSemantic() bool {
 		}
 	}
 	return false
+}
+
+// scoreTurns scores a multi-turn run: each turn's expectations against
+// the calls and the answer that followed its user message; the run passes
+// when every turn does (and the rubric, which grades the whole run). The
+// first turn's selection stands for the run in the confusion matrix.
+func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+	var r RunScore
+	r.Selection = true
+	and := func(dst **bool, v *bool) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			b := true
+			*dst = &b
+		}
+		**dst = **dst && *v
+	}
+	for i, turn := range c.Turns {
+		seg := &agent.Transcript{Calls: []agent.Call{}, Stop: agent.StopFinal}
+		for _, call := range t.Calls {
+			if call.UserTurn == i {
+				seg.Calls = append(seg.Calls, call)
+			}
+		}
+		switch {
+		case i < len(t.Finals):
+			seg.Final = t.Finals[i]
+		case len(t.Finals) == 0 && i == 0:
+			seg.Final = t.Final
+		default:
+			r.reason("turn %d: the run ended (%s) before this turn was answered", i+1, t.Stop)
+			r.Selection = false
+			continue
+		}
+		tr := ScoreRun(ctx, turn, seg, ScoreOptions{Similar: opts.Similar})
+		if tr.Errored {
+			return RunScore{Errored: true, Error: fmt.Sprintf("turn %d: %s", i+1, tr.Error)}
+		}
+		if i == 0 {
+			r.FirstTool, r.FirstTurn, r.SelectedTool = tr.FirstTool, tr.FirstTurn, tr.SelectedTool
+		}
+		r.Selection = r.Selection && tr.Selection
+		r.SemanticFallback = r.SemanticFallback || tr.SemanticFallback
+		r.Forbidden = append(r.Forbidden, tr.Forbidden...)
+		and(&r.Arguments, tr.Arguments)
+		and(&r.Sequence, tr.Sequence)
+		and(&r.Answer, tr.Answer)
+		for _, why := range tr.Reasons {
+			r.reason("turn %d: %s", i+1, why)
+		}
+	}
+	if t.Stop == agent.StopMaxTurns {
+		r.reason("the run hit max_turns before the conversation ended")
+		r.Selection = false
+	}
+	if c.Rubric != "" {
+		if opts.Judge == nil {
+			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
+		}
+		pass, reason, err := opts.Judge.Grade(ctx, c.Rubric, t)
+		if err != nil {
+			return RunScore{Errored: true, Error: "judge: " + err.Error(), FirstTool: r.FirstTool}
+		}
+		r.Judge, r.JudgeReason = &pass, reason
+		if !pass {
+			r.reason("judge: %s", cmp.Or(reason, "rubric not met"))
+		}
+	}
+	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
+		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
+	return r
 }

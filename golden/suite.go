@@ -101,6 +101,16 @@ type Case struct {
 	ForbidTools []string
 	// Answer is expect_answer: deterministic checks of the final answer.
 	Answer *AnswerCheck
+	// Turns makes a multi-turn case: each is one user message, sent after
+	// the model answered the one before, with its own expectations (a
+	// Case holding only prompt and expectation fields). Prompt is then the
+	// first turn's; the case's rubric, if any, grades the whole run.
+	Turns []*Case
+	// Models, when set, are the --models the case runs on (a subset).
+	Models     []string
+	modelsLine int
+	// Vars are the values of vars: this case was expanded with.
+	Vars map[string]string
 	// Negative: the model must call no tool at all.
 	Negative bool
 	// Args are the arguments checked on the first call of ExpectTool,
@@ -256,7 +266,7 @@ var (
 		"id", "description", "prompt", "query", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
 		"stub_results", "input_responses", "faults", "inject", "selection", "forbid_tools",
-		"expect_answer",
+		"expect_answer", "turns", "models", "vars",
 	}
 	stepKeys     = []string{"tool", "expect_args", "arg_match"}
 	argMatchKeys = []string{"mode", "tolerance"}
@@ -272,6 +282,8 @@ type parser struct {
 	dir   string
 	errs  Errors
 	nodes int
+	// nodeVars holds the vars values each expanded case node was made with.
+	nodeVars map[*yaml.Node]map[string]string
 }
 
 func (p *parser) errorf(line int, format string, args ...any) {
@@ -389,8 +401,12 @@ func (p *parser) caseList(n *yaml.Node, d *Defaults) []*Case {
 	}
 	var out []*Case
 	firstLine := map[string]int{}
+	var items []*yaml.Node
 	for _, item := range n.Content {
-		c := p.caseItem(resolve(item), d)
+		items = append(items, p.expandVars(resolve(item))...)
+	}
+	for _, item := range items {
+		c := p.caseItem(item, d)
 		if c == nil {
 			continue
 		}
@@ -495,7 +511,7 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		p.errorf(n.Line, "each case must be a mapping with at least id and prompt")
 		return nil
 	}
-	c := &Case{File: p.file, Line: n.Line}
+	c := &Case{File: p.file, Line: n.Line, Vars: p.nodeVars[n]}
 	// The id comes first so that every other message can name the case.
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := resolve(n.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "id" {
@@ -521,6 +537,7 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		toolNull                       bool
 		floorSet                       bool
 		promptSet                      bool
+		turnsNode                      *yaml.Node
 		layer2                         *yaml.Node // faults: or inject:, whichever came first
 	)
 	p.fields(n, ctx, caseKeys, func(key string, k, v *yaml.Node) {
@@ -567,6 +584,13 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 			c.Selection = sel
 		case "expect_answer":
 			c.Answer = p.answer(v, ctx)
+		case "turns":
+			turnsNode = v
+		case "models":
+			c.Models = p.strList(v, ctx+"models")
+			c.modelsLine = v.Line
+		case "vars":
+			// Expanded before the case is parsed (caseList); nothing to do.
 		case "forbid_tools":
 			c.ForbidTools = p.strList(v, ctx+"forbid_tools")
 			c.forbidLine = v.Line
@@ -612,6 +636,9 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 			c.Inject = p.inject(v, ctx)
 		}
 	})
+	if turnsNode != nil {
+		return p.multiTurn(c, n, turnsNode, promptSet, layer2, d, ctx)
+	}
 	if !promptSet {
 		p.errorf(n.Line, "%smissing prompt", ctx)
 	}

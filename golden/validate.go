@@ -33,7 +33,12 @@ func (s *Suite) Validate(tools []mcp.Tool) error {
 	for _, name := range slices.Sorted(maps.Keys(s.Defaults.stubLines)) {
 		v.tool(s.Defaults.stubLines[name], "defaults: stub_results: ", name)
 	}
+	var all []*Case
 	for _, c := range s.Cases {
+		all = append(all, c)
+		all = append(all, c.Turns...)
+	}
+	for _, c := range all {
 		ctx := fmt.Sprintf("case %q: ", c.ID)
 		for i, name := range c.AcceptTools {
 			if t := v.tool(c.toolLine, ctx+"expect_tool: ", name); t != nil && i == 0 {
