@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -636,8 +637,14 @@ func TestModelBudget(t *testing.T) {
 // half of Layer 2 on the example server instead of nothing.
 func TestShippedGoldenSetResilience(t *testing.T) {
 	bin := buildExampleServer(t)
+	var budgets sync.Map // max_completion_tokens values seen
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		var mt struct {
+			Max int `json:"max_completion_tokens"`
+		}
+		json.Unmarshal(b, &mt)
+		budgets.Store(mt.Max, true)
 		req, bad := strictOpenAIRequest(b)
 		if bad != "" {
 			http.Error(w, bad, 400)
@@ -662,14 +669,19 @@ func TestShippedGoldenSetResilience(t *testing.T) {
 	defer model.Close()
 	dir := t.TempDir()
 	_, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
-		"run", "--server-cmd", bin, "--layers", "resilience", "--models", "openai:scripted", "--judge-model", "openai:judge",
-		"--golden", "golden/tasks.yaml", "--runs", "1", "--out", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"))
+		"run", "--server-cmd", bin, "--layers", "resilience,telemetry", "--models", "openai:scripted", "--judge-model", "openai:judge",
+		"--golden", "golden/tasks.yaml", "--runs", "1", "--model-max-tokens", "2048",
+		"--out", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"))
 	if strings.Contains(stderr, "had nothing to run") {
 		t.Fatalf("the resilience layer ran nothing:\n%s", stderr)
 	}
 	r := loadReport(t, filepath.Join(dir, "out", "report.json"))
 	faults, injects := 0, 0
 	for _, c := range r.Cases {
+		if c.InputTokens == 0 || c.CostUSD != nil {
+			// openai:scripted has no price: unknown cost, but tokens.
+			t.Errorf("variant %s: %d input tokens, cost %v; want the variant's tokens", c.ID, c.InputTokens, c.CostUSD)
+		}
 		switch {
 		case strings.Contains(c.ID, "#fault-"):
 			faults++
@@ -682,6 +694,9 @@ func TestShippedGoldenSetResilience(t *testing.T) {
 	}
 	if r.Judge == nil || r.Judge.Model != "openai:judge" {
 		t.Errorf("a resilience-only run does not record its judge: %+v", r.Judge)
+	}
+	if _, ok := budgets.Load(2048); !ok {
+		t.Error("--model-max-tokens 2048 never reached the provider")
 	}
 }
 

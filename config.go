@@ -55,6 +55,7 @@ type Config struct {
 	ModelConcurrency int
 	ModelBudget      time.Duration
 	MaxCallsPerTurn  int
+	ModelMaxTokens   int
 	StubTools        listFlag
 	CacheDir         string
 	Payloads         string
@@ -148,6 +149,7 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.ModelTimeout, "model-timeout", cfg.ModelTimeout, "deadline of each request to a model provider (retries have their own 2m budget per call)")
 	fs.IntVar(&cfg.ModelConcurrency, "model-concurrency", cfg.ModelConcurrency, "model requests in flight at once per provider")
 	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
+	fs.IntVar(&cfg.ModelMaxTokens, "model-max-tokens", cfg.ModelMaxTokens, "token limit of each model answer (0: the provider's default; Anthropic, which requires one, gets 1024)")
 	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
 	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in golden/judge_prompt.txt); its hash is recorded")
 	cfg.StubTools.comma = true
@@ -302,6 +304,8 @@ func (c *Config) validate(getenv func(string) string) error {
 		return usagef("--model-concurrency must be between 1 and 256, got %d", c.ModelConcurrency)
 	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
 		return usagef("--model-budget must be between 0 (none) and 24h, got %v", c.ModelBudget)
+	case c.ModelMaxTokens < 0 || c.ModelMaxTokens > 1<<20:
+		return usagef("--model-max-tokens must be between 0 (provider default) and 1048576, got %d", c.ModelMaxTokens)
 	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:
 		return usagef("--max-calls-per-turn must be between 1 and 1000, got %d", c.MaxCallsPerTurn)
 	}

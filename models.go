@@ -266,7 +266,6 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 			_, model, _ := llm.ParseSpec(spec)
 			for i := 0; i < mr.runs(c); i++ {
 				task := c.Task(mr.tools, model)
-				task.MaxCallsPerTurn = mr.cfg.MaxCallsPerTurn
 				for _, name := range stub {
 					if task.Stubs == nil {
 						task.Stubs = map[string]json.RawMessage{}
@@ -388,11 +387,7 @@ func (mr *modelRun) resilience(ctx context.Context) (*resilience.Summary, error)
 		fmt.Fprintf(mr.stderr, "mcp-eval: no case in %s declares faults: or inject:, so the model half of the resilience layer had nothing to run\n", mr.cfg.Golden)
 		return nil, nil
 	}
-	jobs := plan.Jobs(mr.tools, mr.plan.models, mr.runs)
-	for i := range jobs {
-		jobs[i].Task.MaxCallsPerTurn = mr.cfg.MaxCallsPerTurn
-	}
-	results := mr.run(ctx, jobs)
+	results := mr.run(ctx, plan.Jobs(mr.tools, mr.plan.models, mr.runs))
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 	ropts := resilience.ScoreOptions{}
@@ -424,6 +419,12 @@ func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result 
 		ctx, cancel = context.WithDeadlineCause(ctx, mr.deadline,
 			fmt.Errorf("the model budget (--model-budget %s) was spent", mr.cfg.ModelBudget))
 		defer cancel()
+	}
+	for i := range jobs {
+		jobs[i].Task.MaxCallsPerTurn = mr.cfg.MaxCallsPerTurn
+		if mr.cfg.ModelMaxTokens > 0 {
+			jobs[i].Task.MaxTokens = mr.cfg.ModelMaxTokens
+		}
 	}
 	results := mr.runner.Run(ctx, jobs)
 	capped, runs := 0, 0

@@ -237,7 +237,11 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	var runs []telemetry.Run
 	if mr != nil {
 		for _, x := range mr.results {
-			runs = append(runs, telemetry.Run{Case: x.Job.CaseID, Model: x.Job.Model, Transcript: x.Transcript, Cached: x.Cached})
+			// A resilience variant's job id is "<case>#<variant>~<key>";
+			// its report case is the part before "~", so its tokens and
+			// cost land on it.
+			id, _, _ := strings.Cut(x.Job.CaseID, "~")
+			runs = append(runs, telemetry.Run{Case: id, Model: x.Job.Model, Transcript: x.Transcript, Cached: x.Cached})
 		}
 	}
 	if rec != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 // TestExpectAnswer checks every expect_answer assertion on a final
@@ -72,5 +73,35 @@ func TestExpectAnswer(t *testing.T) {
 		if _, err := Parse([]byte(bad.src), "t.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v; want %q", bad.src, err, bad.want)
 		}
+	}
+}
+
+// TestIDsMatchExactly: identifiers in plain string arguments (no enum, no
+// format) are compared exactly by default, so INV-10-12 is not INV-1012;
+// ordinary text is still normalized.
+func TestIDsMatchExactly(t *testing.T) {
+	t.Parallel()
+	s, err := Parse([]byte(`- id: a
+  prompt: p
+  expect_tool: t
+  expect_args: {invoice: INV-10-12, customer_id: acme corp, note: Lunch on Friday}
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []mcp.Tool{{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"invoice":{"type":"string"},"customer_id":{"type":"string"},"note":{"type":"string"}}}`)}}
+	if err := s.Validate(tools); err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]MatchMode{}
+	for _, a := range s.Cases[0].Args {
+		modes[a.Name] = a.EffectiveMode()
+	}
+	if modes["invoice"] != MatchExact || modes["customer_id"] != MatchExact || modes["note"] != MatchNormalized {
+		t.Errorf("modes %v; want invoice and customer_id exact, note normalized", modes)
+	}
+	r := ScoreRun(t.Context(), s.Cases[0], finished("", agent.Call{Name: "t", Arguments: []byte(`{"invoice":"INV-1012","customer_id":"acme corp","note":"lunch on friday!"}`)}), ScoreOptions{})
+	if r.Passed || len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0], "invoice") {
+		t.Errorf("INV-1012 for INV-10-12: passed %v, reasons %q", r.Passed, r.Reasons)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -113,7 +114,7 @@ func (v *validator) args(ctx string, t *toolInfo, tool string, checks []*ArgChec
 			continue
 		}
 		if !a.explicit {
-			a.Mode = prop.defaultMode(a.Expected)
+			a.Mode = prop.defaultMode(a.Name, a.Expected)
 			if err := a.compile(); err != nil {
 				v.errorf(a.Line, "%sexpect_args.%s: %v", ctx, a.Name, err)
 				continue
@@ -185,16 +186,29 @@ func (p propSchema) types() []string {
 	return many
 }
 
+// idName and idValue recognise identifiers: an argument named id, *_id or
+// *Id, and a value of letters and digits in parts joined by - _ . / : #,
+// with at least one digit ("INV-10-12", "order_42", "a1b2").
+var (
+	idName  = regexp.MustCompile(`(?:^|_)(?i:id)$|[a-z]Id$|^ID$`)
+	idValue = regexp.MustCompile(`^(?:[A-Za-z]*[0-9][A-Za-z0-9]*|[A-Za-z0-9]+(?:[-_./:#][A-Za-z0-9]+)+)$`)
+)
+
 // defaultMode is the mode an argument gets when arg_match leaves it open
 // (issue #3): exact where the schema pins the value down (enum, const,
 // number, integer, boolean, formatted text), normalized for other text.
 // Where the schema says nothing, the expected value decides.
-func (p propSchema) defaultMode(expected json.RawMessage) MatchMode {
-	_, isText := textOf(expected)
+func (p propSchema) defaultMode(name string, expected json.RawMessage) MatchMode {
+	text, isText := textOf(expected)
 	if expected == nil {
 		return MatchAny
 	}
 	if len(p.Enum) > 0 || len(p.Const) > 0 {
+		return MatchExact
+	}
+	// An identifier is matched exactly: normalizing "INV-10-12" would
+	// make it equal "INV-1012", another invoice.
+	if isText && (idName.MatchString(name) || idValue.MatchString(text) && strings.ContainsAny(text, "0123456789")) {
 		return MatchExact
 	}
 	ts := p.types()

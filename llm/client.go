@@ -186,6 +186,13 @@ func (c *client) roundTrip(ctx context.Context, body []byte, decode func([]byte)
 	}
 	r, err := decode(data)
 	if err != nil {
+		// A gateway's error inside a 200 (OpenRouter) is retried when its
+		// status would be.
+		var in200 *errorIn200
+		if errors.As(err, &in200) {
+			in200.e.Message = redact(in200.e.Message, c.secrets)
+			return nil, outcome{retry: retryableStatus(in200.e.StatusCode)}, c.scrub(fmt.Sprintf("%s: POST %s: %v", c.name, c.safeURL, err), err)
+		}
 		// A complete 2xx body that does not parse is not retried: a proxy
 		// answering HTML, or a server speaking another dialect, will do it
 		// again.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -631,5 +632,56 @@ func TestNoCredentialsAcrossOrigins(t *testing.T) {
 				t.Error("the error holds the key")
 			}
 		})
+	}
+}
+
+// TestOpenRouterErrorIn200IsRetried: a gateway reporting an upstream 502
+// inside a 200 is retried like a 502; a 400 inside a 200 is not.
+func TestOpenRouterErrorIn200IsRetried(t *testing.T) {
+	in200 := func(code int) step {
+		return step{body: fmt.Sprintf(`{"error":{"code":%d,"message":"Provider returned error"},"user_id":"u"}`, code)}
+	}
+	f := newFake(t, in200(502), step{file: "openai/text.response.json"})
+	p, s := backends[0].provider(t, f)
+	if _, err := p.Complete(context.Background(), simpleRequest()); err != nil {
+		t.Fatalf("after a 502 in a 200: %v", err)
+	}
+	if len(s.got()) != 1 {
+		t.Errorf("waits %v; want one retry", s.got())
+	}
+	f = newFake(t, in200(400))
+	p, _ = backends[0].provider(t, f)
+	_, err := p.Complete(context.Background(), simpleRequest())
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 400 || len(f.requests()) != 1 {
+		t.Errorf("a 400 in a 200: %v after %d requests; want the APIError, no retry", err, len(f.requests()))
+	}
+}
+
+// TestAzureSovereignHosts: Azure Government and China hosts get the
+// api-key header like the public cloud's.
+func TestAzureSovereignHosts(t *testing.T) {
+	for _, host := range []string{"r.openai.azure.com", "r.openai.azure.us", "r.openai.azure.cn"} {
+		var got string
+		f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
+			got = r.Header.Get("api-key")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(readTestdata(t, "openai/text.response.json"))
+		}})
+		// Dial the fake whatever the host name says.
+		tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, f.srv.Listener.Addr().String())
+		}}
+		p, err := New("openai", envMap(map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": "http://" + host + "/openai/v1"}),
+			WithHTTPClient(&http.Client{Transport: tr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Complete(context.Background(), simpleRequest()); err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+		if got != openAITestKey {
+			t.Errorf("%s: api-key %q; want the key", host, got)
+		}
 	}
 }

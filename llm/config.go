@@ -183,7 +183,7 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 			// Azure OpenAI authenticates keys with an api-key header; its
 			// v1 API also takes the Bearer form. Sending both is what the
 			// openai-node Azure example does (examples/azure.ts).
-			if strings.HasSuffix(strings.ToLower(base.Hostname()), ".azure.com") {
+			if isAzure(base.Hostname()) {
 				h.Set("api-key", key)
 			}
 		}
@@ -274,4 +274,16 @@ func sameOriginOnly(req *http.Request, via []*http.Request) error {
 		return errors.New("stopped after 3 redirects")
 	}
 	return nil
+}
+
+// isAzure reports whether host is Azure OpenAI's, in the public cloud
+// (*.azure.com), Azure Government (*.azure.us) or Azure China (*.azure.cn).
+func isAzure(host string) bool {
+	h := strings.ToLower(host)
+	for _, suffix := range []string{".azure.com", ".azure.us", ".azure.cn"} {
+		if strings.HasSuffix(h, suffix) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -215,10 +216,17 @@ func decodeOpenAI(data []byte, requested string) (*Response, error) {
 	if len(w.Choices) == 0 {
 		// Some gateways (OpenRouter among them) report an upstream failure
 		// as 200 with an error object and no choices.
-		var e APIError
+		e := &APIError{Provider: providerOpenAI}
 		if len(w.Error) > 0 && string(w.Error) != "null" {
-			parseErrorBody(&e, data)
-			return nil, fmt.Errorf("no choices in response; error %q", e.Message)
+			parseErrorBody(e, data)
+			// OpenRouter puts the upstream's HTTP status in error.code;
+			// an overloaded or rate-limited upstream is worth a retry like
+			// the same status sent as such (the client retries an APIError
+			// whose status it would retry).
+			if n, err := strconv.Atoi(e.Code); err == nil && n >= 400 && n <= 599 {
+				e.StatusCode = n
+			}
+			return nil, &errorIn200{e}
 		}
 		return nil, errors.New("no choices in response")
 	}
@@ -371,3 +379,17 @@ func marshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
+
+// errorIn200 is an error reported inside a 200 answer (OpenRouter's way
+// with upstream failures). It unwraps to the *APIError, so callers see the
+// status the gateway reported.
+type errorIn200 struct{ e *APIError }
+
+func (e *errorIn200) Error() string {
+	if e.e.StatusCode != 0 {
+		return fmt.Sprintf("no choices in response; error %d %q", e.e.StatusCode, e.e.Message)
+	}
+	return fmt.Sprintf("no choices in response; error %q", e.e.Message)
+}
+
+func (e *errorIn200) Unwrap() error { return e.e }
