@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -682,6 +683,32 @@ func TestAzureSovereignHosts(t *testing.T) {
 		}
 		if got != openAITestKey {
 			t.Errorf("%s: api-key %q; want the key", host, got)
+		}
+	}
+}
+
+// TestFakesRejectWhatTheAPIsReject: the scripted APIs answer 400 to an
+// orphan tool message (Chat Completions) and to a tool_use whose result
+// does not open the next user turn (Messages), as the real ones do, while
+// the conversations the agent loop builds pass (the other tests).
+func TestFakesRejectWhatTheAPIsReject(t *testing.T) {
+	call := ToolCall{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{}`)}
+	for _, tt := range []struct {
+		backend int
+		msgs    []Message
+	}{
+		{0, []Message{{Role: RoleUser, Content: "hi"}, {Role: RoleTool, ToolCallID: "call_9", Content: "orphan"}}},
+		{1, []Message{{Role: RoleUser, Content: "hi"}, {Role: RoleAssistant, ToolCalls: []ToolCall{call}}, {Role: RoleUser, Content: "no result"}}},
+	} {
+		b := backends[tt.backend]
+		f := newFake(t)
+		p, _ := b.provider(t, f, WithMaxRetries(0))
+		req := simpleRequest()
+		req.Messages = tt.msgs
+		_, err := p.Complete(context.Background(), req)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 400 {
+			t.Errorf("%s: %v; want HTTP 400", b.name, err)
 		}
 	}
 }
