@@ -591,6 +591,11 @@ func TestReasonsEverywhere(t *testing.T) {
 	if !strings.Contains(string(md), "called no tool, want lookup_region") || !strings.Contains(string(md), "]("+wrong.Transcripts[0]+")") {
 		t.Errorf("summary.md lacks the reason or the transcript link:\n%s", md)
 	}
+	// --verbose shows every run of every case, passing ones included.
+	_, verbose, _, _ := m.run("verbose", "--layers", "behavior", "--verbose")
+	if !strings.Contains(verbose, "runs 1✓ 2✓") || !strings.Contains(verbose, "runs 1✗ 2✗") {
+		t.Errorf("--verbose does not show every run:\n%s", verbose)
+	}
 	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
 	if !strings.Contains(string(page), `id="matrix"`) || !strings.Contains(string(page), "called no tool, want lookup_region") || !strings.Contains(string(page), "&#34;status&#34;: &#34;failed&#34;") {
 		t.Errorf("report.html lacks the matrix, the reason or the embedded transcript")

@@ -504,6 +504,14 @@ func (cs *CaseScore) reportCase() report.Case {
 		rc.Status = report.StatusFail
 	}
 	for _, r := range cs.Runs {
+		switch {
+		case r.Errored:
+			rc.RunOutcomes = append(rc.RunOutcomes, "error")
+		case r.Passed:
+			rc.RunOutcomes = append(rc.RunOutcomes, "pass")
+		default:
+			rc.RunOutcomes = append(rc.RunOutcomes, "fail")
+		}
 		rc.SemanticFallback = rc.SemanticFallback || r.SemanticFallback
 		switch {
 		case r.Errored && len(rc.Errors) < maxListed:

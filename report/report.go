@@ -152,6 +152,9 @@ type Case struct {
 	// per run ("run 2: …"), the first few of each.
 	Failures []string `json:"failures,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+	// RunOutcomes is each run's outcome in order: pass, fail or error
+	// (--verbose shows them).
+	RunOutcomes []string `json:"runOutcomes,omitempty"`
 	// Skipped says why a case with status skip was not scored (a rubric
 	// with --judge-model none).
 	Skipped string `json:"skipped,omitempty"`

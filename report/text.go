@@ -267,6 +267,22 @@ func (t *textWriter) caseReasons(c Case, oc outcome) {
 	if c.Skipped != "" {
 		t.line("      skipped: " + oneLine(c.Skipped, textValueMax))
 	}
+	if t.o.Verbose && len(c.RunOutcomes) > 0 {
+		var runs []string
+		for i, o := range c.RunOutcomes {
+			mark := "?"
+			switch o {
+			case "pass":
+				mark = t.paint(ansiGreen, "✓")
+			case "fail":
+				mark = t.paint(ansiRed, "✗")
+			case "error":
+				mark = t.paint(ansiRed, "!")
+			}
+			runs = append(runs, fmt.Sprintf("%d%s", i+1, mark))
+		}
+		t.line("      runs " + strings.Join(runs, " "))
+	}
 	for _, f := range c.Failures {
 		t.line("      failed " + oneLine(f, textValueMax))
 	}
