@@ -171,7 +171,12 @@ func (mp *modelPlan) selfGradingWarning() string {
 func (mr *modelRun) judgeInfo(prices *telemetry.Prices) *report.JudgeInfo {
 	mp := mr.plan
 	info := &report.JudgeInfo{Model: mp.judgeSpec, PromptSHA256: mp.judgePrompt.SHA256, PromptFile: mp.judgePrompt.File,
-		Disabled: mp.judgeSpec == "", SelfGraded: mp.selfGraded}
+		Disabled: mp.judgeSpec == ""}
+	if mp.selfGradingWarning() != "" {
+		// Only when the judge grades something: a judge that is never
+		// asked flatters nobody.
+		info.SelfGraded = mp.selfGraded
+	}
 	if mr.judgeCalls != nil {
 		u := mr.judgeCalls.Usage()
 		info.Calls, info.InputTokens, info.OutputTokens = mr.judgeCalls.Misses(), u.InputTokens, u.OutputTokens

@@ -348,6 +348,14 @@ func (m *mdWriter) cases(r *Report) {
 		m.p("> %s", escapeMarkdown(selfGradedText(j)))
 		m.p("")
 	}
+	if j := r.Judge; j != nil && j.Calls > 0 {
+		cost := "cost unknown"
+		if j.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *j.CostUSD)
+		}
+		m.p("Judge %s: %d calls, %d tokens in, %d out, %s (apart from the models under test).", codeSpan(j.Model), j.Calls, j.InputTokens, j.OutputTokens, cost)
+		m.p("")
+	}
 	m.caseReasons(r)
 	m.p("<details><summary>Per-case scores</summary>")
 	m.p("")
@@ -454,8 +462,12 @@ func (m *mdWriter) telemetry(t *Telemetry) {
 		m.tableHead("model", "p50 ms", "p95 ms", "tokens in", "tokens out", "cost USD")
 		for _, k := range sortedKeys(t.Models) {
 			u := t.Models[k]
+			cost := fmt.Sprintf("%.4f", u.CostUSD)
+			if u.CostUnknown {
+				cost = "unknown" // never shown as $0
+			}
 			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms),
-				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), fmt.Sprintf("%.4f", u.CostUSD))
+				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), cost)
 		}
 		m.p("")
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/llm"
 )
@@ -213,5 +214,30 @@ func TestCostWithPromptCaching(t *testing.T) {
 	}
 	if pr, _ := f.Lookup("anthropic:c"); pr.CachedInput != 0.4 || pr.CacheWrite != 5 {
 		t.Errorf("anthropic:c: %+v", pr)
+	}
+}
+
+// TestRecorderPricesCachedTokens: the usage the providers report (cached
+// input apart, reasoning in the output) reaches the per-model cost as
+// billed, and an answer without usage makes the cost unknown.
+func TestRecorderPricesCachedTokens(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	// Two calls of gpt-4.1-mini: 500k prompt tokens each, 300k of them
+	// cached, 50k out: 2 × (200k × 0.40 + 300k × 0.10 + 50k × 1.60) / 1M
+	// = 2 × (0.08 + 0.03 + 0.08) = $0.38.
+	for range 2 {
+		r.RequestEnd("openai", "gpt-4.1-mini", time.Millisecond, llm.Usage{InputTokens: 500_000, CachedInputTokens: 300_000, OutputTokens: 50_000}, nil)
+	}
+	r.RequestEnd("openai", "gpt-4o", time.Millisecond, llm.Usage{InputTokens: 10, Unknown: true}, nil)
+	tel := r.Telemetry()
+	if mu := tel.Models["openai:gpt-4.1-mini"]; mu.CostUnknown || math.Abs(mu.CostUSD-0.38) >= 0.005 || mu.Price.CachedInputPerMTok != 0.10 {
+		t.Errorf("gpt-4.1-mini: $%v unknown %v price %+v; want $0.38", mu.CostUSD, mu.CostUnknown, mu.Price)
+	}
+	if mu := tel.Models["openai:gpt-4o"]; !mu.CostUnknown || mu.CostUSD != 0 {
+		t.Errorf("gpt-4o without usage: $%v unknown %v; want unknown", mu.CostUSD, mu.CostUnknown)
+	}
+	if !strings.Contains(strings.Join(tel.Notes, "\n"), "openai:gpt-4o answered at least once without token usage") {
+		t.Errorf("notes %q", tel.Notes)
 	}
 }
