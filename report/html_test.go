@@ -145,3 +145,43 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 	}
 }
+
+// TestCasesFailExactlyWhenTheGateDoes: with a gate, a case is a failure
+// in JUnit (and every renderer) exactly when the gate blocks on it: a
+// soft case below its floor that the gate fails is a failure, a waived
+// one is not.
+func TestCasesFailExactlyWhenTheGateDoes(t *testing.T) {
+	t.Parallel()
+	r, _ := htmlReport()
+	r.Gate.New[0].Waived = true // units on openai: waived
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	junit := b.String()
+	units := func(model string) string {
+		i := strings.Index(junit, `name="units [`+model+`]"`)
+		if i < 0 {
+			t.Fatalf("no testcase for units on %s:\n%s", model, junit)
+		}
+		end := strings.Index(junit[i:], "</testcase>")
+		if end < 0 {
+			end = len(junit) - i
+		}
+		return junit[i : i+end]
+	}
+	if tc := units("openai:gpt-4.1-mini"); strings.Contains(tc, "<failure") || strings.Contains(tc, "<error") {
+		t.Errorf("a waived case fails in JUnit:\n%s", tc)
+	}
+	if tc := units("anthropic:claude-sonnet-4-5"); !strings.Contains(tc, `<error message="0/5 runs passed (0%), floor 80%, 5 errored: run 1: anthropic: HTTP 529: Overloaded"`) {
+		t.Errorf("the blocking errored case is not an error with its reason:\n%s", tc)
+	}
+	// Unwaived, the soft case below its floor fails, with its reason.
+	r.Gate.New[0].Waived = false
+	b.Reset()
+	WriteJUnit(&b, r)
+	junit = b.String()
+	if tc := units("openai:gpt-4.1-mini"); !strings.Contains(tc, `<failure message="3/5 runs passed (60%), floor 80%: run 2: units: got &#34;celsius&#34;, want &#34;fahrenheit&#34;"`) {
+		t.Errorf("the blocking soft case does not fail with its reason:\n%s", tc)
+	}
+}
