@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -730,5 +731,51 @@ func TestPerCaseModels(t *testing.T) {
 	code, _, stderr, _ = m.run("out2", "--layers", "behavior", "--models", "openai:b")
 	if code != 2 || !strings.Contains(stderr, "tasks.yaml:4: case \"only-a\": models: openai:a is not one of --models (openai:b)") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestModelKeyNeverWritten: a provider that echoes the API key (plainly
+// and JSON-escaped) in its answers puts it nowhere: not in the cache, the
+// transcripts, report.html or any other output, nor on stdout or stderr.
+func TestModelKeyNeverWritten(t *testing.T) {
+	const key = "sk-proj-ECHOED/key<0123456789>"
+	m := newModelRig(t, goldenFile)
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		req, bad := strictOpenAIRequest(b)
+		if bad != "" {
+			http.Error(w, bad, 400)
+			return
+		}
+		escaped, _ := json.Marshal(key)
+		writeOpenAI(w, req.Model, "Your key is "+key+", or "+string(escaped)+" "+r.Header.Get("Authorization"))
+	}))
+	defer echo.Close()
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": echo.URL + "/v1", "OPENAI_API_KEY": key})
+	_, stdout, stderr, _ := m.run("out", "--layers", "behavior")
+	spellings := redact.Spellings(key)
+	check := func(where, text string) {
+		for _, sp := range spellings {
+			if strings.Contains(text, sp) {
+				t.Errorf("%s holds the key spelled %q", where, sp)
+			}
+		}
+	}
+	check("stdout", stdout)
+	check("stderr", stderr)
+	files := 0
+	for _, dir := range []string{filepath.Join(m.dir, "out"), filepath.Join(m.dir, "cache")} {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			files++
+			b, _ := os.ReadFile(p)
+			check(p, string(b))
+			return nil
+		})
+	}
+	if files < 5 {
+		t.Errorf("only %d files written; the test checks nothing", files)
 	}
 }
