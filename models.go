@@ -308,6 +308,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 		mr.keepTranscripts(cs, grouped[k])
 		scored = append(scored, cs)
 	}
+	mr.flushCache() // the judge's answers
 	return golden.Summarize(scored)
 }
 
@@ -399,7 +400,17 @@ func (mr *modelRun) resilience(ctx context.Context) (*resilience.Summary, error)
 	if mr.judge != nil {
 		ropts.Judge = mr.judge
 	}
-	return plan.Score(ctx, results, ropts), nil
+	sum := plan.Score(ctx, results, ropts)
+	mr.flushCache()
+	return sum, nil
+}
+
+// flushCache waits for the cache's writes (the judge's answers, recorded
+// after the runner returned) and warns once if one failed.
+func (mr *modelRun) flushCache() {
+	if err := mr.runner.Cache.Flush(); err != nil {
+		fmt.Fprintf(mr.stderr, "mcp-eval: warning: could not write the model-call cache: %v\n", err)
+	}
 }
 
 // scoreOptions are the judges Layer 1 scores with: none at all with

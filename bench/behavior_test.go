@@ -261,14 +261,17 @@ func TestBehaviorSpeed(t *testing.T) {
 	}
 	extraCalls := sim.requests.Load() - before
 
-	// Harness overhead proper: the same suite, uncached, one run at a time,
-	// with a provider that answers at once. Every microsecond is then the
-	// harness's (runner, loop, llm client and HTTP, MCP client and tool
-	// calls), plus the simulated provider's and the fixture's own handling,
-	// so this is an upper bound.
+	// Harness overhead proper: the same suite, one run at a time, with a
+	// provider that answers at once and an empty cache that records every
+	// call. Every microsecond is then the harness's (runner, loop, cache
+	// key and write, llm client and HTTP, MCP client and tool calls), plus
+	// the simulated provider's and the fixture's own handling, so this is
+	// an upper bound.
 	sim.instant.Store(true)
 	before = sim.requests.Load()
-	seq := &golden.Runner{Providers: map[string]agent.Model{"openai": provider}, Server: client, Concurrency: 1}
+	// A fresh cache, so that keying and recording every call is part of
+	// the overhead measured.
+	seq := &golden.Runner{Providers: map[string]agent.Model{"openai": provider}, Server: client, Concurrency: 1, Cache: golden.NewCache(t.TempDir())}
 	start = time.Now()
 	for _, res := range seq.Run(ctx, jobs) {
 		if res.Transcript.Stop != agent.StopFinal {
@@ -277,12 +280,18 @@ func TestBehaviorSpeed(t *testing.T) {
 	}
 	instantCalls := sim.requests.Load() - before
 	overhead := time.Since(start) / time.Duration(instantCalls)
+	// The same without the cache, for comparison with figures measured
+	// before the cache recorded model calls.
+	seq.Cache = nil
+	start = time.Now()
+	seq.Run(ctx, jobs)
+	bare := time.Since(start) / time.Duration(instantCalls)
 
 	t.Logf("suite: %d cases × %d runs × %d models = %d runs, %d model calls at %v each, concurrency %d",
 		benchCases, benchRuns, len(benchModels), len(jobs), modelCalls, modelLatency, concurrency)
 	t.Logf("wall %v, ideal %v: ratio %.3f (limit %.2f)", wall.Round(time.Millisecond), ideal, ratio, maxRatio)
-	t.Logf("harness overhead per model call: %v (limit %v), measured sequentially with an instant provider",
-		overhead.Round(time.Microsecond), maxOverhead)
+	t.Logf("harness overhead per model call: %v (limit %v), measured sequentially with an instant provider, the cache recording every call; %v without the cache",
+		overhead.Round(time.Microsecond), maxOverhead, bare.Round(time.Microsecond))
 	t.Logf("in the timed suite, runs spent %v per model call outside the provider, and the provider's 200 ms timer fired %v late:"+
 		" both mostly this machine's wake-up latency after 200 ms idle", inSuite.Round(time.Microsecond), timerLate.Round(time.Microsecond))
 	t.Logf("cached re-run: %v (limit %v), %d model calls, %d tool calls executed live", replay.Round(time.Millisecond), maxReplay, extraCalls, liveToolCalls)

@@ -44,7 +44,10 @@ const HarnessVersion = "mcp-eval-agent/2"
 //
 // Entries are JSON files written atomically (a temporary file renamed into
 // place), so concurrent runs and interrupted writes never leave half a file
-// under a key; an unreadable entry is a miss and is rewritten. Answers are
+// under a key; an unreadable entry is a miss and is rewritten. They are
+// written by a background writer, so that disk time is off the runs'
+// critical path; Flush waits for it (Runner.Run flushes before it
+// returns; a caller using Model directly flushes itself). Answers are
 // stored through the run's redactor, so a provider that echoes a key or a
 // header value never puts it on disk; requests are not stored at all (only
 // their hash), which keeps tool results that carry secrets off the disk too.
@@ -59,6 +62,59 @@ type Cache struct {
 	Redactor *redact.Redactor
 
 	markOnce sync.Once
+	// schemas memoises canonicalJSON of tool schemas (raw text → canonical
+	// form): every call of a run offers the same tools. dirs remembers the
+	// entry directories already created.
+	schemas sync.Map
+	dirs    sync.Map
+
+	// Entries are written by one background writer, off the runs'
+	// critical path; Flush waits for them.
+	startWriter sync.Once
+	queue       chan cacheEntry
+	unwritten   sync.Map // key → *cacheEntry queued and not yet on disk
+	pending     sync.WaitGroup
+	errMu       sync.Mutex
+	writeErr    error
+}
+
+// record queues e for the background writer.
+func (c *Cache) record(e cacheEntry) {
+	c.startWriter.Do(func() {
+		c.queue = make(chan cacheEntry, 256)
+		go func() {
+			for e := range c.queue {
+				err := c.put(e)
+				c.unwritten.Delete(e.Key)
+				if err != nil {
+					c.errMu.Lock()
+					if c.writeErr == nil {
+						c.writeErr = err
+					}
+					c.errMu.Unlock()
+				}
+				c.pending.Done()
+			}
+		}()
+	})
+	c.pending.Add(1)
+	c.unwritten.Store(e.Key, &e)
+	c.queue <- e
+}
+
+// Flush waits until every recorded answer is on disk and returns the
+// first write error since the last Flush, if any. A nil cache has nothing
+// to flush.
+func (c *Cache) Flush() error {
+	if c == nil {
+		return nil
+	}
+	c.pending.Wait()
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	err := c.writeErr
+	c.writeErr = nil
+	return err
 }
 
 // NewCache returns a cache in dir (created on first write).
@@ -89,7 +145,7 @@ func (c *Cache) Key(endpoint string, run int, req llm.Request) string {
 		Messages: req.Messages, MaxTokens: req.MaxTokens, Temperature: req.Temperature, Format: req.Format,
 	}
 	for _, t := range req.Tools {
-		k.Tools = append(k.Tools, llm.Tool{Name: t.Name, Description: t.Description, InputSchema: canonicalJSON(t.InputSchema)})
+		k.Tools = append(k.Tools, llm.Tool{Name: t.Name, Description: t.Description, InputSchema: c.canonicalSchema(t.InputSchema)})
 	}
 	for i, m := range k.Messages {
 		if len(m.ToolCalls) == 0 {
@@ -112,6 +168,18 @@ func (c *Cache) Key(endpoint string, run int, req llm.Request) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+func (c *Cache) canonicalSchema(raw json.RawMessage) json.RawMessage {
+	if c == nil {
+		return canonicalJSON(raw)
+	}
+	if v, ok := c.schemas.Load(string(raw)); ok {
+		return v.(json.RawMessage)
+	}
+	canon := canonicalJSON(raw)
+	c.schemas.Store(string(raw), canon)
+	return canon
 }
 
 // canonicalJSON re-encodes a JSON value with sorted keys and no spaces, so
@@ -157,6 +225,9 @@ func (c *Cache) get(key string) (*cacheEntry, bool) {
 	if c == nil || c.Bypass || c.dir == "" {
 		return nil, false
 	}
+	if e, ok := c.unwritten.Load(key); ok {
+		return e.(*cacheEntry), true
+	}
 	data, err := os.ReadFile(c.path(key))
 	if err != nil {
 		return nil, false
@@ -178,8 +249,11 @@ func (c *Cache) put(e cacheEntry) error {
 	}
 	data = c.Redactor.Bytes(data)
 	p := c.path(e.Key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	if _, ok := c.dirs.Load(filepath.Dir(p)); !ok {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		c.dirs.Store(filepath.Dir(p), true)
 	}
 	c.markOnce.Do(c.mark)
 	f, err := os.CreateTemp(filepath.Dir(p), e.Key[:8]+".tmp-*")
@@ -230,9 +304,6 @@ type CachedModel struct {
 	misses   atomic.Int64
 	mu       sync.Mutex
 	usage    llm.Usage // of the calls the model answered
-	// OnWriteError is told about a failed write (the answer is still
-	// returned); nil ignores it.
-	OnWriteError func(error)
 }
 
 // Model wraps m (talking to endpoint) for the calls of run index run. A
@@ -269,10 +340,11 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 	if err != nil || resp == nil || cm.c == nil {
 		return resp, err
 	}
-	if werr := cm.c.put(cacheEntry{Key: key, Endpoint: cm.endpoint, Model: req.Model, Run: cm.run, Response: resp,
-		LatencyNs: int64(time.Since(start))}); werr != nil && cm.OnWriteError != nil {
-		cm.OnWriteError(werr)
-	}
+	// The entry is a copy: the caller may change the response it gets.
+	saved := *resp
+	saved.Message.ToolCalls = append([]llm.ToolCall(nil), resp.Message.ToolCalls...)
+	cm.c.record(cacheEntry{Key: key, Endpoint: cm.endpoint, Model: req.Model, Run: cm.run, Response: &saved,
+		LatencyNs: int64(time.Since(start))})
 	return resp, nil
 }
 

@@ -207,6 +207,9 @@ func TestCacheFiles(t *testing.T) {
 	if inner.calls.Load() != 1 || cm.Hits() != 1 || cm.Misses() != 1 {
 		t.Fatalf("%d model calls, %d hits, %d misses; want 1, 1, 1", inner.calls.Load(), cm.Hits(), cm.Misses())
 	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	// Only the entry and the markers: no temporary file is left behind.
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -233,6 +236,7 @@ func TestCacheFiles(t *testing.T) {
 		if _, err := cm.Complete(t.Context(), req); err != nil || inner.calls.Load() != before+1 {
 			t.Errorf("corrupt entry %q: answered from the cache", bad)
 		}
+		c.Flush()
 	}
 	if _, err := cm.Complete(t.Context(), req); err != nil || cm.Hits() != 2 {
 		t.Errorf("no hit after rewriting a corrupt entry (%d hits)", cm.Hits())
@@ -246,11 +250,14 @@ func TestCacheFiles(t *testing.T) {
 	if inner.calls.Load() != before+1 {
 		t.Error("Bypass answered from the cache")
 	}
+	bypass.Flush()
 
 	// A cache under another name is not git-ignored: it may be a replay
 	// fixture meant to be committed.
 	other := filepath.Join(t.TempDir(), "replay")
-	NewCache(other).Model(inner, "e", 0).Complete(t.Context(), req)
+	oc := NewCache(other)
+	oc.Model(inner, "e", 0).Complete(t.Context(), req)
+	oc.Flush()
 	if _, err := os.Stat(filepath.Join(other, ".gitignore")); !os.IsNotExist(err) {
 		t.Errorf(".gitignore in a non-default cache dir: %v", err)
 	}
@@ -274,6 +281,9 @@ func TestCacheNeverStoresSecrets(t *testing.T) {
 	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "p"},
 		{Role: llm.RoleTool, Content: "token " + key}}}
 	if _, err := c.Model(inner, "e", 0).Complete(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

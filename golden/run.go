@@ -124,6 +124,9 @@ feed:
 			results[i] = Result{Job: jobs[i], Transcript: errorTranscript(fmt.Errorf("not started: %w", context.Cause(ctx)))}
 		}
 	}
+	if err := r.Cache.Flush(); err != nil {
+		prog.warnOnce("cache", "warning: could not write the model-call cache: "+err.Error())
+	}
 	prog.finish()
 	return results
 }
@@ -149,9 +152,6 @@ func (r *Runner) runJob(ctx context.Context, job Job, prog *runProgress) Result 
 	var cm *CachedModel
 	if r.Cache != nil {
 		cm = r.Cache.Model(m, EndpointOf(m, provider), job.Run)
-		cm.OnWriteError = func(err error) {
-			prog.warnOnce("cache", "warning: could not write the model-call cache: "+err.Error())
-		}
 		m = cm
 	}
 	tr, err := agent.Run(ctx, m, r.Server, task)
