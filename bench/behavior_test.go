@@ -153,13 +153,13 @@ func benchPlan(i int) string {
 //     < 1 s, with no model call and every tool call executed live.
 //
 // Measured on the development VM (2 shared cores, Go 1.26, no -race, other
-// builds running), three runs: 885 model calls, ideal 11.06 s, wall
-// 11.36–11.44 s (ratio 1.027–1.034); harness overhead 268–277 µs per model
-// call; cached re-run 37–41 ms. In the timed suite, runs spent 1.7 ms per
-// model call outside the provider while its 200 ms timer itself fired
-// 1.0–1.8 ms late: that is the machine's wake-up latency, not harness work.
-// The ratio's excess over 1 is mostly the tail: the last runs of a bounded
-// pool finish with fewer than 16 in flight.
+// builds running at a load average of 6–12), six runs: 885 model calls,
+// ideal 11.06 s, wall 11.39–11.95 s (ratio 1.03–1.08); harness overhead
+// 0.30–0.72 ms per model call, 0.80–1.9 ms with the cache recording every
+// call; cached re-run 116–692 ms with 0 model calls and 435 tool calls
+// executed live. The ratio's excess over 1 is mostly the tail: the last
+// runs of a bounded pool finish with fewer than 16 in flight, and the
+// provider's 200 ms timer firing late on a loaded machine.
 func TestBehaviorSpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("speed test: 12 s of simulated model time")
