@@ -34,7 +34,10 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	r = normalized(r)
 	j := newJudge(r)
 	page := htmlPage{Title: "mcp-eval report", Verdict: "PASS", Pass: r.Passed(), Server: r.Server.Target,
-		Started: r.StartedAt, Judge: r.Judge}
+		Started: r.StartedAt, Judge: r.Judge, Cases: caseTally(r).String()}
+	if len(r.Checks) > 0 {
+		page.Checks = checkTally(r).String()
+	}
 	if !page.Pass {
 		page.Verdict = "FAIL"
 	}
@@ -157,6 +160,7 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 
 type htmlPage struct {
 	Title, Verdict, Server, Started string
+	Checks, Cases                   string // tallies
 	Pass                            bool
 	GateReasons                     []string
 	Judge                           *JudgeInfo
@@ -347,6 +351,7 @@ svg text{font:12px system-ui,sans-serif}
 <body>
 <h1>mcp-eval <span class="verdict {{if .Pass}}pass{{else}}fail{{end}}" id="verdict">{{.Verdict}}</span></h1>
 <div>server <code>{{.Server}}</code> · started {{.Started}}</div>
+<div id="tally">{{if .Checks}}checks: {{.Checks}} · {{end}}cases: {{.Cases}}</div>
 {{if .GateReasons}}<h2>Gate</h2><ul id="gate">{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{with .Judge}}<div id="judge">judge {{if .Disabled}}none (--judge-model none){{else}}<code>{{or .Model "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
 {{if .SelfGraded}}<div class="warning" id="self-graded">⚠ {{.SelfGraded}}</div>{{end}}
