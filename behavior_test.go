@@ -471,6 +471,10 @@ func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 		}
 		if len(req.ResponseFormat) > 0 {
 			judgeCalls.Add(1)
+			if req.Model == "strict-judge" {
+				writeOpenAI(w, req.Model, `{"reason": "the answer names no temperature", "verdict": "fail"}`)
+				return
+			}
 			writeOpenAI(w, req.Model, `{"reason": "the run did it", "verdict": "pass"}`)
 			return
 		}
@@ -777,5 +781,21 @@ func TestModelKeyNeverWritten(t *testing.T) {
 	}
 	if files < 5 {
 		t.Errorf("only %d files written; the test checks nothing", files)
+	}
+}
+
+// TestJudgeSwapAgainstBaseline: the same server and model, graded by
+// another judge than the baseline's: the drop is named "judge changed",
+// not model drift.
+func TestJudgeSwapAgainstBaseline(t *testing.T) {
+	m, _ := judgingRig(t, judgedGolden)
+	_, _, _, base := m.run("base", "--layers", "behavior", "--judge-model", "openai:lenient-judge")
+	code, stdout, stderr, _ := m.run("swap", "--layers", "behavior", "--judge-model", "openai:strict-judge", "--baseline", base)
+	out := stdout + stderr
+	if !strings.Contains(out, "Judge changed since the baseline (model openai:lenient-judge → openai:strict-judge)") {
+		t.Errorf("exit %d; the output does not name the judge change:\n%s", code, out)
+	}
+	if strings.Contains(out, "likely model drift") {
+		t.Errorf("a judge change blamed on model drift:\n%s", out)
 	}
 }
