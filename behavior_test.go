@@ -799,3 +799,19 @@ func TestJudgeSwapAgainstBaseline(t *testing.T) {
 		t.Errorf("a judge change blamed on model drift:\n%s", out)
 	}
 }
+
+// TestCacheKeyedByBackend: the same model name on another backend is
+// never answered from the first backend's cache entries.
+func TestCacheKeyedByBackend(t *testing.T) {
+	m := newModelRig(t, goldenFile)
+	m.run("a", "--layers", "behavior")
+	first := m.calls.Load()
+	var other atomic.Int64
+	b := scriptedOpenAI(t, &other)
+	defer b.Close()
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": b.URL + "/v1"})
+	m.run("b", "--layers", "behavior")
+	if other.Load() == 0 || m.calls.Load() != first {
+		t.Errorf("the second backend got %d calls (the first %d more); want every call on the second", other.Load(), m.calls.Load()-first)
+	}
+}
