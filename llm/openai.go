@@ -18,8 +18,11 @@ import (
 type openAI struct {
 	c *client
 	// noTemperature holds the models that rejected the temperature
-	// parameter, so later calls omit it instead of failing first.
+	// parameter, so later calls omit it instead of failing first;
+	// noFormat those that rejected response_format (older compatible
+	// servers), whose structured-output requests then go without it.
 	noTemperature sync.Map
+	noFormat      sync.Map
 }
 
 func (p *openAI) Name() string { return providerOpenAI }
@@ -35,7 +38,20 @@ func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	if _, ok := p.noTemperature.Load(req.Model); ok {
 		req.Temperature = nil
 	}
+	if _, ok := p.noFormat.Load(req.Model); ok {
+		req.Format = nil
+	}
 	resp, err := p.complete(ctx, req)
+	// A compatible server that does not know json_schema response formats
+	// answers 400 about response_format; the caller's prompt still asks
+	// for JSON, so the request is worth sending without it.
+	var fe *APIError
+	if req.Format != nil && errors.As(err, &fe) && fe.StatusCode == http.StatusBadRequest &&
+		(fe.Param == "response_format" || strings.Contains(fe.Message, "response_format")) {
+		p.noFormat.Store(req.Model, struct{}{})
+		req.Format = nil
+		resp, err = p.complete(ctx, req)
+	}
 	// o-series and gpt-5 models answer any temperature but their default
 	// with 400 {"param":"temperature","code":"unsupported_value"} (or
 	// "unsupported_parameter"). The run is still meaningful at the default,
