@@ -279,6 +279,13 @@ type ModelUsage struct {
 	CachedCount  int    `json:"cachedCount,omitempty"`
 	InputTokens  int64  `json:"inputTokens"`
 	OutputTokens int64  `json:"outputTokens"`
+	// CachedInputTokens and CacheWriteTokens are the parts of InputTokens
+	// read from and written to the provider's prompt cache, and
+	// ReasoningTokens the part of OutputTokens spent on hidden reasoning;
+	// each is priced at its own rate.
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cacheWriteTokens,omitempty"`
+	ReasoningTokens   int64 `json:"reasoningTokens,omitempty"`
 	// CostUSD prices the tokens; it is 0 and CostUnknown is set when the
 	// model has no price in the table.
 	CostUSD float64 `json:"costUsd"`

@@ -243,6 +243,7 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 			P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: errs,
 			Source: src, CachedCount: cached, SamplesMs: sum.samples,
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CachedInputTokens: u.CachedInputTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
 		}
 		if pr, ok := r.prices.Lookup(key); ok {
 			var priced bool
