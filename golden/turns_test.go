@@ -20,6 +20,11 @@ func TestVarsTurnsModels(t *testing.T) {
   expect_tool: get_weather
   expect_args: {city: "{{city}}", units: "{{units}}"}
   models: [openai:a]
+- id: top
+  vars: {n: [3, 5]}
+  prompt: The {{n}} latest invoices of Acme.
+  expect_tool: search_invoices
+  expect_args: {limit: "{{n}}", customer: "acme {{n}}"}
 - id: follow-up
   turns:
     - prompt: Weather in Paris?
@@ -39,7 +44,7 @@ func TestVarsTurnsModels(t *testing.T) {
 	for _, c := range s.Cases {
 		ids = append(ids, c.ID)
 	}
-	want := "weather-Paris-celsius weather-Paris-fahrenheit weather-New_York-celsius weather-New_York-fahrenheit follow-up"
+	want := "weather-Paris-celsius weather-Paris-fahrenheit weather-New_York-celsius weather-New_York-fahrenheit top-3 top-5 follow-up"
 	if got := strings.Join(ids, " "); got != want {
 		t.Fatalf("ids %q, want %q", got, want)
 	}
@@ -54,7 +59,16 @@ func TestVarsTurnsModels(t *testing.T) {
 		t.Errorf("CheckModels: %v", err)
 	}
 
-	mt := s.Cases[4]
+	// A value that is only a placeholder keeps the variable's type.
+	top := s.Cases[5]
+	args := map[string]string{}
+	for _, a := range top.Args {
+		args[a.Name] = string(a.Expected)
+	}
+	if args["limit"] != "5" || args["customer"] != `"acme 5"` {
+		t.Errorf("typed substitution: %v; want limit 5 (a number), customer \"acme 5\"", args)
+	}
+	mt := s.Cases[6]
 	if len(mt.Turns) != 2 || mt.Prompt != "Weather in Paris?" || strings.Join(mt.FollowUps(), "|") != "Thanks! And in one word?" {
 		t.Fatalf("turns: %d, prompt %q, follow-ups %q", len(mt.Turns), mt.Prompt, mt.FollowUps())
 	}

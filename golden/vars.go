@@ -45,6 +45,7 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 	type variable struct {
 		name   string
 		values []string
+		tags   []string // each value's YAML tag (!!str, !!int…)
 	}
 	var vars []variable
 	combos := 1
@@ -54,10 +55,10 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 			p.errorf(k.Line, "vars: %q is not a variable name (letters, digits and _)", k.Value)
 			return []*yaml.Node{rest}
 		}
-		var vals []string
+		var vals, tags []string
 		switch v.Kind {
 		case yaml.ScalarNode:
-			vals = []string{v.Value}
+			vals, tags = []string{v.Value}, []string{v.Tag}
 		case yaml.SequenceNode:
 			for _, item := range v.Content {
 				item = resolve(item)
@@ -65,7 +66,7 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 					p.errorf(item.Line, "vars.%s: values must be plain text, numbers or booleans", k.Value)
 					return []*yaml.Node{rest}
 				}
-				vals = append(vals, item.Value)
+				vals, tags = append(vals, item.Value), append(tags, item.Tag)
 			}
 		default:
 			p.errorf(v.Line, "vars.%s: want a value or a list of values", k.Value)
@@ -80,7 +81,7 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 			p.errorf(varsNode.Line, "vars expand to more than %d cases; split the case", maxVarCombinations)
 			return []*yaml.Node{rest}
 		}
-		vars = append(vars, variable{k.Value, vals})
+		vars = append(vars, variable{k.Value, vals, tags})
 	}
 	names := make([]string, len(vars))
 	for i, v := range vars {
@@ -93,13 +94,13 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 	var out []*yaml.Node
 	idx := make([]int, len(vars))
 	for {
-		vals := map[string]string{}
+		vals, tags := map[string]string{}, map[string]string{}
 		var suffix []string
 		for i, v := range vars {
-			vals[v.name] = v.values[idx[i]]
+			vals[v.name], tags[v.name] = v.values[idx[i]], v.tags[idx[i]]
 			suffix = append(suffix, idSafe(v.values[idx[i]]))
 		}
-		c := substitute(rest, vals, strings.Join(suffix, "-"))
+		c := substitute(rest, vals, tags, strings.Join(suffix, "-"))
 		if p.nodeVars == nil {
 			p.nodeVars = map[*yaml.Node]map[string]string{}
 		}
@@ -138,8 +139,9 @@ func (p *parser) checkPlaceholders(n *yaml.Node, names []string) {
 }
 
 // substitute deep-copies n with the placeholders replaced; the id value
-// gets suffix when it has no placeholder of its own.
-func substitute(n *yaml.Node, vals map[string]string, suffix string) *yaml.Node {
+// gets suffix when it has no placeholder of its own. tags are the values'
+// YAML tags.
+func substitute(n *yaml.Node, vals, tags map[string]string, suffix string) *yaml.Node {
 	var walk func(n *yaml.Node, isID bool) *yaml.Node
 	walk = func(n *yaml.Node, isID bool) *yaml.Node {
 		n = resolve(n)
@@ -155,8 +157,13 @@ func substitute(n *yaml.Node, vals map[string]string, suffix string) *yaml.Node 
 				return vals[name]
 			})
 			if had && !isID {
-				// A substituted value is text, whatever it looks like.
+				// A value that is one placeholder and nothing else keeps the
+				// variable's type ("{{limit}}" with limit: [3, 5] is the
+				// number 3); anything else is text.
 				c.Tag, c.Style = "!!str", yaml.DoubleQuotedStyle
+				if m := varPlaceholder.FindStringSubmatch(strings.TrimSpace(n.Value)); m != nil && m[0] == strings.TrimSpace(n.Value) {
+					c.Tag = tags[m[1]]
+				}
 			}
 			if isID && !had {
 				c.Value += "-" + suffix
