@@ -105,3 +105,33 @@ func TestIDsMatchExactly(t *testing.T) {
 		t.Errorf("INV-1012 for INV-10-12: passed %v, reasons %q", r.Passed, r.Reasons)
 	}
 }
+
+// FuzzAnswerCheck: a model's answer is untrusted text; checking it never
+// panics, whatever it holds.
+func FuzzAnswerCheck(f *testing.F) {
+	s, err := Parse([]byte(`- id: a
+  prompt: p
+  expect_tool: null
+  expect_answer:
+    contains: x
+    not_contains: y
+    regex: 'a+'
+    equals: z
+    json_path:
+      $.a[0].b: 1
+      '$["k"]': [1, {c: true}]
+`), "t.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	a := s.Cases[0].Answer
+	for _, seed := range []string{"", "x", `{"a":[{"b":1}],"k":[1,{"c":true}]}`, "```json\n{\"a\": 1}\n```", "```", "{", "[1,2", "\xff\xfe", `{"a":{"b":1}}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		why := a.Check(answer)
+		if len(why) == 0 {
+			t.Fatalf("%q passed contradictory checks (contains x, equals z)", answer)
+		}
+	})
+}
