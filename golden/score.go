@@ -579,10 +579,15 @@ func Summarize(scored []*CaseScore) *Summary {
 			byModel[cs.Model] = &counts{}
 		}
 		byModel[cs.Model].merge(cn)
-		if cs.Case.Chain() || cs.skipped {
+		// A multi-turn case stands in the matrix with its first turn.
+		first := cs.Case
+		if len(first.Turns) > 0 {
+			first = first.Turns[0]
+		}
+		if first.Chain() || cs.skipped {
 			continue
 		}
-		expected := cmp.Or(cs.Case.ExpectTool, NoTool)
+		expected := cmp.Or(first.ExpectTool, NoTool)
 		for _, r := range cs.Runs {
 			if r.Errored {
 				continue
