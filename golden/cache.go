@@ -68,8 +68,8 @@ type Cache struct {
 	schemas sync.Map
 	dirs    sync.Map
 
-	// Entries are written by one background writer, off the runs'
-	// critical path; Flush waits for them.
+	// Entries are written by background writers, off the runs' critical
+	// path; Flush waits for them.
 	startWriter sync.Once
 	queue       chan cacheEntry
 	unwritten   sync.Map // key → *cacheEntry queued and not yet on disk
@@ -82,24 +82,32 @@ type Cache struct {
 func (c *Cache) record(e cacheEntry) {
 	c.startWriter.Do(func() {
 		c.queue = make(chan cacheEntry, 256)
-		go func() {
-			for e := range c.queue {
-				err := c.put(e)
-				c.unwritten.Delete(e.Key)
-				if err != nil {
-					c.errMu.Lock()
-					if c.writeErr == nil {
-						c.writeErr = err
-					}
-					c.errMu.Unlock()
-				}
-				c.pending.Done()
-			}
-		}()
+		for range cacheWriters {
+			go c.writer()
+		}
 	})
 	c.pending.Add(1)
 	c.unwritten.Store(e.Key, &e)
 	c.queue <- e
+}
+
+// cacheWriters is how many files are written at once: disk time is mostly
+// waiting, so a few writers keep up with many runs.
+const cacheWriters = 4
+
+func (c *Cache) writer() {
+	for e := range c.queue {
+		err := c.put(e)
+		c.unwritten.Delete(e.Key)
+		if err != nil {
+			c.errMu.Lock()
+			if c.writeErr == nil {
+				c.writeErr = err
+			}
+			c.errMu.Unlock()
+		}
+		c.pending.Done()
+	}
 }
 
 // Flush waits until every recorded answer is on disk and returns the
