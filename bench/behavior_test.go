@@ -153,14 +153,14 @@ func benchPlan(i int) string {
 //     < 1 s, with no model call and every tool call executed live.
 //
 // Measured on the development VM (2 shared cores, Go 1.26, no -race, other
-// builds running at a load average of 4–12), the last four of nine runs:
-// 885 model calls, ideal 11.06 s, wall 11.42–11.64 s (ratio 1.03–1.05;
-// 1.08 at worst); harness overhead 0.39–0.71 ms per model call, 0.65–0.75
-// ms with the cache recording every call; cached re-run 94–692 ms with 0
-// model calls and 435 tool calls executed live. The ratio's excess over 1
-// is mostly the tail: the last runs of a bounded pool finish with fewer
-// than 16 in flight, and the provider's 200 ms timer fires late on a
-// loaded machine.
+// builds running at a load average of 4–12), the last two runs: 885 model
+// calls, ideal 11.06 s, wall 11.42–11.64 s (ratio 1.03–1.05); harness
+// overhead 0.39–0.56 ms per model call, 0.65–0.75 ms with the cache
+// recording every call; cached re-run 94–283 ms with 0 model calls and 435
+// tool calls executed live (nine runs in all: ratio up to 1.08, overhead
+// up to 0.72 ms, re-run up to 692 ms). The ratio's excess over 1 is mostly
+// the tail: the last runs of a bounded pool finish with fewer than 16 in
+// flight, and the provider's 200 ms timer fires late on a loaded machine.
 func TestBehaviorSpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("speed test: 12 s of simulated model time")
