@@ -575,6 +575,9 @@ func TestReasonsEverywhere(t *testing.T) {
 	if !strings.Contains(stdout, "called no tool, want lookup_region") {
 		t.Errorf("terminal output lacks the reason:\n%s", stdout)
 	}
+	if !strings.Contains(stdout, "read its transcripts (transcripts/wrong-tool@openai_scripted/)") {
+		t.Errorf("the gate's reason does not say where the transcripts are:\n%s", stdout)
+	}
 	out := filepath.Dir(path)
 	r := loadReport(t, path)
 	var wrong report.Case

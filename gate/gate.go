@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -417,7 +418,12 @@ func (e *evaluator) cases() {
 				what += fmt.Sprintf(" (%d errored)", c.Errored)
 			}
 		}
-		action := "read its transcripts and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
+		where := "its transcripts"
+		if len(c.Transcripts) > 0 {
+			// The folder the model layers wrote them to, beside the report.
+			where += " (" + path.Dir(c.Transcripts[0]) + "/)"
+		}
+		action := "read " + where + " and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
 		e.failure(it, st, what, action, caseKey(c), c.ID)
 	}
 }
