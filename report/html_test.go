@@ -86,11 +86,17 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
-// TestHTMLInChromium renders report.html in headless Chromium (skipped
-// where it is not installed; .ci/run installs it), checks the DOM the
-// browser built, and takes a screenshot (kept
-// where MCP_EVAL_SCREENSHOT says, for a person to look at).
+// TestHTMLInChromium renders report.html in headless Chromium, checks the
+// DOM the browser built, and takes a screenshot (kept where
+// MCP_EVAL_SCREENSHOT says, for a person to look at). It runs when
+// MCP_EVAL_BROWSER_TESTS=1 and Chromium is installed (apt-get install
+// chromium): two browser starts cost seconds of CPU, enough to upset the
+// timing tests of other packages that `go test ./...` runs beside it, so
+// CI runs it as a step of its own.
 func TestHTMLInChromium(t *testing.T) {
+	if os.Getenv("MCP_EVAL_BROWSER_TESTS") != "1" {
+		t.Skip("set MCP_EVAL_BROWSER_TESTS=1 to render report.html in headless Chromium")
+	}
 	bin := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
