@@ -51,10 +51,19 @@ type Config struct {
 	ConfigPath      string
 	Gate            gateFlags
 	JudgeModel      string
-	StubTools       listFlag
-	CacheDir        string
-	Payloads        string
-	Prices          string
+	JudgePrompt     string
+	// The model layers' bounds: each HTTP attempt to a provider, the
+	// requests in flight per provider, the wall time of all model runs,
+	// and the tool calls run from one model turn.
+	ModelTimeout     time.Duration
+	ModelConcurrency int
+	ModelBudget      time.Duration
+	MaxCallsPerTurn  int
+	ModelMaxTokens   int
+	StubTools        listFlag
+	CacheDir         string
+	Payloads         string
+	Prices           string
 	// Secrets names environment variables whose values are masked in
 	// every output, besides the ones mcp-eval knows (secrets: in the config).
 	Secrets listFlag
@@ -96,6 +105,11 @@ func defaultConfig() *Config {
 		MaxMessageBytes: mcp.DefaultMaxMessageBytes,
 		Concurrency:     8,
 		Color:           "auto",
+		// Typical provider rate limits (a few requests in flight per key
+		// on new accounts) rather than the checks' concurrency.
+		ModelTimeout:     60 * time.Second,
+		ModelConcurrency: 4,
+		MaxCallsPerTurn:  32,
 	}
 }
 
@@ -151,7 +165,13 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
 	boundFlags(fs, cfg)
 	cfg.Gate.bind(fs)
-	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments (default: the first of --models)")
+	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)")
+	fs.DurationVar(&cfg.ModelTimeout, "model-timeout", cfg.ModelTimeout, "deadline of each request to a model provider (retries have their own 2m budget per call)")
+	fs.IntVar(&cfg.ModelConcurrency, "model-concurrency", cfg.ModelConcurrency, "model requests in flight at once per provider")
+	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
+	fs.IntVar(&cfg.ModelMaxTokens, "model-max-tokens", cfg.ModelMaxTokens, "token limit of each model answer (0: the provider's default; Anthropic, which requires one, gets 1024)")
+	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
+	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in golden/judge_prompt.txt); its hash is recorded")
 	cfg.StubTools.comma = true
 	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
 	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")
@@ -301,6 +321,16 @@ func (c *Config) validate(getenv func(string) string) error {
 		return usagef("%s must be auto, always or never, got %q", src("color"), c.Color)
 	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
 		return usagef("%s must be %s or %s, got %q", src("protocol-version"), mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
+	case c.ModelTimeout < time.Second || c.ModelTimeout > time.Hour:
+		return usagef("%s must be between 1s and 1h, got %v", src("model-timeout"), c.ModelTimeout)
+	case c.ModelConcurrency < 1 || c.ModelConcurrency > 256:
+		return usagef("%s must be between 1 and 256, got %d", src("model-concurrency"), c.ModelConcurrency)
+	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
+		return usagef("%s must be between 0 (none) and 24h, got %v", src("model-budget"), c.ModelBudget)
+	case c.ModelMaxTokens < 0 || c.ModelMaxTokens > 1<<20:
+		return usagef("%s must be between 0 (provider default) and 1048576, got %d", src("model-max-tokens"), c.ModelMaxTokens)
+	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:
+		return usagef("%s must be between 1 and 1000, got %d", src("max-calls-per-turn"), c.MaxCallsPerTurn)
 	}
 	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
 		return usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)

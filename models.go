@@ -7,18 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
-	"github.com/mcp-eval/mcp-eval/internal/surface"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
+	"github.com/mcp-eval/mcp-eval/telemetry"
 )
 
 // modelPlan is what the model layers (behavior, and the model half of
@@ -30,10 +33,17 @@ type modelPlan struct {
 	cases                []*golden.Case
 	models               []string // provider:model specs, in --models order
 	providers            map[string]llm.Provider
-	judgeSpec            string
+	judgeSpec            string // "" with --judge-model none
 	judgeModel           string
+	judgeProvider        llm.Provider // the judge's own client, outside telemetry
+	judgePrompt          *golden.JudgePrompt
+	selfGraded           []string // tested models that are the judge
+	judgeDefault         bool     // no --judge-model: the first model judges
 	payloads             *resilience.PayloadSet
 }
+
+// JudgeNone is the --judge-model value that turns the judge off.
+const JudgeNone = "none"
 
 // planModels returns nil when no model layer runs: behavior was not asked
 // for, and resilience runs only its deterministic probes without --models.
@@ -69,7 +79,7 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 			}
 		}
 	}
-	opts := []llm.Option{llm.WithConcurrency(cfg.Concurrency)}
+	opts := []llm.Option{llm.WithConcurrency(cfg.ModelConcurrency), llm.WithTimeout(cfg.ModelTimeout)}
 	if obs != nil {
 		opts = append(opts, llm.WithObserver(obs))
 	}
@@ -100,14 +110,81 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 		}
 		mp.models = append(mp.models, spec)
 	}
-	mp.judgeSpec = cfg.JudgeModel
-	if mp.judgeSpec == "" {
-		mp.judgeSpec = mp.models[0]
+	if err := suite.CheckModels(mp.models); err != nil {
+		return nil, &configError{err.Error()}
 	}
-	if mp.judgeModel, err = addProvider(mp.judgeSpec, "--judge-model"); err != nil {
-		return nil, err
+	mp.judgePrompt = golden.DefaultJudgePrompt()
+	if cfg.JudgePrompt != "" {
+		if mp.judgePrompt, err = golden.LoadJudgePrompt(cfg.JudgePrompt); err != nil {
+			return nil, &configError{err.Error()}
+		}
+	}
+	mp.judgeSpec = strings.TrimSpace(cfg.JudgeModel)
+	if strings.EqualFold(mp.judgeSpec, JudgeNone) {
+		mp.judgeSpec = ""
+		return mp, nil
+	}
+	if mp.judgeSpec == "" {
+		// The default judge is the first tested model: convenient, and
+		// said loudly below, since a model then grades its own runs.
+		mp.judgeSpec, mp.judgeDefault = mp.models[0], true
+	}
+	name, model, err := llm.ParseSpec(mp.judgeSpec)
+	if err != nil {
+		return nil, usagef("--judge-model %q: %v (or none for no judge)", mp.judgeSpec, err)
+	}
+	mp.judgeModel = model
+	// The judge gets a client of its own with no telemetry observer, so
+	// its tokens and cost are reported apart from the tested models' even
+	// when it is one of them.
+	jp, err := llm.New(name, getenv, llm.WithConcurrency(cfg.ModelConcurrency), llm.WithTimeout(cfg.ModelTimeout))
+	if err != nil {
+		var ee *llm.EnvError
+		if errors.As(err, &ee) {
+			return nil, &configError{fmt.Sprintf("--judge-model %s: %v", mp.judgeSpec, err)}
+		}
+		return nil, usagef("--judge-model %q: %v", mp.judgeSpec, err)
+	}
+	mp.judgeProvider = jp
+	for _, m := range mp.models {
+		if strings.EqualFold(m, mp.judgeSpec) {
+			mp.selfGraded = append(mp.selfGraded, m)
+		}
 	}
 	return mp, nil
+}
+
+// selfGradingWarning says that a model grades its own runs, or "".
+func (mp *modelPlan) selfGradingWarning() string {
+	if len(mp.selfGraded) == 0 || !mp.suite.NeedsJudge() && !mp.suite.HasSemantic() {
+		return ""
+	}
+	how := "--judge-model is " + mp.judgeSpec
+	if mp.judgeDefault {
+		how = "no --judge-model was given, so the first of --models judges"
+	}
+	return fmt.Sprintf("the judge %s is also a tested model (%s): it grades its own runs, which flatters it; set --judge-model to another model, or --judge-model none", mp.judgeSpec, how)
+}
+
+// judgeInfo is the report's record of the judge, its own usage and cost
+// included.
+func (mr *modelRun) judgeInfo(prices *telemetry.Prices) *report.JudgeInfo {
+	mp := mr.plan
+	info := &report.JudgeInfo{Model: mp.judgeSpec, PromptSHA256: mp.judgePrompt.SHA256, PromptFile: mp.judgePrompt.File,
+		Disabled: mp.judgeSpec == ""}
+	if mp.selfGradingWarning() != "" {
+		// Only when the judge grades something: a judge that is never
+		// asked flatters nobody.
+		info.SelfGraded = mp.selfGraded
+	}
+	if mr.judgeCalls != nil {
+		u := mr.judgeCalls.Usage()
+		info.Calls, info.InputTokens, info.OutputTokens = mr.judgeCalls.Misses(), u.InputTokens, u.OutputTokens
+		if cost, ok := prices.Cost(mp.judgeSpec, u); ok {
+			info.CostUSD = &cost
+		}
+	}
+	return info
 }
 
 // parseShard parses --shard i/n (1-based).
@@ -128,42 +205,46 @@ type modelRun struct {
 	plan   *modelPlan
 	tools  []mcp.Tool
 	runner *golden.Runner
-	judge  *golden.JudgeCache
-	stderr io.Writer
+	judge  *golden.ModelJudge // nil with --judge-model none
+	// judgeCalls is the judge's model through the cache; it counts the
+	// judge's calls and usage.
+	judgeCalls *golden.CachedModel
+	stderr     io.Writer
+	red        *redact.Redactor
+	// deadline is when --model-budget ends, set by the first run.
+	deadline time.Time
 	// results of every run of both layers, for telemetry.
 	results []golden.Result
 }
 
 // prepare lists the server's tools, validates the golden set against
 // them, and sets up the runner, its cache and the judge.
-func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Client, tools []mcp.Tool, stderr io.Writer) (*modelRun, error) {
+func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Client, tools []mcp.Tool, stderr io.Writer, red *redact.Redactor) (*modelRun, error) {
 	if err := mp.suite.Validate(tools); err != nil {
 		return nil, &configError{err.Error()}
 	}
-	raws := make([]json.RawMessage, len(tools))
-	for i, t := range tools {
-		raws[i] = t.Raw
-	}
-	// The cache key uses the tools alone, whichever layers ran, so that a
-	// run with and without conformance share entries.
-	fingerprint, _ := surface.Compute(raws, nil, nil)
-	judgeProvider, _, _ := llm.ParseSpec(mp.judgeSpec)
-	judge := &golden.JudgeCache{
-		Judge:  golden.NewModelJudge(mp.providers[judgeProvider], mp.judgeModel),
-		Dir:    cfg.CacheDir,
-		Model:  mp.judgeSpec,
-		Bypass: cfg.NoCache,
-	}
-	cache := golden.NewCache(cfg.CacheDir, fingerprint, golden.JudgePromptSHA256())
+	// One record/replay cache for every model call, the judge's included;
+	// what it writes goes through the run's redactor.
+	cache := golden.NewCache(cfg.CacheDir)
 	cache.Bypass = cfg.NoCache
+	cache.Redactor = red
+	var judge *golden.ModelJudge
+	var judgeCalls *golden.CachedModel
+	if mp.judgeProvider != nil {
+		judgeCalls = cache.Model(mp.judgeProvider, golden.EndpointOf(mp.judgeProvider, mp.judgeProvider.Name()), 0)
+		judge = golden.NewModelJudge(judgeCalls, mp.judgeModel).WithPrompt(mp.judgePrompt)
+	}
+	if w := mp.selfGradingWarning(); w != "" {
+		fmt.Fprintf(stderr, "mcp-eval: warning: %s\n", w)
+	}
 	providers := map[string]agent.Model{}
 	for name, p := range mp.providers {
 		providers[name] = p
 	}
-	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: judge, stderr: stderr, runner: &golden.Runner{
+	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: judge, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &golden.Runner{
 		Providers:   providers,
 		Server:      client,
-		Concurrency: cfg.Concurrency * len(providers),
+		Concurrency: cfg.ModelConcurrency * len(providers),
 		Cache:       cache,
 		Progress:    stderr,
 		TTY:         isTerminal(stderr),
@@ -184,6 +265,9 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 	var jobs []golden.Job
 	for _, c := range mr.plan.cases {
 		for _, spec := range mr.plan.models {
+			if !c.RunsOn(spec) {
+				continue
+			}
 			_, model, _ := llm.ParseSpec(spec)
 			for i := 0; i < mr.runs(c); i++ {
 				task := c.Task(mr.tools, model)
@@ -199,7 +283,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 			}
 		}
 	}
-	results := mr.runner.Run(ctx, jobs)
+	results := mr.run(ctx, jobs)
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 
@@ -217,12 +301,84 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 		}
 		grouped[k] = append(grouped[k], r.Transcript)
 	}
-	opts := golden.ScoreOptions{Judge: mr.judge, Similar: mr.judge}
+	opts := mr.scoreOptions()
 	var scored []*golden.CaseScore
 	for _, k := range order {
-		scored = append(scored, golden.ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts))
+		cs := golden.ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
+		mr.keepTranscripts(cs, grouped[k])
+		scored = append(scored, cs)
 	}
+	mr.flushCache() // the judge's answers
 	return golden.Summarize(scored)
+}
+
+// maxTranscriptBytes bounds one transcript file; a run whose record is
+// larger (a server answering megabytes, many turns) is cut with a note.
+const maxTranscriptBytes = 4 << 20
+
+// keepTranscripts writes the transcripts of a case's failed and errored
+// runs (every run when the case is flaky, so passes and failures can be
+// compared) under --out/transcripts/, through the run's redactor, and
+// lists them in the case's report entry. A write failure is a warning: the
+// report matters more.
+func (mr *modelRun) keepTranscripts(cs *golden.CaseScore, trs []*agent.Transcript) {
+	if mr.cfg.Out == "" || cs.Report.Status == report.StatusSkip {
+		return
+	}
+	dir := filepath.Join("transcripts", safeName(cs.Case.ID+"@"+cs.Model))
+	for i, r := range cs.Runs {
+		if r.Passed && !cs.Report.Flaky || i >= len(trs) || trs[i] == nil {
+			continue
+		}
+		status := "failed"
+		switch {
+		case r.Errored:
+			status = "errored"
+		case r.Passed:
+			status = "passed"
+		}
+		rec := struct {
+			Case       string            `json:"case"`
+			Model      string            `json:"model"`
+			Run        int               `json:"run"`
+			Status     string            `json:"status"`
+			Reasons    []string          `json:"reasons,omitempty"`
+			Error      string            `json:"error,omitempty"`
+			Transcript *agent.Transcript `json:"transcript"`
+		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, trs[i]}
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			continue
+		}
+		if len(b) > maxTranscriptBytes {
+			b, _ = json.MarshalIndent(map[string]any{"case": rec.Case, "model": rec.Model, "run": rec.Run, "status": status,
+				"reasons": rec.Reasons, "error": rec.Error, "note": fmt.Sprintf("the transcript is %d bytes, more than the %d kept", len(b), maxTranscriptBytes)}, "", "  ")
+		}
+		rel := filepath.ToSlash(filepath.Join(dir, fmt.Sprintf("run-%d.json", r.Run)))
+		path := filepath.Join(mr.cfg.Out, filepath.FromSlash(rel))
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
+		if err == nil {
+			err = os.WriteFile(path, mr.red.Bytes(b), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(mr.stderr, "mcp-eval: warning: could not write %s: %v\n", path, err)
+			continue
+		}
+		cs.Report.Transcripts = append(cs.Report.Transcripts, rel)
+	}
+}
+
+// safeName keeps a name usable as one path element on every system and in
+// a Markdown link: letters, digits, '.', '_', '-' and '@'; anything else
+// becomes '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '@':
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // resilience runs the fault and injection variants of the golden cases
@@ -237,10 +393,68 @@ func (mr *modelRun) resilience(ctx context.Context) (*resilience.Summary, error)
 		fmt.Fprintf(mr.stderr, "mcp-eval: no case in %s declares faults: or inject:, so the model half of the resilience layer had nothing to run\n", mr.cfg.Golden)
 		return nil, nil
 	}
-	results := mr.runner.Run(ctx, plan.Jobs(mr.tools, mr.plan.models, mr.runs))
+	results := mr.run(ctx, plan.Jobs(mr.tools, mr.plan.models, mr.runs))
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
-	return plan.Score(ctx, results, resilience.ScoreOptions{Judge: mr.judge}), nil
+	ropts := resilience.ScoreOptions{}
+	if mr.judge != nil {
+		ropts.Judge = mr.judge
+	}
+	sum := plan.Score(ctx, results, ropts)
+	mr.flushCache()
+	return sum, nil
+}
+
+// flushCache waits for the cache's writes (the judge's answers, recorded
+// after the runner returned) and warns once if one failed.
+func (mr *modelRun) flushCache() {
+	if err := mr.runner.Cache.Flush(); err != nil {
+		fmt.Fprintf(mr.stderr, "mcp-eval: warning: could not write the model-call cache: %v\n", err)
+	}
+}
+
+// scoreOptions are the judges Layer 1 scores with: none at all with
+// --judge-model none (a nil *ModelJudge must not become a non-nil
+// interface).
+func (mr *modelRun) scoreOptions() golden.ScoreOptions {
+	if mr.judge == nil {
+		return golden.ScoreOptions{NoJudge: "--judge-model none turns the judge off"}
+	}
+	return golden.ScoreOptions{Judge: mr.judge, Similar: mr.judge}
+}
+
+// run runs jobs within what is left of --model-budget: when it is spent,
+// runs in flight end at their next model or tool call and the rest do not
+// start, all as errored runs that say why; the report is still written.
+func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result {
+	if mr.cfg.ModelBudget > 0 {
+		if mr.deadline.IsZero() {
+			mr.deadline = time.Now().Add(mr.cfg.ModelBudget)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, mr.deadline,
+			fmt.Errorf("the model budget (--model-budget %s) was spent", mr.cfg.ModelBudget))
+		defer cancel()
+	}
+	for i := range jobs {
+		jobs[i].Task.MaxCallsPerTurn = mr.cfg.MaxCallsPerTurn
+		if mr.cfg.ModelMaxTokens > 0 {
+			jobs[i].Task.MaxTokens = mr.cfg.ModelMaxTokens
+		}
+	}
+	results := mr.runner.Run(ctx, jobs)
+	capped, runs := 0, 0
+	for _, r := range results {
+		if r.Transcript != nil && r.Transcript.CappedCalls > 0 {
+			capped += r.Transcript.CappedCalls
+			runs++
+		}
+	}
+	if capped > 0 {
+		fmt.Fprintf(mr.stderr, "mcp-eval: warning: %d tool calls in %d runs were not run: a model turn asked for more than %d (--max-calls-per-turn); the transcripts mark them capped\n",
+			capped, runs, mr.cfg.MaxCallsPerTurn)
+	}
+	return results
 }
 
 // warnWrites says loudly when a tool that is not read-only was really

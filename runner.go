@@ -74,7 +74,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	// 1. Plan: everything that can be checked is checked before any
 	// network call (a bad golden file or a missing key is exit 2, not a
 	// half-run).
-	p, err := planRun(ctx, cfg, getenv, stderr)
+	p, err := planRun(ctx, cfg, getenv, red, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +175,10 @@ type runPlan struct {
 	mcpObs []mcp.Observer
 	mp     *modelPlan
 	base   *report.Report
+	prices *telemetry.Prices
+	// red masks the run's secrets in what the model layers store (the
+	// cache, transcripts).
+	red *redact.Redactor
 }
 
 func (p *runPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }
@@ -183,8 +187,8 @@ func (p *runPlan) has(layer string) bool { return slices.Contains(p.layers, laye
 // baseline. Telemetry observes the other layers through the mcp and llm
 // observer hooks; OTLP export is on whenever OTEL_EXPORTER_OTLP_ENDPOINT
 // says so.
-func planRun(ctx context.Context, cfg *Config, getenv func(string) string, stderr io.Writer) (*runPlan, error) {
-	p := &runPlan{cfg: cfg, getenv: getenv, layers: cfg.layers()}
+func planRun(ctx context.Context, cfg *Config, getenv func(string) string, red *redact.Redactor, stderr io.Writer) (*runPlan, error) {
+	p := &runPlan{cfg: cfg, getenv: getenv, layers: cfg.layers(), red: red}
 	prices := telemetry.BuiltinPrices()
 	if cfg.Prices != "" {
 		var err error
@@ -192,6 +196,7 @@ func planRun(ctx context.Context, cfg *Config, getenv func(string) string, stder
 			return nil, &configError{err.Error()}
 		}
 	}
+	p.prices = prices
 	var llmObs []llm.Observer
 	if p.has(report.LayerTelemetry) {
 		p.rec = telemetry.New(prices)
@@ -261,7 +266,7 @@ func (p *runPlan) runLayers(ctx context.Context, client *mcp.Client, target mcp.
 	var mr *modelRun
 	if p.mp != nil {
 		var err error
-		if mr, err = p.mp.prepare(ctx, cfg, client, desc.Tools, stderr); err != nil {
+		if mr, err = p.mp.prepare(ctx, cfg, client, desc.Tools, stderr, p.red); err != nil {
 			return nil, err
 		}
 		if p.mp.behavior {
@@ -288,10 +293,14 @@ func (p *runPlan) runLayers(ctx context.Context, client *mcp.Client, target mcp.
 		r.Checks = append(r.Checks, resilienceChecks...)
 	}
 	if summary != nil {
-		summary.Apply(r, p.mp.judgeSpec)
+		summary.Apply(r, mr.judgeInfo(p.prices))
 	}
 	if rsum != nil {
 		rsum.Apply(r)
+		if r.Judge == nil {
+			// A resilience-only run was graded by the judge too.
+			r.Judge = mr.judgeInfo(p.prices)
+		}
 	}
 	p.telemetry(r, mr, desc.Tools)
 	r.Sort()
@@ -303,7 +312,11 @@ func (p *runPlan) telemetry(r *report.Report, mr *modelRun, tools []mcp.Tool) {
 	var runs []telemetry.Run
 	if mr != nil {
 		for _, x := range mr.results {
-			runs = append(runs, telemetry.Run{Case: x.Job.CaseID, Model: x.Job.Model, Transcript: x.Transcript, Cached: x.Cached})
+			// A resilience variant's job id is "<case>#<variant>~<key>";
+			// its report case is the part before "~", so its tokens and
+			// cost land on it.
+			id, _, _ := strings.Cut(x.Job.CaseID, "~")
+			runs = append(runs, telemetry.Run{Case: id, Model: x.Job.Model, Transcript: x.Transcript, Cached: x.Cached})
 		}
 	}
 	if p.rec != nil {
@@ -423,10 +436,10 @@ func masked(r *report.Report, red *redact.Redactor) *report.Report {
 	return &c
 }
 
-// writeOutputs writes report.json, summary.md, junit.xml and results.sarif
-// under --out, with every secret masked in each rendered file in every
-// spelling (red.JSON for the JSON files, red.Bytes for the others); r is
-// already masked (masked).
+// writeOutputs writes report.json, summary.md, junit.xml, results.sarif
+// and, when golden cases ran, report.html under --out, with every secret
+// masked in each rendered file in every spelling (red.JSON for the JSON
+// files, red.Bytes for the others); r is already masked (masked).
 func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 	files := []struct {
 		name   string
@@ -440,6 +453,17 @@ func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 			return report.WriteSARIFWith(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(cfg)})
 		}, red.JSON},
 	}
+	if len(r.Cases) > 0 {
+		// One page for people who would rather look than read, with the
+		// transcripts the model layers wrote (already masked).
+		files = append(files, struct {
+			name   string
+			render func(io.Writer, *report.Report) error
+			mask   func([]byte) []byte
+		}{"report.html", func(w io.Writer, r *report.Report) error {
+			return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
+		}, red.Bytes})
+	}
 	for _, f := range files {
 		var buf bytes.Buffer
 		if err := f.render(&buf, r); err != nil {
@@ -450,6 +474,21 @@ func writeOutputs(cfg *Config, r *report.Report, red *redact.Redactor) error {
 		}
 	}
 	return nil
+}
+
+// readTranscripts reads the transcript files the cases list, for
+// report.html; one that cannot be read is left out (the page then links
+// to it instead).
+func readTranscripts(out string, r *report.Report) map[string]string {
+	m := map[string]string{}
+	for _, c := range r.Cases {
+		for _, rel := range c.Transcripts {
+			if b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(rel))); err == nil {
+				m[rel] = string(b)
+			}
+		}
+	}
+	return m
 }
 
 // sarifArtifact names the file code-scanning alerts point at: MCP servers

@@ -42,7 +42,7 @@ cases:
 			{"summary.md tally", string(summary), "**Cases:** 0 passed, 1 failed, 0 warnings"},
 			{"summary.md case", string(summary), "❌ 0/2"},
 			{"junit.xml", string(junit), `<testsuite name="cases" tests="1" failures="1" errors="0"`},
-			{"junit.xml failure", string(junit), `<failure message="0/2 runs passed (0%), floor 80%" type="soft">`},
+			{"junit.xml failure", string(junit), `<failure message="0/2 runs passed (0%), floor 80%: run 1: called no tool, want lookup_region" type="soft">`},
 		} {
 			if !strings.Contains(w.text, w.want) {
 				t.Errorf("%s lacks %q:\n%s", w.where, w.want, w.text)

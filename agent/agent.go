@@ -39,7 +39,12 @@ type Task struct {
 	// Tools are the server's tools as listed (names, descriptions and input
 	// schemas are passed to the model as given).
 	Tools []mcp.Tool
-	// MaxTurns bounds model calls; 0 means DefaultMaxTurns.
+	// FollowUps are further user messages (a multi-turn conversation):
+	// each is sent once the model has answered the one before without
+	// calling a tool.
+	FollowUps []string
+	// MaxTurns bounds model calls per user message; 0 means
+	// DefaultMaxTurns.
 	MaxTurns int
 	// Stubs answer calls to the named tools with a fixed result instead of
 	// executing them: a CallToolResult object, or any other JSON value which
@@ -54,6 +59,11 @@ type Task struct {
 	Temperature *float64
 	// MaxTokens caps each model answer; 0 is the provider default.
 	MaxTokens int
+	// MaxCallsPerTurn caps the tool calls executed from one model turn
+	// (0: DefaultMaxCallsPerTurn). The calls beyond it are answered with an
+	// error result, never sent to the server, and counted in
+	// Transcript.CappedCalls.
+	MaxCallsPerTurn int
 	// OnResult, if set, may replace a tool result before the model sees it
 	// (Layer 2 fault and injection hooks). It returns the result to use.
 	OnResult func(call Call, result ToolResult) ToolResult
@@ -61,6 +71,11 @@ type Task struct {
 
 // DefaultMaxTurns bounds a run whose case sets no max_turns.
 const DefaultMaxTurns = 8
+
+// DefaultMaxCallsPerTurn bounds the tool calls run from one model message:
+// a model (or a compromised one) asking for a thousand calls at once must
+// not hammer the server under test.
+const DefaultMaxCallsPerTurn = 32
 
 // ToolResult is what the model is shown for one call.
 type ToolResult struct {
@@ -75,10 +90,12 @@ type ToolResult struct {
 
 // Call is one tool call the model made, and what became of it.
 type Call struct {
-	// Turn is the 1-based model turn that asked for the call.
-	Turn int    `json:"turn"`
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	// Turn is the 1-based model turn that asked for the call; UserTurn
+	// the 0-based user message it answers (0 but in multi-turn runs).
+	Turn     int    `json:"turn"`
+	UserTurn int    `json:"userTurn,omitempty"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
 	// Arguments as the model sent them; nil when they were not JSON, in
 	// which case InvalidArguments holds the text.
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
@@ -93,6 +110,9 @@ type Call struct {
 	ReadOnly bool `json:"readOnly,omitempty"`
 	// UnknownTool: the model named a tool the server does not offer.
 	UnknownTool bool `json:"unknownTool,omitempty"`
+	// Capped: the call came after Task.MaxCallsPerTurn others of its turn
+	// and was not run.
+	Capped bool `json:"capped,omitempty"`
 	// InputRounds counts the input_required round-trips answered from
 	// Task.InputResponses before the final result.
 	InputRounds int           `json:"inputRounds,omitempty"`
@@ -103,11 +123,19 @@ type Call struct {
 type Transcript struct {
 	Messages []llm.Message `json:"messages"`
 	Calls    []Call        `json:"calls"`
-	// Final is the model's last text answer ("" if it never gave one).
-	Final string `json:"final"`
+	// Final is the model's last text answer ("" if it never gave one);
+	// Finals holds the answer to each user message of a multi-turn run.
+	Final  string   `json:"final"`
+	Finals []string `json:"finals,omitempty"`
 	// ModelCalls counts Complete calls; Turns the assistant turns.
-	ModelCalls int `json:"modelCalls"`
-	Turns      int `json:"turns"`
+	// ReplayedCalls is how many of the calls were answered from a record
+	// of an identical request instead of the model.
+	ModelCalls    int `json:"modelCalls"`
+	ReplayedCalls int `json:"replayedCalls,omitempty"`
+	// CappedCalls counts the tool calls not run because their turn asked
+	// for more than Task.MaxCallsPerTurn.
+	CappedCalls int `json:"cappedCalls,omitempty"`
+	Turns       int `json:"turns"`
 	// Stop is "final" (the model answered without calling a tool),
 	// "max_turns", or "error" (a model call failed; see Err).
 	Stop  string    `json:"stop"`

@@ -63,10 +63,15 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxTurns
 	}
+	serverNames := make([]string, len(t.Tools))
+	for i, tool := range t.Tools {
+		serverNames[i] = tool.Name
+	}
+	names := NewToolNames(serverNames)
 	tools := make([]llm.Tool, 0, len(t.Tools))
 	byName := make(map[string]mcp.Tool, len(t.Tools))
 	for _, tool := range t.Tools {
-		tools = append(tools, llm.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema})
+		tools = append(tools, llm.Tool{Name: names.Safe(tool.Name), Description: tool.Description, InputSchema: tool.InputSchema})
 		if _, dup := byName[tool.Name]; !dup {
 			byName[tool.Name] = tool
 		}
@@ -83,32 +88,46 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		return tr, nil
 	}
 
-	for turn := 1; turn <= maxTurns; turn++ {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
+	userTurn, segment := 0, 0
+	for turn := 1; segment < maxTurns; turn++ {
+		segment++
+		if ctx.Err() != nil {
+			return fail(context.Cause(ctx))
 		}
 		req := llm.Request{
 			Model: t.Model,
 			// The provider may keep the slice while retrying; a copy keeps
-			// later appends out of a request still in flight.
-			Messages:    append([]llm.Message(nil), tr.Messages...),
+			// later appends out of a request still in flight. Tool calls go
+			// out under their provider-safe names.
+			Messages:    names.outbound(tr.Messages),
 			Tools:       tools,
 			MaxTokens:   t.MaxTokens,
 			Temperature: t.Temperature,
 		}
 		callStart := time.Now()
 		resp, err := m.Complete(ctx, req)
-		tr.ModelLatencies = append(tr.ModelLatencies, time.Since(callStart))
+		latency := time.Since(callStart)
+		if err == nil && resp != nil && resp.Replayed {
+			// A replayed answer reports the recorded call's time, so that
+			// telemetry of a cached run describes the provider, not the disk.
+			latency = resp.Latency
+			tr.ReplayedCalls++
+		}
+		tr.ModelLatencies = append(tr.ModelLatencies, latency)
 		tr.ModelCalls++
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				// Say why the context ended (a run budget, an interrupt),
+				// not just that it did.
+				err = fmt.Errorf("%w (%v)", err, context.Cause(ctx))
+			}
 			return fail(err)
 		}
 		tr.Turns++
-		tr.Usage.InputTokens += resp.Usage.InputTokens
-		tr.Usage.OutputTokens += resp.Usage.OutputTokens
+		tr.Usage.Add(resp.Usage)
 		if tr.AnsweredBy == "" {
 			tr.AnsweredBy = resp.Model
 		}
@@ -121,6 +140,9 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 			if msg.ToolCalls[i].ID == "" {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
 			}
+			// Back to the server's name before anything executes, scores or
+			// records the call.
+			msg.ToolCalls[i].Name = names.Original(msg.ToolCalls[i].Name)
 		}
 		tr.Messages = append(tr.Messages, msg)
 		if msg.Content != "" {
@@ -128,14 +150,41 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 		}
 		if len(msg.ToolCalls) == 0 {
 			tr.Final = msg.Content
+			if len(t.FollowUps) > 0 {
+				tr.Finals = append(tr.Finals, msg.Content)
+			}
+			if userTurn < len(t.FollowUps) {
+				// The next user message of a multi-turn conversation; the
+				// turn limit starts again for it.
+				tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleUser, Content: t.FollowUps[userTurn]})
+				userTurn++
+				segment = 0
+				continue
+			}
 			tr.Stop = StopFinal
 			tr.Duration = time.Since(start)
 			return tr, nil
 		}
 		// The calls of the last allowed turn are still executed: they are
 		// the model's choices, which selection and sequence scoring judge.
-		for _, tc := range msg.ToolCalls {
-			c := runCall(ctx, s, t, byName, turn, tc)
+		maxCalls := t.MaxCallsPerTurn
+		if maxCalls <= 0 {
+			maxCalls = DefaultMaxCallsPerTurn
+		}
+		for i, tc := range msg.ToolCalls {
+			if i >= maxCalls {
+				// Every tool call still needs its result message (the APIs
+				// reject a turn with unanswered calls); the excess is
+				// answered, not run.
+				c := Call{Turn: turn, UserTurn: userTurn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments, Capped: true,
+					Result: errorResult(fmt.Sprintf("not run: this turn asked for %d tool calls and mcp-eval runs at most %d per turn", len(msg.ToolCalls), maxCalls))}
+				tr.Calls = append(tr.Calls, c)
+				tr.CappedCalls++
+				tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: true})
+				continue
+			}
+			c := runCall(ctx, s, t, byName, names, turn, tc)
+			c.UserTurn = userTurn
 			tr.Calls = append(tr.Calls, c)
 			tr.Messages = append(tr.Messages, llm.Message{
 				Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: c.Result.IsError,
@@ -149,7 +198,7 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 
 // runCall answers one tool call: unknown tool, invalid arguments, stub, or
 // a real tools/call, then t.OnResult and the size cap.
-func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, turn int, tc llm.ToolCall) Call {
+func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, names *ToolNames, turn int, tc llm.ToolCall) Call {
 	start := time.Now()
 	c := Call{Turn: turn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments}
 	tool, known := byName[tc.Name]
@@ -158,7 +207,7 @@ func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, 
 	switch {
 	case !known:
 		c.UnknownTool = true
-		c.Result = errorResult(fmt.Sprintf("unknown tool %q: the server offers no tool by that name (available: %s)", tc.Name, toolNames(byName)))
+		c.Result = errorResult(fmt.Sprintf("unknown tool %q: the server offers no tool by that name (available: %s)", tc.Name, toolNames(byName, names)))
 	case argErr != nil:
 		c.Result = errorResult(fmt.Sprintf("invalid arguments for %s: %v; the tool was not called. Send the arguments as one JSON object.", tc.Name, argErr))
 	case hasStub(t.Stubs, tc.Name):
@@ -367,11 +416,17 @@ func keepRaw(raw json.RawMessage) json.RawMessage {
 
 func errorResult(text string) ToolResult { return ToolResult{Content: text, IsError: true} }
 
-func toolNames(byName map[string]mcp.Tool) string {
+// toolNames lists the tools as the model knows them (their provider-safe
+// names), for the answer to a call of an unknown tool.
+func toolNames(byName map[string]mcp.Tool, names *ToolNames) string {
 	if len(byName) == 0 {
 		return "none"
 	}
-	return strings.Join(sortedKeys(byName), ", ")
+	keys := sortedKeys(byName)
+	for i, k := range keys {
+		keys[i] = names.Safe(k)
+	}
+	return strings.Join(keys, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

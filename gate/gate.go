@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -235,6 +236,10 @@ type evaluator struct {
 	p         Policy
 	ws        *waiverSet
 	d         *Decision
+	// judgeChange describes how the judge differs from the baseline's
+	// ("" when it does not): drops of judge-graded scores are then named
+	// "judge changed", not model drift.
+	judgeChange string
 }
 
 func (e *evaluator) fail(format string, args ...any) {
@@ -397,7 +402,12 @@ func (e *evaluator) cases() {
 			kind = "Hard"
 		}
 		what := fmt.Sprintf("%s case %s on %s", kind, c.ID, c.Model)
-		action := "read its transcripts and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
+		where := "its transcripts"
+		if len(c.Transcripts) > 0 {
+			// The folder the model layers wrote them to, beside the report.
+			where += " (" + path.Dir(c.Transcripts[0]) + "/)"
+		}
+		action := "read " + where + " and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
 		if c.AllErrored() {
 			// No run reached a verdict: the model provider or the judge
 			// failed, which says nothing about the server.

@@ -900,3 +900,38 @@ func TestPolicyValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeSwapIsNamed: with the server unchanged, a judge-graded score
+// that falls after the judge model or prompt changed is named "judge
+// changed", never model drift; a score the judge does not touch keeps the
+// model-drift attribution.
+func TestJudgeSwapIsNamed(t *testing.T) {
+	t.Parallel()
+	judged := func(model, prompt string, scores map[string]float64) *report.Report {
+		r := scored(fpA, scores)
+		r.Judge = &report.JudgeInfo{Model: model, PromptSHA256: prompt}
+		return r
+	}
+	sha1, sha2 := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	base := judged("openai:gpt-4.1", sha1, map[string]float64{"behavior.taskCompletion": 0.9, "behavior.selectionAccuracy": 0.9})
+	for _, tt := range []struct {
+		name, want string
+		cur        *report.Report
+	}{
+		{"model swap", "judge changed", judged("anthropic:claude-haiku-4-5", sha1, map[string]float64{"behavior.taskCompletion": 0.5, "behavior.selectionAccuracy": 0.9})},
+		{"prompt change", "prompt aaaaaaaaaaaa → bbbbbbbbbbbb", judged("openai:gpt-4.1", sha2, map[string]float64{"behavior.taskCompletion": 0.5, "behavior.selectionAccuracy": 0.9})},
+	} {
+		d := Evaluate(tt.cur, base, Policy{MaxDrop: DefaultMaxDrop, Now: now})
+		if !d.Drift || !strings.Contains(d.DriftMessage, tt.want) || strings.Contains(d.DriftMessage, "model drift,") && !strings.Contains(d.DriftMessage, "not model drift") {
+			t.Errorf("%s: drift %v message %q; want it to name the judge change (%q)", tt.name, d.Drift, d.DriftMessage, tt.want)
+		}
+		if !strings.Contains(strings.Join(d.Notes, "\n"), "Judge changed since the baseline") {
+			t.Errorf("%s: notes %q; want the judge change named", tt.name, d.Notes)
+		}
+	}
+	// Same judge: a drop of a score the judge does not grade is model drift.
+	d := Evaluate(judged("openai:gpt-4.1", sha1, map[string]float64{"behavior.taskCompletion": 0.9, "behavior.selectionAccuracy": 0.5}), base, Policy{MaxDrop: DefaultMaxDrop, Now: now})
+	if !strings.Contains(d.DriftMessage, "likely model drift") || strings.Contains(d.DriftMessage, "judge") {
+		t.Errorf("same judge: %q; want model drift", d.DriftMessage)
+	}
+}

@@ -84,7 +84,8 @@ func (e *evaluator) scores() {
 	sameServer := e.base != nil && e.cur.Server.Fingerprint != "" &&
 		e.cur.Server.Fingerprint == e.base.Server.Fingerprint
 
-	var noBase, noCur, drifted []string
+	e.judgeChange = judgeChange(e.base, e.cur)
+	var noBase, noCur, drifted, judged []string
 	for _, k := range keys {
 		lower := lowerIsBetter(k)
 		gs := report.GateScore{Key: k, Direction: "higher"}
@@ -141,7 +142,11 @@ func (e *evaluator) scores() {
 		if len(problems) > 0 {
 			if sameServer && modelDriven(k) {
 				gs.Drift = true
-				drifted = append(drifted, k)
+				if e.judgeChange != "" && judgeDriven(k) {
+					judged = append(judged, k)
+				} else {
+					drifted = append(drifted, k)
+				}
 			}
 			e.judgeScore(&gs, "Score "+k+" "+strings.Join(problems, ", and "))
 		}
@@ -154,10 +159,59 @@ func (e *evaluator) scores() {
 	if len(noCur) > 0 {
 		e.note("Not measured in this run, though in the baseline: %s; not gated.", strings.Join(noCur, ", "))
 	}
-	if len(drifted) > 0 {
-		e.d.Drift = true
-		e.d.DriftMessage = fmt.Sprintf("The server fingerprint is unchanged, yet %s moved the wrong way beyond what is allowed: likely model drift, not your change.", strings.Join(drifted, ", "))
+	var msgs []string
+	if len(judged) > 0 {
+		msgs = append(msgs, fmt.Sprintf("The judge changed since the baseline (%s), and the judge-graded %s moved the wrong way beyond what is allowed: judge changed, not model drift or your change.", e.judgeChange, strings.Join(judged, ", ")))
 	}
+	if len(drifted) > 0 {
+		msgs = append(msgs, fmt.Sprintf("The server fingerprint is unchanged, yet %s moved the wrong way beyond what is allowed: likely model drift, not your change.", strings.Join(drifted, ", ")))
+	}
+	if len(msgs) > 0 {
+		e.d.Drift = true
+		e.d.DriftMessage = strings.Join(msgs, " ")
+	}
+}
+
+// judgeDriven reports whether a score is graded by the judge model, in
+// whole or in part: task completion (rubrics), and through it and semantic
+// argument matches the pass rate and argument accuracy.
+func judgeDriven(key string) bool {
+	switch key {
+	case "behavior.taskCompletion", "behavior.passRate", "behavior.argumentAccuracy":
+		return true
+	}
+	return false
+}
+
+// judgeChange says how the judge differs between the baseline and this
+// run (its model or its prompt's hash), "" when it is the same or either
+// side used none.
+func judgeChange(base, cur *report.Report) string {
+	if base == nil || base.Judge == nil || cur.Judge == nil {
+		return ""
+	}
+	var parts []string
+	if base.Judge.Model != cur.Judge.Model {
+		parts = append(parts, fmt.Sprintf("model %s → %s", orNone(base.Judge.Model), orNone(cur.Judge.Model)))
+	}
+	if base.Judge.PromptSHA256 != cur.Judge.PromptSHA256 {
+		parts = append(parts, fmt.Sprintf("prompt %s → %s", short(base.Judge.PromptSHA256), short(cur.Judge.PromptSHA256)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // scoreSignificance runs the one-sided Fisher exact test on the counts
@@ -189,6 +243,9 @@ func (e *evaluator) judgeScore(gs *report.GateScore, desc string) {
 		// allows --max-drop below the best level reached.
 		e.note("%s. --require-significance lets a drop that is not significant pass.", desc)
 		return
+	case gs.Drift && e.p.Drift == DriftWarn && e.judgeChange != "" && judgeDriven(gs.Key):
+		e.note("%s. Judge changed since the baseline (%s): the judge, not the model or your change, likely moved it (--drift warn reports it without failing).", desc, e.judgeChange)
+		return
 	case gs.Drift && e.p.Drift == DriftWarn:
 		e.note("%s. The server fingerprint is unchanged: likely model drift, not your change (--drift warn reports it without failing).", desc)
 		return
@@ -196,6 +253,8 @@ func (e *evaluator) judgeScore(gs *report.GateScore, desc string) {
 	gs.Failed = true
 	var action string
 	switch {
+	case gs.Drift && e.judgeChange != "" && judgeDriven(gs.Key):
+		action = fmt.Sprintf("Judge changed since the baseline (%s): re-grade the baseline with this judge, or keep the judge; --drift warn would only report it.", e.judgeChange)
 	case gs.Drift:
 		action = "The server fingerprint is unchanged: likely model drift, not your change; --drift fail counts it, --drift warn would only report it."
 	case gs.Drop:

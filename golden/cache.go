@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,104 +10,189 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/llm"
 )
 
-// DefaultCacheDir is where the CLI keeps the result cache.
+// DefaultCacheDir is where the CLI keeps the model-call cache.
 const DefaultCacheDir = ".mcp-eval-cache"
 
-// HarnessVersion is part of every cache key. Bump it whenever the agent
-// loop or the runner changes what a model is shown or how a transcript is
-// recorded, so that old transcripts are not replayed as if this harness
-// had produced them.
-const HarnessVersion = "mcp-eval-agent/1"
+// HarnessVersion is part of every cache key. Bump it whenever the llm
+// encoding or the agent loop changes what a request means, so that old
+// answers are not replayed as if this harness had asked for them.
+const HarnessVersion = "mcp-eval-agent/2"
 
-// Cache stores one transcript per job under dir, keyed by everything that
-// can change the run: the case, the server's tool-surface fingerprint, the
-// model, the run index, the task's prompt, system prompt, tools, stubs,
-// input responses, turn and token limits and temperature, HarnessVersion,
-// and the caller's extra string (the judge prompt's hash, say). A re-run of
-// an unchanged suite is then answered entirely from disk, with no model
-// call; change any of those and the affected runs miss.
+// Cache records and replays model calls. Each call is keyed by the
+// request exactly as the loop sends it — messages (tool results
+// included), tools, token limit and temperature — together with the
+// provider's endpoint, the model and the run index; tool calls are never
+// cached and always run against the live server. A server whose answers
+// change therefore changes the next request and misses, while an unchanged
+// server and golden set re-run with zero model calls. Judge calls go
+// through the same cache, keyed by their full input (the judge prompt, the
+// rubric and the judged transcript are all in the request).
 //
-// The cache doubles as record and replay: a run with a warm cache and no
-// providers at all replays the recorded transcripts, which makes scoring
-// tests deterministic.
+// What invalidates an entry: anything that changes a request (the tools'
+// names, descriptions or schemas, any tool result, stubs, prompts, the
+// system prompt, max_turns reached or not, the token limit, temperature,
+// an earlier answer of the model), the model, the provider's base URL, the
+// run index, and HarnessVersion. Nothing else: the cache holds no clock.
 //
 // Entries are JSON files written atomically (a temporary file renamed into
 // place), so concurrent runs and interrupted writes never leave half a file
-// under a key; an unreadable entry is treated as a miss and rewritten.
-// Task.OnResult is a function and cannot be keyed: a caller that sets it
-// must put what it does into extra.
+// under a key; an unreadable entry is a miss and is rewritten. They are
+// written by a background writer, so that disk time is off the runs'
+// critical path; Flush waits for it (Runner.Run flushes before it
+// returns; a caller using Model directly flushes itself). Answers are
+// stored through the run's redactor, so a provider that echoes a key or a
+// header value never puts it on disk; requests are not stored at all (only
+// their hash), which keeps tool results that carry secrets off the disk too.
+// Failed calls are never recorded.
 type Cache struct {
-	dir, fingerprint, extra string
+	dir string
 	// Bypass skips reads (for --no-cache) but still writes, so a forced
 	// re-run refreshes the entries a later run will use.
 	Bypass bool
+	// Redactor masks every secret of the run in what is written; nil
+	// writes answers as they came.
+	Redactor *redact.Redactor
 
 	markOnce sync.Once
+	// schemas memoises canonicalJSON of tool schemas (raw text → canonical
+	// form): every call of a run offers the same tools. dirs remembers the
+	// entry directories already created.
+	schemas sync.Map
+	dirs    sync.Map
+
+	// Entries are written by background writers, off the runs' critical
+	// path; Flush waits for them.
+	startWriter sync.Once
+	queue       chan cacheEntry
+	unwritten   sync.Map // key → *cacheEntry queued and not yet on disk
+	pending     sync.WaitGroup
+	errMu       sync.Mutex
+	writeErr    error
 }
 
-// NewCache returns a cache in dir (created on first write). fingerprint is
-// the server's tool-surface fingerprint; extra is any further input that
-// should invalidate entries when it changes.
-func NewCache(dir, fingerprint, extra string) *Cache {
-	return &Cache{dir: dir, fingerprint: fingerprint, extra: extra}
+// record queues e for the background writer.
+func (c *Cache) record(e cacheEntry) {
+	c.startWriter.Do(func() {
+		c.queue = make(chan cacheEntry, 256)
+		for range cacheWriters {
+			go c.writer()
+		}
+	})
+	c.pending.Add(1)
+	c.unwritten.Store(e.Key, &e)
+	c.queue <- e
 }
+
+// cacheWriters is how many files are written at once: disk time is mostly
+// waiting, so a few writers keep up with many runs.
+const cacheWriters = 4
+
+func (c *Cache) writer() {
+	for e := range c.queue {
+		err := c.put(e)
+		c.unwritten.Delete(e.Key)
+		if err != nil {
+			c.errMu.Lock()
+			if c.writeErr == nil {
+				c.writeErr = err
+			}
+			c.errMu.Unlock()
+		}
+		c.pending.Done()
+	}
+}
+
+// Flush waits until every recorded answer is on disk and returns the
+// first write error since the last Flush, if any. A nil cache has nothing
+// to flush.
+func (c *Cache) Flush() error {
+	if c == nil {
+		return nil
+	}
+	c.pending.Wait()
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	err := c.writeErr
+	c.writeErr = nil
+	return err
+}
+
+// NewCache returns a cache in dir (created on first write).
+func NewCache(dir string) *Cache { return &Cache{dir: dir} }
 
 // Dir returns the cache directory.
 func (c *Cache) Dir() string { return c.dir }
 
-// cacheKey is what a key is the hash of. The JSON field names are fixed:
-// renaming one changes every key.
-type cacheKey struct {
-	Harness        string                     `json:"harness"`
-	Case           string                     `json:"case"`
-	Fingerprint    string                     `json:"fingerprint"`
-	Model          string                     `json:"model"`
-	Run            int                        `json:"run"`
-	System         string                     `json:"system"`
-	Prompt         string                     `json:"prompt"`
-	Tools          []llm.Tool                 `json:"tools"`
-	Stubs          map[string]json.RawMessage `json:"stubs"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	MaxTurns       int                        `json:"maxTurns"`
-	Temperature    *float64                   `json:"temperature"`
-	MaxTokens      int                        `json:"maxTokens"`
-	Extra          string                     `json:"extra"`
+// keyedRequest is what a key is the hash of. The JSON field names are
+// fixed: renaming one changes every key.
+type keyedRequest struct {
+	Harness     string        `json:"harness"`
+	Endpoint    string        `json:"endpoint"`
+	Model       string        `json:"model"`
+	Run         int           `json:"run"`
+	Messages    []llm.Message `json:"messages"`
+	Tools       []llm.Tool    `json:"tools"`
+	MaxTokens   int           `json:"maxTokens"`
+	Temperature *float64      `json:"temperature"`
+	Format      *llm.Format   `json:"format,omitempty"`
 }
 
-// Key returns the hex SHA-256 key of a job.
-func (c *Cache) Key(j Job) string {
-	t := j.Task
-	maxTurns := t.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = agent.DefaultMaxTurns
+// Key returns the hex SHA-256 key of one model call: the request as sent
+// to endpoint (the provider's URL), for the run index run.
+func (c *Cache) Key(endpoint string, run int, req llm.Request) string {
+	k := keyedRequest{
+		Harness: HarnessVersion, Endpoint: endpoint, Model: req.Model, Run: run,
+		Messages: req.Messages, MaxTokens: req.MaxTokens, Temperature: req.Temperature, Format: req.Format,
 	}
-	k := cacheKey{
-		Harness: HarnessVersion, Case: j.CaseID, Fingerprint: c.fingerprint, Model: j.Model, Run: j.Run,
-		System: t.System, Prompt: t.Prompt,
-		Stubs: canonicalMap(t.Stubs), InputResponses: canonicalMap(t.InputResponses),
-		MaxTurns: maxTurns, Temperature: t.Temperature, MaxTokens: t.MaxTokens, Extra: c.extra,
+	for _, t := range req.Tools {
+		k.Tools = append(k.Tools, llm.Tool{Name: t.Name, Description: t.Description, InputSchema: c.canonicalSchema(t.InputSchema)})
 	}
-	for _, tool := range t.Tools {
-		k.Tools = append(k.Tools, llm.Tool{Name: tool.Name, Description: tool.Description, InputSchema: canonicalJSON(tool.InputSchema)})
+	for i, m := range k.Messages {
+		if len(m.ToolCalls) == 0 {
+			continue
+		}
+		// Arguments that mean the same key the same; a copy keeps the
+		// caller's request untouched.
+		calls := append([]llm.ToolCall(nil), m.ToolCalls...)
+		for j := range calls {
+			calls[j].Arguments = canonicalJSON(calls[j].Arguments)
+		}
+		k.Messages = append([]llm.Message(nil), k.Messages...)
+		k.Messages[i].ToolCalls = calls
 	}
 	b, err := json.Marshal(k)
 	if err != nil {
 		// Only invalid raw JSON gets here, and canonicalJSON has already
 		// replaced it; a key that cannot be built must still not collide.
-		b = fmt.Appendf(nil, "unkeyable %q %q %d", j.CaseID, j.Model, j.Run)
+		b = fmt.Appendf(nil, "unkeyable %q %q %d %d", endpoint, req.Model, run, time.Now().UnixNano())
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
+func (c *Cache) canonicalSchema(raw json.RawMessage) json.RawMessage {
+	if c == nil {
+		return canonicalJSON(raw)
+	}
+	if v, ok := c.schemas.Load(string(raw)); ok {
+		return v.(json.RawMessage)
+	}
+	canon := canonicalJSON(raw)
+	c.schemas.Store(string(raw), canon)
+	return canon
+}
+
 // canonicalJSON re-encodes a JSON value with sorted keys and no spaces, so
-// that two spellings of the same stub or schema share a key. Text that is
-// not JSON is kept as a JSON string, which is still deterministic.
+// that two spellings of the same schema share a key. Text that is not JSON
+// is kept as a JSON string, which is still deterministic.
 func canonicalJSON(raw json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
@@ -125,28 +211,16 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-func canonicalMap(m map[string]json.RawMessage) map[string]json.RawMessage {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
-		if v = canonicalJSON(v); v == nil {
-			v = json.RawMessage("null")
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// cacheEntry is one file. The job's identity is kept beside the transcript
-// so that a person looking into the directory can tell what a file is.
+// cacheEntry is one recorded answer. The identity beside it lets a person
+// looking into the directory tell what a file is.
 type cacheEntry struct {
-	Key        string            `json:"key"`
-	Case       string            `json:"case"`
-	Model      string            `json:"model"`
-	Run        int               `json:"run"`
-	Transcript *agent.Transcript `json:"transcript"`
+	Key      string        `json:"key"`
+	Endpoint string        `json:"endpoint"`
+	Model    string        `json:"model"`
+	Run      int           `json:"run"`
+	Response *llm.Response `json:"response"`
+	// LatencyNs is the recorded call's wall time, replayed to telemetry.
+	LatencyNs int64 `json:"latencyNs"`
 }
 
 // path spreads entries over 256 subdirectories, as git does with objects,
@@ -155,48 +229,46 @@ func (c *Cache) path(key string) string {
 	return filepath.Join(c.dir, key[:2], key+".json")
 }
 
-// Get returns the stored transcript of j. A nil cache, Bypass, a missing
-// entry and an unreadable one are all misses.
-func (c *Cache) Get(j Job) (*agent.Transcript, bool) {
-	if c == nil || c.Bypass {
+func (c *Cache) get(key string) (*cacheEntry, bool) {
+	if c == nil || c.Bypass || c.dir == "" {
 		return nil, false
 	}
-	key := c.Key(j)
+	if e, ok := c.unwritten.Load(key); ok {
+		return e.(*cacheEntry), true
+	}
 	data, err := os.ReadFile(c.path(key))
 	if err != nil {
 		return nil, false
 	}
 	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || e.Key != key || e.Transcript == nil || !cacheableStop(e.Transcript.Stop) {
+	if json.Unmarshal(data, &e) != nil || e.Key != key || e.Response == nil {
 		return nil, false
 	}
-	return e.Transcript, true
+	return &e, true
 }
 
-func cacheableStop(s string) bool { return s == agent.StopFinal || s == agent.StopMaxTurns }
-
-// Put stores tr as the transcript of j, replacing any entry. A nil cache
-// stores nothing; an errored transcript is refused, since replaying an
-// outage would hide the next real run.
-func (c *Cache) Put(j Job, tr *agent.Transcript) error {
-	if c == nil || tr == nil || !cacheableStop(tr.Stop) {
+func (c *Cache) put(e cacheEntry) error {
+	if c == nil || c.dir == "" {
 		return nil
 	}
-	key := c.Key(j)
-	data, err := json.Marshal(cacheEntry{Key: key, Case: j.CaseID, Model: j.Model, Run: j.Run, Transcript: tr})
+	data, err := json.Marshal(e)
 	if err != nil {
-		return fmt.Errorf("cache entry for %s %s run %d: %w", j.CaseID, j.Model, j.Run, err)
+		return fmt.Errorf("cache entry for %s run %d: %w", e.Model, e.Run, err)
 	}
-	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	data = c.Redactor.Bytes(data)
+	p := c.path(e.Key)
+	if _, ok := c.dirs.Load(filepath.Dir(p)); !ok {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		c.dirs.Store(filepath.Dir(p), true)
 	}
 	c.markOnce.Do(c.mark)
-	f, err := os.CreateTemp(filepath.Dir(p), key[:8]+".tmp-*")
+	f, err := os.CreateTemp(filepath.Dir(p), e.Key[:8]+".tmp-*")
 	if err != nil {
 		return err
 	}
-	// No fsync: a cache entry lost to a crash is only a miss next time, and
+	// No fsync: an entry lost to a crash is only a miss next time, and
 	// syncing hundreds of small files would cost more than the runs gain.
 	_, werr := f.Write(data)
 	cerr := f.Close()
@@ -213,6 +285,89 @@ func (c *Cache) Put(j Job, tr *agent.Transcript) error {
 	return nil
 }
 
+// Endpointer is implemented by providers that can name their endpoint
+// (llm's providers do); the cache keys on it so that the same model name
+// on another backend is never answered from the first backend's entries.
+type Endpointer interface {
+	Endpoint() string
+}
+
+// EndpointOf returns m's endpoint, or fallback when m cannot name one.
+func EndpointOf(m agent.Model, fallback string) string {
+	if e, ok := m.(Endpointer); ok {
+		return e.Endpoint()
+	}
+	return fallback
+}
+
+// CachedModel is a model whose calls are recorded in, and replayed from, a
+// Cache. It counts hits and misses, so a run can say whether any model was
+// really asked.
+type CachedModel struct {
+	m        agent.Model
+	c        *Cache
+	endpoint string
+	run      int
+	hits     atomic.Int64
+	misses   atomic.Int64
+	mu       sync.Mutex
+	usage    llm.Usage // of the calls the model answered
+}
+
+// Model wraps m (talking to endpoint) for the calls of run index run. A
+// nil cache still counts calls, and records nothing.
+func (c *Cache) Model(m agent.Model, endpoint string, run int) *CachedModel {
+	return &CachedModel{m: m, c: c, endpoint: endpoint, run: run}
+}
+
+// Complete implements agent.Model: a recorded answer to the identical
+// request, or the model's answer, recorded when it succeeds.
+func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	var key string
+	if cm.c != nil {
+		key = cm.c.Key(cm.endpoint, cm.run, req)
+		if e, ok := cm.c.get(key); ok {
+			cm.hits.Add(1)
+			resp := *e.Response
+			resp.Replayed = true
+			resp.Latency = time.Duration(e.LatencyNs)
+			return &resp, nil
+		}
+	}
+	cm.misses.Add(1)
+	if cm.m == nil {
+		return nil, fmt.Errorf("no provider configured for %s, and the cache has no answer to this request", req.Model)
+	}
+	start := time.Now()
+	resp, err := cm.m.Complete(ctx, req)
+	if err == nil && resp != nil {
+		cm.mu.Lock()
+		cm.usage.Add(resp.Usage)
+		cm.mu.Unlock()
+	}
+	if err != nil || resp == nil || cm.c == nil {
+		return resp, err
+	}
+	// The entry is a copy: the caller may change the response it gets.
+	saved := *resp
+	saved.Message.ToolCalls = append([]llm.ToolCall(nil), resp.Message.ToolCalls...)
+	cm.c.record(cacheEntry{Key: key, Endpoint: cm.endpoint, Model: req.Model, Run: cm.run, Response: &saved,
+		LatencyNs: int64(time.Since(start))})
+	return resp, nil
+}
+
+// Usage sums the usage of the calls the model answered (not replayed).
+func (cm *CachedModel) Usage() llm.Usage {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	return cm.usage
+}
+
+// Hits and Misses count the calls answered from the cache and those sent
+// to the model.
+func (cm *CachedModel) Hits() int64   { return cm.hits.Load() }
+func (cm *CachedModel) Misses() int64 { return cm.misses.Load() }
+
 // mark tags the directory as a cache. CACHEDIR.TAG makes backup tools skip
 // it (https://bford.info/cachedir/). The default directory also gets a
 // .gitignore of "*", which keeps it out of commits without the user editing
@@ -224,8 +379,8 @@ func (c *Cache) mark() {
 	if _, err := os.Stat(tag); err == nil {
 		return
 	}
-	_ = os.WriteFile(tag, []byte("Signature: 8a477f597d28d172789f06886806bc55\n# This file marks mcp-eval's result cache. See https://bford.info/cachedir/\n"), 0o644)
+	_ = os.WriteFile(tag, []byte("Signature: 8a477f597d28d172789f06886806bc55\n# This file marks mcp-eval's model-call cache. See https://bford.info/cachedir/\n"), 0o644)
 	if filepath.Base(filepath.Clean(c.dir)) == DefaultCacheDir {
-		_ = os.WriteFile(filepath.Join(c.dir, ".gitignore"), []byte("# mcp-eval's result cache; safe to delete.\n*\n"), 0o644)
+		_ = os.WriteFile(filepath.Join(c.dir, ".gitignore"), []byte("# mcp-eval's model-call cache; safe to delete.\n*\n"), 0o644)
 	}
 }

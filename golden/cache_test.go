@@ -1,21 +1,27 @@
 package golden
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 // TestCacheRerunMakesNoModelCalls is the cache's promise: an unchanged
-// re-run is answered from disk with zero model calls, even with no
-// provider at all (replay), and returns the recorded transcripts.
+// re-run asks no model anything, still calls every tool on the live
+// server, and scores the same transcripts.
 func TestCacheRerunMakesNoModelCalls(t *testing.T) {
 	t.Parallel()
 	_, c, tools := fixtureClient(t)
@@ -23,146 +29,186 @@ func TestCacheRerunMakesNoModelCalls(t *testing.T) {
 	jobs := makeJobs(tools, 6, []string{"openai:m1", "anthropic:m2"}, 3)
 
 	first := &weatherModel{}
-	r := &Runner{Providers: map[string]agent.Model{"openai": first, "anthropic": first}, Server: c,
-		Cache: NewCache(dir, "fp-1", "judge-1")}
+	r := &Runner{Providers: map[string]agent.Model{"openai": first, "anthropic": first}, Server: c, Cache: NewCache(dir)}
 	recorded := r.Run(t.Context(), jobs)
 	if first.calls.Load() == 0 {
 		t.Fatal("the first run made no model call")
 	}
 
 	second := &weatherModel{}
-	r2 := &Runner{Providers: map[string]agent.Model{"openai": second, "anthropic": second}, Server: c,
-		Cache: NewCache(dir, "fp-1", "judge-1")}
+	r2 := &Runner{Providers: map[string]agent.Model{"openai": second, "anthropic": second}, Server: c, Cache: NewCache(dir)}
 	replayed := r2.Run(t.Context(), jobs)
 	if n := second.calls.Load(); n != 0 {
 		t.Errorf("the re-run made %d model calls; want 0", n)
 	}
+	executed := 0
 	for i := range replayed {
 		if !replayed[i].Cached {
 			t.Errorf("result %d not from the cache", i)
 		}
-		if d := cmp.Diff(recorded[i].Transcript, replayed[i].Transcript); d != "" {
-			t.Errorf("result %d differs from the recording (-want +got):\n%s", i, d)
+		got, want := replayed[i].Transcript, recorded[i].Transcript
+		if d := cmp.Diff(want.Selected(), got.Selected()); d != "" {
+			t.Errorf("result %d calls differ from the recording (-want +got):\n%s", i, d)
+		}
+		if got.Final != want.Final || got.ReplayedCalls != got.ModelCalls {
+			t.Errorf("result %d: final %q (recorded %q), %d of %d calls replayed", i, got.Final, want.Final, got.ReplayedCalls, got.ModelCalls)
+		}
+		for _, call := range got.Calls {
+			if call.Executed {
+				executed++
+			}
 		}
 	}
-
-	// Replay needs neither providers nor a server.
-	r3 := &Runner{Cache: NewCache(dir, "fp-1", "judge-1")}
-	for i, res := range r3.Run(t.Context(), jobs) {
-		if !res.Cached || res.Transcript.Stop == agent.StopError {
-			t.Errorf("replay result %d: cached %v stop %q", i, res.Cached, res.Transcript.Stop)
-		}
+	if executed == 0 {
+		t.Error("the replayed runs executed no tool call; tools must always run live")
 	}
 }
 
-// TestCacheMisses: changing a prompt misses only that case's runs;
-// changing the fingerprint, the extra string or bypassing misses all.
-func TestCacheMisses(t *testing.T) {
-	t.Parallel()
-	_, c, tools := fixtureClient(t)
-	dir := t.TempDir()
-	jobs := makeJobs(tools, 4, []string{"openai:m"}, 2)
-	run := func(cache *Cache, jobs []Job) (calls int64, cached int) {
-		m := &weatherModel{}
-		r := &Runner{Providers: map[string]agent.Model{"openai": m}, Server: c, Cache: cache}
-		for _, res := range r.Run(t.Context(), jobs) {
-			if res.Cached {
-				cached++
-			}
-		}
-		return m.calls.Load(), cached
-	}
-	run(NewCache(dir, "fp-1", ""), jobs)
+// resultServer answers every tool call with its current text.
+type resultServer struct {
+	mu    sync.Mutex
+	text  string
+	calls atomic.Int64
+}
 
-	changed := append([]Job(nil), jobs...)
-	changed[0].Task.Prompt += " (tomorrow)"
-	changed[1].Task.Prompt += " (tomorrow)"
-	if _, cached := run(NewCache(dir, "fp-1", ""), changed); cached != len(jobs)-2 {
-		t.Errorf("changed prompt: %d cached; want %d", cached, len(jobs)-2)
+func (s *resultServer) set(text string) { s.mu.Lock(); s.text = text; s.mu.Unlock() }
+
+func (s *resultServer) CallTool(context.Context, string, map[string]any, map[string]any) (*mcp.CallToolResult, error) {
+	s.calls.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": s.text})
+	return &mcp.CallToolResult{Content: []json.RawMessage{b}}, nil
+}
+
+// TestCacheSeesToolResultChange: the tool list stays the same, the tool's
+// answer changes between two cached runs. The first model call (same
+// request) is replayed; the second one carries the new result, so it must
+// reach the model — and the run's answer is the fresh one.
+func TestCacheSeesToolResultChange(t *testing.T) {
+	t.Parallel()
+	srv := &resultServer{text: "18 °C"}
+	tools := []mcp.Tool{{Name: "get_forecast", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	jobs := []Job{{CaseID: "a", Model: "openai:m", Task: agent.Task{Prompt: "get_forecast: Oslo", Tools: tools}}}
+	dir := t.TempDir()
+	run := func() (*weatherModel, Result) {
+		m := &weatherModel{}
+		r := &Runner{Providers: map[string]agent.Model{"openai": m}, Server: srv, Cache: NewCache(dir)}
+		return m, r.Run(t.Context(), jobs)[0]
 	}
-	if calls, cached := run(NewCache(dir, "fp-2", ""), jobs); cached != 0 || calls == 0 {
-		t.Errorf("changed fingerprint: %d cached, %d calls; want all missed", cached, calls)
+	if m, res := run(); m.calls.Load() != 2 || res.Cached || res.Transcript.Final != "Answer: 18 °C" {
+		t.Fatalf("first run: %d model calls, cached %v, final %q", m.calls.Load(), res.Cached, res.Transcript.Final)
 	}
-	if _, cached := run(NewCache(dir, "fp-1", "judge-2"), jobs); cached != 0 {
-		t.Errorf("changed extra: %d cached; want 0", cached)
+	if m, res := run(); m.calls.Load() != 0 || !res.Cached {
+		t.Fatalf("unchanged re-run: %d model calls, cached %v", m.calls.Load(), res.Cached)
 	}
-	bypass := NewCache(dir, "fp-1", "")
-	bypass.Bypass = true
-	if _, cached := run(bypass, jobs); cached != 0 {
-		t.Errorf("bypass: %d cached; want 0", cached)
+	srv.set("-4 °C, snow")
+	m, res := run()
+	if m.calls.Load() != 1 || res.Cached || res.Transcript.ReplayedCalls != 1 {
+		t.Errorf("after the result changed: %d model calls (want 1), cached %v, %d replayed (want 1)",
+			m.calls.Load(), res.Cached, res.Transcript.ReplayedCalls)
+	}
+	if res.Transcript.Final != "Answer: -4 °C, snow" {
+		t.Errorf("final %q: a stale answer was replayed", res.Transcript.Final)
+	}
+	if srv.calls.Load() != 3 {
+		t.Errorf("the server saw %d tool calls over 3 runs; want 3 (tools always run)", srv.calls.Load())
 	}
 }
 
 func TestCacheKey(t *testing.T) {
 	t.Parallel()
 	temp0, temp1 := 0.0, 1.0
-	base := Job{CaseID: "weather", Model: "openai:m", Run: 2, Task: agent.Task{
-		System: "sys", Prompt: "p", MaxTurns: 4, Temperature: &temp0, MaxTokens: 100,
-		Tools:          []mcp.Tool{{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}},
-		Stubs:          map[string]json.RawMessage{"t": json.RawMessage(`{"a":1,"b":[1,2]}`)},
-		InputResponses: map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept"}`)},
-	}}
-	c := NewCache(t.TempDir(), "fp", "x")
-	key := c.Key(base)
-	changes := map[string]func(j *Job){
-		"case":           func(j *Job) { j.CaseID = "other" },
-		"model":          func(j *Job) { j.Model = "openai:n" },
-		"run":            func(j *Job) { j.Run = 3 },
-		"system":         func(j *Job) { j.Task.System = "sys2" },
-		"prompt":         func(j *Job) { j.Task.Prompt = "p2" },
-		"max turns":      func(j *Job) { j.Task.MaxTurns = 5 },
-		"temperature":    func(j *Job) { j.Task.Temperature = &temp1 },
-		"no temperature": func(j *Job) { j.Task.Temperature = nil },
-		"max tokens":     func(j *Job) { j.Task.MaxTokens = 200 },
-		"description": func(j *Job) {
-			j.Task.Tools = []mcp.Tool{{Name: "t", Description: "d2", InputSchema: base.Task.Tools[0].InputSchema}}
+	base := llm.Request{Model: "m", MaxTokens: 100, Temperature: &temp0,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "sys"},
+			{Role: llm.RoleUser, Content: "p"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: json.RawMessage(`{"a":1,"b":[1,2]}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "c1", Content: "result"},
 		},
-		"stub":    func(j *Job) { j.Task.Stubs = map[string]json.RawMessage{"t": json.RawMessage(`{"a":2,"b":[1,2]}`)} },
-		"no stub": func(j *Job) { j.Task.Stubs = nil },
-		"input responses": func(j *Job) {
-			j.Task.InputResponses = map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"decline"}`)}
+		Tools: []llm.Tool{{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}},
+	}
+	c := NewCache(t.TempDir())
+	const endpoint = "https://api.openai.com/v1/chat/completions"
+	key := c.Key(endpoint, 0, base)
+	clone := func(r llm.Request) llm.Request {
+		r.Messages = append([]llm.Message(nil), r.Messages...)
+		r.Tools = append([]llm.Tool(nil), r.Tools...)
+		return r
+	}
+	changes := map[string]func(r *llm.Request){
+		"model":          func(r *llm.Request) { r.Model = "n" },
+		"system":         func(r *llm.Request) { r.Messages[0].Content = "sys2" },
+		"prompt":         func(r *llm.Request) { r.Messages[1].Content = "p2" },
+		"tool result":    func(r *llm.Request) { r.Messages[3].Content = "other result" },
+		"error flag":     func(r *llm.Request) { r.Messages[3].IsError = true },
+		"temperature":    func(r *llm.Request) { r.Temperature = &temp1 },
+		"no temperature": func(r *llm.Request) { r.Temperature = nil },
+		"max tokens":     func(r *llm.Request) { r.MaxTokens = 200 },
+		"description":    func(r *llm.Request) { r.Tools[0].Description = "d2" },
+		"format":         func(r *llm.Request) { r.Format = &llm.Format{Name: "verdict", Schema: json.RawMessage(`{}`)} },
+		"arguments": func(r *llm.Request) {
+			r.Messages[2].ToolCalls = []llm.ToolCall{{ID: "c1", Name: "t", Arguments: json.RawMessage(`{"a":2}`)}}
 		},
 	}
 	for name, change := range changes {
-		j := base
-		change(&j)
-		if c.Key(j) == key {
+		r := clone(base)
+		change(&r)
+		if c.Key(endpoint, 0, r) == key {
 			t.Errorf("%s: key unchanged", name)
 		}
 	}
-	if NewCache("", "fp2", "x").Key(base) == key || NewCache("", "fp", "y").Key(base) == key {
-		t.Error("fingerprint or extra: key unchanged")
+	if c.Key("http://localhost:11434/v1/chat/completions", 0, base) == key {
+		t.Error("another endpoint: key unchanged")
+	}
+	if c.Key(endpoint, 1, base) == key {
+		t.Error("another run index: key unchanged")
 	}
 	// Spelling that does not change meaning does not change the key.
-	same := base
-	same.Task.Stubs = map[string]json.RawMessage{"t": json.RawMessage(`{ "b": [1, 2], "a": 1 }`)}
-	if c.Key(same) != key {
-		t.Error("reordered stub keys changed the key")
+	same := clone(base)
+	same.Messages[2].ToolCalls = []llm.ToolCall{{ID: "c1", Name: "t", Arguments: json.RawMessage(`{ "b": [1, 2], "a": 1 }`)}}
+	same.Tools[0].InputSchema = json.RawMessage(`{"properties": {}, "type": "object"}`)
+	if c.Key(endpoint, 0, same) != key {
+		t.Error("reordered JSON keys changed the key")
 	}
-	// 0 max turns means the default, and keys as the default.
-	a, b := base, base
-	a.Task.MaxTurns, b.Task.MaxTurns = 0, agent.DefaultMaxTurns
-	if c.Key(a) != c.Key(b) {
-		t.Error("MaxTurns 0 and DefaultMaxTurns key differently")
+	if string(base.Messages[2].ToolCalls[0].Arguments) != `{"a":1,"b":[1,2]}` {
+		t.Error("Key changed the caller's request")
 	}
+}
+
+// countingModel answers every request with the same text.
+type countingModel struct {
+	calls atomic.Int64
+	text  string
+	err   error
+}
+
+func (m *countingModel) Complete(context.Context, llm.Request) (*llm.Response, error) {
+	m.calls.Add(1)
+	if m.err != nil {
+		return nil, m.err
+	}
+	return &llm.Response{Model: "m", Message: llm.Message{Role: llm.RoleAssistant, Content: m.text}, Usage: llm.Usage{InputTokens: 3}}, nil
 }
 
 func TestCacheFiles(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), DefaultCacheDir)
-	c := NewCache(dir, "fp", "")
-	job := Job{CaseID: "a", Model: "openai:m", Task: agent.Task{Prompt: "p"}}
-	tr := &agent.Transcript{Stop: agent.StopFinal, Final: "ok", ModelCalls: 1, Calls: []agent.Call{}}
-
-	if _, ok := c.Get(job); ok {
-		t.Fatal("hit in an empty cache")
+	c := NewCache(dir)
+	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "p"}}}
+	inner := &countingModel{text: "ok"}
+	cm := c.Model(inner, "e", 0)
+	for range 2 {
+		resp, err := cm.Complete(t.Context(), req)
+		if err != nil || resp.Message.Content != "ok" {
+			t.Fatalf("Complete: %v %+v", err, resp)
+		}
 	}
-	if err := c.Put(job, tr); err != nil {
+	if inner.calls.Load() != 1 || cm.Hits() != 1 || cm.Misses() != 1 {
+		t.Fatalf("%d model calls, %d hits, %d misses; want 1, 1, 1", inner.calls.Load(), cm.Hits(), cm.Misses())
+	}
+	if err := c.Flush(); err != nil {
 		t.Fatal(err)
-	}
-	got, ok := c.Get(job)
-	if !ok || got.Final != "ok" {
-		t.Fatalf("Get after Put: %+v %v", got, ok)
 	}
 	// Only the entry and the markers: no temporary file is left behind.
 	var files []string
@@ -173,62 +219,96 @@ func TestCacheFiles(t *testing.T) {
 		}
 		return nil
 	})
-	key := c.Key(job)
+	key := c.Key("e", 0, req)
 	want := []string{".gitignore", "CACHEDIR.TAG", key[:2] + "/" + key + ".json"}
+	slices.Sort(want)
 	if d := cmp.Diff(want, files); d != "" {
 		t.Errorf("files (-want +got):\n%s", d)
 	}
 
-	// A corrupt entry is a miss, and the next Put repairs it.
+	// A corrupt entry is a miss, and the next call repairs it.
 	entry := filepath.Join(dir, key[:2], key+".json")
-	for _, bad := range []string{`{"key":"`, `{"key":"other","transcript":{"stop":"final"}}`, `{"key":"` + key + `","transcript":{"stop":"error"}}`} {
+	for _, bad := range []string{`{"key":"`, `{"key":"other","response":{}}`, `{"key":"` + key + `"}`} {
 		if err := os.WriteFile(entry, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := c.Get(job); ok {
-			t.Errorf("corrupt entry %q: hit", bad)
+		before := inner.calls.Load()
+		if _, err := cm.Complete(t.Context(), req); err != nil || inner.calls.Load() != before+1 {
+			t.Errorf("corrupt entry %q: answered from the cache", bad)
 		}
+		c.Flush()
 	}
-	if err := c.Put(job, tr); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := c.Get(job); !ok {
-		t.Error("no hit after rewriting a corrupt entry")
+	if _, err := cm.Complete(t.Context(), req); err != nil || cm.Hits() != 2 {
+		t.Errorf("no hit after rewriting a corrupt entry (%d hits)", cm.Hits())
 	}
 
-	// Errored transcripts are not stored; a nil cache is inert.
-	errJob := Job{CaseID: "b", Model: "openai:m"}
-	if err := c.Put(errJob, &agent.Transcript{Stop: agent.StopError, Err: "503"}); err != nil {
-		t.Fatal(err)
+	// Bypass asks the model but still records.
+	bypass := NewCache(dir)
+	bypass.Bypass = true
+	before := inner.calls.Load()
+	bypass.Model(inner, "e", 0).Complete(t.Context(), req)
+	if inner.calls.Load() != before+1 {
+		t.Error("Bypass answered from the cache")
 	}
-	if _, ok := c.Get(errJob); ok {
-		t.Error("an errored transcript was cached")
-	}
-	var nilCache *Cache
-	if _, ok := nilCache.Get(job); ok || nilCache.Put(job, tr) != nil {
-		t.Error("nil cache is not inert")
-	}
+	bypass.Flush()
 
 	// A cache under another name is not git-ignored: it may be a replay
 	// fixture meant to be committed.
 	other := filepath.Join(t.TempDir(), "replay")
-	if err := NewCache(other, "fp", "").Put(job, tr); err != nil {
-		t.Fatal(err)
-	}
+	oc := NewCache(other)
+	oc.Model(inner, "e", 0).Complete(t.Context(), req)
+	oc.Flush()
 	if _, err := os.Stat(filepath.Join(other, ".gitignore")); !os.IsNotExist(err) {
 		t.Errorf(".gitignore in a non-default cache dir: %v", err)
 	}
 }
 
-// TestCacheSkipsErroredRuns: a provider outage is not recorded, so the
-// next run tries again instead of replaying the failure.
-func TestCacheSkipsErroredRuns(t *testing.T) {
+// TestCacheNeverStoresSecrets: a provider that echoes the API key (in any
+// spelling) does not put it on disk, and requests — whose tool results may
+// carry header tokens — are not stored at all.
+func TestCacheNeverStoresSecrets(t *testing.T) {
+	t.Parallel()
+	const key = "sk-proj-SECRET/0123456789<abc>"
+	red, err := redact.New(redact.Secret{Source: "OPENAI_API_KEY", Value: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := NewCache(dir)
+	c.Redactor = red
+	escaped, _ := json.Marshal(key)
+	inner := &countingModel{text: "your key is " + key + " or " + string(escaped)}
+	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "p"},
+		{Role: llm.RoleTool, Content: "token " + key}}}
+	if _, err := c.Model(inner, "e", 0).Complete(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, sp := range redact.Spellings(key) {
+			if strings.Contains(string(b), sp) {
+				t.Errorf("%s holds the key spelled %q", p, sp)
+			}
+		}
+		return nil
+	})
+}
+
+// TestCacheSkipsErrors: a failed call is not recorded, so the next run
+// asks again instead of replaying the outage.
+func TestCacheSkipsErrors(t *testing.T) {
 	t.Parallel()
 	_, c, tools := fixtureClient(t)
 	dir := t.TempDir()
 	jobs := makeJobs(tools, 2, []string{"openai:m"}, 1)
 	down := &errModel{}
-	r := &Runner{Providers: map[string]agent.Model{"openai": down}, Server: c, Cache: NewCache(dir, "fp", "")}
+	r := &Runner{Providers: map[string]agent.Model{"openai": down}, Server: c, Cache: NewCache(dir)}
 	for _, res := range r.Run(t.Context(), jobs) {
 		if res.Transcript.Stop != agent.StopError || !strings.Contains(res.Transcript.Err, "503") {
 			t.Errorf("got %+v; want the provider error", res.Transcript)

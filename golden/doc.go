@@ -16,6 +16,8 @@
 //     scoresByModel and confusion, and [Summary.Apply] writes them into a
 //     report. [ScoresFromCases] and [MergeConfusion] recompute the same from
 //     shard reports.
+//   - [Cache] records and replays model calls keyed by the full request
+//     ([Cache.Model] wraps a model); tool calls always run live.
 //   - [Judge] and [SimilarityJudge] are the model-graded parts;
 //     [NewModelJudge] implements both over any agent.Model, with the prompt
 //     kept in judge_prompt.txt ([JudgePromptSHA256] goes into the report).

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -22,10 +23,47 @@ import (
 //go:embed judge_prompt.txt
 var judgePromptFile []byte
 
-// The prompt sections, split once from judgePromptFile.
-var gradePrompt, similarPrompt = splitPrompts(judgePromptFile)
+// JudgePrompt is the judge's two system prompts, the hash of the file
+// they came from (recorded in the report, compared with the baseline's,
+// and part of every judge call's cache key through the request), and the
+// file's name ("" for the built-in golden/judge_prompt.txt).
+type JudgePrompt struct {
+	Grade, Similar string
+	SHA256         string
+	File           string
+}
 
-func splitPrompts(b []byte) (grade, similar string) {
+var defaultPrompt = func() *JudgePrompt {
+	p, err := parseJudgePrompt(judgePromptFile, "")
+	if err != nil {
+		// The file is embedded at build time; the tests catch this.
+		panic("golden/judge_prompt.txt: " + err.Error())
+	}
+	return p
+}()
+
+// DefaultJudgePrompt returns the built-in prompts.
+func DefaultJudgePrompt() *JudgePrompt { return defaultPrompt }
+
+// maxPromptBytes bounds a --judge-prompt file.
+const maxPromptBytes = 256 << 10
+
+// LoadJudgePrompt reads a prompt file in the format of
+// golden/judge_prompt.txt: a "=== grade ===" and a "=== similar ==="
+// section (text before the first marker is never sent).
+func LoadJudgePrompt(path string) (*JudgePrompt, error) {
+	b, err := readBounded(path, maxPromptBytes)
+	if err != nil {
+		return nil, fmt.Errorf("--judge-prompt %s: %s", path, pathErr(err))
+	}
+	p, err := parseJudgePrompt(b, path)
+	if err != nil {
+		return nil, fmt.Errorf("--judge-prompt %s: %w", path, err)
+	}
+	return p, nil
+}
+
+func parseJudgePrompt(b []byte, file string) (*JudgePrompt, error) {
 	sections := map[string]string{}
 	var name string
 	var cur strings.Builder
@@ -46,18 +84,15 @@ func splitPrompts(b []byte) (grade, similar string) {
 	}
 	flush()
 	if sections["grade"] == "" || sections["similar"] == "" {
-		// The file is embedded at build time; the tests catch this.
-		panic("golden/judge_prompt.txt needs a === grade === and a === similar === section")
+		return nil, errors.New("needs a non-empty === grade === and a === similar === section")
 	}
-	return sections["grade"], sections["similar"]
+	sum := sha256.Sum256(b)
+	return &JudgePrompt{Grade: sections["grade"], Similar: sections["similar"], SHA256: hex.EncodeToString(sum[:]), File: file}, nil
 }
 
-// JudgePromptSHA256 is the hex SHA-256 of golden/judge_prompt.txt, for the
-// report and the cache key: it changes whenever either judge prompt does.
-func JudgePromptSHA256() string {
-	sum := sha256.Sum256(judgePromptFile)
-	return hex.EncodeToString(sum[:])
-}
+// JudgePromptSHA256 is the hex SHA-256 of golden/judge_prompt.txt, the
+// built-in prompt.
+func JudgePromptSHA256() string { return defaultPrompt.SHA256 }
 
 // Judge grades a run against a case's rubric (task completion). A failed
 // grading (the judge model could not be reached, or answered something that
@@ -72,8 +107,9 @@ type Judge interface {
 // judge_prompt.txt and temperature 0. It implements Judge and
 // SimilarityJudge, and is safe for concurrent use.
 type ModelJudge struct {
-	m     agent.Model
-	model string
+	m      agent.Model
+	model  string
+	prompt *JudgePrompt
 
 	mu      sync.Mutex
 	similar map[[2]string]bool // verdicts of Similar, which repeats across runs
@@ -82,11 +118,33 @@ type ModelJudge struct {
 // NewModelJudge returns a judge that asks model (the provider's model name,
 // without the "openai:" prefix) through m.
 func NewModelJudge(m agent.Model, model string) *ModelJudge {
-	return &ModelJudge{m: m, model: model, similar: map[[2]string]bool{}}
+	return &ModelJudge{m: m, model: model, prompt: defaultPrompt, similar: map[[2]string]bool{}}
 }
 
-// judgeMaxTokens bounds a verdict: one short sentence of reason.
-const judgeMaxTokens = 400
+// WithPrompt makes the judge use p (from --judge-prompt) and returns it.
+func (j *ModelJudge) WithPrompt(p *JudgePrompt) *ModelJudge {
+	if p != nil {
+		j.prompt = p
+	}
+	return j
+}
+
+// Prompt returns the prompts the judge uses.
+func (j *ModelJudge) Prompt() *JudgePrompt { return j.prompt }
+
+// judgeMaxTokens bounds a verdict. The verdict itself is one sentence, but
+// reasoning models (o-series, gpt-5, Claude with thinking) spend hidden
+// reasoning tokens from the same budget first; 400 left them nothing to
+// answer with. 8192 fits every current model's limit.
+const judgeMaxTokens = 8192
+
+// verdictFormat asks for the verdict as structured output, the reason
+// first so that a model writing it token by token reasons before it
+// decides.
+var verdictFormat = &llm.Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object",` +
+	`"properties":{"reason":{"type":"string","description":"one short sentence: what the decision rests on"},` +
+	`"verdict":{"type":"string","enum":["pass","fail","cannot_tell"]}},` +
+	`"required":["reason","verdict"],"additionalProperties":false}`)}
 
 // Grade implements Judge.
 func (j *ModelJudge) Grade(ctx context.Context, rubric string, t *agent.Transcript) (bool, string, error) {
@@ -97,7 +155,7 @@ func (j *ModelJudge) Grade(ctx context.Context, rubric string, t *agent.Transcri
 	if err != nil {
 		return false, "", err
 	}
-	return j.ask(ctx, gradePrompt, string(in))
+	return j.ask(ctx, j.prompt.Grade, string(in))
 }
 
 // Similar implements SimilarityJudge. Verdicts are remembered for the
@@ -117,7 +175,7 @@ func (j *ModelJudge) Similar(ctx context.Context, expected, actual string) (bool
 	if err != nil {
 		return false, err
 	}
-	same, _, err := j.ask(ctx, similarPrompt, string(in))
+	same, _, err := j.ask(ctx, j.prompt.Similar, string(in))
 	if err != nil {
 		return false, err
 	}
@@ -137,12 +195,20 @@ func (j *ModelJudge) ask(ctx context.Context, system, user string) (bool, string
 		},
 		MaxTokens:   judgeMaxTokens,
 		Temperature: &zero,
+		Format:      verdictFormat,
 	})
 	if err != nil {
 		return false, "", fmt.Errorf("judge %s: %w", j.model, err)
 	}
 	if len(resp.Message.ToolCalls) > 0 {
 		return false, "", fmt.Errorf("judge %s: answered with a tool call instead of a verdict", j.model)
+	}
+	if strings.TrimSpace(resp.Message.Content) == "" {
+		if resp.StopReason == llm.StopMaxTokens {
+			return false, "", fmt.Errorf("judge %s: ran out of its token budget before answering (%d of %d output tokens were hidden reasoning)",
+				j.model, resp.Usage.ReasoningTokens, resp.Usage.OutputTokens)
+		}
+		return false, "", fmt.Errorf("judge %s: answered nothing (stop reason %q)", j.model, resp.StopReason)
 	}
 	pass, reason, err := ParseVerdict(resp.Message.Content)
 	if err != nil {
@@ -151,10 +217,18 @@ func (j *ModelJudge) ask(ctx context.Context, system, user string) (bool, string
 	return pass, reason, nil
 }
 
-// ParseVerdict reads a judge's answer strictly: one JSON object with a
-// boolean "pass" and an optional string "reason", and nothing else (a
-// single surrounding ``` code fence is tolerated). Anything else is an
-// error, never a pass. Keys are matched case-sensitively.
+// ErrCannotTell is the error of a judge that answered verdict
+// "cannot_tell": the transcript does not let it decide. The run is errored,
+// never failed: a judge's doubt says nothing about the model under test.
+var ErrCannotTell = errors.New("the judge cannot tell")
+
+// ParseVerdict reads a judge's answer strictly: one JSON object
+// {"reason": string, "verdict": "pass" | "fail" | "cannot_tell"} — the
+// reason first, so that a model writing it token by token reasons before it
+// decides — or the older {"pass": bool, "reason": string}, and nothing else
+// (a single surrounding ``` code fence is tolerated). "cannot_tell" is
+// ErrCannotTell with the reason; anything else malformed is an error, never
+// a pass. Keys are matched case-sensitively.
 func ParseVerdict(s string) (pass bool, reason string, err error) {
 	body := strings.TrimSpace(s)
 	if rest, ok := strings.CutPrefix(body, "```"); ok {
@@ -175,13 +249,36 @@ func ParseVerdict(s string) (pass bool, reason string, err error) {
 		return false, "", bad("text after the JSON object")
 	}
 	for k := range fields {
-		if k != "pass" && k != "reason" {
+		if k != "pass" && k != "reason" && k != "verdict" {
 			return false, "", bad("unexpected key " + k)
 		}
 	}
-	rawPass, ok := fields["pass"]
-	if !ok {
-		return false, "", bad(`no "pass"`)
+	if raw, ok := fields["reason"]; ok {
+		if err := json.Unmarshal(raw, &reason); err != nil {
+			return false, "", bad(`"reason" is not text`)
+		}
+	}
+	rawVerdict, hasVerdict := fields["verdict"]
+	rawPass, hasPass := fields["pass"]
+	switch {
+	case hasVerdict && hasPass:
+		return false, "", bad(`both "verdict" and "pass"`)
+	case hasVerdict:
+		var v string
+		if json.Unmarshal(rawVerdict, &v) != nil {
+			return false, "", bad(`"verdict" is not pass, fail or cannot_tell`)
+		}
+		switch v {
+		case "pass":
+			return true, reason, nil
+		case "fail":
+			return false, reason, nil
+		case "cannot_tell":
+			return false, reason, fmt.Errorf("%w: %s", ErrCannotTell, cmp.Or(reason, "no reason given"))
+		}
+		return false, "", bad(`"verdict" is not pass, fail or cannot_tell`)
+	case !hasPass:
+		return false, "", bad(`no "verdict"`)
 	}
 	switch string(bytes.TrimSpace(rawPass)) {
 	case "true":
@@ -189,11 +286,6 @@ func ParseVerdict(s string) (pass bool, reason string, err error) {
 	case "false":
 	default:
 		return false, "", bad(`"pass" is not true or false`)
-	}
-	if raw, ok := fields["reason"]; ok {
-		if err := json.Unmarshal(raw, &reason); err != nil {
-			return false, "", bad(`"reason" is not text`)
-		}
 	}
 	return pass, reason, nil
 }

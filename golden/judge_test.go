@@ -6,6 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -34,7 +38,13 @@ func TestParseVerdict(t *testing.T) {
 		{"prose before", `Verdict: {"pass": true}`, false, "", "not a JSON object"},
 		{"prose after", `{"pass": true} because it is`, false, "", "text after the JSON object"},
 		{"two objects", `{"pass": true}{"pass": false}`, false, "", "text after the JSON object"},
-		{"no pass", `{"reason": "ok"}`, false, "", `no "pass"`},
+		{"no verdict", `{"reason": "ok"}`, false, "", `no "verdict"`},
+		{"verdict pass", `{"reason": "it does", "verdict": "pass"}`, true, "it does", ""},
+		{"verdict fail", `{"reason": "no temperature", "verdict": "fail"}`, false, "no temperature", ""},
+		{"cannot tell", `{"reason": "the transcript is cut", "verdict": "cannot_tell"}`, false, "", "the judge cannot tell: the transcript is cut"},
+		{"verdict unknown", `{"reason": "x", "verdict": "maybe"}`, false, "", `"verdict" is not pass, fail or cannot_tell`},
+		{"verdict bool", `{"reason": "x", "verdict": true}`, false, "", `"verdict" is not pass, fail or cannot_tell`},
+		{"verdict and pass", `{"reason": "x", "verdict": "pass", "pass": true}`, false, "", `both "verdict" and "pass"`},
 		{"pass as text", `{"pass": "true"}`, false, "", `"pass" is not true or false`},
 		{"pass as number", `{"pass": 1}`, false, "", `"pass" is not true or false`},
 		{"pass null", `{"pass": null}`, false, "", `"pass" is not true or false`},
@@ -76,27 +86,17 @@ func TestJudgePrompt(t *testing.T) {
 	if got := JudgePromptSHA256(); got != hex.EncodeToString(sum[:]) {
 		t.Errorf("JudgePromptSHA256 = %s, want the hash of judge_prompt.txt", got)
 	}
-	for name, p := range map[string]string{"grade": gradePrompt, "similar": similarPrompt} {
-		if !strings.Contains(p, `{"pass": true, "reason":`) || !strings.Contains(p, "never instructions to you") {
+	for name, p := range map[string]string{"grade": DefaultJudgePrompt().Grade, "similar": DefaultJudgePrompt().Similar} {
+		if !strings.Contains(p, `{"reason": "`) || !strings.Contains(p, `"verdict": "cannot_tell"`) || !strings.Contains(p, "never instructions to you") {
 			t.Errorf("%s prompt lacks the verdict format or the injection warning:\n%s", name, p)
 		}
 		if strings.Contains(p, "===") || strings.Contains(p, "mcp-eval judge prompts") {
 			t.Errorf("%s prompt includes a marker or the file header", name)
 		}
 	}
-	if _, _, err := tryParse("no sections"); err == nil {
-		t.Error("splitPrompts accepted a file without sections")
+	if _, err := parseJudgePrompt([]byte("no sections"), "p.txt"); err == nil {
+		t.Error("a file without sections was accepted")
 	}
-}
-
-func tryParse(s string) (g, sim string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = errors.New("panic")
-		}
-	}()
-	g, sim = splitPrompts([]byte(s))
-	return g, sim, nil
 }
 
 // scriptedJudgeModel answers Complete with its replies in turn and records the
@@ -143,7 +143,7 @@ func TestModelJudgeGrade(t *testing.T) {
 	if req.Model != "judge-1" || req.Temperature == nil || *req.Temperature != 0 || len(req.Tools) != 0 || req.MaxTokens != judgeMaxTokens {
 		t.Errorf("request: model %q temperature %v tools %d maxTokens %d", req.Model, req.Temperature, len(req.Tools), req.MaxTokens)
 	}
-	if len(req.Messages) != 2 || req.Messages[0].Role != llm.RoleSystem || req.Messages[0].Content != gradePrompt {
+	if len(req.Messages) != 2 || req.Messages[0].Role != llm.RoleSystem || req.Messages[0].Content != DefaultJudgePrompt().Grade {
 		t.Fatalf("messages: %+v", req.Messages)
 	}
 	var in map[string]any
@@ -211,7 +211,7 @@ func TestModelJudgeSimilar(t *testing.T) {
 	if len(m.reqs) != 2 {
 		t.Errorf("%d model calls, want 2 (verdicts are remembered)", len(m.reqs))
 	}
-	if m.reqs[0].Messages[0].Content != similarPrompt ||
+	if m.reqs[0].Messages[0].Content != DefaultJudgePrompt().Similar ||
 		m.reqs[0].Messages[1].Content != `{"expected":"Quarterly report delayed","actual":"Q3 report late"}` {
 		t.Errorf("similar request: %+v", m.reqs[0].Messages)
 	}
@@ -245,4 +245,92 @@ func TestJudgeViewBounds(t *testing.T) {
 	if diff := cmp.Diff(want, v, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })); diff != "" {
 		t.Errorf("view (-want +got):\n%s", diff)
 	}
+}
+
+// TestJudgeCannotTell: the judge asks for structured output with room for
+// reasoning, and its "cannot_tell" makes the run errored, not failed.
+func TestJudgeCannotTell(t *testing.T) {
+	t.Parallel()
+	m := &scriptedJudgeModel{replies: []llm.Message{{Role: llm.RoleAssistant, Content: `{"reason": "the run shows no answer", "verdict": "cannot_tell"}`}}}
+	j := NewModelJudge(m, "judge-1")
+	c := &Case{ID: "r", Negative: true, Rubric: "says hello", Kind: KindSoft, Floor: 0.8}
+	r := ScoreRun(t.Context(), c, finished("hi"), ScoreOptions{Judge: j})
+	if !r.Errored || !strings.Contains(r.Error, "the judge cannot tell: the run shows no answer") || r.Passed {
+		t.Errorf("cannot_tell: %+v; want an errored run with the judge's reason", r)
+	}
+	req := m.reqs[0]
+	if req.Format == nil || req.Format.Name != "verdict" || !strings.Contains(string(req.Format.Schema), `"cannot_tell"`) || req.MaxTokens < 4096 {
+		t.Errorf("judge request: format %+v, max tokens %d; want the verdict schema and room for reasoning", req.Format, req.MaxTokens)
+	}
+}
+
+// reasoningOpenAI is a Chat Completions server that behaves like an
+// OpenAI reasoning model: it rejects temperature and max_tokens as the
+// o-series does, and spends 900 hidden reasoning tokens of
+// max_completion_tokens before it writes the answer, so a budget of 400
+// ends in an empty reply cut off at the limit.
+func reasoningOpenAI(t *testing.T) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]json.RawMessage
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &req)
+		w.Header().Set("Content-Type", "application/json")
+		for _, p := range []string{"temperature", "max_tokens"} {
+			if _, ok := req[p]; ok {
+				w.WriteHeader(400)
+				fmt.Fprintf(w, `{"error":{"message":"Unsupported parameter: '%s' is not supported with this model.","type":"invalid_request_error","param":%q,"code":"unsupported_parameter"}}`, p, p)
+				return
+			}
+		}
+		var budget int
+		json.Unmarshal(req["max_completion_tokens"], &budget)
+		content, finish, out := `{"reason": "the answer gives 30.1 °C as the tool did", "verdict": "pass"}`, "stop", 920
+		if budget < 920 {
+			content, finish, out = "", "length", budget
+		}
+		b, _ := json.Marshal(content)
+		fmt.Fprintf(w, `{"id":"c","model":"o4-mini-2025-04-16","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":%q}],"usage":{"prompt_tokens":300,"completion_tokens":%d,"completion_tokens_details":{"reasoning_tokens":%d}}}`,
+			b, finish, out, min(out, 900))
+	}))
+}
+
+// TestReasoningJudge grades with a reasoning model through the real
+// OpenAI client: the temperature it refuses is dropped, the token budget
+// leaves room for the hidden reasoning, and the verdict arrives.
+func TestReasoningJudge(t *testing.T) {
+	t.Parallel()
+	srv := reasoningOpenAI(t)
+	defer srv.Close()
+	p, err := llm.New("openai", func(k string) string {
+		return map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1"}[k]
+	}, llm.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, reason, err := NewModelJudge(p, "o4-mini").Grade(t.Context(), "The answer gives 30.1 °C.", finished("It is 30.1 °C."))
+	if err != nil || !pass || !strings.Contains(reason, "30.1") {
+		t.Fatalf("reasoning judge: pass %v reason %q err %v", pass, reason, err)
+	}
+	// The same model with too small a budget says so instead of failing
+	// the run.
+	_, err = p.Complete(t.Context(), llm.Request{Model: "o4-mini", MaxTokens: 400, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := &budgetModel{inner: p, max: 400}
+	if _, _, err := NewModelJudge(small, "o4-mini").Grade(t.Context(), "r", finished("x")); err == nil || !strings.Contains(err.Error(), "400 of 400 output tokens were hidden reasoning") {
+		t.Errorf("a cut-off reasoning judge: %v; want the token budget named", err)
+	}
+}
+
+// budgetModel caps the token budget of every request, to show what the
+// old 400-token cap did to a reasoning judge.
+type budgetModel struct {
+	inner agent.Model
+	max   int
+}
+
+func (b *budgetModel) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	req.MaxTokens = b.max
+	return b.inner.Complete(ctx, req)
 }

@@ -40,8 +40,8 @@ type Runner struct {
 	// Concurrency bounds the runs in flight across all models; 0 means
 	// DefaultConcurrency. Each provider may bound its own requests lower.
 	Concurrency int
-	// Cache, if set, answers jobs it has a transcript for without calling
-	// any model, and stores every run that did not error.
+	// Cache, if set, records every successful model call and answers an
+	// identical later request from the record; tool calls still run.
 	Cache *Cache
 	// Progress receives progress lines; nil is silent. TTY selects a line
 	// that updates in place instead of periodic lines for CI logs.
@@ -56,7 +56,8 @@ type Runner struct {
 type Result struct {
 	Job        Job
 	Transcript *agent.Transcript
-	// Cached: the transcript came from the cache; no model was called.
+	// Cached: every model call of the run was answered from the cache, so
+	// no model was asked (the tools were still called).
 	Cached bool
 }
 
@@ -123,15 +124,15 @@ feed:
 			results[i] = Result{Job: jobs[i], Transcript: errorTranscript(fmt.Errorf("not started: %w", context.Cause(ctx)))}
 		}
 	}
+	if err := r.Cache.Flush(); err != nil {
+		prog.warnOnce("cache", "warning: could not write the model-call cache: "+err.Error())
+	}
 	prog.finish()
 	return results
 }
 
-// runJob answers one job from the cache or runs it.
+// runJob runs one job, its model calls through the cache.
 func (r *Runner) runJob(ctx context.Context, job Job, prog *runProgress) Result {
-	if tr, ok := r.Cache.Get(job); ok {
-		return Result{Job: job, Transcript: tr, Cached: true}
-	}
 	if err := ctx.Err(); err != nil {
 		return Result{Job: job, Transcript: errorTranscript(fmt.Errorf("not started: %w", context.Cause(ctx)))}
 	}
@@ -148,32 +149,31 @@ func (r *Runner) runJob(ctx context.Context, job Job, prog *runProgress) Result 
 	}
 	task := job.Task
 	task.Model = model
+	var cm *CachedModel
+	if r.Cache != nil {
+		cm = r.Cache.Model(m, EndpointOf(m, provider), job.Run)
+		m = cm
+	}
 	tr, err := agent.Run(ctx, m, r.Server, task)
 	if err != nil {
 		return Result{Job: job, Transcript: errorTranscript(err)}
 	}
-	// Errored runs are not cached: the next run should try them again
-	// rather than replay an outage.
-	if tr.Stop != agent.StopError {
-		if err := r.Cache.Put(job, tr); err != nil {
-			prog.warnOnce("cache", "warning: could not write the result cache: "+err.Error())
-		}
-	}
-	return Result{Job: job, Transcript: tr}
+	return Result{Job: job, Transcript: tr, Cached: cm != nil && cm.Hits() > 0 && cm.Misses() == 0}
 }
 
 func errorTranscript(err error) *agent.Transcript {
 	return &agent.Transcript{Calls: []agent.Call{}, Stop: agent.StopError, Err: err.Error()}
 }
 
-// ExecutedWrites counts, per tool, the calls in fresh (not cached) results
-// that really ran on the server although the tool is not marked
-// readOnlyHint: Layer 1 executes what the model calls unless a case stubs
-// it, and the run's output must say so.
+// ExecutedWrites counts, per tool, the calls that really ran on the server
+// although the tool is not marked readOnlyHint: Layer 1 executes what the
+// model calls unless a case stubs it — replayed runs included, since the
+// cache records model answers, never tool results — and the run's output
+// must say so.
 func ExecutedWrites(results []Result) map[string]int {
 	out := map[string]int{}
 	for _, res := range results {
-		if res.Cached || res.Transcript == nil {
+		if res.Transcript == nil {
 			continue
 		}
 		for _, c := range res.Transcript.Calls {

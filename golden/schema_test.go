@@ -15,6 +15,9 @@ import (
 
 const tasksSchemaPath = "../docs/tasks.schema.json"
 
+// seedExample is the short-form golden file shipped in examples/.
+const seedExample = "../examples/golden/seed.yaml"
+
 // compileTasksSchema compiles docs/tasks.schema.json with nothing but the
 // document itself.
 func compileTasksSchema(t *testing.T) *jsonschema.Schema {
@@ -66,7 +69,7 @@ func yamlAsJSON(t *testing.T, data []byte) any {
 func TestSchema(t *testing.T) {
 	t.Parallel()
 	s := compileTasksSchema(t)
-	for _, path := range []string{"tasks.yaml", filepath.Join("testdata", "full.yaml")} {
+	for _, path := range []string{"tasks.yaml", filepath.Join("testdata", "full.yaml"), seedExample} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +109,15 @@ func TestSchemaRejects(t *testing.T) {
 		"rubric file key":        head + "  - {id: a, prompt: p, negative: true, rubric: {path: r.md}}\n",
 		"step typo":              head + "  - {id: a, prompt: p, expect_sequence: [{tool: x, expect_arg: {}}]}\n",
 		"max_turns 0":            head + "  - {id: a, prompt: p, negative: true, max_turns: 0}\n",
+		"no prompt":              head + "  - {id: a, negative: true}\n",
+		"prompt and query":       head + "  - {id: a, prompt: p, query: q, negative: true}\n",
+		"list form, empty":       "[]\n",
+		"list form, bad case":    "- {id: a, prompt: p}\n",
+		"a scalar":               "cases\n",
+		"empty expect_answer":    head + "  - {id: a, prompt: p, negative: true, expect_answer: {}}\n",
+		"expect_answer typo":     head + "  - {id: a, prompt: p, negative: true, expect_answer: {contain: x}}\n",
+		"bad selection":          head + "  - {id: a, prompt: p, expect_tool: x, selection: second}\n",
+		"empty tool list":        head + "  - {id: a, prompt: p, expect_tool: []}\n",
 	} {
 		if s.Validate(yamlAsJSON(t, []byte(src))) == nil {
 			t.Errorf("schema accepted %s", name)
@@ -128,8 +140,8 @@ func TestSchemaKeys(t *testing.T) {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	var doc struct {
-		obj
 		Defs struct {
+			Suite     obj                   `json:"suite"`
 			Defaults  obj                   `json:"defaults"`
 			Case      obj                   `json:"case"`
 			Step      struct{ OneOf []obj } `json:"step"`
@@ -154,7 +166,7 @@ func TestSchemaKeys(t *testing.T) {
 		loader []string
 		schema obj
 	}{
-		{"top", topKeys, doc.obj},
+		{"top", topKeys, doc.Defs.Suite},
 		{"defaults", defaultsKeys, doc.Defs.Defaults},
 		{"case", caseKeys, doc.Defs.Case},
 		{"step", stepKeys, doc.Defs.Step.OneOf[1]},
@@ -177,5 +189,32 @@ func TestSchemaKeys(t *testing.T) {
 	}
 	if diff := cmp.Diff(matchModes, modes.Defs.MatchMode.Enum); diff != "" {
 		t.Errorf("match modes: loader and schema differ (-loader +schema):\n%s", diff)
+	}
+}
+
+// TestSchemaAcceptsExpressiveKeys: the schema takes what the loader takes
+// for vars, turns, models, expect_answer, a list of tools, selection and
+// forbid_tools.
+func TestSchemaAcceptsExpressiveKeys(t *testing.T) {
+	t.Parallel()
+	s := compileTasksSchema(t)
+	src := `- id: weather
+  vars: {city: [Paris, Tokyo], units: celsius}
+  prompt: Weather in {{city}}?
+  expect_tool: [get_weather, search_invoices]
+  selection: first
+  forbid_tools: [send_email]
+  expect_answer: {contains: [sunny], not_contains: rain, regex: '\d', equals: x, json_path: {$.a: 1}}
+  models: [openai:gpt-4.1-mini]
+- id: chat
+  turns:
+    - {prompt: 'Weather in Paris?', expect_tool: get_weather, expect_args: {city: Paris}}
+    - {query: 'Thanks!', expect_tool: null, expect_answer: {contains: welcome}}
+`
+	if err := s.Validate(yamlAsJSON(t, []byte(src))); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	if _, err := Parse([]byte(src), "t.yaml"); err != nil {
+		t.Errorf("loader: %v", err)
 	}
 }

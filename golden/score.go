@@ -24,6 +24,9 @@ const (
 	KeyArgumentAccuracy    = "behavior.argumentAccuracy"
 	KeySequenceAccuracy    = "behavior.sequenceAccuracy"
 	KeyTaskCompletion      = "behavior.taskCompletion"
+	// KeyAnswerAccuracy is the share of runs whose final answer passed
+	// the case's expect_answer.
+	KeyAnswerAccuracy = "behavior.answerAccuracy"
 )
 
 // NoTool stands for "no tool" in the confusion matrix: the expectation of a
@@ -41,6 +44,10 @@ type ScoreOptions struct {
 	// Similar decides arg_match semantic. Without one, semantic matching
 	// falls back to TokenSimilarity and the case says so.
 	Similar SimilarityJudge
+	// NoJudge, when set, says why there is no judge on purpose
+	// (--judge-model none): cases with a rubric are then skipped with this
+	// reason instead of erroring.
+	NoJudge string
 }
 
 // RunScore is one run of one case, scored.
@@ -54,14 +61,23 @@ type RunScore struct {
 	// Selection follows DESIGN.md: the first call names expect_tool; no
 	// call at all for a negative case; every step's tool called for a chain.
 	Selection bool
-	// FirstTool is the tool of the first call ("" when there was none).
-	FirstTool string
+	// FirstTool is the tool of the first call ("" when there was none);
+	// FirstTurn the tools of every call of the first assistant turn that
+	// called tools, in the model's order (parallel calls). SelectedTool is
+	// the accepted tool the selection found ("" when it found none).
+	FirstTool    string
+	FirstTurn    []string
+	SelectedTool string
+	// Forbidden lists the forbid_tools the run called.
+	Forbidden []string
 	// Arguments is nil when not checked: the case checks no argument, or
 	// the selection was wrong.
 	Arguments *bool
 	// Sequence is nil unless the case is a chain: whether the expected
 	// tools are a subsequence of the calls.
 	Sequence *bool
+	// Answer is nil unless the case has expect_answer.
+	Answer *bool
 	// Judge is nil unless the case has a rubric.
 	Judge       *bool
 	JudgeReason string
@@ -81,6 +97,8 @@ type CaseScore struct {
 	Runs  []RunScore
 	// Report is the case's report.json entry.
 	Report report.Case
+
+	skipped bool
 }
 
 // ScoreCase scores the transcripts of the runs of c on model (the
@@ -90,6 +108,15 @@ type CaseScore struct {
 // for different cases as long as the judges are.
 func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
 	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
+	if c.Rubric != "" && opts.NoJudge != "" {
+		// A rubric nobody grades must neither pass nor fail: the case is
+		// skipped, its runs count nowhere.
+		cs.Report = cs.reportCase()
+		cs.Report.Status, cs.Report.Passed, cs.Report.Errored = report.StatusSkip, 0, 0
+		cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
+		cs.skipped = true
+		return cs
+	}
 	for i, t := range transcripts {
 		cs.Runs[i] = ScoreRun(ctx, c, t, opts)
 		cs.Runs[i].Run = i + 1
@@ -109,10 +136,14 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		r.Errored, r.Error = true, cmp.Or(t.Err, "the run failed")
 		return r
 	}
+	if len(c.Turns) > 0 {
+		return scoreTurns(ctx, c, t, opts)
+	}
 	names := t.Selected()
 	if len(names) > 0 {
 		r.FirstTool = names[0]
 	}
+	r.FirstTurn = firstTurn(t.Calls)
 
 	switch {
 	case c.Negative:
@@ -138,13 +169,33 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 			r.reason("chain: want the order %s, calls were %s", strings.Join(want, " → "), strings.Join(names, " → "))
 		}
 	default:
-		r.Selection = r.FirstTool == c.ExpectTool
-		if !r.Selection {
-			if r.FirstTool == "" {
-				r.reason("called no tool, want %s", c.ExpectTool)
-			} else {
-				r.reason("called %s first, want %s", r.FirstTool, c.ExpectTool)
+		candidates := r.FirstTurn
+		if c.Selection == SelectFirst && r.FirstTool != "" {
+			candidates = []string{r.FirstTool}
+		}
+		for _, name := range candidates {
+			if slices.Contains(c.AcceptTools, name) {
+				r.Selection, r.SelectedTool = true, name
+				break
 			}
+		}
+		want := wantTools(c.AcceptTools)
+		switch {
+		case r.Selection:
+		case r.FirstTool == "":
+			r.reason("called no tool, want %s", want)
+		case c.Selection == SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
+			r.reason("wrong tool first: called %s first (then %s in the same turn), want %s first (selection: first)", r.FirstTool, strings.Join(r.FirstTurn[1:], ", "), want)
+		case len(r.FirstTurn) > 1:
+			r.reason("wrong tool: called %s instead of %s", strings.Join(r.FirstTurn, " and "), want)
+		default:
+			r.reason("wrong tool: called %s instead of %s", r.FirstTool, want)
+		}
+	}
+	for _, f := range c.ForbidTools {
+		if slices.Contains(names, f) {
+			r.Forbidden = append(r.Forbidden, f)
+			r.reason("called %s, which the case forbids", f)
 		}
 	}
 
@@ -154,6 +205,15 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 			return RunScore{Errored: true, Error: err.Error(), FirstTool: r.FirstTool}
 		}
 		r.Arguments = &ok
+	}
+
+	if c.Answer != nil {
+		why := c.Answer.Check(t.Final)
+		ok := len(why) == 0
+		r.Answer = &ok
+		for _, w := range why {
+			r.reason("%s", w)
+		}
 	}
 
 	if c.Rubric != "" {
@@ -170,8 +230,33 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		}
 	}
 
-	r.Passed = r.Selection && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) && isTrueOrNil(r.Judge)
+	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
+		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
 	return r
+}
+
+// firstTurn returns the tools of the calls of the first model turn that
+// called any, in order.
+func firstTurn(calls []agent.Call) []string {
+	if len(calls) == 0 {
+		return nil
+	}
+	turn := calls[0].Turn
+	var out []string
+	for _, c := range calls {
+		if c.Turn == turn {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// wantTools names the acceptable tools for a reason.
+func wantTools(tools []string) string {
+	if len(tools) == 1 {
+		return tools[0]
+	}
+	return "one of " + strings.Join(tools, ", ")
 }
 
 func (r *RunScore) reason(format string, args ...any) {
@@ -201,7 +286,9 @@ func (r *RunScore) checkArgs(ctx context.Context, c *Case, t *agent.Transcript, 
 			}
 		}
 	} else {
-		targets = []target{{c.ExpectTool, 0, c.Args}}
+		// The first call of the tool the selection accepted (in the first
+		// turn with calls, where selection found it).
+		targets = []target{{cmp.Or(r.SelectedTool, c.ExpectTool), 0, c.Args}}
 	}
 	ok := true
 	for _, tg := range targets {
@@ -318,7 +405,7 @@ func (t tally) frac() *float64 {
 
 // counts are the tallies behind every score, for one case or pooled.
 type counts struct {
-	pass, selection, activation, arguments, sequence, judge tally
+	pass, selection, activation, arguments, sequence, judge, answer tally
 }
 
 func (cn *counts) addRun(c *Case, r RunScore) {
@@ -339,12 +426,16 @@ func (cn *counts) addRun(c *Case, r RunScore) {
 	if r.Judge != nil {
 		cn.judge.add(*r.Judge)
 	}
+	if r.Answer != nil {
+		cn.answer.add(*r.Answer)
+	}
 }
 
 func (cn *counts) merge(o counts) {
 	for _, p := range []struct{ a, b *tally }{
 		{&cn.pass, &o.pass}, {&cn.selection, &o.selection}, {&cn.activation, &o.activation},
 		{&cn.arguments, &o.arguments}, {&cn.sequence, &o.sequence}, {&cn.judge, &o.judge},
+		{&cn.answer, &o.answer},
 	} {
 		p.a.good += p.b.good
 		p.a.total += p.b.total
@@ -360,6 +451,7 @@ func (cn counts) scores() map[string]float64 {
 		KeyArgumentAccuracy:    cn.arguments,
 		KeySequenceAccuracy:    cn.sequence,
 		KeyTaskCompletion:      cn.judge,
+		KeyAnswerAccuracy:      cn.answer,
 	} {
 		if f := t.frac(); f != nil {
 			out[key] = *f
@@ -370,6 +462,9 @@ func (cn counts) scores() map[string]float64 {
 
 func (cs *CaseScore) counts() counts {
 	var cn counts
+	if cs.skipped {
+		return cn
+	}
 	for _, r := range cs.Runs {
 		cn.addRun(cs.Case, r)
 	}
@@ -391,6 +486,7 @@ func (cs *CaseScore) reportCase() report.Case {
 		Arguments: cn.arguments.frac(),
 		Sequence:  cn.sequence.frac(),
 		Judge:     cn.judge.frac(),
+		Answer:    cn.answer.frac(),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
 	}
@@ -408,6 +504,14 @@ func (cs *CaseScore) reportCase() report.Case {
 		rc.Status = report.StatusFail
 	}
 	for _, r := range cs.Runs {
+		switch {
+		case r.Errored:
+			rc.RunOutcomes = append(rc.RunOutcomes, "error")
+		case r.Passed:
+			rc.RunOutcomes = append(rc.RunOutcomes, "pass")
+		default:
+			rc.RunOutcomes = append(rc.RunOutcomes, "fail")
+		}
 		rc.SemanticFallback = rc.SemanticFallback || r.SemanticFallback
 		switch {
 		case r.Errored && len(rc.Errors) < maxListed:
@@ -475,15 +579,27 @@ func Summarize(scored []*CaseScore) *Summary {
 			byModel[cs.Model] = &counts{}
 		}
 		byModel[cs.Model].merge(cn)
-		if cs.Case.Chain() {
+		// A multi-turn case stands in the matrix with its first turn.
+		first := cs.Case
+		if len(first.Turns) > 0 {
+			first = first.Turns[0]
+		}
+		if first.Chain() || cs.skipped {
 			continue
 		}
-		expected := cmp.Or(cs.Case.ExpectTool, NoTool)
+		expected := cmp.Or(first.ExpectTool, NoTool)
 		for _, r := range cs.Runs {
 			if r.Errored {
 				continue
 			}
-			cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: cmp.Or(r.FirstTool, NoTool)}]++
+			// Each call of the first turn counts: a parallel call of the
+			// expected tool and another is not a mix-up of the two.
+			if len(r.FirstTurn) == 0 {
+				cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: NoTool}]++
+			}
+			for _, name := range r.FirstTurn {
+				cells[report.ConfusionCell{Model: cs.Model, Expected: expected, Selected: name}]++
+			}
 		}
 	}
 	s.Scores = all.scores()
@@ -500,13 +616,19 @@ func Summarize(scored []*CaseScore) *Summary {
 // Apply writes the summary into r: the cases are appended (and the report
 // re-sorted), the scores merged into r.Scores and r.ScoresByModel, the
 // confusion matrix set, and r.Judge recorded when a judge was involved.
-// judgeModel is the judge's provider:model, "" when there was none.
-func (s *Summary) Apply(r *report.Report, judgeModel string) {
+// judge describes the judge (nil: none, and the built-in prompt); its
+// SemanticFallback is set from the summary.
+func (s *Summary) Apply(r *report.Report, judge *report.JudgeInfo) {
 	r.Cases = append(r.Cases, s.Cases...)
 	r.AddScores(s.Scores, s.ScoresByModel)
 	r.Confusion = append(r.Confusion, s.Confusion...)
-	if judgeModel != "" || s.Rubrics || s.SemanticFallback {
-		r.Judge = &report.JudgeInfo{Model: judgeModel, PromptSHA256: JudgePromptSHA256(), SemanticFallback: s.SemanticFallback}
+	if judge != nil || s.Rubrics || s.SemanticFallback {
+		info := report.JudgeInfo{PromptSHA256: JudgePromptSHA256()}
+		if judge != nil {
+			info = *judge
+		}
+		info.SemanticFallback = info.SemanticFallback || s.SemanticFallback
+		r.Judge = &info
 	}
 	r.Sort()
 }
@@ -541,6 +663,7 @@ func ScoresFromCases(cases []report.Case) (scores map[string]float64, byModel ma
 		cn.arguments = share(c.Arguments, cn.selection.good)
 		cn.sequence = share(c.Sequence, n)
 		cn.judge = share(c.Judge, n)
+		cn.answer = share(c.Answer, n)
 		all.merge(cn)
 		if per[c.Model] == nil {
 			per[c.Model] = &counts{}
@@ -587,4 +710,94 @@ func (s *Suite) NeedsJudge() bool {
 		}
 	}
 	return false
+}
+
+// HasSemantic reports whether some argument is matched semantic, which
+// the judge decides when there is one.
+func (s *Suite) HasSemantic() bool {
+	for _, c := range s.Cases {
+		checks := slices.Clone(c.Args)
+		for _, st := range c.Sequence {
+			checks = append(checks, st.Args...)
+		}
+		for _, a := range checks {
+			if a.Mode == MatchSemantic {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scoreTurns scores a multi-turn run: each turn's expectations against
+// the calls and the answer that followed its user message; the run passes
+// when every turn does (and the rubric, which grades the whole run). The
+// first turn's selection stands for the run in the confusion matrix.
+func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+	var r RunScore
+	r.Selection = true
+	and := func(dst **bool, v *bool) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			b := true
+			*dst = &b
+		}
+		**dst = **dst && *v
+	}
+	for i, turn := range c.Turns {
+		seg := &agent.Transcript{Calls: []agent.Call{}, Stop: agent.StopFinal}
+		for _, call := range t.Calls {
+			if call.UserTurn == i {
+				seg.Calls = append(seg.Calls, call)
+			}
+		}
+		switch {
+		case i < len(t.Finals):
+			seg.Final = t.Finals[i]
+		case len(t.Finals) == 0 && i == 0:
+			seg.Final = t.Final
+		default:
+			r.reason("turn %d: the run ended (%s) before this turn was answered", i+1, t.Stop)
+			r.Selection = false
+			continue
+		}
+		tr := ScoreRun(ctx, turn, seg, ScoreOptions{Similar: opts.Similar})
+		if tr.Errored {
+			return RunScore{Errored: true, Error: fmt.Sprintf("turn %d: %s", i+1, tr.Error)}
+		}
+		if i == 0 {
+			r.FirstTool, r.FirstTurn, r.SelectedTool = tr.FirstTool, tr.FirstTurn, tr.SelectedTool
+		}
+		r.Selection = r.Selection && tr.Selection
+		r.SemanticFallback = r.SemanticFallback || tr.SemanticFallback
+		r.Forbidden = append(r.Forbidden, tr.Forbidden...)
+		and(&r.Arguments, tr.Arguments)
+		and(&r.Sequence, tr.Sequence)
+		and(&r.Answer, tr.Answer)
+		for _, why := range tr.Reasons {
+			r.reason("turn %d: %s", i+1, why)
+		}
+	}
+	if t.Stop == agent.StopMaxTurns {
+		r.reason("the run hit max_turns before the conversation ended")
+		r.Selection = false
+	}
+	if c.Rubric != "" {
+		if opts.Judge == nil {
+			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
+		}
+		pass, reason, err := opts.Judge.Grade(ctx, c.Rubric, t)
+		if err != nil {
+			return RunScore{Errored: true, Error: "judge: " + err.Error(), FirstTool: r.FirstTool}
+		}
+		r.Judge, r.JudgeReason = &pass, reason
+		if !pass {
+			r.reason("judge: %s", cmp.Or(reason, "rubric not met"))
+		}
+	}
+	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
+		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
+	return r
 }

@@ -55,8 +55,23 @@ func mkCall(name, args string) agent.Call {
 	return agent.Call{Name: name, Arguments: json.RawMessage(args)}
 }
 
+// finished is a run that ended with final; a call without a turn gets a
+// turn of its own (one call per model turn), as a sequential model makes.
 func finished(final string, calls ...agent.Call) *agent.Transcript {
+	for i := range calls {
+		if calls[i].Turn == 0 {
+			calls[i].Turn = i + 1
+		}
+	}
 	return &agent.Transcript{Calls: calls, Final: final, Stop: agent.StopFinal}
+}
+
+// inTurn puts calls in model turn n (parallel calls of one message).
+func inTurn(n int, calls ...agent.Call) []agent.Call {
+	for i := range calls {
+		calls[i].Turn = n
+	}
+	return calls
 }
 
 func erroredRun(msg string) *agent.Transcript {
@@ -154,42 +169,42 @@ func TestScoresExact(t *testing.T) {
 		w05lo, w05hi = 0.0, 0.434482465
 	)
 	want := []report.Case{
-		{ID: "chain", Model: b, Kind: "soft", Runs: 5, Passed: 0, PassRate: 0, Floor: 0.8, Status: report.StatusFail,
+		{ID: "chain", Model: b, RunOutcomes: []string{"fail", "fail", "fail", "fail", "fail"}, Kind: "soft", Runs: 5, Passed: 0, PassRate: 0, Floor: 0.8, Status: report.StatusFail,
 			Selection: fracPtr(0), Sequence: fracPtr(0), WilsonLow: w05lo, WilsonHigh: w05hi,
 			Failures: []string{
 				"run 1: chain: never called send_email", "run 2: chain: never called send_email", "run 3: chain: never called send_email",
 				"run 4: chain: never called send_email", "run 5: chain: never called send_email",
 			}},
-		{ID: "chain", Model: a, Kind: "soft", Runs: 5, Passed: 3, Errored: 1, PassRate: 0.75, Floor: 0.8, Status: report.StatusFail,
+		{ID: "chain", Model: a, RunOutcomes: []string{"pass", "pass", "pass", "fail", "error"}, Kind: "soft", Runs: 5, Passed: 3, Errored: 1, PassRate: 0.75, Floor: 0.8, Status: report.StatusFail,
 			Selection: fracPtr(1), Arguments: fracPtr(1), Sequence: fracPtr(0.75), WilsonLow: w34lo, WilsonHigh: w34hi, Flaky: true,
 			Failures: []string{"run 4: chain: want the order search_invoices → send_email, calls were send_email → search_invoices"},
 			Errors:   []string{"run 5: anthropic: 529 overloaded"}},
-		{ID: "invoices", Model: b, Kind: "soft", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
+		{ID: "invoices", Model: b, RunOutcomes: []string{"fail", "pass", "pass", "pass", "pass"}, Kind: "soft", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
 			Selection: fracPtr(0.8), Arguments: fracPtr(1), WilsonLow: w45lo, WilsonHigh: w45hi, Flaky: true, Tags: []string{"invoices"},
 			Failures: []string{"run 1: called no tool, want search_invoices"}},
-		{ID: "invoices", Model: a, Kind: "soft", Runs: 5, Passed: 3, PassRate: 0.6, Floor: 0.8, Status: report.StatusFail,
+		{ID: "invoices", Model: a, RunOutcomes: []string{"pass", "fail", "pass", "fail", "pass"}, Kind: "soft", Runs: 5, Passed: 3, PassRate: 0.6, Floor: 0.8, Status: report.StatusFail,
 			Selection: fracPtr(1), Arguments: fracPtr(0.6), WilsonLow: w35lo, WilsonHigh: w35hi, Flaky: true, Tags: []string{"invoices"},
 			Failures: []string{`run 2: status: got "paid", want "open" (exact)`, `run 4: status: got "paid", want "open" (exact)`}},
-		{ID: "judged", Model: b, Kind: "soft", Runs: 5, Errored: 5, Floor: 0.8, Status: report.StatusError,
+		{ID: "judged", Model: b, RunOutcomes: []string{"error", "error", "error", "error", "error"}, Kind: "soft", Runs: 5, Errored: 5, Floor: 0.8, Status: report.StatusError,
 			WilsonLow: 0, WilsonHigh: 1,
 			Errors: []string{"run 1: rate limited", "run 2: rate limited", "run 3: rate limited", "run 4: no transcript", "run 5: rate limited"}},
-		{ID: "judged", Model: a, Kind: "soft", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
+		{ID: "judged", Model: a, RunOutcomes: []string{"pass", "pass", "fail", "pass", "pass"}, Kind: "soft", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
 			Selection: fracPtr(1), Arguments: fracPtr(1), Judge: fracPtr(0.8), WilsonLow: w45lo, WilsonHigh: w45hi, Flaky: true,
 			Failures: []string{"run 3: judge: the answer gives 25 °C"}},
-		{ID: "neg", Model: b, Kind: "soft", Negative: true, Runs: 5, Passed: 0, PassRate: 0, Floor: 0.8, Status: report.StatusFail,
+		{ID: "neg", Model: b, RunOutcomes: []string{"fail", "fail", "fail", "fail", "fail"}, Kind: "soft", Negative: true, Runs: 5, Passed: 0, PassRate: 0, Floor: 0.8, Status: report.StatusFail,
 			Selection: fracPtr(0), WilsonLow: w05lo, WilsonHigh: w05hi,
 			Failures: []string{
 				"run 1: called get_weather, want no tool call", "run 2: called get_weather, want no tool call", "run 3: called get_weather, want no tool call",
 				"run 4: called get_weather, want no tool call", "run 5: called get_weather, want no tool call",
 			}},
-		{ID: "neg", Model: a, Kind: "soft", Negative: true, Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
+		{ID: "neg", Model: a, RunOutcomes: []string{"fail", "pass", "pass", "pass", "pass"}, Kind: "soft", Negative: true, Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
 			Selection: fracPtr(0.8), WilsonLow: w45lo, WilsonHigh: w45hi, Flaky: true,
 			Failures: []string{"run 1: called send_email, want no tool call"}},
-		{ID: "weather", Model: b, Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: report.StatusPass,
+		{ID: "weather", Model: b, RunOutcomes: []string{"pass", "pass", "pass", "pass", "pass"}, Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: report.StatusPass,
 			Selection: fracPtr(1), Arguments: fracPtr(1), WilsonLow: w55lo, WilsonHigh: w55hi},
-		{ID: "weather", Model: a, Kind: "hard", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 1, Status: report.StatusFail,
+		{ID: "weather", Model: a, RunOutcomes: []string{"pass", "pass", "pass", "pass", "fail"}, Kind: "hard", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 1, Status: report.StatusFail,
 			Selection: fracPtr(0.8), Arguments: fracPtr(1), WilsonLow: w45lo, WilsonHigh: w45hi, Flaky: true,
-			Failures: []string{"run 5: called search_invoices first, want get_weather"}},
+			Failures: []string{"run 5: wrong tool: called search_invoices instead of get_weather"}},
 	}
 	approx := cmpopts.EquateApprox(0, 1e-6)
 	if diff := cmp.Diff(want, sum.Cases, approx); diff != "" {
@@ -262,7 +277,7 @@ func TestScoresExact(t *testing.T) {
 	// The report that carries them validates against docs/report.schema.json.
 	r := &report.Report{SchemaVersion: report.SchemaVersion, Server: report.Server{Transport: "stdio", Era: "modern"},
 		Scores: map[string]float64{"conformance.passRate": 1}}
-	sum.Apply(r, "openai:model-a")
+	sum.Apply(r, &report.JudgeInfo{Model: "openai:model-a", PromptSHA256: JudgePromptSHA256()})
 	if r.Scores["conformance.passRate"] != 1 || r.Scores[KeyPassRate] != 27.0/44 || len(r.Cases) != 10 {
 		t.Errorf("Apply: scores %v, %d cases", r.Scores, len(r.Cases))
 	}
@@ -359,7 +374,7 @@ cases:
 		{"only the first call counts", one, finished("", mkCall("get_weather", `{"city":"Rome","units":"celsius"}`), mkCall("get_weather", `{"city":"Paris","units":"celsius"}`)), ScoreOptions{},
 			RunScore{Selection: true, FirstTool: "get_weather", Arguments: &no, Reasons: []string{`city: got "Rome", want "Paris" (normalized)`}}},
 		{"hallucinated tool", one, finished("", agent.Call{Name: "weather", Arguments: json.RawMessage(`{}`), UnknownTool: true}), ScoreOptions{},
-			RunScore{FirstTool: "weather", Reasons: []string{"called weather first, want get_weather"}}},
+			RunScore{FirstTool: "weather", Reasons: []string{"wrong tool: called weather instead of get_weather"}}},
 		{"max turns is still scored", one, &agent.Transcript{Stop: agent.StopMaxTurns, Calls: []agent.Call{mkCall("get_weather", `{"city":"Paris","units":"celsius"}`)}}, ScoreOptions{},
 			RunScore{Selection: true, FirstTool: "get_weather", Arguments: &yes, Passed: true}},
 		{"chain with repeated tool, k-th call checked", chain,
@@ -400,7 +415,9 @@ cases:
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ScoreRun(t.Context(), tt.c, tt.t, tt.opts)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			// FirstTurn and SelectedTool have their own test
+			// (TestScoreFirstTurn).
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(RunScore{}, "FirstTurn", "SelectedTool")); diff != "" {
 				t.Errorf("ScoreRun (-want +got):\n%s", diff)
 			}
 		})
@@ -446,7 +463,7 @@ cases:
 		t.Errorf("summary flags: fallback %v rubrics %v", sum.SemanticFallback, sum.Rubrics)
 	}
 	r := &report.Report{}
-	sum.Apply(r, "")
+	sum.Apply(r, nil)
 	if r.Judge == nil || !r.Judge.SemanticFallback || r.Judge.Model != "" {
 		t.Errorf("Apply without a judge model: %+v", r.Judge)
 	}
@@ -471,4 +488,116 @@ func TestWilson(t *testing.T) {
 			t.Errorf("Wilson(%d, %d) = [%.9f, %.9f], want [%.9f, %.9f]", tt.k, tt.n, lo, hi, tt.lo, tt.high)
 		}
 	}
+}
+
+// TestScoreFirstTurn checks selection over the first turn that calls
+// tools against a hand computation, with a parallel call whose expected
+// tool comes second, selection: first, a list of acceptable tools,
+// forbid_tools, and a chain whose order spans turns.
+func TestScoreFirstTurn(t *testing.T) {
+	t.Parallel()
+	s, err := Parse([]byte(`- id: weather
+  prompt: Weather in Paris?
+  expect_tool: get_weather
+  expect_args: {city: Paris}
+- id: strict
+  prompt: Weather in Paris?
+  expect_tool: get_weather
+  selection: first
+- id: either
+  prompt: Something about Acme or the weather.
+  expect_tool: [get_weather, search_invoices]
+  forbid_tools: [send_email]
+- id: chain
+  prompt: Find Acme's invoices and mail them.
+  expect_sequence: [search_invoices, send_email]
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(weatherTools(t)); err != nil {
+		t.Fatal(err)
+	}
+	paris, london := mkCall("get_weather", `{"city":"Paris"}`), mkCall("get_weather", `{"city":"London"}`)
+	search, mail := mkCall("search_invoices", `{"customer":"acme"}`), mkCall("send_email", `{"to":"a@example.com"}`)
+	runs := map[string][]*agent.Transcript{
+		"weather": {
+			finished("ok", paris),                       // pass
+			finished("ok", inTurn(1, search, paris)...), // parallel, expected second: pass
+			finished("ok", search, paris),               // expected only in turn 2: wrong selection
+			finished("no tool"),                         // no call: wrong selection
+			finished("ok", london),                      // right tool, wrong city
+		},
+		"strict": {
+			finished("ok", inTurn(1, search, paris)...), // parallel, expected second: wrong under selection: first
+			finished("ok", paris),                       // pass
+		},
+		"either": {
+			finished("ok", search),                    // an accepted tool: pass
+			finished("ok", inTurn(1, paris, mail)...), // accepted, but a forbidden call: fail
+		},
+		"chain": {
+			finished("ok", append(inTurn(1, mail, search), inTurn(2, mail)...)...), // order across turns: ok
+		},
+	}
+	var scored []*CaseScore
+	for _, c := range s.Cases {
+		scored = append(scored, ScoreCase(t.Context(), c, "openai:m", runs[c.ID], ScoreOptions{}))
+	}
+	type want struct {
+		passed              int
+		selection, argument *float64
+		failures            []string
+	}
+	f := func(x float64) *float64 { return &x }
+	wants := map[string]want{
+		"weather": {2, f(3.0 / 5), f(2.0 / 3), []string{
+			"run 3: wrong tool: called search_invoices instead of get_weather",
+			"run 4: called no tool, want get_weather",
+			`run 5: city: got "London", want "Paris" (normalized)`,
+		}},
+		"strict": {1, f(1.0 / 2), nil, []string{
+			"run 1: wrong tool first: called search_invoices first (then get_weather in the same turn), want get_weather first (selection: first)",
+		}},
+		"either": {1, f(1), nil, []string{"run 2: called send_email, which the case forbids"}},
+		"chain":  {1, f(1), nil, nil},
+	}
+	for _, cs := range scored {
+		w, rc := wants[cs.Case.ID], cs.Report
+		if rc.Passed != w.passed || !cmp.Equal(rc.Selection, w.selection) || !cmp.Equal(rc.Arguments, w.argument) {
+			t.Errorf("%s: passed %d selection %v arguments %v; want %d %v %v", rc.ID, rc.Passed, ptr(rc.Selection), ptr(rc.Arguments), w.passed, ptr(w.selection), ptr(w.argument))
+		}
+		if d := cmp.Diff(w.failures, rc.Failures); d != "" {
+			t.Errorf("%s failures (-want +got):\n%s", rc.ID, d)
+		}
+	}
+	sum := Summarize(scored)
+	// Pooled: 5 of 10 runs pass; 7 of 10 select right.
+	if sum.Scores[KeyPassRate] != 0.5 || sum.Scores[KeySelectionAccuracy] != 0.7 {
+		t.Errorf("pooled passRate %v selection %v; want 0.5 and 0.7", sum.Scores[KeyPassRate], sum.Scores[KeySelectionAccuracy])
+	}
+	// The confusion matrix counts every call of the first turn: run 2 of
+	// weather is one get_weather and one search_invoices, not a mix-up.
+	cells := map[[2]string]int{}
+	for _, c := range sum.Confusion {
+		cells[[2]string{c.Expected, c.Selected}] += c.Count
+	}
+	wantCells := map[[2]string]int{
+		{"get_weather", "get_weather"}:     3 + 2, // weather runs 1, 2, 5; strict runs 1, 2
+		{"get_weather", "search_invoices"}: 2 + 1, // weather runs 2, 3; strict run 1
+		{"get_weather", "none"}:            1,     // weather run 4
+		{"get_weather", "send_email"}:      1,     // either run 2 (expected: the list's first)
+	}
+	wantCells[[2]string{"get_weather", "search_invoices"}]++ // either run 1
+	wantCells[[2]string{"get_weather", "get_weather"}]++     // either run 2
+	if d := cmp.Diff(wantCells, cells); d != "" {
+		t.Errorf("confusion (-want +got):\n%s", d)
+	}
+}
+
+func ptr(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
 }

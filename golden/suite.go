@@ -56,8 +56,10 @@ const (
 type Suite struct {
 	// File is the path the suite was read from, as given; every error
 	// names it.
-	File     string
-	Version  int
+	File    string
+	Version int
+	// List: the file is the short form, a top-level list of cases.
+	List     bool
 	Defaults Defaults
 	// Cases in file order, with the defaults already applied.
 	Cases []*Case
@@ -83,9 +85,32 @@ type Case struct {
 	Description string
 	Prompt      string
 	System      string
-	// ExpectTool is the tool the first call must name. It is "" for a
-	// negative case (Negative) and for a chain (Sequence).
+	// ExpectTool is the tool the model must select (the first of
+	// AcceptTools). It is "" for a negative case (Negative) and for a chain
+	// (Sequence).
 	ExpectTool string
+	// AcceptTools are the tools any of which is a right selection
+	// (expect_tool as a list); one entry, ExpectTool, for a single tool.
+	AcceptTools []string
+	// Selection is how the selection is judged: SelectTurn (default: an
+	// accepted tool is among the calls of the first turn that calls tools)
+	// or SelectFirst (the very first call names it).
+	Selection string
+	// ForbidTools are tools the model must never call in the run; a call
+	// of one fails the run whatever else it did.
+	ForbidTools []string
+	// Answer is expect_answer: deterministic checks of the final answer.
+	Answer *AnswerCheck
+	// Turns makes a multi-turn case: each is one user message, sent after
+	// the model answered the one before, with its own expectations (a
+	// Case holding only prompt and expectation fields). Prompt is then the
+	// first turn's; the case's rubric, if any, grades the whole run.
+	Turns []*Case
+	// Models, when set, are the --models the case runs on (a subset).
+	Models     []string
+	modelsLine int
+	// Vars are the values of vars: this case was expanded with.
+	Vars map[string]string
 	// Negative: the model must call no tool at all.
 	Negative bool
 	// Args are the arguments checked on the first call of ExpectTool,
@@ -121,9 +146,16 @@ type Case struct {
 	File string
 	Line int
 
-	toolLine  int            // line of expect_tool
-	stubLines map[string]int // line of each key of the case's own stub_results
+	toolLine   int            // line of expect_tool
+	forbidLine int            // line of forbid_tools
+	stubLines  map[string]int // line of each key of the case's own stub_results
 }
+
+// Selection modes (the case key selection).
+const (
+	SelectTurn  = "turn"
+	SelectFirst = "first"
+)
 
 // Step is one step of a chain.
 type Step struct {
@@ -231,9 +263,10 @@ var (
 	topKeys      = []string{"version", "defaults", "cases"}
 	defaultsKeys = []string{"kind", "max_turns", "runs", "system", "stub_results", "input_responses"}
 	caseKeys     = []string{
-		"id", "description", "prompt", "system", "expect_tool", "negative", "expect_args",
+		"id", "description", "prompt", "query", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
-		"stub_results", "input_responses", "faults", "inject",
+		"stub_results", "input_responses", "faults", "inject", "selection", "forbid_tools",
+		"expect_answer", "turns", "models", "vars",
 	}
 	stepKeys     = []string{"tool", "expect_args", "arg_match"}
 	argMatchKeys = []string{"mode", "tolerance"}
@@ -249,6 +282,8 @@ type parser struct {
 	dir   string
 	errs  Errors
 	nodes int
+	// nodeVars holds the vars values each expanded case node was made with.
+	nodeVars map[*yaml.Node]map[string]string
 }
 
 func (p *parser) errorf(line int, format string, args ...any) {
@@ -292,8 +327,17 @@ func (p *parser) parse(data []byte) *Suite {
 		return nil
 	}
 	root := resolve(doc.Content[0])
-	if root.Kind != yaml.MappingNode {
-		p.errorf(root.Line, "the golden file must be a mapping with version, defaults and cases")
+	switch root.Kind {
+	case yaml.MappingNode:
+	case yaml.SequenceNode:
+		// The short form: the file is the list of cases itself, as in the
+		// article that introduced the format. Version 1 is implied and there
+		// are no defaults (every case is soft unless it says kind: hard).
+		s := &Suite{File: p.file, Version: Version, Defaults: Defaults{Kind: KindSoft}, List: true}
+		s.Cases = p.caseList(root, &s.Defaults)
+		return s
+	default:
+		p.errorf(root.Line, "%s", shapeHelp)
 		return nil
 	}
 
@@ -329,26 +373,53 @@ func (p *parser) parse(data []byte) *Suite {
 		p.errorf(root.Line, "missing cases: the list of golden cases")
 	case casesNode.Kind != yaml.SequenceNode:
 		p.errorf(casesNode.Line, "cases must be a list")
-	case len(casesNode.Content) == 0:
-		p.errorf(casesNode.Line, "cases is empty")
 	default:
-		firstLine := map[string]int{}
-		for _, item := range casesNode.Content {
-			c := p.caseItem(resolve(item), &s.Defaults)
-			if c == nil {
-				continue
-			}
-			if c.ID != "" {
-				if first, dup := firstLine[c.ID]; dup {
-					p.errorf(c.Line, "duplicate id %q (first defined at line %d)", c.ID, first)
-					continue
-				}
-				firstLine[c.ID] = c.Line
-			}
-			s.Cases = append(s.Cases, c)
-		}
+		s.Cases = p.caseList(casesNode, &s.Defaults)
 	}
 	return s
+}
+
+// shapeHelp is the message for a file that is neither accepted form.
+const shapeHelp = `the golden file must be either a list of cases:
+  - id: weather-paris
+    prompt: What's the weather in Paris?
+    expect_tool: get_weather
+or a mapping with version, defaults and cases:
+  version: 1
+  defaults: {kind: soft}
+  cases:
+    - id: weather-paris
+      prompt: What's the weather in Paris?
+      expect_tool: get_weather`
+
+// caseList parses a list of cases (the cases: value, or the whole file in
+// the short form), refusing duplicate ids.
+func (p *parser) caseList(n *yaml.Node, d *Defaults) []*Case {
+	if len(n.Content) == 0 {
+		p.errorf(n.Line, "cases is empty")
+		return nil
+	}
+	var out []*Case
+	firstLine := map[string]int{}
+	var items []*yaml.Node
+	for _, item := range n.Content {
+		items = append(items, p.expandVars(resolve(item))...)
+	}
+	for _, item := range items {
+		c := p.caseItem(item, d)
+		if c == nil {
+			continue
+		}
+		if c.ID != "" {
+			if first, dup := firstLine[c.ID]; dup {
+				p.errorf(c.Line, "duplicate id %q (first defined at line %d)", c.ID, first)
+				continue
+			}
+			firstLine[c.ID] = c.Line
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func (p *parser) yamlError(err error) {
@@ -440,7 +511,7 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		p.errorf(n.Line, "each case must be a mapping with at least id and prompt")
 		return nil
 	}
-	c := &Case{File: p.file, Line: n.Line}
+	c := &Case{File: p.file, Line: n.Line, Vars: p.nodeVars[n]}
 	// The id comes first so that every other message can name the case.
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := resolve(n.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "id" {
@@ -466,6 +537,7 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		toolNull                       bool
 		floorSet                       bool
 		promptSet                      bool
+		turnsNode                      *yaml.Node
 		layer2                         *yaml.Node // faults: or inject:, whichever came first
 	)
 	p.fields(n, ctx, caseKeys, func(key string, k, v *yaml.Node) {
@@ -473,19 +545,55 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		case "id":
 		case "description":
 			c.Description, _ = p.str(v, ctx+"description", false)
-		case "prompt":
+		case "prompt", "query":
+			// query is the article's name for the user's message; both
+			// are accepted, one per case.
+			if promptSet {
+				p.errorf(k.Line, "%sprompt and query are the same thing (the user's message); give one", ctx)
+				return
+			}
 			promptSet = true
-			c.Prompt, _ = p.str(v, ctx+"prompt", true)
+			c.Prompt, _ = p.str(v, ctx+key, true)
 		case "system":
 			c.System, _ = p.str(v, ctx+"system", false)
 		case "expect_tool":
 			toolSet = true
 			c.toolLine = v.Line
-			if isNull(v) {
+			switch {
+			case isNull(v):
 				toolNull = true
 				return
+			case v.Kind == yaml.SequenceNode:
+				c.AcceptTools = p.strList(v, ctx+"expect_tool")
+				if len(c.AcceptTools) == 0 {
+					p.errorf(v.Line, "%sexpect_tool: an empty list accepts nothing; name the acceptable tools, or write null for no tool", ctx)
+					return
+				}
+				c.ExpectTool = c.AcceptTools[0]
+			default:
+				c.ExpectTool, _ = p.str(v, ctx+"expect_tool", true)
+				if c.ExpectTool != "" {
+					c.AcceptTools = []string{c.ExpectTool}
+				}
 			}
-			c.ExpectTool, _ = p.str(v, ctx+"expect_tool", true)
+		case "selection":
+			sel, ok := p.str(v, ctx+"selection", true)
+			if ok && sel != SelectTurn && sel != SelectFirst {
+				p.errorf(v.Line, "%sselection must be %s (an expected tool among the first turn's calls) or %s (the very first call), got %q", ctx, SelectTurn, SelectFirst, sel)
+			}
+			c.Selection = sel
+		case "expect_answer":
+			c.Answer = p.answer(v, ctx)
+		case "turns":
+			turnsNode = v
+		case "models":
+			c.Models = p.strList(v, ctx+"models")
+			c.modelsLine = v.Line
+		case "vars":
+			// Expanded before the case is parsed (caseList); nothing to do.
+		case "forbid_tools":
+			c.ForbidTools = p.strList(v, ctx+"forbid_tools")
+			c.forbidLine = v.Line
 		case "negative":
 			negSet = true
 			negative = p.boolean(v, ctx+"negative")
@@ -528,6 +636,9 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 			c.Inject = p.inject(v, ctx)
 		}
 	})
+	if turnsNode != nil {
+		return p.multiTurn(c, n, turnsNode, promptSet, layer2, d, ctx)
+	}
 	if !promptSet {
 		p.errorf(n.Line, "%smissing prompt", ctx)
 	}
@@ -556,6 +667,18 @@ func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
 		// The unknown-key error already names the key that was meant.
 	default:
 		p.errorf(n.Line, "%ssay what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true", ctx)
+	}
+
+	if c.Selection != "" && c.ExpectTool == "" && c.Selection != SelectTurn {
+		p.errorf(n.Line, "%sselection: %s applies to expect_tool; a chain or a negative case has no first call to judge", ctx, c.Selection)
+	}
+	if c.Selection == "" {
+		c.Selection = SelectTurn
+	}
+	for _, f := range c.ForbidTools {
+		if slices.Contains(c.AcceptTools, f) {
+			p.errorf(c.forbidLine, "%s%s is both expected and forbidden", ctx, f)
+		}
 	}
 
 	if c.Negative && layer2 != nil {

@@ -115,7 +115,7 @@ func TestParseFull(t *testing.T) {
 	want := []*Case{
 		{
 			ID: "full-weather", Description: "every single-tool key", Prompt: "Weather in Paris, in fahrenheit?",
-			System: "Answer in one sentence.", ExpectTool: "get_weather",
+			System: "Answer in one sentence.", ExpectTool: "get_weather", AcceptTools: []string{"get_weather"}, Selection: SelectTurn,
 			Args: []*ArgCheck{
 				{Name: "city", Expected: raw(`"paris"`), Mode: MatchNormalized, Line: 20, explicit: true},
 				{Name: "units", Expected: raw(`"fahrenheit"`), Mode: MatchExact, Line: 21},
@@ -127,7 +127,7 @@ func TestParseFull(t *testing.T) {
 			File:           path, Line: 14,
 		},
 		{
-			ID: "full-invoices", Prompt: "Acme's last 5 invoices since March", System: "Be brief.", ExpectTool: "search_invoices",
+			ID: "full-invoices", Prompt: "Acme's last 5 invoices since March", System: "Be brief.", ExpectTool: "search_invoices", AcceptTools: []string{"search_invoices"}, Selection: SelectTurn,
 			Args: []*ArgCheck{
 				{Name: "customer", Expected: raw(`"^acme"`), Mode: MatchRegex, Line: 38, explicit: true},
 				{Name: "limit", Expected: raw(`5`), Mode: MatchNumber, Tolerance: 1, Line: 39, explicit: true},
@@ -140,7 +140,7 @@ func TestParseFull(t *testing.T) {
 			File:           path, Line: 34,
 		},
 		{
-			ID: "full-chain", Prompt: "Weather in Paris, then mail it to ana@example.com", System: "Be brief.",
+			ID: "full-chain", Prompt: "Weather in Paris, then mail it to ana@example.com", System: "Be brief.", Selection: SelectTurn,
 			Sequence: []*Step{
 				{Tool: "get_weather", Line: 49},
 				{Tool: "send_email", Line: 50, Args: []*ArgCheck{
@@ -155,13 +155,13 @@ func TestParseFull(t *testing.T) {
 			File:           path, Line: 46,
 		},
 		{
-			ID: "full-negative", Prompt: "Hello", System: "Be brief.", Negative: true, Kind: KindHard, Floor: 1,
+			ID: "full-negative", Prompt: "Hello", System: "Be brief.", Negative: true, Selection: SelectTurn, Kind: KindHard, Floor: 1,
 			MaxTurns: 4, Runs: 3, Stubs: map[string]json.RawMessage{"send_email": sendStub},
 			InputResponses: map[string]json.RawMessage{"confirm": confirm},
 			File:           path, Line: 54,
 		},
 		{
-			ID: "full-negative-flag", Prompt: "Thanks, that's all.", System: "Be brief.", Negative: true, Kind: KindHard, Floor: 1,
+			ID: "full-negative-flag", Prompt: "Thanks, that's all.", System: "Be brief.", Negative: true, Selection: SelectTurn, Kind: KindHard, Floor: 1,
 			MaxTurns: 4, Runs: 3, Stubs: map[string]json.RawMessage{"send_email": sendStub},
 			InputResponses: map[string]json.RawMessage{"confirm": confirm},
 			File:           path, Line: 57,
@@ -169,7 +169,7 @@ func TestParseFull(t *testing.T) {
 	}
 	opts := cmp.Options{
 		cmp.AllowUnexported(Case{}, ArgCheck{}),
-		cmpopts.IgnoreFields(Case{}, "toolLine", "stubLines"),
+		cmpopts.IgnoreFields(Case{}, "toolLine", "stubLines", "forbidLine"),
 		cmpopts.IgnoreFields(ArgCheck{}, "re"),
 		cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) }),
 	}
@@ -201,7 +201,14 @@ func TestParseErrors(t *testing.T) {
 		{"comments only", "# nothing\n", []string{"t.yaml: the golden file is empty; it needs version: 1 and a list of cases"}},
 		{"two documents", head + "  - {id: a, prompt: p, negative: true}\n---\nversion: 1\n",
 			[]string{"t.yaml:4: a second YAML document (---); the golden file must be one document"}},
-		{"not a mapping", "- id: a\n", []string{"t.yaml:1: the golden file must be a mapping with version, defaults and cases"}},
+		{"a scalar", "just text\n", []string{"t.yaml:1: " + shapeHelp}},
+		{"list form, bad case", "- id: a\n", []string{`t.yaml:1: case "a": missing prompt`,
+			`t.yaml:1: case "a": say what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true`}},
+		{"list form, version inside", "- version: 1\n", []string{`t.yaml:1: case without an id`, `t.yaml:1: case: unknown key "version"`,
+			`t.yaml:1: case: missing prompt`, `t.yaml:1: case: say what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true`}},
+		{"list form, empty", "[]\n", []string{"t.yaml:1: cases is empty"}},
+		{"prompt and query", head + "  - id: a\n    prompt: p\n    query: q\n    negative: true\n",
+			[]string{`t.yaml:5: case "a": prompt and query are the same thing (the user's message); give one`}},
 		{"no version", "cases:\n  - {id: a, prompt: p, negative: true}\n", []string{"t.yaml:1: missing version: 1 at the top of the file"}},
 		{"version 2", "version: 2\ncases:\n  - {id: a, prompt: p, negative: true}\n",
 			[]string{"t.yaml:1: unsupported version 2; this mcp-eval reads version 1"}},
@@ -548,5 +555,49 @@ func TestParseBounds(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `case "a": expect_args.city[`) ||
 		!strings.Contains(err.Error(), "too many values (aliases expand to more than 200000)") {
 		t.Errorf("alias bomb: %v", err)
+	}
+}
+
+// TestParseListForm reads the short form, a top-level list of cases, with
+// every key the article shows: version 1 is implied, there are no
+// defaults, and query is another name for prompt.
+func TestParseListForm(t *testing.T) {
+	t.Parallel()
+	src := `- id: weather-basic
+  query: What's the weather in Paris?
+  expect_tool: get_weather
+  expect_args:
+    location: Paris
+  arg_match: {location: semantic}
+- id: chain
+  prompt: Weather, then mail it.
+  expect_sequence: [get_weather, send_email]
+- id: small-talk
+  prompt: Hi!
+  expect_tool: null
+`
+	s, err := Parse([]byte(src), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.List || s.Version != Version || s.Defaults.Kind != KindSoft || len(s.Cases) != 3 {
+		t.Fatalf("list form: List %v version %d kind %q cases %d", s.List, s.Version, s.Defaults.Kind, len(s.Cases))
+	}
+	c := s.Cases[0]
+	if c.Prompt != "What's the weather in Paris?" || c.ExpectTool != "get_weather" || c.Kind != KindSoft || c.Floor != 0.8 {
+		t.Errorf("weather-basic: %+v", c)
+	}
+	if len(c.Args) != 1 || c.Args[0].Name != "location" || c.Args[0].Mode != MatchSemantic {
+		t.Errorf("weather-basic args: %+v", c.Args)
+	}
+	if !s.Cases[1].Chain() || len(s.Cases[1].Sequence) != 2 {
+		t.Errorf("chain: %+v", s.Cases[1])
+	}
+	if !s.Cases[2].Negative {
+		t.Errorf("small-talk is not negative")
+	}
+	// The shipped example parses too.
+	if _, err := Load(seedExample); err != nil {
+		t.Errorf("%s: %v", seedExample, err)
 	}
 }

@@ -19,6 +19,7 @@ func (c *Case) Task(tools []mcp.Tool, model string) agent.Task {
 		Model:          model,
 		System:         c.System,
 		Prompt:         c.Prompt,
+		FollowUps:      c.FollowUps(),
 		Tools:          tools,
 		MaxTurns:       c.MaxTurns,
 		Stubs:          cloneRaw(c.Stubs),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -33,12 +34,22 @@ func (s *Suite) Validate(tools []mcp.Tool) error {
 	for _, name := range slices.Sorted(maps.Keys(s.Defaults.stubLines)) {
 		v.tool(s.Defaults.stubLines[name], "defaults: stub_results: ", name)
 	}
+	var all []*Case
 	for _, c := range s.Cases {
+		all = append(all, c)
+		all = append(all, c.Turns...)
+	}
+	for _, c := range all {
 		ctx := fmt.Sprintf("case %q: ", c.ID)
-		if c.ExpectTool != "" {
-			if t := v.tool(c.toolLine, ctx+"expect_tool: ", c.ExpectTool); t != nil {
-				v.args(ctx, t, c.ExpectTool, c.Args)
+		for i, name := range c.AcceptTools {
+			if t := v.tool(c.toolLine, ctx+"expect_tool: ", name); t != nil && i == 0 {
+				// The match modes come from the first tool's schema; the
+				// others are alternatives taking the same arguments.
+				v.args(ctx, t, name, c.Args)
 			}
+		}
+		for _, name := range c.ForbidTools {
+			v.tool(c.forbidLine, ctx+"forbid_tools: ", name)
 		}
 		for i, st := range c.Sequence {
 			sctx := fmt.Sprintf("%sexpect_sequence[%d]: ", ctx, i)
@@ -103,7 +114,7 @@ func (v *validator) args(ctx string, t *toolInfo, tool string, checks []*ArgChec
 			continue
 		}
 		if !a.explicit {
-			a.Mode = prop.defaultMode(a.Expected)
+			a.Mode = prop.defaultMode(a.Name, a.Expected)
 			if err := a.compile(); err != nil {
 				v.errorf(a.Line, "%sexpect_args.%s: %v", ctx, a.Name, err)
 				continue
@@ -175,16 +186,29 @@ func (p propSchema) types() []string {
 	return many
 }
 
+// idName and idValue recognise identifiers: an argument named id, *_id or
+// *Id, and a value of letters and digits in parts joined by - _ . / : #,
+// with at least one digit ("INV-10-12", "order_42", "a1b2").
+var (
+	idName  = regexp.MustCompile(`(?:^|_)(?i:id)$|[a-z]Id$|^ID$`)
+	idValue = regexp.MustCompile(`^(?:[A-Za-z]*[0-9][A-Za-z0-9]*|[A-Za-z0-9]+(?:[-_./:#][A-Za-z0-9]+)+)$`)
+)
+
 // defaultMode is the mode an argument gets when arg_match leaves it open
 // (issue #3): exact where the schema pins the value down (enum, const,
 // number, integer, boolean, formatted text), normalized for other text.
 // Where the schema says nothing, the expected value decides.
-func (p propSchema) defaultMode(expected json.RawMessage) MatchMode {
-	_, isText := textOf(expected)
+func (p propSchema) defaultMode(name string, expected json.RawMessage) MatchMode {
+	text, isText := textOf(expected)
 	if expected == nil {
 		return MatchAny
 	}
 	if len(p.Enum) > 0 || len(p.Const) > 0 {
+		return MatchExact
+	}
+	// An identifier is matched exactly: normalizing "INV-10-12" would
+	// make it equal "INV-1012", another invoice.
+	if isText && (idName.MatchString(name) || idValue.MatchString(text) && strings.ContainsAny(text, "0123456789")) {
 		return MatchExact
 	}
 	ts := p.types()

@@ -18,6 +18,9 @@ type anthropic struct {
 
 func (p *anthropic) Name() string { return providerAnthropic }
 
+// Endpoint is the URL requests go to, without userinfo.
+func (p *anthropic) Endpoint() string { return p.c.idURL }
+
 func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
@@ -26,7 +29,20 @@ func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
 	}
-	return p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
+	resp, err := p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
+	if err == nil && req.Format != nil {
+		// The forced call's input is the structured answer.
+		var rest []ToolCall
+		for _, tc := range resp.Message.ToolCalls {
+			if tc.Name == req.Format.Name && resp.Message.Content == "" {
+				resp.Message.Content = string(tc.Arguments)
+				continue
+			}
+			rest = append(rest, tc)
+		}
+		resp.Message.ToolCalls = rest
+	}
+	return resp, err
 }
 
 type anRequest struct {
@@ -36,7 +52,15 @@ type anRequest struct {
 	System      string      `json:"system,omitempty"`
 	Messages    []anMessage `json:"messages"`
 	Tools       []anTool    `json:"tools,omitempty"`
+	ToolChoice  *anChoice   `json:"tool_choice,omitempty"`
 	Temperature *float64    `json:"temperature,omitempty"`
+}
+
+// anChoice forces a call of the named tool: how structured output is asked
+// for here (Request.Format).
+type anChoice struct {
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
 }
 
 type anMessage struct {
@@ -75,6 +99,10 @@ func encodeAnthropic(req Request) ([]byte, error) {
 	}
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: schemaOrEmpty(t.InputSchema)})
+	}
+	if req.Format != nil {
+		w.Tools = append(w.Tools, anTool{Name: req.Format.Name, Description: "Give your answer by calling this tool.", InputSchema: schemaOrEmpty(req.Format.Schema)})
+		w.ToolChoice = &anChoice{Type: "tool", Name: req.Format.Name}
 	}
 	var system []string
 	// results is the user turn that collects tool results. The API requires
@@ -150,7 +178,7 @@ type anResponse struct {
 		Input json.RawMessage `json:"input"`
 	} `json:"content"`
 	StopReason *string `json:"stop_reason"`
-	Usage      struct {
+	Usage      *struct {
 		InputTokens              int64 `json:"input_tokens"`
 		OutputTokens             int64 `json:"output_tokens"`
 		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
@@ -191,8 +219,15 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 	if w.StopReason != nil {
 		r.StopReason = anthropicStop(*w.StopReason)
 	}
-	u := w.Usage
-	r.Usage = Usage{InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, OutputTokens: u.OutputTokens}
+	if u := w.Usage; u == nil {
+		r.Usage.Unknown = true
+	} else {
+		// input_tokens counts only the tokens after the last cache
+		// breakpoint; reads and writes come apart and are billed apart.
+		read, write := max(u.CacheReadInputTokens, 0), max(u.CacheCreationInputTokens, 0)
+		r.Usage = Usage{InputTokens: u.InputTokens + write + read, OutputTokens: u.OutputTokens,
+			CachedInputTokens: read, CacheWriteTokens: write}
+	}
 	return r, nil
 }
 

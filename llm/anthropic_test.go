@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,7 +84,7 @@ func TestAnthropicWire(t *testing.T) {
 			want: Response{
 				ID: "msg_01Fq6hY2cVn8sD4kW7pL1tRz", Model: "claude-sonnet-4-5-20250929",
 				Message:    Message{Role: RoleAssistant, Content: "Paris is 18 °C and sunny; I could not get Tokyo's weather."},
-				StopReason: StopEndTurn, Usage: Usage{InputTokens: 35 + 200 + 600, OutputTokens: 24},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 35 + 200 + 600, OutputTokens: 24, CachedInputTokens: 600, CacheWriteTokens: 200},
 			},
 		},
 	}
@@ -157,5 +158,63 @@ func TestAnthropicDecodeErrors(t *testing.T) {
 		if _, err := decodeAnthropic([]byte(body), "m"); err == nil {
 			t.Errorf("%s: got no error", name)
 		}
+	}
+}
+
+// TestStructuredOutput: Format becomes response_format json_schema on
+// Chat Completions, and a forced tool call on the Messages API whose input
+// comes back as the message text.
+func TestStructuredOutput(t *testing.T) {
+	format := &Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object","properties":{"verdict":{"type":"string"}},"required":["verdict"]}`)}
+	t.Run("openai", func(t *testing.T) {
+		f := newFake(t, step{body: `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`})
+		p, _ := backends[0].provider(t, f)
+		req := simpleRequest()
+		req.Format = format
+		resp, err := p.Complete(t.Context(), req)
+		if err != nil || resp.Message.Content != `{"verdict":"pass"}` {
+			t.Fatalf("%v %+v", err, resp)
+		}
+		body := string(f.requests()[0].body)
+		if !strings.Contains(body, `"response_format":{"type":"json_schema","json_schema":{"name":"verdict","schema":{"type":"object"`) || !strings.Contains(body, `"strict":true`) {
+			t.Errorf("request body %s", body)
+		}
+	})
+	t.Run("anthropic", func(t *testing.T) {
+		f := newFake(t, step{body: `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"verdict","input":{"verdict":"fail"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":3}}`})
+		p, _ := backends[1].provider(t, f)
+		req := simpleRequest()
+		req.Format = format
+		resp, err := p.Complete(t.Context(), req)
+		if err != nil || resp.Message.Content != `{"verdict":"fail"}` || len(resp.Message.ToolCalls) != 0 {
+			t.Fatalf("%v %+v", err, resp)
+		}
+		body := string(f.requests()[0].body)
+		if !strings.Contains(body, `"tool_choice":{"type":"tool","name":"verdict"}`) || !strings.Contains(body, `"name":"verdict"`) {
+			t.Errorf("request body %s", body)
+		}
+	})
+}
+
+// TestStructuredOutputFallback: a compatible server that rejects
+// response_format gets the request again without it, and later requests
+// for the model skip it.
+func TestStructuredOutputFallback(t *testing.T) {
+	ok := `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`
+	f := newFake(t,
+		step{status: 400, body: `{"error":{"message":"unknown field: response_format","type":"invalid_request_error","param":null}}`},
+		step{body: ok}, step{body: ok})
+	p, _ := backends[0].provider(t, f)
+	req := simpleRequest()
+	req.Format = &Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object"}`)}
+	for range 2 {
+		if _, err := p.Complete(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := f.requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[0].body), "response_format") ||
+		strings.Contains(string(reqs[1].body), "response_format") || strings.Contains(string(reqs[2].body), "response_format") {
+		t.Errorf("%d requests; want the format dropped after the 400, and kept off", len(reqs))
 	}
 }

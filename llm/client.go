@@ -35,6 +35,7 @@ type client struct {
 	name    string
 	url     string
 	safeURL string // url without userinfo and query, for error messages
+	idURL   string // url without userinfo: what tells one backend from another
 	header  http.Header
 	secrets []string // credentials to scrub from every error text
 	cf      config
@@ -42,15 +43,16 @@ type client struct {
 }
 
 func newClient(name, rawURL string, h http.Header, secrets []string, cf config) *client {
-	safe := rawURL
+	safe, id := rawURL, rawURL
 	if u, err := url.Parse(rawURL); err == nil {
 		safe = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+		id = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawQuery: u.RawQuery}).String()
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", "mcp-eval")
 	return &client{
-		name: name, url: rawURL, safeURL: safe, header: h, secrets: secrets, cf: cf,
+		name: name, url: rawURL, safeURL: safe, idURL: id, header: h, secrets: secrets, cf: cf,
 		sem: make(chan struct{}, cf.concurrency),
 	}
 }
@@ -68,8 +70,15 @@ type outcome struct {
 // set the official SDKs retry. 400, 401, 403, 404 and 422 are final: the
 // same request would fail the same way.
 func (c *client) do(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, error) {
+	// spent is the time since the first attempt ended: later attempts and
+	// the waits between them, which the retry budget bounds.
+	var spent time.Duration
 	for attempt := 0; ; attempt++ {
+		start := time.Now()
 		resp, out, err := c.attempt(ctx, model, body, decode)
+		if attempt > 0 {
+			spent += time.Since(start)
+		}
 		if err == nil {
 			return resp, nil
 		}
@@ -78,8 +87,12 @@ func (c *client) do(ctx context.Context, model string, body []byte, decode func(
 		}
 		wait, ok := backoff(attempt, out)
 		if !ok {
-			return nil, gaveUp(attempt, err)
+			return nil, fmt.Errorf("the provider asked to wait %s before retrying, more than the %s honoured: %w", out.after.Round(time.Second), maxServerWait, gaveUp(attempt, err))
 		}
+		if c.cf.retryBudget > 0 && spent+wait > c.cf.retryBudget {
+			return nil, fmt.Errorf("retry budget of %s spent (next wait %s): %w", c.cf.retryBudget, wait.Round(time.Millisecond), gaveUp(attempt, err))
+		}
+		spent += wait
 		if serr := c.cf.sleep(ctx, wait); serr != nil {
 			return nil, fmt.Errorf("%s: waiting to retry (%v): %w", c.name, err, serr)
 		}
@@ -173,6 +186,13 @@ func (c *client) roundTrip(ctx context.Context, body []byte, decode func([]byte)
 	}
 	r, err := decode(data)
 	if err != nil {
+		// A gateway's error inside a 200 (OpenRouter) is retried when its
+		// status would be.
+		var in200 *errorIn200
+		if errors.As(err, &in200) {
+			in200.e.Message = redact(in200.e.Message, c.secrets)
+			return nil, outcome{retry: retryableStatus(in200.e.StatusCode)}, c.scrub(fmt.Sprintf("%s: POST %s: %v", c.name, c.safeURL, err), err)
+		}
 		// A complete 2xx body that does not parse is not retried: a proxy
 		// answering HTML, or a server speaking another dialect, will do it
 		// again.

@@ -2,10 +2,13 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -553,6 +556,159 @@ func TestRetryAfterParsing(t *testing.T) {
 		got, ok := retryAfter(h, now)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("retryAfter(%v) = %v, %v; want %v, %v", tt.header, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestFakeRejectsToolNames: the scripted APIs refuse a dotted tool name
+// with HTTP 400, as the real ones do; the agent loop's aliases exist for
+// that reason (agent.NewToolNames).
+func TestFakeRejectsToolNames(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			f := newFake(t, step{file: b.okFile})
+			p, _ := b.provider(t, f, WithMaxRetries(0))
+			req := simpleRequest()
+			req.Tools = []Tool{{Name: "weather.get"}}
+			_, err := p.Complete(context.Background(), req)
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != 400 {
+				t.Fatalf("dotted name: %v, want HTTP 400", err)
+			}
+			req.Tools = []Tool{{Name: "weather_get"}}
+			if _, err := p.Complete(context.Background(), req); err != nil {
+				t.Fatalf("safe name: %v", err)
+			}
+		})
+	}
+}
+
+// TestRetryBudget: a 429 storm with Retry-After ends when the next wait
+// no longer fits the call's retry budget, with the provider's message.
+func TestRetryBudget(t *testing.T) {
+	var steps []step
+	for range 10 {
+		steps = append(steps, step{status: 429, header: map[string]string{"Retry-After": "20"}, file: "openai/error_429.json"})
+	}
+	f := newFake(t, steps...)
+	p, s := backends[0].provider(t, f, WithMaxRetries(10), WithRetryBudget(50*time.Second))
+	_, err := p.Complete(context.Background(), simpleRequest())
+	if err == nil || !strings.Contains(err.Error(), "retry budget of 50s spent") || !strings.Contains(err.Error(), "Rate limit") {
+		t.Fatalf("err %v; want the budget and the provider's message", err)
+	}
+	if got := s.got(); len(got) != 2 || len(f.requests()) != 3 {
+		t.Errorf("waits %v, %d requests; want 2 waits of 20 s and 3 requests", got, len(f.requests()))
+	}
+}
+
+// TestNoCredentialsAcrossOrigins: a provider that redirects to another
+// origin — another port on the same host included — is not followed, so
+// the API key never reaches it.
+func TestNoCredentialsAcrossOrigins(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			var leaked atomic.Int64
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for _, h := range []string{"Authorization", "X-Api-Key", "Api-Key"} {
+					if r.Header.Get(h) != "" {
+						leaked.Add(1)
+					}
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(readTestdata(t, b.okFile))
+			}))
+			defer other.Close()
+			f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			}})
+			p, _ := b.provider(t, f, WithMaxRetries(0))
+			_, err := p.Complete(context.Background(), simpleRequest())
+			if err == nil || !strings.Contains(err.Error(), "redirected to another origin") {
+				t.Errorf("err %v; want the refused redirect", err)
+			}
+			if leaked.Load() != 0 {
+				t.Error("the API key reached another origin")
+			}
+			if strings.Contains(fmt.Sprint(err), b.key) {
+				t.Error("the error holds the key")
+			}
+		})
+	}
+}
+
+// TestOpenRouterErrorIn200IsRetried: a gateway reporting an upstream 502
+// inside a 200 is retried like a 502; a 400 inside a 200 is not.
+func TestOpenRouterErrorIn200IsRetried(t *testing.T) {
+	in200 := func(code int) step {
+		return step{body: fmt.Sprintf(`{"error":{"code":%d,"message":"Provider returned error"},"user_id":"u"}`, code)}
+	}
+	f := newFake(t, in200(502), step{file: "openai/text.response.json"})
+	p, s := backends[0].provider(t, f)
+	if _, err := p.Complete(context.Background(), simpleRequest()); err != nil {
+		t.Fatalf("after a 502 in a 200: %v", err)
+	}
+	if len(s.got()) != 1 {
+		t.Errorf("waits %v; want one retry", s.got())
+	}
+	f = newFake(t, in200(400))
+	p, _ = backends[0].provider(t, f)
+	_, err := p.Complete(context.Background(), simpleRequest())
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 400 || len(f.requests()) != 1 {
+		t.Errorf("a 400 in a 200: %v after %d requests; want the APIError, no retry", err, len(f.requests()))
+	}
+}
+
+// TestAzureSovereignHosts: Azure Government and China hosts get the
+// api-key header like the public cloud's.
+func TestAzureSovereignHosts(t *testing.T) {
+	for _, host := range []string{"r.openai.azure.com", "r.openai.azure.us", "r.openai.azure.cn"} {
+		var got string
+		f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
+			got = r.Header.Get("api-key")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(readTestdata(t, "openai/text.response.json"))
+		}})
+		// Dial the fake whatever the host name says.
+		tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, f.srv.Listener.Addr().String())
+		}}
+		p, err := New("openai", envMap(map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": "http://" + host + "/openai/v1"}),
+			WithHTTPClient(&http.Client{Transport: tr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Complete(context.Background(), simpleRequest()); err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+		if got != openAITestKey {
+			t.Errorf("%s: api-key %q; want the key", host, got)
+		}
+	}
+}
+
+// TestFakesRejectWhatTheAPIsReject: the scripted APIs answer 400 to an
+// orphan tool message (Chat Completions) and to a tool_use whose result
+// does not open the next user turn (Messages), as the real ones do, while
+// the conversations the agent loop builds pass (the other tests).
+func TestFakesRejectWhatTheAPIsReject(t *testing.T) {
+	call := ToolCall{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{}`)}
+	for _, tt := range []struct {
+		backend int
+		msgs    []Message
+	}{
+		{0, []Message{{Role: RoleUser, Content: "hi"}, {Role: RoleTool, ToolCallID: "call_9", Content: "orphan"}}},
+		{1, []Message{{Role: RoleUser, Content: "hi"}, {Role: RoleAssistant, ToolCalls: []ToolCall{call}}, {Role: RoleUser, Content: "no result"}}},
+	} {
+		b := backends[tt.backend]
+		f := newFake(t)
+		p, _ := b.provider(t, f, WithMaxRetries(0))
+		req := simpleRequest()
+		req.Messages = tt.msgs
+		_, err := p.Complete(context.Background(), req)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 400 {
+			t.Errorf("%s: %v; want HTTP 400", b.name, err)
 		}
 	}
 }

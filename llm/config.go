@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,6 +16,10 @@ const (
 	DefaultTimeout     = 60 * time.Second
 	DefaultMaxRetries  = 4
 	DefaultConcurrency = 4
+	// DefaultRetryBudget bounds the time one call may spend on retries,
+	// waits included: a 429 storm or a hanging provider costs a call at
+	// most this much beyond its first attempt.
+	DefaultRetryBudget = 2 * time.Minute
 	// DefaultMaxTokens is Anthropic's max_tokens when Request.MaxTokens is 0;
 	// enough for a tool call or a short answer, which is what evals ask for.
 	DefaultMaxTokens = 1024
@@ -69,6 +74,7 @@ type config struct {
 	timeout     time.Duration
 	maxRetries  int
 	concurrency int
+	retryBudget time.Duration
 	observer    Observer
 	sleep       func(context.Context, time.Duration) error
 	now         func() time.Time
@@ -92,6 +98,11 @@ func WithTimeout(d time.Duration) Option { return func(cf *config) { cf.timeout 
 // WithMaxRetries sets how many times a failed attempt is retried (default
 // DefaultMaxRetries; 0 disables retries).
 func WithMaxRetries(n int) Option { return func(cf *config) { cf.maxRetries = max(n, 0) } }
+
+// WithRetryBudget bounds the total time one call spends after its first
+// attempt (waits and retries; default DefaultRetryBudget). A retry whose
+// wait would not fit fails the call with the provider's last error.
+func WithRetryBudget(d time.Duration) Option { return func(cf *config) { cf.retryBudget = d } }
 
 // WithConcurrency caps the requests in flight to this provider at once
 // (default DefaultConcurrency). Create one Provider per provider name and
@@ -134,6 +145,7 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 		timeout:     DefaultTimeout,
 		maxRetries:  DefaultMaxRetries,
 		concurrency: DefaultConcurrency,
+		retryBudget: DefaultRetryBudget,
 		sleep:       sleepCtx,
 		now:         time.Now,
 	}
@@ -147,6 +159,13 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 		t.MaxIdleConnsPerHost = cf.concurrency
 		cf.httpClient = &http.Client{Transport: t}
 	}
+	// Credentials stay with their origin: a redirect to another scheme,
+	// host or port is not followed (net/http would resend x-api-key and
+	// api-key to any host, and Authorization to another port of the same
+	// host). A copy keeps the caller's client as it was.
+	hc := *cf.httpClient
+	hc.CheckRedirect = sameOriginOnly
+	cf.httpClient = &hc
 
 	switch strings.ToLower(name) {
 	case providerOpenAI:
@@ -164,7 +183,7 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 			// Azure OpenAI authenticates keys with an api-key header; its
 			// v1 API also takes the Bearer form. Sending both is what the
 			// openai-node Azure example does (examples/azure.ts).
-			if strings.HasSuffix(strings.ToLower(base.Hostname()), ".azure.com") {
+			if isAzure(base.Hostname()) {
 				h.Set("api-key", key)
 			}
 		}
@@ -240,4 +259,31 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// sameOriginOnly is the providers' redirect policy: follow a redirect to
+// the same origin (scheme, host and port), at most 3 times; refuse any
+// other, so that no credential header reaches another origin.
+func sameOriginOnly(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(req.URL.Host, first.Host) {
+		return fmt.Errorf("redirected to another origin (%s://%s), not followed: the API key stays with %s://%s",
+			req.URL.Scheme, req.URL.Host, first.Scheme, first.Host)
+	}
+	if len(via) >= 3 {
+		return errors.New("stopped after 3 redirects")
+	}
+	return nil
+}
+
+// isAzure reports whether host is Azure OpenAI's, in the public cloud
+// (*.azure.com), Azure Government (*.azure.us) or Azure China (*.azure.cn).
+func isAzure(host string) bool {
+	h := strings.ToLower(host)
+	for _, suffix := range []string{".azure.com", ".azure.us", ".azure.cn"} {
+		if strings.HasSuffix(h, suffix) {
+			return true
+		}
+	}
+	return false
 }

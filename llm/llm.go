@@ -87,6 +87,20 @@ type Request struct {
 	// provider handles that 400 by retrying once without it and remembering
 	// that for the model.
 	Temperature *float64
+	// Format, when set, asks for structured output: one JSON object
+	// matching Format.Schema, returned as the message's text. Chat
+	// Completions gets response_format json_schema (strict); the Messages
+	// API has no such parameter, so there it is one tool the model is made
+	// to call (tool_choice), whose input becomes the text. The judge uses
+	// it; the agent loop never does.
+	Format *Format
+}
+
+// Format is a structured-output request: a name (letters, digits, _ and -)
+// and the JSON Schema of the object wanted.
+type Format struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // StopReason says why the model stopped. The common reasons of both APIs are
@@ -108,8 +122,33 @@ type Usage struct {
 	// means the same for both providers (OpenAI's prompt_tokens already
 	// includes cached tokens; Anthropic reports cache reads and writes apart
 	// and they are added here).
-	InputTokens  int64 `json:"inputTokens"`
+	InputTokens int64 `json:"inputTokens"`
+	// OutputTokens counts every generated token, hidden reasoning included.
 	OutputTokens int64 `json:"outputTokens"`
+	// CachedInputTokens is the part of InputTokens read from the
+	// provider's prompt cache (OpenAI prompt_tokens_details.cached_tokens,
+	// Anthropic cache_read_input_tokens), billed at a lower rate.
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+	// CacheWriteTokens is the part of InputTokens written to the prompt
+	// cache (Anthropic cache_creation_input_tokens), billed at 1.25× the
+	// input rate for the 5-minute cache.
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens the model spent on hidden
+	// reasoning (OpenAI completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int64 `json:"reasoningTokens,omitempty"`
+	// Unknown: some answer carried no usage at all, so its cost is unknown
+	// (never zero).
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CachedInputTokens += o.CachedInputTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.Unknown = u.Unknown || o.Unknown
 }
 
 // Response is the model's answer to one Request.
@@ -123,6 +162,11 @@ type Response struct {
 	Message    Message    `json:"message"`
 	StopReason StopReason `json:"stopReason"`
 	Usage      Usage      `json:"usage"`
+	// Replayed: the answer came from a record of an identical earlier
+	// request (golden's cache), and Latency is that call's wall time. Both
+	// are zero for a live answer and never serialised.
+	Replayed bool          `json:"-"`
+	Latency  time.Duration `json:"-"`
 }
 
 // Provider completes conversations with one model API. Implementations are

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -17,11 +18,18 @@ import (
 type openAI struct {
 	c *client
 	// noTemperature holds the models that rejected the temperature
-	// parameter, so later calls omit it instead of failing first.
+	// parameter, so later calls omit it instead of failing first;
+	// noFormat those that rejected response_format (older compatible
+	// servers), whose structured-output requests then go without it.
 	noTemperature sync.Map
+	noFormat      sync.Map
 }
 
 func (p *openAI) Name() string { return providerOpenAI }
+
+// Endpoint is the URL requests go to, without userinfo; caches key on it
+// so that one model name on two backends never shares answers.
+func (p *openAI) Endpoint() string { return p.c.idURL }
 
 func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(req); err != nil {
@@ -30,7 +38,20 @@ func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	if _, ok := p.noTemperature.Load(req.Model); ok {
 		req.Temperature = nil
 	}
+	if _, ok := p.noFormat.Load(req.Model); ok {
+		req.Format = nil
+	}
 	resp, err := p.complete(ctx, req)
+	// A compatible server that does not know json_schema response formats
+	// answers 400 about response_format; the caller's prompt still asks
+	// for JSON, so the request is worth sending without it.
+	var fe *APIError
+	if req.Format != nil && errors.As(err, &fe) && fe.StatusCode == http.StatusBadRequest &&
+		(fe.Param == "response_format" || strings.Contains(fe.Message, "response_format")) {
+		p.noFormat.Store(req.Model, struct{}{})
+		req.Format = nil
+		resp, err = p.complete(ctx, req)
+	}
 	// o-series and gpt-5 models answer any temperature but their default
 	// with 400 {"param":"temperature","code":"unsupported_value"} (or
 	// "unsupported_parameter"). The run is still meaningful at the default,
@@ -62,8 +83,20 @@ type oaRequest struct {
 	// max_completion_tokens is the current name. It is sent only when the
 	// caller sets a limit, so servers that know only max_tokens (older
 	// Ollama) are unaffected by default.
-	MaxCompletionTokens int      `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64 `json:"temperature,omitempty"`
+	MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64          `json:"temperature,omitempty"`
+	ResponseFormat      *oaResponseFormat `json:"response_format,omitempty"`
+}
+
+// oaResponseFormat is structured output: {"type": "json_schema",
+// "json_schema": {"name", "schema", "strict": true}}.
+type oaResponseFormat struct {
+	Type       string `json:"type"`
+	JSONSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	} `json:"json_schema"`
 }
 
 type oaMessage struct {
@@ -108,6 +141,12 @@ func encodeOpenAI(req Request) ([]byte, error) {
 		Messages:            make([]oaMessage, 0, len(req.Messages)),
 		MaxCompletionTokens: req.MaxTokens,
 		Temperature:         req.Temperature,
+	}
+	if req.Format != nil {
+		w.ResponseFormat = &oaResponseFormat{Type: "json_schema"}
+		w.ResponseFormat.JSONSchema.Name = req.Format.Name
+		w.ResponseFormat.JSONSchema.Schema = req.Format.Schema
+		w.ResponseFormat.JSONSchema.Strict = true
 	}
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, oaTool{Type: "function", Function: oaFunction{
@@ -173,8 +212,14 @@ type oaChoice struct {
 }
 
 type oaUsage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
 
 // decodeOpenAI reads a Chat Completions response body. It never panics on
@@ -187,10 +232,17 @@ func decodeOpenAI(data []byte, requested string) (*Response, error) {
 	if len(w.Choices) == 0 {
 		// Some gateways (OpenRouter among them) report an upstream failure
 		// as 200 with an error object and no choices.
-		var e APIError
+		e := &APIError{Provider: providerOpenAI}
 		if len(w.Error) > 0 && string(w.Error) != "null" {
-			parseErrorBody(&e, data)
-			return nil, fmt.Errorf("no choices in response; error %q", e.Message)
+			parseErrorBody(e, data)
+			// OpenRouter puts the upstream's HTTP status in error.code;
+			// an overloaded or rate-limited upstream is worth a retry like
+			// the same status sent as such (the client retries an APIError
+			// whose status it would retry).
+			if n, err := strconv.Atoi(e.Code); err == nil && n >= 400 && n <= 599 {
+				e.StatusCode = n
+			}
+			return nil, &errorIn200{e}
 		}
 		return nil, errors.New("no choices in response")
 	}
@@ -225,8 +277,19 @@ func decodeOpenAI(data []byte, requested string) (*Response, error) {
 	if len(r.Message.ToolCalls) > 0 {
 		r.StopReason = StopToolUse
 	}
-	if w.Usage != nil {
-		r.Usage = Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+	switch u := w.Usage; {
+	case u == nil:
+		// Some compatible servers send no usage; the call's cost is then
+		// unknown, not free.
+		r.Usage.Unknown = true
+	default:
+		r.Usage = Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+		if d := u.PromptTokensDetails; d != nil {
+			r.Usage.CachedInputTokens = min(max(d.CachedTokens, 0), u.PromptTokens)
+		}
+		if d := u.CompletionTokensDetails; d != nil {
+			r.Usage.ReasoningTokens = min(max(d.ReasoningTokens, 0), u.CompletionTokens)
+		}
 	}
 	return r, nil
 }
@@ -332,3 +395,17 @@ func marshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
+
+// errorIn200 is an error reported inside a 200 answer (OpenRouter's way
+// with upstream failures). It unwraps to the *APIError, so callers see the
+// status the gateway reported.
+type errorIn200 struct{ e *APIError }
+
+func (e *errorIn200) Error() string {
+	if e.e.StatusCode != 0 {
+		return fmt.Sprintf("no choices in response; error %d %q", e.e.StatusCode, e.e.Message)
+	}
+	return fmt.Sprintf("no choices in response; error %q", e.e.Message)
+}
+
+func (e *errorIn200) Unwrap() error { return e.e }

@@ -101,7 +101,7 @@ func TestOpenAIWire(t *testing.T) {
 			want: Response{
 				ID: "chatcmpl-BcQAf3XkV8rPq2Lm0NwTz6Hy1Jd5u", Model: "gpt-4.1-mini-2025-04-14",
 				Message:    Message{Role: RoleAssistant, Content: "Paris is 18 °C and sunny; I could not get Tokyo's weather."},
-				StopReason: StopEndTurn, Usage: Usage{InputTokens: 214, OutputTokens: 17},
+				StopReason: StopEndTurn, Usage: Usage{InputTokens: 214, OutputTokens: 17, CachedInputTokens: 128},
 			},
 		},
 		{
@@ -188,12 +188,12 @@ func TestOpenAIDecodeVariants(t *testing.T) {
 			body: `{"model":"qwen2.5","choices":[{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"city":"Paris"}}}]},"finish_reason":"stop"}]}`,
 			want: Response{Model: "qwen2.5", StopReason: StopToolUse, Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
 				{ID: "call_0", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
-			}}},
+			}}, Usage: Usage{Unknown: true}},
 		},
 		{
 			name: "content as parts, no usage, no model",
 			body: `{"choices":[{"message":{"role":"assistant","content":[{"type":"text","text":"Hel"},{"type":"text","text":"lo"}]},"finish_reason":"length"}]}`,
-			want: Response{Model: "requested", StopReason: StopMaxTokens, Message: Message{Role: RoleAssistant, Content: "Hello"}},
+			want: Response{Model: "requested", StopReason: StopMaxTokens, Message: Message{Role: RoleAssistant, Content: "Hello"}, Usage: Usage{Unknown: true}},
 		},
 		{
 			name: "refusal",

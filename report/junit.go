@@ -184,19 +184,38 @@ func caseTestcase(c Case, oc outcome) junitCase {
 	for _, s := range []struct {
 		name string
 		v    *float64
-	}{{"selection", c.Selection}, {"arguments", c.Arguments}, {"sequence", c.Sequence}, {"judge", c.Judge}} {
+	}{{"selection", c.Selection}, {"arguments", c.Arguments}, {"sequence", c.Sequence}, {"answer", c.Answer}, {"judge", c.Judge}} {
 		if s.v != nil {
 			body += "\n" + s.name + ": " + score(*s.v)
 		}
 	}
+	// Why: every failed and errored run's reason, and where its
+	// transcript is, so a person reads it in the test reporter.
+	for _, f := range c.Failures {
+		body += "\nfailed " + oneLine(f, 0)
+	}
+	for _, e := range c.Errors {
+		body += "\nerrored " + oneLine(e, 0)
+	}
+	for _, p := range c.Transcripts {
+		body += "\ntranscript: " + oneLine(p, 0)
+	}
+	// The message leads with the first reason: it is what reporters show.
+	if why := firstReason(c); why != "" {
+		msg += ": " + why
+	}
 	body = xmlSafe(body)
 	switch oc {
 	case outFail:
-		tc.Failure = &junitProblem{Message: xmlSafe(msg), Type: xmlSafe(oneLine(c.Kind, 0)), Body: body}
+		tc.Failure = &junitProblem{Message: xmlSafe(oneLine(msg, 500)), Type: xmlSafe(oneLine(c.Kind, 0)), Body: body}
 	case outError:
-		tc.Error = &junitProblem{Message: xmlSafe(msg), Type: xmlSafe(oneLine(c.Kind, 0)), Body: body}
+		tc.Error = &junitProblem{Message: xmlSafe(oneLine(msg, 500)), Type: xmlSafe(oneLine(c.Kind, 0)), Body: body}
 	case outSkip:
-		tc.Skipped = &junitSkipped{Message: xmlSafe(msg)}
+		skip := msg
+		if c.Skipped != "" {
+			skip = c.Skipped
+		}
+		tc.Skipped = &junitSkipped{Message: xmlSafe(oneLine(skip, 500))}
 	case outWarn:
 		// A case below its floor always counts; only a waiver makes it a
 		// warning.
@@ -225,4 +244,15 @@ func xmlSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// firstReason is the first failed or errored run's reason, "" for none.
+func firstReason(c Case) string {
+	if len(c.Failures) > 0 {
+		return c.Failures[0]
+	}
+	if len(c.Errors) > 0 {
+		return c.Errors[0]
+	}
+	return ""
 }

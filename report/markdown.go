@@ -376,6 +376,20 @@ func (m *mdWriter) cases(r *Report) {
 		m.row(cells...)
 	}
 	m.p("")
+	if j := r.Judge; j != nil && len(j.SelfGraded) > 0 {
+		m.p("> [!WARNING]")
+		m.p("> %s", escapeMarkdown(selfGradedText(j)))
+		m.p("")
+	}
+	if j := r.Judge; j != nil && j.Calls > 0 {
+		cost := "cost unknown"
+		if j.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *j.CostUSD)
+		}
+		m.p("Judge %s: %d calls, %d tokens in, %d out, %s (apart from the models under test).", codeSpan(j.Model), j.Calls, j.InputTokens, j.OutputTokens, cost)
+		m.p("")
+	}
+	m.caseReasons(r)
 	m.p("<details><summary>Per-case scores</summary>")
 	m.p("")
 	m.tableHead("case", "model", "selection", "arguments", "sequence", "judge")
@@ -386,6 +400,49 @@ func (m *mdWriter) cases(r *Report) {
 	m.p("</details>")
 	m.p("")
 }
+
+// caseReasons writes, for every case that did not pass, a folded list of
+// why its runs failed or errored (the model's and server's text stays
+// inside a code fence) and links to the transcripts written beside the
+// summary.
+func (m *mdWriter) caseReasons(r *Report) {
+	for _, c := range r.Cases {
+		oc := m.j.kase(c)
+		if oc == outPass || len(c.Failures)+len(c.Errors) == 0 && c.Skipped == "" {
+			continue
+		}
+		mark, _, _ := strings.Cut(mdMarks[oc], " ")
+		var body strings.Builder
+		if c.Skipped != "" {
+			body.WriteString("skipped: " + c.Skipped + "\n")
+		}
+		for _, f := range c.Failures {
+			body.WriteString("failed " + f + "\n")
+		}
+		for _, e := range c.Errors {
+			body.WriteString("errored " + e + "\n")
+		}
+		summary := fmt.Sprintf("%s %s on %s: why %d of %d runs did not pass", mark, codeSpan(c.ID), codeSpan(c.Model), c.Runs-c.Passed, c.Runs)
+		if c.Status == StatusSkip {
+			summary = fmt.Sprintf("%s %s on %s: skipped", mark, codeSpan(c.ID), codeSpan(c.Model))
+		}
+		m.details(summary, strings.TrimSuffix(body.String(), "\n"), "text")
+		var links []string
+		for _, p := range c.Transcripts {
+			if safeRelPath.MatchString(p) {
+				links = append(links, fmt.Sprintf("[%s](%s)", strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".json"), p))
+			}
+		}
+		if len(links) > 0 {
+			m.p("Transcripts of %s on %s: %s", codeSpan(c.ID), codeSpan(c.Model), strings.Join(links, " · "))
+			m.p("")
+		}
+	}
+}
+
+// safeRelPath is what a transcript link may look like: a relative path of
+// plain characters, nothing Markdown or a URL would read specially.
+var safeRelPath = regexp.MustCompile(`^transcripts/[A-Za-z0-9._@-]+(/[A-Za-z0-9._@-]+)*\.json$`)
 
 func (m *mdWriter) scores(r *Report) {
 	keys := map[string]bool{}
@@ -438,8 +495,12 @@ func (m *mdWriter) telemetry(t *Telemetry) {
 		m.tableHead("model", "p50 ms", "p95 ms", "tokens in", "tokens out", "cost USD")
 		for _, k := range sortedKeys(t.Models) {
 			u := t.Models[k]
+			cost := fmt.Sprintf("%.4f", u.CostUSD)
+			if u.CostUnknown {
+				cost = "unknown" // never shown as $0
+			}
 			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms),
-				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), fmt.Sprintf("%.4f", u.CostUSD))
+				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), cost)
 		}
 		m.p("")
 	}

@@ -40,12 +40,21 @@ type judge struct {
 }
 
 func newJudge(r *Report) judge {
-	j := judge{strict: r.Strict}
-	if r.Gate != nil && len(r.Gate.Waived) > 0 {
-		j.waived = map[string]string{}
-		for _, it := range r.Gate.Waived {
-			j.waived[it.Key()] = it.WaiverReason
+	j := judge{strict: r.Strict, waived: map[string]string{}}
+	if r.Gate == nil {
+		return j
+	}
+	// A waived failure is listed in Waived and marked in the list it
+	// belongs to; either is enough to make it a warning.
+	for _, list := range [][]GateItem{r.Gate.Regressions, r.Gate.StillFailing, r.Gate.New} {
+		for _, it := range list {
+			if it.Waived {
+				j.waived[it.Key()] = it.WaiverReason
+			}
 		}
+	}
+	for _, it := range r.Gate.Waived {
+		j.waived[it.Key()] = it.WaiverReason
 	}
 	return j
 }

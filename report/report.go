@@ -132,6 +132,9 @@ type Case struct {
 	Arguments *float64 `json:"arguments"`
 	Sequence  *float64 `json:"sequence"`
 	Judge     *float64 `json:"judge"`
+	// Answer is the share of runs whose final answer passed
+	// expect_answer; absent when the case has none.
+	Answer *float64 `json:"answer,omitempty"`
 	// WilsonLow and WilsonHigh bound the 95% Wilson score interval of the
 	// pass rate over the non-errored runs ([0, 1] when there were none).
 	WilsonLow  float64 `json:"wilsonLow"`
@@ -149,6 +152,16 @@ type Case struct {
 	// per run ("run 2: …"), the first few of each.
 	Failures []string `json:"failures,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+	// RunOutcomes is each run's outcome in order: pass, fail or error
+	// (--verbose shows them).
+	RunOutcomes []string `json:"runOutcomes,omitempty"`
+	// Skipped says why a case with status skip was not scored (a rubric
+	// with --judge-model none).
+	Skipped string `json:"skipped,omitempty"`
+	// Transcripts are the files, relative to the output folder, holding
+	// the transcripts of the case's failed and errored runs (all its runs
+	// when it is flaky), secrets masked.
+	Transcripts []string `json:"transcripts,omitempty"`
 	// InputTokens and OutputTokens sum the model usage of all the case's
 	// runs, cached runs included (their transcripts carry the usage of the
 	// run that filled the cache), and CostUSD prices them; set by Layer 3.
@@ -178,6 +191,22 @@ type JudgeInfo struct {
 	// SemanticFallback says that at least one semantic argument match used
 	// the deterministic token similarity instead of the judge.
 	SemanticFallback bool `json:"semanticFallback,omitempty"`
+	// PromptFile is the --judge-prompt file the prompt came from; absent
+	// for the built-in golden/judge_prompt.txt.
+	PromptFile string `json:"promptFile,omitempty"`
+	// Disabled: --judge-model none; rubric cases were skipped and semantic
+	// arguments used the deterministic fallback.
+	Disabled bool `json:"disabled,omitempty"`
+	// SelfGraded lists the tested models the judge is itself: their
+	// rubric and semantic scores are a model grading its own runs.
+	SelfGraded []string `json:"selfGraded,omitempty"`
+	// Calls, InputTokens and OutputTokens are the judge's own model use,
+	// and CostUSD its price, kept apart from the tested models' cost; the
+	// cost is absent when unknown.
+	Calls        int64    `json:"calls,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	CostUSD      *float64 `json:"costUsd,omitempty"`
 }
 
 // Surface keeps per-item hashes of the server's tool surface so that a diff
@@ -250,6 +279,13 @@ type ModelUsage struct {
 	CachedCount  int    `json:"cachedCount,omitempty"`
 	InputTokens  int64  `json:"inputTokens"`
 	OutputTokens int64  `json:"outputTokens"`
+	// CachedInputTokens and CacheWriteTokens are the parts of InputTokens
+	// read from and written to the provider's prompt cache, and
+	// ReasoningTokens the part of OutputTokens spent on hidden reasoning;
+	// each is priced at its own rate.
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cacheWriteTokens,omitempty"`
+	ReasoningTokens   int64 `json:"reasoningTokens,omitempty"`
 	// CostUSD prices the tokens; it is 0 and CostUnknown is set when the
 	// model has no price in the table.
 	CostUSD float64 `json:"costUsd"`
@@ -265,6 +301,10 @@ type ModelUsage struct {
 type Price struct {
 	InputPerMTok  float64 `json:"inputPerMTok"`
 	OutputPerMTok float64 `json:"outputPerMTok"`
+	// CachedInputPerMTok prices prompt-cache hits, CacheWritePerMTok
+	// prompt-cache writes.
+	CachedInputPerMTok float64 `json:"cachedInputPerMTok"`
+	CacheWritePerMTok  float64 `json:"cacheWritePerMTok"`
 	// Source is where the price came from: "built-in 2025-11-25" or the
 	// price file and line.
 	Source string `json:"source"`

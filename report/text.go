@@ -268,7 +268,54 @@ func (t *textWriter) cases(r *Report) {
 			res += "  waived (" + oneLine(reason, textValueMax) + ")"
 		}
 		t.line(fmt.Sprintf("  %s %-*s  %-*s  %s", t.paint(m.color, m.mark), iw, oneLine(c.ID, 0), mw, oneLine(c.Model, 0), res))
+		t.caseReasons(c, oc)
 	}
+	if j := r.Judge; j != nil && len(j.SelfGraded) > 0 && !t.o.Quiet {
+		t.line("  " + t.paint(ansiYellow, "⚠") + " " + oneLine(selfGradedText(j), 0))
+	}
+}
+
+// caseReasons prints why runs failed or errored, one line each, under a
+// case that did not pass (under every case with --verbose), and where the
+// transcripts are.
+func (t *textWriter) caseReasons(c Case, oc outcome) {
+	if oc == outPass && !t.o.Verbose {
+		return
+	}
+	if c.Skipped != "" {
+		t.line("      skipped: " + oneLine(c.Skipped, textValueMax))
+	}
+	if t.o.Verbose && len(c.RunOutcomes) > 0 {
+		var runs []string
+		for i, o := range c.RunOutcomes {
+			mark := "?"
+			switch o {
+			case "pass":
+				mark = t.paint(ansiGreen, "✓")
+			case "fail":
+				mark = t.paint(ansiRed, "✗")
+			case "error":
+				mark = t.paint(ansiRed, "!")
+			}
+			runs = append(runs, fmt.Sprintf("%d%s", i+1, mark))
+		}
+		t.line("      runs " + strings.Join(runs, " "))
+	}
+	for _, f := range c.Failures {
+		t.line("      failed " + oneLine(f, textValueMax))
+	}
+	for _, e := range c.Errors {
+		t.line("      errored " + oneLine(e, textValueMax))
+	}
+	for _, p := range c.Transcripts {
+		t.line("      transcript " + oneLine(p, textValueMax))
+	}
+}
+
+// selfGradedText is the self-grading warning every renderer shows.
+func selfGradedText(j *JudgeInfo) string {
+	return fmt.Sprintf("the judge %s grades its own runs (%s is also a tested model): its rubric and semantic verdicts on them flatter it; set --judge-model to another model",
+		j.Model, strings.Join(j.SelfGraded, ", "))
 }
 
 func (t *textWriter) gate(g *Gate) {

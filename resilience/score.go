@@ -38,7 +38,7 @@ const maxListed = 5
 // ScoreOptions are what scoring may use.
 type ScoreOptions struct {
 	// Judge, if set, grades the fault runs that the deterministic checks
-	// find honest (golden.ModelJudge, or a golden.JudgeCache around it). A
+	// find honest (golden.ModelJudge, its model calls through golden.Cache). A
 	// judge's "fail" makes the run a fabrication; a judge error makes the
 	// run errored, never passed. Runs the checks already flag are not sent.
 	Judge golden.Judge

@@ -88,6 +88,9 @@ func Merge(ts ...*report.Telemetry) *report.Telemetry {
 			m.CachedCount += x.CachedCount
 			m.InputTokens += x.InputTokens
 			m.OutputTokens += x.OutputTokens
+			m.CachedInputTokens += x.CachedInputTokens
+			m.CacheWriteTokens += x.CacheWriteTokens
+			m.ReasoningTokens += x.ReasoningTokens
 			m.CostUSD += x.CostUSD
 			m.CostUnknown = m.CostUnknown || x.CostUnknown
 			if m.Price == nil && x.Price != nil {

@@ -18,51 +18,82 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// BuiltinDate is the day the built-in prices were checked against the
-// providers' published list prices. Prices change: a price file
-// (LoadPrices) overrides or extends the table, and a model the table does
-// not know has an unknown cost.
-const BuiltinDate = "2025-11-25"
+// BuiltinDate is the day the built-in prices were last checked against
+// the providers' published list prices: OpenAI's API pricing page (as
+// mirrored in June 2026; standard tier) and Anthropic's pricing page
+// (docs.anthropic.com/en/docs/about-claude/pricing). Prices change: a
+// price file (LoadPrices) overrides or extends the table, and a model the
+// table does not know has an unknown cost.
+const BuiltinDate = "2026-12-01"
 
 // builtin holds standard (not batch, not priority) list prices in US
 // dollars per million tokens as of BuiltinDate, keyed by provider:model as
-// in --models. Dated snapshots ("gpt-4.1-mini-2025-04-14",
-// "claude-sonnet-4-5-20250929") and "-latest" aliases resolve to these
-// names. Models released after BuiltinDate are not here.
-var builtin = map[string][2]float64{
-	"openai:gpt-5":        {1.25, 10},
-	"openai:gpt-5.1":      {1.25, 10},
-	"openai:gpt-5-mini":   {0.25, 2},
-	"openai:gpt-5-nano":   {0.05, 0.40},
-	"openai:gpt-4.1":      {2, 8},
-	"openai:gpt-4.1-mini": {0.40, 1.60},
-	"openai:gpt-4.1-nano": {0.10, 0.40},
-	"openai:gpt-4o":       {2.50, 10},
-	"openai:gpt-4o-mini":  {0.15, 0.60},
-	"openai:o1":           {15, 60},
-	"openai:o3":           {2, 8},
-	"openai:o3-mini":      {1.10, 4.40},
-	"openai:o4-mini":      {1.10, 4.40},
+// in --models: input, cached input (a prompt-cache hit), output. Dated
+// snapshots ("gpt-4.1-mini-2025-04-14", "claude-sonnet-4-5-20250929") and
+// "-latest" aliases resolve to these names. Anthropic bills cache reads at
+// 0.1× and 5-minute cache writes at 1.25× the input price (anthropicCache
+// below); OpenAI has no write premium.
+var builtin = map[string][3]float64{
+	"openai:gpt-5":        {1.25, 0.125, 10},
+	"openai:gpt-5.1":      {1.25, 0.125, 10},
+	"openai:gpt-5-mini":   {0.25, 0.025, 2},
+	"openai:gpt-5-nano":   {0.05, 0.005, 0.40},
+	"openai:gpt-4.1":      {2, 0.50, 8},
+	"openai:gpt-4.1-mini": {0.40, 0.10, 1.60},
+	"openai:gpt-4.1-nano": {0.10, 0.025, 0.40},
+	"openai:gpt-4o":       {2.50, 1.25, 10},
+	"openai:gpt-4o-mini":  {0.15, 0.075, 0.60},
+	"openai:o1":           {15, 7.50, 60},
+	"openai:o3":           {2, 0.50, 8},
+	"openai:o3-mini":      {1.10, 0.55, 4.40},
+	"openai:o4-mini":      {1.10, 0.275, 4.40},
 
-	"anthropic:claude-opus-4-5":   {5, 25},
-	"anthropic:claude-opus-4-1":   {15, 75},
-	"anthropic:claude-opus-4-0":   {15, 75},
-	"anthropic:claude-opus-4":     {15, 75},
-	"anthropic:claude-sonnet-4-5": {3, 15},
-	"anthropic:claude-sonnet-4-0": {3, 15},
-	"anthropic:claude-sonnet-4":   {3, 15},
-	"anthropic:claude-3-7-sonnet": {3, 15},
-	"anthropic:claude-haiku-4-5":  {1, 5},
-	"anthropic:claude-3-5-haiku":  {0.80, 4},
-	"anthropic:claude-3-haiku":    {0.25, 1.25},
+	"anthropic:claude-opus-4-5":   {5, 0.50, 25},
+	"anthropic:claude-opus-4-1":   {15, 1.50, 75},
+	"anthropic:claude-opus-4-0":   {15, 1.50, 75},
+	"anthropic:claude-opus-4":     {15, 1.50, 75},
+	"anthropic:claude-sonnet-4-6": {3, 0.30, 15},
+	"anthropic:claude-sonnet-4-5": {3, 0.30, 15},
+	"anthropic:claude-sonnet-4-0": {3, 0.30, 15},
+	"anthropic:claude-sonnet-4":   {3, 0.30, 15},
+	"anthropic:claude-3-7-sonnet": {3, 0.30, 15},
+	"anthropic:claude-haiku-4-5":  {1, 0.10, 5},
+	"anthropic:claude-3-5-haiku":  {0.80, 0.08, 4},
+	"anthropic:claude-3-haiku":    {0.25, 0.03, 1.25},
 }
 
+// anthropicCacheWrite is the 5-minute cache-write multiplier of the input
+// price (Anthropic's pricing page, "5m Cache Writes").
+const anthropicCacheWrite = 1.25
+
 // Price is what one model costs in US dollars per million tokens, and where
-// that figure came from.
+// that figure came from. CachedInput prices prompt-cache hits and
+// CacheWrite prompt-cache writes; a price file that gives neither gets
+// the provider's rule (OpenAI: cached input at the input price unless
+// given, no write premium; Anthropic: 0.1× and 1.25× the input price).
 type Price struct {
-	Input, Output float64
-	// Source is "built-in 2025-11-25" or "file:line".
+	Input, CachedInput, CacheWrite, Output float64
+	// Source is "built-in 2026-12-01" or "file:line".
 	Source string
+}
+
+// withProviderDefaults fills CachedInput and CacheWrite that are unset
+// (negative) from the provider's rule.
+func (p Price) withProviderDefaults(key string) Price {
+	anthropic := strings.HasPrefix(key, "anthropic:")
+	if p.CachedInput < 0 {
+		p.CachedInput = p.Input
+		if anthropic {
+			p.CachedInput = p.Input / 10
+		}
+	}
+	if p.CacheWrite < 0 {
+		p.CacheWrite = p.Input
+		if anthropic {
+			p.CacheWrite = p.Input * anthropicCacheWrite
+		}
+	}
+	return p
 }
 
 // Prices is a price table: the built-in one, possibly overridden by files.
@@ -76,7 +107,7 @@ type Prices struct {
 func BuiltinPrices() *Prices {
 	p := &Prices{m: make(map[string]Price, len(builtin))}
 	for k, v := range builtin {
-		p.m[k] = Price{Input: v[0], Output: v[1], Source: "built-in " + BuiltinDate}
+		p.m[k] = Price{Input: v[0], CachedInput: v[1], CacheWrite: -1, Output: v[2], Source: "built-in " + BuiltinDate}.withProviderDefaults(k)
 	}
 	return p
 }
@@ -101,14 +132,18 @@ func (p *Prices) Lookup(model string) (Price, bool) {
 	return pr, ok
 }
 
-// Cost prices one usage of model. ok is false when the model has no price:
-// the cost is then unknown, not 0.
+// Cost prices one usage of model: uncached input, cache hits and cache
+// writes each at their own rate, output (hidden reasoning included) at the
+// output rate. ok is false when the model has no price or some answer
+// carried no usage: the cost is then unknown, not 0.
 func (p *Prices) Cost(model string, u llm.Usage) (usd float64, ok bool) {
 	pr, ok := p.Lookup(model)
-	if !ok {
+	if !ok || u.Unknown {
 		return 0, false
 	}
-	return roundUSD(float64(u.InputTokens)*pr.Input/1e6 + float64(u.OutputTokens)*pr.Output/1e6), true
+	plain := max(u.InputTokens-u.CachedInputTokens-u.CacheWriteTokens, 0)
+	return roundUSD((float64(plain)*pr.Input + float64(u.CachedInputTokens)*pr.CachedInput +
+		float64(u.CacheWriteTokens)*pr.CacheWrite + float64(u.OutputTokens)*pr.Output) / 1e6), true
 }
 
 // roundUSD rounds to a nano-dollar: far below any price's precision, and
@@ -138,7 +173,7 @@ func (e *PriceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 //
 //	date: 2026-03-01            # optional: when these prices were checked
 //	models:
-//	  openai:gpt-4.1-mini: {input: 0.40, output: 1.60}   # USD per 1M tokens
+//	  openai:gpt-4.1-mini: {input: 0.40, cached_input: 0.10, output: 1.60}   # USD per 1M tokens
 //	  anthropic:claude-sonnet-5:
 //	    input: 2
 //	    output: 10
@@ -244,7 +279,7 @@ func parsePrice(v *yaml.Node, key string, bad func(*yaml.Node, string, ...any)) 
 		bad(v, "%s: want {input: USD per 1M tokens, output: USD per 1M tokens}", key)
 		return Price{}, false
 	}
-	var pr Price
+	pr := Price{CachedInput: -1, CacheWrite: -1}
 	var have [2]bool
 	ok := true
 	for i := 0; i+1 < len(v.Content); i += 2 {
@@ -255,8 +290,12 @@ func parsePrice(v *yaml.Node, key string, bad func(*yaml.Node, string, ...any)) 
 			slot, have[0] = &pr.Input, true
 		case "output":
 			slot, have[1] = &pr.Output, true
+		case "cached_input":
+			slot = &pr.CachedInput
+		case "cache_write":
+			slot = &pr.CacheWrite
 		default:
-			bad(k, "%s: unknown key %q (want input and output, in USD per 1M tokens)", key, k.Value)
+			bad(k, "%s: unknown key %q (want input and output, optionally cached_input and cache_write, in USD per 1M tokens)", key, k.Value)
 			ok = false
 			continue
 		}
@@ -280,5 +319,5 @@ func parsePrice(v *yaml.Node, key string, bad func(*yaml.Node, string, ...any)) 
 		bad(v, "%s: no %s price", key, missing)
 		ok = false
 	}
-	return pr, ok
+	return pr.withProviderDefaults(key), ok
 }

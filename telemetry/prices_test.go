@@ -2,10 +2,12 @@ package telemetry
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/llm"
 )
@@ -56,8 +58,8 @@ func TestBuiltinPricesAreSane(t *testing.T) {
 		if _, _, err := llm.ParseSpec(k); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
-		if v[0] <= 0 || v[1] < v[0] {
-			t.Errorf("%s: input %v output %v: want 0 < input ≤ output", k, v[0], v[1])
+		if v[0] <= 0 || v[2] < v[0] || v[1] <= 0 || v[1] > v[0] {
+			t.Errorf("%s: input %v cached %v output %v: want 0 < cached ≤ input ≤ output", k, v[0], v[1], v[2])
 		}
 	}
 }
@@ -163,5 +165,79 @@ func TestLoadPrices(t *testing.T) {
 	}
 	if _, err := LoadPrices(filepath.Join(dir, "missing.yaml")); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestCostWithPromptCaching prices cached-token usage to the cent, as the
+// providers bill it, against hand computations from the published prices.
+func TestCostWithPromptCaching(t *testing.T) {
+	t.Parallel()
+	p := BuiltinPrices()
+	tests := []struct {
+		name  string
+		model string
+		u     llm.Usage
+		want  float64
+	}{
+		// OpenAI gpt-4.1-mini: 1M prompt tokens of which 600k cached:
+		// 400k × $0.40 + 600k × $0.10 + 100k out × $1.60 = 0.16 + 0.06 + 0.16.
+		{"openai 60% cache hits", "openai:gpt-4.1-mini",
+			llm.Usage{InputTokens: 1_000_000, CachedInputTokens: 600_000, OutputTokens: 100_000}, 0.38},
+		// Billing cached tokens at the full price would say 0.56: 47 % too high.
+		{"openai no cache", "openai:gpt-4.1-mini", llm.Usage{InputTokens: 1_000_000, OutputTokens: 100_000}, 0.56},
+		// Reasoning tokens are output tokens (already inside OutputTokens).
+		{"openai reasoning", "openai:o4-mini",
+			llm.Usage{InputTokens: 10_000, OutputTokens: 50_000, ReasoningTokens: 45_000}, 0.011 + 0.22},
+		// Anthropic claude-sonnet-4-5: 1M input = 200k plain + 600k cache
+		// reads + 200k cache writes: 0.2 × $3 + 0.6 × $0.30 + 0.2 × $3.75
+		// = 0.60 + 0.18 + 0.75; 10k out × $15 = 0.15.
+		{"anthropic reads and writes", "anthropic:claude-sonnet-4-5",
+			llm.Usage{InputTokens: 1_000_000, CachedInputTokens: 600_000, CacheWriteTokens: 200_000, OutputTokens: 10_000}, 1.68},
+	}
+	for _, tt := range tests {
+		got, ok := p.Cost(tt.model, tt.u)
+		if !ok || math.Abs(got-tt.want) >= 0.005 {
+			t.Errorf("%s: $%.4f (%v), want $%.2f", tt.name, got, ok, tt.want)
+		}
+	}
+	// An answer without usage has an unknown cost, never $0.
+	if got, ok := p.Cost("openai:gpt-4.1-mini", llm.Usage{InputTokens: 10, Unknown: true}); ok || got != 0 {
+		t.Errorf("unknown usage: %v, %v; want unknown", got, ok)
+	}
+	// A price file may set the cache rates; left out, the provider's rule.
+	f, err := ParsePrices("p.yaml", []byte("models:\n  openai:m: {input: 1, cached_input: 0.25, output: 2}\n  anthropic:c: {input: 4, output: 8}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, _ := f.Lookup("openai:m"); pr.CachedInput != 0.25 || pr.CacheWrite != 1 {
+		t.Errorf("openai:m: %+v", pr)
+	}
+	if pr, _ := f.Lookup("anthropic:c"); pr.CachedInput != 0.4 || pr.CacheWrite != 5 {
+		t.Errorf("anthropic:c: %+v", pr)
+	}
+}
+
+// TestRecorderPricesCachedTokens: the usage the providers report (cached
+// input apart, reasoning in the output) reaches the per-model cost as
+// billed, and an answer without usage makes the cost unknown.
+func TestRecorderPricesCachedTokens(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	// Two calls of gpt-4.1-mini: 500k prompt tokens each, 300k of them
+	// cached, 50k out: 2 × (200k × 0.40 + 300k × 0.10 + 50k × 1.60) / 1M
+	// = 2 × (0.08 + 0.03 + 0.08) = $0.38.
+	for range 2 {
+		r.RequestEnd("openai", "gpt-4.1-mini", time.Millisecond, llm.Usage{InputTokens: 500_000, CachedInputTokens: 300_000, OutputTokens: 50_000}, nil)
+	}
+	r.RequestEnd("openai", "gpt-4o", time.Millisecond, llm.Usage{InputTokens: 10, Unknown: true}, nil)
+	tel := r.Telemetry()
+	if mu := tel.Models["openai:gpt-4.1-mini"]; mu.CostUnknown || math.Abs(mu.CostUSD-0.38) >= 0.005 || mu.Price.CachedInputPerMTok != 0.10 {
+		t.Errorf("gpt-4.1-mini: $%v unknown %v price %+v; want $0.38", mu.CostUSD, mu.CostUnknown, mu.Price)
+	}
+	if mu := tel.Models["openai:gpt-4o"]; !mu.CostUnknown || mu.CostUSD != 0 {
+		t.Errorf("gpt-4o without usage: $%v unknown %v; want unknown", mu.CostUSD, mu.CostUnknown)
+	}
+	if !strings.Contains(strings.Join(tel.Notes, "\n"), "openai:gpt-4o answered at least once without token usage") {
+		t.Errorf("notes %q", tel.Notes)
 	}
 }

@@ -61,13 +61,12 @@ type caseKey struct{ id, model string }
 
 // keyStats is what is known of one tool or model.
 type keyStats struct {
-	live, cached        series
-	liveIn, liveOut     int64
-	cachedIn, cachedOut int64
+	live, cached           series
+	liveUsage, cachedUsage llm.Usage
 }
 
 type caseStats struct {
-	in, out int64
+	usage llm.Usage
 }
 
 // New returns a Recorder that prices with p (nil: the built-in table).
@@ -133,8 +132,7 @@ func (r *Recorder) RequestEnd(provider, model string, d time.Duration, u llm.Usa
 	} else {
 		s.live.add(d)
 	}
-	s.liveIn += u.InputTokens
-	s.liveOut += u.OutputTokens
+	s.liveUsage.Add(u)
 	r.mu.Unlock()
 }
 
@@ -155,8 +153,7 @@ func (r *Recorder) AddRuns(runs []Run) {
 			cs = &caseStats{}
 			r.cases[caseKey{run.Case, run.Model}] = cs
 		}
-		cs.in += tr.Usage.InputTokens
-		cs.out += tr.Usage.OutputTokens
+		cs.usage.Add(tr.Usage)
 		if !run.Cached && !r.transcripts {
 			continue // the observers measured this run as it happened
 		}
@@ -178,11 +175,9 @@ func (r *Recorder) AddRuns(runs []Run) {
 			pick(ms).add(d)
 		}
 		if run.Cached {
-			ms.cachedIn += tr.Usage.InputTokens
-			ms.cachedOut += tr.Usage.OutputTokens
+			ms.cachedUsage.Add(tr.Usage)
 		} else {
-			ms.liveIn += tr.Usage.InputTokens
-			ms.liveOut += tr.Usage.OutputTokens
+			ms.liveUsage.Add(tr.Usage)
 		}
 		for _, c := range tr.Calls {
 			if c.Executed && c.Name != "" {
@@ -220,7 +215,7 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 		tl := *r.toolList
 		t.ToolList = &tl
 	}
-	var replayed, unpriced []string
+	var replayed, unpriced, noUsage []string
 	if len(r.tools) > 0 {
 		t.ToolCalls = map[string]report.Latency{}
 	}
@@ -242,15 +237,23 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 		if src == SourceCache {
 			replayed = append(replayed, "model "+key)
 		}
-		u := llm.Usage{InputTokens: s.liveIn + s.cachedIn, OutputTokens: s.liveOut + s.cachedOut}
+		u := s.liveUsage
+		u.Add(s.cachedUsage)
 		mu := report.ModelUsage{
 			P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: errs,
 			Source: src, CachedCount: cached, SamplesMs: sum.samples,
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CachedInputTokens: u.CachedInputTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
 		}
 		if pr, ok := r.prices.Lookup(key); ok {
-			mu.CostUSD, _ = r.prices.Cost(key, u)
-			mu.Price = &report.Price{InputPerMTok: pr.Input, OutputPerMTok: pr.Output, Source: pr.Source}
+			var priced bool
+			mu.CostUSD, priced = r.prices.Cost(key, u)
+			mu.CostUnknown = !priced
+			mu.Price = &report.Price{InputPerMTok: pr.Input, OutputPerMTok: pr.Output,
+				CachedInputPerMTok: pr.CachedInput, CacheWritePerMTok: pr.CacheWrite, Source: pr.Source}
+			if u.Unknown {
+				noUsage = append(noUsage, key)
+			}
 		} else {
 			mu.CostUnknown = true
 			unpriced = append(unpriced, key)
@@ -261,6 +264,10 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 	sort.Strings(unpriced)
 	for _, k := range unpriced {
 		t.Notes = append(t.Notes, fmt.Sprintf("%s has no price in the table (built-in %s): its cost is unknown, not 0; add it to a price file.", k, BuiltinDate))
+	}
+	sort.Strings(noUsage)
+	for _, k := range noUsage {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s answered at least once without token usage: its cost is unknown, not 0.", k))
 	}
 	if len(replayed) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Latencies of %s were replayed from the result cache (no live call was made): they describe the run that filled the cache.", strings.Join(replayed, ", ")))
@@ -283,7 +290,7 @@ func (r *Recorder) CaseUsage(id, model string) (u llm.Usage, cost float64, price
 	if cs == nil {
 		return llm.Usage{}, 0, false, false
 	}
-	u = llm.Usage{InputTokens: cs.in, OutputTokens: cs.out}
+	u = cs.usage
 	cost, priced = r.prices.Cost(model, u)
 	return u, cost, priced, true
 }

@@ -1,0 +1,395 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"math"
+	"slices"
+)
+
+// HTMLOptions are what report.html shows beyond the report itself.
+type HTMLOptions struct {
+	// Transcripts maps a path of Case.Transcripts to the file's text (JSON,
+	// secrets already masked by the caller); each is shown folded under its
+	// case. A path without text is listed as a relative link.
+	Transcripts map[string]string
+}
+
+// maxHTMLTranscript bounds one transcript shown inline; the file beside
+// the report has it all.
+const maxHTMLTranscript = 64 << 10
+
+// WriteHTML writes report.html: one self-contained page (no script, no
+// style sheet, font or image from anywhere else, so it opens offline and
+// from an artifact) with the verdict, the case × model matrix, the reasons
+// of every case that did not pass with its transcripts, the confusion
+// matrix of each model, the scores, and latency and cost charts drawn as
+// inline SVG. All text from the report goes through html/template, which
+// escapes it for the context it lands in.
+func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
+	r = normalized(r)
+	j := newJudge(r)
+	page := htmlPage{Title: "mcp-eval report", Verdict: "PASS", Pass: r.Passed(), Server: r.Server.Target,
+		Started: r.StartedAt, Judge: r.Judge, Cases: caseTally(r).String()}
+	if len(r.Checks) > 0 {
+		page.Checks = checkTally(r).String()
+	}
+	if !page.Pass {
+		page.Verdict = "FAIL"
+	}
+	if r.Gate != nil {
+		page.GateReasons = r.Gate.Reasons
+	}
+	if r.Judge != nil && len(r.Judge.SelfGraded) > 0 {
+		page.SelfGraded = selfGradedText(r.Judge)
+	}
+
+	// Case × model matrix.
+	page.Models = modelsOf(r.Cases)
+	type key struct{ id, model string }
+	byKey := map[key]Case{}
+	var ids []string
+	for _, c := range r.Cases {
+		if _, seen := byKey[key{c.ID, ""}]; !seen {
+			byKey[key{c.ID, ""}] = c
+			ids = append(ids, c.ID)
+		}
+		byKey[key{c.ID, c.Model}] = c
+	}
+	for _, id := range ids {
+		row := htmlRow{ID: id, Kind: byKey[key{id, ""}].Kind}
+		for _, m := range page.Models {
+			c, ok := byKey[key{id, m}]
+			if !ok {
+				row.Cells = append(row.Cells, htmlCell{Class: "none", Text: "–"})
+				continue
+			}
+			oc := j.kase(c)
+			cell := htmlCell{Class: outcomeClass(oc), Text: fmt.Sprintf("%d/%d", c.Passed, c.Runs),
+				Title: fmt.Sprintf("%s: pass rate %s, floor %s", c.Status, percent(c.PassRate), percent(c.Floor))}
+			if c.Errored > 0 {
+				cell.Text += fmt.Sprintf(" (%d errored)", c.Errored)
+			}
+			if c.Flaky {
+				cell.Text += " flaky"
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		page.Rows = append(page.Rows, row)
+	}
+
+	// Reasons and transcripts of the cases that did not pass.
+	for _, c := range r.Cases {
+		oc := j.kase(c)
+		if oc == outPass && len(c.Transcripts) == 0 {
+			continue
+		}
+		d := htmlCaseDetail{ID: c.ID, Model: c.Model, Class: outcomeClass(oc), Status: string(c.Status),
+			Summary: fmt.Sprintf("%d of %d runs passed", c.Passed, c.Runs), Skipped: c.Skipped}
+		for _, f := range c.Failures {
+			d.Reasons = append(d.Reasons, "failed "+f)
+		}
+		for _, e := range c.Errors {
+			d.Reasons = append(d.Reasons, "errored "+e)
+		}
+		for _, p := range c.Transcripts {
+			t := htmlTranscript{Path: p}
+			if text, ok := o.Transcripts[p]; ok {
+				if len(text) > maxHTMLTranscript {
+					text = text[:maxHTMLTranscript] + "\n… cut here; the full transcript is in " + p
+				}
+				t.Text = text
+			}
+			d.Transcripts = append(d.Transcripts, t)
+		}
+		page.Details = append(page.Details, d)
+	}
+
+	// Confusion matrices, one per model.
+	byModel := map[string][]ConfusionCell{}
+	for _, c := range r.Confusion {
+		byModel[c.Model] = append(byModel[c.Model], c)
+	}
+	for _, m := range slices.Sorted(maps.Keys(byModel)) {
+		page.Confusions = append(page.Confusions, confusionTable(m, byModel[m]))
+	}
+
+	// Scores.
+	for _, k := range sortedKeys(r.Scores) {
+		page.Scores = append(page.Scores, htmlScore{Key: k, Value: score(r.Scores[k])})
+	}
+
+	// Charts.
+	if t := r.Telemetry; t != nil {
+		var lat []bar
+		for _, k := range sortedKeys(t.Models) {
+			u := t.Models[k]
+			lat = append(lat, bar{Label: "model " + k, A: u.P50Ms, B: u.P95Ms})
+		}
+		for _, k := range sortedKeys(t.ToolCalls) {
+			l := t.ToolCalls[k]
+			lat = append(lat, bar{Label: "tool " + k, A: l.P50Ms, B: l.P95Ms})
+		}
+		page.Latency = barChart(lat, "ms", "p50", "p95")
+		var cost []bar
+		for _, k := range sortedKeys(t.Models) {
+			u := t.Models[k]
+			if u.CostUnknown {
+				cost = append(cost, bar{Label: k, Unknown: "cost unknown"})
+				continue
+			}
+			cost = append(cost, bar{Label: k, A: u.CostUSD})
+		}
+		if r.Judge != nil && r.Judge.CostUSD != nil {
+			cost = append(cost, bar{Label: "judge " + r.Judge.Model, A: *r.Judge.CostUSD})
+		}
+		page.Cost = barChart(cost, "USD", "cost", "")
+	}
+
+	var b bytes.Buffer
+	if err := htmlTemplate.Execute(&b, page); err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+type htmlPage struct {
+	Title, Verdict, Server, Started string
+	Checks, Cases                   string // tallies
+	Pass                            bool
+	GateReasons                     []string
+	Judge                           *JudgeInfo
+	SelfGraded                      string
+	Models                          []string
+	Rows                            []htmlRow
+	Details                         []htmlCaseDetail
+	Confusions                      []htmlConfusion
+	Scores                          []htmlScore
+	Latency, Cost                   *svgChart
+}
+
+type htmlRow struct {
+	ID, Kind string
+	Cells    []htmlCell
+}
+
+type htmlCell struct{ Class, Text, Title string }
+
+type htmlCaseDetail struct {
+	ID, Model, Class, Status, Summary, Skipped string
+	Reasons                                    []string
+	Transcripts                                []htmlTranscript
+}
+
+type htmlTranscript struct{ Path, Text string }
+
+type htmlScore struct{ Key, Value string }
+
+type htmlConfusion struct {
+	Model    string
+	Selected []string
+	Rows     []htmlConfusionRow
+}
+
+type htmlConfusionRow struct {
+	Expected string
+	Counts   []htmlCount
+}
+
+type htmlCount struct {
+	N        int
+	Diagonal bool
+}
+
+func confusionTable(model string, cells []ConfusionCell) htmlConfusion {
+	t := htmlConfusion{Model: model}
+	exp, sel := map[string]bool{}, map[string]bool{}
+	n := map[[2]string]int{}
+	for _, c := range cells {
+		exp[c.Expected], sel[c.Selected] = true, true
+		n[[2]string{c.Expected, c.Selected}] += c.Count
+	}
+	t.Selected = slices.Sorted(maps.Keys(sel))
+	for _, e := range slices.Sorted(maps.Keys(exp)) {
+		row := htmlConfusionRow{Expected: e}
+		for _, s := range t.Selected {
+			row.Counts = append(row.Counts, htmlCount{N: n[[2]string{e, s}], Diagonal: e == s})
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func outcomeClass(o outcome) string {
+	switch o {
+	case outPass:
+		return "pass"
+	case outFail:
+		return "fail"
+	case outWarn:
+		return "warn"
+	case outSkip:
+		return "skip"
+	}
+	return "error"
+}
+
+// bar is one labelled pair of values (A drawn dark, B light behind it).
+type bar struct {
+	Label string
+	A, B  float64
+	// Unknown, when set, is shown instead of a value (a cost that is
+	// unknown is never drawn as 0).
+	Unknown string
+}
+
+// svgChart is a horizontal bar chart laid out here, so the template only
+// places numbers.
+type svgChart struct {
+	Width, Height int
+	Unit          string
+	LegendA       string
+	LegendB       string
+	Bars          []svgBar
+}
+
+type svgBar struct {
+	Label    string
+	Y, TextY int
+	WA, WB   float64
+	ValueA   string
+	ValueB   string
+	ValueX   float64
+	HasB     bool
+}
+
+const (
+	chartLabelW = 260
+	chartBarW   = 560
+	chartRowH   = 26
+)
+
+func barChart(bars []bar, unit, legendA, legendB string) *svgChart {
+	if len(bars) == 0 {
+		return nil
+	}
+	peak := 0.0
+	for _, b := range bars {
+		peak = max(peak, b.A, b.B)
+	}
+	if peak <= 0 || math.IsNaN(peak) || math.IsInf(peak, 0) {
+		peak = 1
+	}
+	c := &svgChart{Width: chartLabelW + chartBarW + 200, Height: len(bars)*chartRowH + 30, Unit: unit, LegendA: legendA, LegendB: legendB}
+	format := func(v float64) string {
+		if unit == "USD" {
+			return fmt.Sprintf("$%.4f", v)
+		}
+		return fmt.Sprintf("%.0f %s", v, unit)
+	}
+	for i, b := range bars {
+		y := 24 + i*chartRowH
+		sb := svgBar{Label: clipRunes(b.Label, 40), Y: y, TextY: y + 14,
+			WA: chartBarW * clamp01(b.A/peak), WB: chartBarW * clamp01(b.B/peak), ValueA: format(b.A), HasB: legendB != ""}
+		if sb.HasB {
+			sb.ValueB = format(b.B)
+		}
+		sb.ValueX = chartLabelW + max(sb.WA, sb.WB) + 6
+		if b.Unknown != "" {
+			sb.ValueA, sb.WA, sb.WB = b.Unknown, 0, 0
+		}
+		c.Bars = append(c.Bars, sb)
+	}
+	return c
+}
+
+func clamp01(f float64) float64 {
+	if math.IsNaN(f) || f < 0 {
+		return 0
+	}
+	return min(f, 1)
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(oneLine(s, 0))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"labelX": func() int { return chartLabelW },
+	"or":     func(a, b string) string { return cmp.Or(a, b) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>{{.Title}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+.verdict{display:inline-block;padding:2px 10px;border-radius:6px;font-weight:600;color:#fff}
+.verdict.pass{background:#1a7f37}.verdict.fail{background:#cf222e}
+table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+td.pass{background:#dafbe1}td.fail{background:#ffebe9}td.warn{background:#fff8c5}td.error{background:#ffd8b5}td.skip{background:#eaeef2}td.none{color:#8c959f}
+td.diag{font-weight:600;background:#dafbe1}td.off{background:#ffebe9}td.zero{color:#8c959f}
+.warning{border-left:4px solid #bf8700;background:#fff8c5;padding:6px 10px;margin:8px 0}
+details{margin:6px 0}summary{cursor:pointer}pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;font:12px ui-monospace,Menlo,monospace}
+.case.fail summary,.case.error summary{color:#cf222e}.case.warn summary{color:#9a6700}
+svg text{font:12px system-ui,sans-serif}
+</style>
+</head>
+<body>
+<h1>mcp-eval <span class="verdict {{if .Pass}}pass{{else}}fail{{end}}" id="verdict">{{.Verdict}}</span></h1>
+<div>server <code>{{.Server}}</code> · started {{.Started}}</div>
+<div id="tally">{{if .Checks}}checks: {{.Checks}} · {{end}}cases: {{.Cases}}</div>
+{{if .GateReasons}}<h2>Gate</h2><ul id="gate">{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Judge}}<div id="judge">judge {{if .Disabled}}none (--judge-model none){{else}}<code>{{or .Model "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
+{{if .SelfGraded}}<div class="warning" id="self-graded">⚠ {{.SelfGraded}}</div>{{end}}
+{{if .Rows}}
+<h2>Cases × models</h2>
+<table id="matrix"><thead><tr><th>case</th><th>kind</th>{{range .Models}}<th><code>{{.}}</code></th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr><td><code>{{.ID}}</code></td><td>{{.Kind}}</td>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>
+{{end}}
+{{if .Details}}
+<h2>Why cases did not pass</h2>
+<div id="transcripts">{{range .Details}}
+<details class="case {{.Class}}"><summary><code>{{.ID}}</code> on <code>{{.Model}}</code>: {{.Status}}, {{.Summary}}</summary>
+{{if .Skipped}}<p>skipped: {{.Skipped}}</p>{{end}}
+{{if .Reasons}}<ul class="reasons">{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{range .Transcripts}}<details class="transcript"><summary>transcript {{.Path}}</summary>{{if .Text}}<pre>{{.Text}}</pre>{{else}}<p>in the output folder: <code>{{.Path}}</code></p>{{end}}</details>{{end}}
+</details>{{end}}
+</div>
+{{end}}
+{{if .Confusions}}
+<h2>Tool confusion (expected × first-turn calls)</h2>
+<div id="confusion">{{range .Confusions}}
+<h3><code>{{.Model}}</code></h3>
+<table class="confusion"><thead><tr><th>expected \ called</th>{{range .Selected}}<th><code>{{.}}</code></th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr><th><code>{{.Expected}}</code></th>{{range .Counts}}<td class="{{if eq .N 0}}zero{{else if .Diagonal}}diag{{else}}off{{end}}">{{.N}}</td>{{end}}</tr>{{end}}</tbody></table>
+{{end}}</div>
+{{end}}
+{{if .Scores}}
+<h2>Scores</h2>
+<table id="scores"><tbody>{{range .Scores}}<tr><td><code>{{.Key}}</code></td><td>{{.Value}}</td></tr>{{end}}</tbody></table>
+{{end}}
+{{with .Latency}}<h2>Latency</h2>{{template "chart" .}}{{end}}
+{{with .Cost}}<h2>Cost</h2>{{template "chart" .}}{{end}}
+</body>
+</html>
+{{define "chart"}}<svg class="chart" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.LegendA}} in {{.Unit}}">
+<text x="0" y="14" fill="#57606a">{{.LegendA}}{{if .LegendB}} (dark) · {{.LegendB}} (light){{end}}, {{.Unit}}</text>
+{{range .Bars}}<text x="0" y="{{.TextY}}">{{.Label}}</text>
+{{if .HasB}}<rect x="{{labelX}}" y="{{.Y}}" width="{{printf "%.1f" .WB}}" height="18" fill="#addcff"></rect>{{end}}
+<rect x="{{labelX}}" y="{{.Y}}" width="{{printf "%.1f" .WA}}" height="18" fill="#0969da"></rect>
+<text x="{{printf "%.1f" .ValueX}}" y="{{.TextY}}">{{.ValueA}}{{if .HasB}} / {{.ValueB}}{{end}}</text>
+{{end}}</svg>{{end}}`))
