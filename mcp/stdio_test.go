@@ -251,6 +251,11 @@ func TestStdioBadServers(t *testing.T) {
 
 func connectFake(t *testing.T, mode string, opts Options) *Client {
 	t.Helper()
+	if opts.StartTimeout == 0 {
+		// Starting the test binary under -race on a loaded machine can
+		// take longer than the short timeouts the tests use.
+		opts.StartTimeout = 20 * time.Second
+	}
 	c, err := Connect(context.Background(), fakeTarget(t, mode), opts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -416,7 +421,7 @@ func TestStdioStartTimeout(t *testing.T) {
 
 // Nothing MCP at the target is one typed error, saying what came back.
 func TestStdioNotMCP(t *testing.T) {
-	_, err := Connect(context.Background(), fakeTarget(t, "http-server"), Options{Timeout: 300 * time.Millisecond})
+	_, err := Connect(context.Background(), fakeTarget(t, "http-server"), Options{Timeout: 300 * time.Millisecond, StartTimeout: 20 * time.Second})
 	var nm *NotMCPError
 	if !errors.As(err, &nm) {
 		t.Fatalf("err = %v, want *NotMCPError", err)
