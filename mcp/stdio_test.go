@@ -87,6 +87,11 @@ func fakeServer(mode string) {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":"bad","message":"m"}}`+"\n", req.ID)
 				out.Flush()
 				continue
+			case "close-stdout":
+				// Closes stdout and lingers (the spec lets a server shut
+				// down by closing stdout; this one never exits).
+				os.Stdout.Close()
+				time.Sleep(30 * time.Second)
 			case "setsid-child":
 				// A child that leaves the process group; the server
 				// itself answers on.
@@ -485,4 +490,21 @@ func isZombie(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
+}
+
+// A server that closes stdout cannot answer any more: pending and later
+// requests fail at once, not at their timeout.
+func TestStdioClosedStdout(t *testing.T) {
+	c := connectFake(t, "close-stdout", Options{Timeout: 10 * time.Second})
+	start := time.Now()
+	_, err := c.ListTools(context.Background())
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "closed its stdout") {
+		t.Fatalf("err = %v, want ErrClosed naming stdout", err)
+	}
+	if _, err := c.ListTools(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("second request: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
 }
