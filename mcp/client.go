@@ -253,7 +253,14 @@ func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err e
 		c.t = nil
 	}
 	modernT := c.t
-	if err := c.connectLegacy(ctx); err != nil {
+	legacyCtx := ctx
+	if x := c.probe.Discover; target.Kind() == "stdio" && x != nil && x.Response != nil {
+		// The fresh process starts up again: give its first answer as long
+		// as the first process took for its own, twice over, within the
+		// start-up budget.
+		legacyCtx = context.WithValue(ctx, startKey{}, min(max(opts.StartTimeout, opts.Timeout), 2*x.Duration))
+	}
+	if err := c.connectLegacy(legacyCtx); err != nil {
 		if errors.Is(err, ErrUnreachable) {
 			return nil, err
 		}
@@ -309,10 +316,11 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 	defer close(stop)
 	var gaveUp atomic.Bool
 	start := time.Now()
+	every := waitingEvery
 	go func() {
 		tick := time.NewTicker(startPoll)
 		defer tick.Stop()
-		next := waitingEvery
+		next := every
 		for {
 			select {
 			case <-stop:
@@ -322,7 +330,7 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 			waited := time.Since(start)
 			if c.opts.Waiting != nil && waited >= next {
 				c.opts.Waiting(waited)
-				next += waitingEvery
+				next += every
 			}
 			// An HTTP server given as a stdio command names its URL on
 			// stderr and never writes stdout: past the ordinary timeout,

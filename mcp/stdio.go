@@ -176,9 +176,31 @@ func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
 				s.mu.Unlock()
 				// The framing is lost: nothing after this can be trusted.
 				s.killGroup()
+				return
 			}
+			s.stdoutEnded()
 			return
 		}
+	}
+}
+
+// stdoutEnded fails what is pending once stdout is closed: no answer can
+// come any more. A server that closes stdout usually exits at once, and its
+// exit says more (waitLoop), so it gets a moment to.
+func (s *Stdio) stdoutEnded() {
+	select {
+	case <-s.done:
+		return
+	case <-time.After(2 * drainGrace):
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exitErr == nil {
+		s.exitErr = fmt.Errorf("%w: the server closed its stdout and is still running", ErrClosed)
+	}
+	for k, ch := range s.pending {
+		close(ch)
+		delete(s.pending, k)
 	}
 }
 
@@ -197,7 +219,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	stdout.Close()
 	s.mu.Lock()
 	switch {
-	case s.exitErr != nil: // too large
+	case s.exitErr != nil: // too large, or stdout closed before the exit
 	case s.closing:
 		s.exitErr = ErrClosed
 	default:

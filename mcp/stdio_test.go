@@ -87,6 +87,11 @@ func fakeServer(mode string) {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":"bad","message":"m"}}`+"\n", req.ID)
 				out.Flush()
 				continue
+			case "close-stdout":
+				// Closes stdout and lingers (the spec lets a server shut
+				// down by closing stdout; this one never exits).
+				os.Stdout.Close()
+				time.Sleep(30 * time.Second)
 			case "setsid-child":
 				// A child that leaves the process group; the server
 				// itself answers on.
@@ -251,6 +256,11 @@ func TestStdioBadServers(t *testing.T) {
 
 func connectFake(t *testing.T, mode string, opts Options) *Client {
 	t.Helper()
+	if opts.StartTimeout == 0 {
+		// Starting the test binary under -race on a loaded machine can
+		// take longer than the short timeouts the tests use.
+		opts.StartTimeout = 20 * time.Second
+	}
 	c, err := Connect(context.Background(), fakeTarget(t, mode), opts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -416,7 +426,7 @@ func TestStdioStartTimeout(t *testing.T) {
 
 // Nothing MCP at the target is one typed error, saying what came back.
 func TestStdioNotMCP(t *testing.T) {
-	_, err := Connect(context.Background(), fakeTarget(t, "http-server"), Options{Timeout: 300 * time.Millisecond})
+	_, err := Connect(context.Background(), fakeTarget(t, "http-server"), Options{Timeout: 300 * time.Millisecond, StartTimeout: 20 * time.Second})
 	var nm *NotMCPError
 	if !errors.As(err, &nm) {
 		t.Fatalf("err = %v, want *NotMCPError", err)
@@ -480,4 +490,21 @@ func isZombie(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
+}
+
+// A server that closes stdout cannot answer any more: pending and later
+// requests fail at once, not at their timeout.
+func TestStdioClosedStdout(t *testing.T) {
+	c := connectFake(t, "close-stdout", Options{Timeout: 10 * time.Second})
+	start := time.Now()
+	_, err := c.ListTools(context.Background())
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "closed its stdout") {
+		t.Fatalf("err = %v, want ErrClosed naming stdout", err)
+	}
+	if _, err := c.ListTools(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("second request: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
 }
