@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func TestMain(m *testing.M) {
 			child := exec.Command(exe, "-test.run=^$")
 			child.Env = append(os.Environ(), "MCP_EVAL_TEST_SLEEP=1", "MCP_EVAL_TEST_SERVE=")
 			child.Stdout = os.Stdout
-			child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			setsid(child)
 			if err := child.Start(); err == nil {
 				fmt.Fprintf(os.Stderr, "escapee %d\n", child.Process.Pid)
 			}
@@ -159,7 +158,7 @@ func TestServerStartHygiene(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			killPid(pid)
 			t.Errorf("escapee %d still running after the run (%s)", pid, running(pid))
 			break
 		}

@@ -98,7 +98,7 @@ func fakeServer(mode string) {
 				exe, _ := os.Executable()
 				child := exec.Command(exe, "-test.run=^$")
 				child.Env = append(os.Environ(), "MCP_TEST_SERVER=sleeper")
-				child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+				setsid(child)
 				if child.Start() == nil {
 					fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
 				}
@@ -397,7 +397,7 @@ func TestStdioExitWithChildHoldingStdout(t *testing.T) {
 	if _, err := fmt.Sscanf(c.Transport().(*Stdio).StderrTail(), "child %d", &pid); err != nil {
 		t.Fatalf("no child pid in stderr %q", c.Transport().(*Stdio).StderrTail())
 	}
-	waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+	waitFor(t, func() bool { return gone(pid) })
 }
 
 // Start-up is not answer time: a server slower to start than --timeout is
@@ -471,8 +471,8 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	st := c.Transport().(*Stdio)
 	var pid int
 	waitFor(t, func() bool { _, err := fmt.Sscanf(st.StderrTail(), "child %d", &pid); return err == nil })
-	if err := syscall.Kill(pid, 0); err != nil {
-		t.Fatalf("child %d not running before Close: %v", pid, err)
+	if gone(pid) {
+		t.Fatalf("child %d not running before Close", pid)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
@@ -480,7 +480,7 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	if got := st.Leftovers(); len(got) != 1 || got[0] != pid {
 		t.Errorf("Leftovers() = %v, want [%d]", got, pid)
 	}
-	waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) })
+	waitFor(t, func() bool { return gone(pid) || isZombie(pid) })
 }
 
 func isZombie(pid int) bool {

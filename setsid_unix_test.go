@@ -1,0 +1,18 @@
+//go:build unix
+
+package main
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setsid makes cmd leave its parent's process group and session, as a
+// daemonising server's child does: the escapee the hygiene tests hunt.
+func setsid(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }
+
+// gone reports whether no process has this pid any more.
+func gone(pid int) bool { return syscall.Kill(pid, 0) != nil }
+
+// killPid kills a process the test started by pid.
+func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
