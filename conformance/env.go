@@ -59,6 +59,8 @@ type Env struct {
 	s2cMu          sync.Mutex
 	serverRequests []seenRequest
 
+	listen listenState // the run's subscription (listen.go)
+
 	freshMu sync.Mutex
 	fresh   *mcp.Client
 	closers []func()
@@ -212,6 +214,10 @@ func (e *Env) gather(ctx context.Context) {
 }
 
 func (e *Env) close() {
+	if e.listen.cancel != nil {
+		e.listen.cancel()
+		<-e.listen.done
+	}
 	for _, f := range e.closers {
 		f()
 	}

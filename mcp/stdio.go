@@ -50,6 +50,7 @@ type Stdio struct {
 	pending  map[string]chan *Message
 	orphans  []*Message
 	requests []*Message // server-to-client requests (a method and an id)
+	notes    []*Message // notifications from the server
 	invalid  []string
 	closing  bool
 	exitErr  error
@@ -183,6 +184,9 @@ func (s *Stdio) deliver(line []byte) {
 		// by any layer yet and are dropped.
 		if m.IsRequest() {
 			s.requests = appendCapped(s.requests, m)
+		}
+		if m.IsNotification() {
+			s.notes = appendCapped(s.notes, m)
 		}
 		return
 	}
@@ -333,6 +337,14 @@ func (s *Stdio) Requests() []*Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*Message(nil), s.requests...)
+}
+
+// Notifications returns the notifications the server wrote, in order
+// (capped like Orphans).
+func (s *Stdio) Notifications() []*Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Message(nil), s.notes...)
 }
 
 // Orphans returns responses whose id matched no request in flight (answers
