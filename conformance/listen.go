@@ -24,7 +24,7 @@ import (
 
 // minListen is how long the stream is read at least, for a run that ends
 // sooner (a --checks run of this check alone).
-const minListen = 300 * time.Millisecond
+const minListen = 100 * time.Millisecond
 
 const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 
