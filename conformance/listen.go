@@ -133,6 +133,37 @@ func (e *Env) stopListen(ctx context.Context) (msgs []*mcp.Message, x *mcp.Excha
 	return msgs, l.x, l.err
 }
 
+// unsolicitedNotes returns the subscription notifications seen outside the
+// run's subscription: on HTTP request streams (recorded by do), and on
+// stdio those that lack the subscription's id.
+func (e *Env) unsolicitedNotes() []seenRequest {
+	e.s2cMu.Lock()
+	out := append([]seenRequest(nil), e.unsolicited...)
+	e.s2cMu.Unlock()
+	seen := map[mcp.Transport]bool{}
+	for _, c := range []*mcp.Client{e.client, e.modern} {
+		st, ok := c.Transport().(*mcp.Stdio)
+		if !ok || seen[st] {
+			continue
+		}
+		seen[st] = true
+		for _, m := range st.Notifications() {
+			if !isSubscriptionNote(m.Method) {
+				continue
+			}
+			var p struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			if sid, ok := p.Meta[metaSubscriptionID]; ok && e.listen.id != nil && sameJSON(sid, e.listen.id) {
+				continue
+			}
+			out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+		}
+	}
+	return out
+}
+
 func isSubscriptionNote(method string) bool {
 	for _, m := range subscriptionMethods {
 		if m == method {
@@ -144,6 +175,23 @@ func isSubscriptionNote(method string) bool {
 
 func subscriptionChecks() []*Check {
 	return []*Check{
+		{ID: "subscriptions/no-unsolicited", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
+			Title: "no list-changed or resource-updated notification arrives outside a subscriptions/listen stream (HTTP request streams; stdio without the subscription's id)",
+			Once:  true, After: true,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				seen := e.unsolicitedNotes()
+				if len(seen) == 0 {
+					return passInfo("watched every answer of the run")
+				}
+				first := seen[0]
+				where := "on the answer stream of " + first.During
+				if first.During == "stdio" {
+					where = "on stdout without the run's subscription id"
+				}
+				return failf(map[string]any{"notifications": seen},
+					"the server sent %s %s; notification types are opt-in through subscriptions/listen (servers MUST NOT send a type the client did not request): %s",
+					first.Method, where, truncate(string(first.Raw), 200))
+			}},
 		{ID: "subscriptions/listen", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
 			Title: "subscriptions/listen is acknowledged first (honoured filter, subscription id), and every notification on the stream carries the id and a requested type",
 			Once:  true, After: true,
@@ -215,8 +263,11 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		if sid, ok := p.Meta[metaSubscriptionID]; !ok || !sameJSON(sid, l.id) {
-			if l.st != nil && ok {
-				continue // another subscription's, interleaved on stdio
+			if l.st != nil {
+				// On stdio every subscription shares stdout: a
+				// notification without this id is another's, or
+				// unsolicited (subscriptions/no-unsolicited).
+				continue
 			}
 			return failf(ev, "notification %d on the stream (%s) carries _meta %s %s, want the listen request's id %s", i+2, m.Method, metaSubscriptionID, orAbsent(p.Meta[metaSubscriptionID]), l.id)
 		}
