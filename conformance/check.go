@@ -34,6 +34,9 @@ type Check struct {
 	// Once runs the check a single time whatever --runs says: it starts
 	// processes or judges one observation.
 	Once bool
+	// After runs the check once all others have finished: it judges what
+	// the run observed meanwhile (subscriptions/listen's stream).
+	After bool
 	// Skip, if set, returns a reason not to run the check on this server
 	// (an undeclared capability, nothing to probe).
 	Skip func(e *Env) string
@@ -137,10 +140,18 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 		run   int
 	}
 	results := make([][]Outcome, len(checks))
-	var jobs []job
+	var jobs, after []job
 	for i, ch := range checks {
 		if reason := e.skipReason(ch); reason != "" {
 			results[i] = []Outcome{skip(reason)}
+			continue
+		}
+		if ch.After {
+			results[i] = make([]Outcome, 1)
+			after = append(after, job{i, 0})
+			if ch.ID == "subscriptions/listen" {
+				e.startListen(ctx)
+			}
 			continue
 		}
 		n := opts.Runs
@@ -165,6 +176,9 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 		}(j)
 	}
 	wg.Wait()
+	for _, j := range after {
+		results[j.check][j.run] = runOne(withRun(ctx, j.run), e, checks[j.check])
+	}
 
 	res := e.result()
 	for i, ch := range checks {

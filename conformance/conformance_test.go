@@ -96,7 +96,9 @@ func evaluateFixture(t testing.TB, transport string, fo fixture.Options, opts Op
 		target = stdioFixture(t, fo)
 	}
 	ctx := context.Background()
-	copts := mcp.Options{Timeout: 2 * time.Second}
+	// Generous for a loaded machine under -race: one run's listing is
+	// shared by many checks, so one slow answer would fail them all.
+	copts := mcp.Options{Timeout: 4 * time.Second}
 	if opts.Version == mcp.LegacyVersion {
 		copts.Version = mcp.LegacyVersion
 	}

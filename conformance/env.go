@@ -58,6 +58,9 @@ type Env struct {
 	// streams (mrtr/no-server-requests).
 	s2cMu          sync.Mutex
 	serverRequests []seenRequest
+	unsolicited    []seenRequest // subscription notifications outside a listen stream
+
+	listen listenState // the run's subscription (listen.go)
 
 	freshMu sync.Mutex
 	fresh   *mcp.Client
@@ -74,6 +77,16 @@ type seenRequest struct {
 
 // maxSeenRequests bounds what is kept of a server that sends many.
 const maxSeenRequests = 20
+
+// noteUnsolicited records a list-changed or updated notification that came
+// on the stream of an ordinary request (subscriptions/no-unsolicited).
+func (e *Env) noteUnsolicited(during string, m *mcp.Message) {
+	e.s2cMu.Lock()
+	defer e.s2cMu.Unlock()
+	if len(e.unsolicited) < maxSeenRequests {
+		e.unsolicited = append(e.unsolicited, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
+	}
+}
 
 func (e *Env) noteServerRequest(during string, m *mcp.Message) {
 	e.s2cMu.Lock()
@@ -212,6 +225,10 @@ func (e *Env) gather(ctx context.Context) {
 }
 
 func (e *Env) close() {
+	if e.listen.cancel != nil {
+		e.listen.cancel()
+		<-e.listen.done
+	}
 	for _, f := range e.closers {
 		f()
 	}
@@ -498,8 +515,11 @@ func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Excha
 	x, err := c.Do(ctx, call)
 	if x != nil {
 		for _, m := range x.Messages {
-			if m.IsRequest() {
+			switch {
+			case m.IsRequest():
 				e.noteServerRequest(call.Method, m)
+			case m.IsNotification() && isSubscriptionNote(m.Method) && call.Method != "subscriptions/listen":
+				e.noteUnsolicited(call.Method, m)
 			}
 		}
 	}

@@ -100,7 +100,9 @@ var agreementMap = func() []mapping {
 	m = append(m,
 		// Base64 header values: the suite decodes Mcp-Param-*, mcp-eval Mcp-Name.
 		mapping{"headers/name-base64", suiteSel{ID: "sep-2243-server-decode-base64"}},
-		mapping{"http/origin-rejected", suiteSel{ID: "localhost-host-rebinding-rejected"}},
+		// DNS rebinding: the suite's probe changes Host (and Origin); mcp-eval's
+		// http/host-rejected changes Host only, http/origin-rejected Origin only.
+		mapping{"http/host-rejected", suiteSel{ID: "localhost-host-rebinding-rejected"}},
 	)
 	return m
 }()
@@ -129,10 +131,6 @@ var knownDisagreements = []disagreement{
 		OurStatus: "fail", SuiteStatus: "SUCCESS",
 		Reason: "different probes: the suite base64-encodes a Mcp-Param-* value (go-sdk decodes those), mcp-eval " +
 			"a Mcp-Name (go-sdk does not decode it, §1.5 says MUST); the suite has no Mcp-Name case"},
-	{Server: "go", Ours: "http/origin-rejected", Suite: suiteSel{ID: "localhost-host-rebinding-rejected"},
-		OurStatus: "fail", SuiteStatus: "SUCCESS",
-		Reason: "the suite sends a foreign Host and a foreign Origin together, so a server that checks only Host " +
-			"(go-sdk) passes; mcp-eval keeps a loopback Host and changes only Origin, which §1.5 says MUST be validated"},
 	{Server: "ts", Ours: "headers/name-base64", Suite: suiteSel{ID: "sep-2243-server-decode-base64"},
 		OurStatus: "pass", SuiteStatus: "FAILURE",
 		Reason: whyNotTestable + "mcp-eval's Mcp-Name probe needs no fixture"},
@@ -167,10 +165,10 @@ var knownDisagreements = []disagreement{
 		Reason: "errors/unknown-method is a rule of both revisions: on a legacy server mcp-eval sends it inside " +
 			"the server's initialize session and gets -32601, as 2025-11-25 requires; the suite sends it with " +
 			"the 2026-07-28 envelope and no session and wants 404 (it gets 400/-32000)"},
-	{Server: "server-everything", Ours: "http/origin-rejected", Suite: suiteSel{ID: "localhost-host-rebinding-rejected"},
+	{Server: "server-everything", Ours: "http/host-rejected", Suite: suiteSel{ID: "localhost-host-rebinding-rejected"},
 		OurStatus: "fail", SuiteStatus: "SUCCESS",
 		Reason: "the suite takes any 4xx for a rejection, and server-everything answers its sessionless probe " +
-			"400 \"Server not initialized\"; mcp-eval probes inside a session, where a foreign Origin gets 200"},
+			"400 \"Server not initialized\"; mcp-eval probes inside a session, where a foreign Host gets 200"},
 }
 
 // agreementServer is one server both tools run against.

@@ -57,6 +57,7 @@ type Stdio struct {
 	gaveUp   map[string]bool // ids whose request timed out or was cancelled
 	orphans  []*Message
 	requests []*Message // server-to-client requests (a method and an id)
+	notes    []*Message // notifications from the server
 	invalid  []string
 	lines    int // stdout lines read
 	answers  int // JSON-RPC messages read
@@ -310,6 +311,9 @@ func (s *Stdio) deliver(line []byte) {
 		if m.IsRequest() {
 			s.requests = appendCapped(s.requests, m)
 		}
+		if m.IsNotification() {
+			s.notes = appendCapped(s.notes, m)
+		}
 		return
 	}
 	key := idKey(m.ID)
@@ -486,6 +490,14 @@ func (s *Stdio) Requests() []*Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*Message(nil), s.requests...)
+}
+
+// Notifications returns the notifications the server wrote, in order
+// (capped like Orphans).
+func (s *Stdio) Notifications() []*Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Message(nil), s.notes...)
 }
 
 // Orphans returns responses whose id matched no request in flight (answers
