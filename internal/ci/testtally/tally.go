@@ -37,9 +37,17 @@ func (c counts) String() string {
 	return s
 }
 
-// tally copies the tests' output to out and counts the results in r.
+// maxHeld bounds the output kept for one running test; past it the
+// oldest half is dropped (the end of a failing test's output says most).
+const maxHeld = 1 << 20
+
+// tally counts the results in r and writes to out what a plain `go test`
+// prints: each package's closing line, everything outside a test (build
+// errors), and the output of the tests that failed. A passing or skipped
+// test's output is dropped, so a green run reads as one line a package.
 func tally(r io.Reader, out io.Writer) (counts, error) {
 	var c counts
+	held := map[[2]string][]byte{} // output of tests still running
 	failedTests := map[string]bool{} // packages with a failing test
 	failedPkgs := map[string]bool{}
 	sc := bufio.NewScanner(r)
@@ -52,9 +60,26 @@ func tally(r io.Reader, out io.Writer) (counts, error) {
 			fmt.Fprintf(out, "%s\n", line)
 			continue
 		}
+		key := [2]string{e.Package, e.Test}
 		if e.Action == "output" {
-			io.WriteString(out, e.Output)
+			if e.Test == "" {
+				if e.Output != "PASS\n" {
+					io.WriteString(out, e.Output)
+				}
+				continue
+			}
+			b := append(held[key], e.Output...)
+			if len(b) > maxHeld {
+				b = append([]byte("[output cut]\n"), b[len(b)-maxHeld/2:]...)
+			}
+			held[key] = b
 			continue
+		}
+		if e.Test != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			if e.Action == "fail" {
+				out.Write(held[key])
+			}
+			delete(held, key)
 		}
 		switch {
 		case e.Test == "" && e.Action == "fail":

@@ -16,6 +16,7 @@ func TestTally(t *testing.T) {
 		`{"Action":"output","Package":"a","Test":"TestOK","Output":"=== RUN   TestOK\n"}`,
 		`{"Action":"pass","Package":"a","Test":"TestOK"}`,
 		`{"Action":"pass","Package":"a","Test":"TestOK/sub"}`,
+		`{"Action":"output","Package":"a","Test":"TestBad","Output":"    x_test.go:9: got 1, want 2\n"}`,
 		`{"Action":"fail","Package":"a","Test":"TestBad"}`,
 		`{"Action":"skip","Package":"a","Test":"TestSkip"}`,
 		`{"Action":"fail","Package":"a"}`,
@@ -35,8 +36,13 @@ func TestTally(t *testing.T) {
 	if c.ok() {
 		t.Error("a failed run reads ok")
 	}
-	if !strings.Contains(out.String(), "=== RUN   TestOK\n") || !strings.Contains(out.String(), "syntax error") {
-		t.Errorf("output not passed through:\n%s", out.String())
+	// Like a plain go test: a failing test's output and build errors are
+	// shown, a passing test's is not.
+	if !strings.Contains(out.String(), "got 1, want 2") || !strings.Contains(out.String(), "syntax error") {
+		t.Errorf("output of the failure not passed through:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "=== RUN   TestOK") {
+		t.Errorf("a passing test's output is shown:\n%s", out.String())
 	}
 }
 
