@@ -47,7 +47,7 @@ const maxHeld = 1 << 20
 // test's output is dropped, so a green run reads as one line a package.
 func tally(r io.Reader, out io.Writer) (counts, error) {
 	var c counts
-	held := map[[2]string][]byte{} // output of tests still running
+	held := map[[2]string][]byte{}   // output of tests still running
 	failedTests := map[string]bool{} // packages with a failing test
 	failedPkgs := map[string]bool{}
 	sc := bufio.NewScanner(r)
