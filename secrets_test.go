@@ -67,6 +67,13 @@ func spellingsOf(v string) map[string]string {
 func echoServer(t *testing.T, spelled string) string {
 	h := fixture.NewHandler(fixture.Options{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			// A long-lived stream: a proxy that buffers whole answers would
+			// hold it until the client gives up (subscriptions/listen then
+			// rightly fails); this one streams it as it is.
+			h.ServeHTTP(w, r)
+			return
+		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
