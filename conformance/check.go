@@ -34,6 +34,9 @@ type Check struct {
 	// Once runs the check a single time whatever --runs says: it starts
 	// processes or judges one observation.
 	Once bool
+	// After runs the check once, after every other check has finished: it
+	// judges what the transports recorded meanwhile (checks_hygiene.go).
+	After bool
 	// Skip, if set, returns a reason not to run the check on this server
 	// (an undeclared capability, nothing to probe).
 	Skip func(e *Env) string
@@ -138,16 +141,21 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 	}
 	results := make([][]Outcome, len(checks))
 	var jobs []job
+	var after []int
 	for i, ch := range checks {
 		if reason := e.skipReason(ch); reason != "" {
 			results[i] = []Outcome{skip(reason)}
 			continue
 		}
 		n := opts.Runs
-		if ch.Once {
+		if ch.Once || ch.After {
 			n = 1
 		}
 		results[i] = make([]Outcome, n)
+		if ch.After {
+			after = append(after, i)
+			continue
+		}
 		for r := 0; r < n; r++ {
 			jobs = append(jobs, job{i, r})
 		}
@@ -165,6 +173,10 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 		}(j)
 	}
 	wg.Wait()
+	// What the transports recorded while the checks ran (protocol hygiene).
+	for _, i := range after {
+		results[i][0] = runOne(ctx, e, checks[i])
+	}
 
 	res := e.result()
 	for i, ch := range checks {

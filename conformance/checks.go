@@ -44,6 +44,7 @@ func Checks() []*Check {
 		all = append(all, lintChecks()...)
 		all = append(all, paginationChecks()...)
 		all = append(all, completionChecks()...)
+		all = append(all, hygieneChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})
