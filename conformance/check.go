@@ -35,7 +35,8 @@ type Check struct {
 	// processes or judges one observation.
 	Once bool
 	// After runs the check once all others have finished: it judges what
-	// the run observed meanwhile (subscriptions/listen's stream).
+	// the run observed meanwhile (subscriptions/listen's stream, the
+	// transports' protocol-hygiene records in checks_hygiene.go).
 	After bool
 	// Skip, if set, returns a reason not to run the check on this server
 	// (an undeclared capability, nothing to probe).

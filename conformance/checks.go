@@ -46,6 +46,7 @@ func Checks() []*Check {
 		all = append(all, completionChecks()...)
 		all = append(all, subscriptionChecks()...)
 		all = append(all, resourceChecks()...)
+		all = append(all, hygieneChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})

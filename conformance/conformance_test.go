@@ -275,6 +275,10 @@ var collateral = map[string][]string{
 	// A server that changes the type of every integer id breaks every
 	// exchange the client makes.
 	"jsonrpc/id-echo-integer": {"*"},
+	// An answer under another id, or an answer to a notification, is a
+	// response to a request never sent (protocol hygiene).
+	"jsonrpc/id-echo-string":           {"jsonrpc/one-response-per-request"},
+	"jsonrpc/notification-no-response": {"jsonrpc/one-response-per-request"},
 }
 
 // stdioCollateral adds what only stdio loses: without HTTP statuses, an

@@ -113,3 +113,13 @@ func orAbsentID(id json.RawMessage) string {
 	}
 	return truncate(string(id), 60)
 }
+
+// idlessError reports whether m is an error response without an id (absent
+// or null): JSON-RPC 2.0 §5 uses it when the request's id could not be
+// read, and the Streamable HTTP rules allow it for a rejected request (an
+// invalid Origin's 403, a body that is not one message). It answers the
+// request it came back on, so it is no orphan; jsonrpc/error-id-echo judges
+// the id itself.
+func idlessError(m *Message) bool {
+	return m.Error != nil && (m.ID == nil || string(m.ID) == "null")
+}

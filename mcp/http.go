@@ -211,7 +211,7 @@ func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	x.Messages = append(x.Messages, m)
 	if m.IsResponse() {
 		x.Response = m
-		if out.ID != nil && (m.ID == nil || idKey(m.ID) != idKey(out.ID)) {
+		if out.ID != nil && (m.ID == nil || idKey(m.ID) != idKey(out.ID)) && !idlessError(m) {
 			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: truncate(string(m.Raw), 200),
 				Detail: "the answer to " + out.Method + " carries id " + orAbsentID(m.ID) + ", not the request's id " + string(out.ID)})
 		}
@@ -274,7 +274,9 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 				// it rather than wait for a server that keeps it open.
 				return true
 			}
-			h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: truncate(string(m.Raw), 200)})
+			if !idlessError(m) {
+				h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: truncate(string(m.Raw), 200)})
+			}
 			if x.Response == nil {
 				// An answer with another id: keep it (the caller reports
 				// the mismatch) but read on in case the right one follows.
