@@ -244,6 +244,13 @@ func evidenceMap(ev any) map[string]any {
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
+// modelSafeName is what the model APIs accept as a function name: OpenAI
+// Chat Completions rejects a whole request whose tools include a name
+// outside ^[a-zA-Z0-9_-]{1,64}$ (HTTP 400), Anthropic the same characters
+// up to 128. A dotted or long MCP name is valid but breaks every client
+// that passes it through unchanged (mcp-eval maps such names to aliases).
+var modelSafeName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
 // Lint thresholds. They are mcp-eval's guidance, not the spec's; the
 // messages say so.
 const (
@@ -265,6 +272,16 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tool names outside [A-Za-z0-9_.-]{1,128}")
+			}),
+		toolCheck("lint/tool-name-model-safe", "tool names fit the model APIs' function names, ^[a-zA-Z0-9_-]{1,64}$", report.LevelShould, revBoth, guidance,
+			func(_ *Env, ts []mcp.Tool) Outcome {
+				var p problems
+				for _, t := range ts {
+					if toolNamePattern.MatchString(t.Name) && !modelSafeName.MatchString(t.Name) {
+						p = append(p, fmt.Sprintf("%q", t.Name))
+					}
+				}
+				return p.outcome("tool names a model API rejects (OpenAI Chat Completions answers HTTP 400 to a request whose tools include one; a client must alias them)")
 			}),
 		toolCheck("lint/tool-name-unique", "tool names are unique", report.LevelShould, revBoth, names,
 			func(_ *Env, ts []mcp.Tool) Outcome {
