@@ -107,13 +107,38 @@ func plainNote(s string) note { return note{md: report.EscapeMarkdown(s), text: 
 func markdownNote(s string) note { return note{md: s, text: s} }
 
 func (a *action) run(ctx context.Context, getenv func(string) string) error {
+	flags, given, err := a.selectLayers(ctx)
+	if err != nil {
+		return err
+	}
+	cfg, err := a.configure(flags, getenv)
+	if err != nil {
+		return err
+	}
+	baselines, baselineURL := a.baselines(ctx, cfg)
+	var r *report.Report
+	if given != nil {
+		r, err = publishReport(cfg, given, a.red, a.stdout)
+	} else {
+		r, err = evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
+	}
+	if err != nil {
+		return err
+	}
+	return a.publish(ctx, cfg, r, baselines, baselineURL)
+}
+
+// selectLayers decides the layers of this run from the event, the label
+// (confirmed through the API: payload labels are frozen on a re-run) and
+// the models input, and returns the flags the inputs make. With the report
+// input, the given report's layers are published instead of running any.
+func (a *action) selectLayers(ctx context.Context) (flags []string, given *report.Report, err error) {
 	in, ev := a.in, a.ev
 	labelPresent := false
 	if ev.PullRequest != nil {
 		for _, l := range ev.PullRequest.Labels {
 			labelPresent = labelPresent || strings.EqualFold(l, in.EvalLabel)
 		}
-		// Payload labels are frozen when a run is re-run: ask the API.
 		if a.client != nil {
 			if ok, err := a.client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
 				a.warn(err)
@@ -124,7 +149,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	}
 	sel, err := github.SelectLayers(in.Layers, ev, in.EvalLabel, labelPresent)
 	if err != nil {
-		return usagef("layers: %v", err)
+		return nil, nil, usagef("layers: %v", err)
 	}
 	if strings.TrimSpace(in.Models) == "" {
 		// Without models the model layers cannot run; auto drops them,
@@ -134,13 +159,12 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 			sel.Reason = "Conformance only: this " + orEvent(ev.Name) + " run would include the model layers, but the models input is empty."
 		}
 	}
-	flags := in.Flags(sel)
-	var given *report.Report
+	flags = in.Flags(sel)
 	if in.Report != "" {
 		// Publish mode: the merged report of sharded jobs is gated and
 		// published as one run, with one comment; no server is contacted.
 		if given, err = readReport("input report", in.Report); err != nil {
-			return err
+			return nil, nil, err
 		}
 		sel.Layers = given.Layers
 		sel.Reason = fmt.Sprintf("Layers of the given report %s: %s (not run here: gated and published).", in.Report, strings.Join(given.Layers, ", "))
@@ -156,54 +180,58 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	}
 	a.sel = sel
 	a.notes = append([]note{markdownNote(sel.Reason)}, a.notes...)
+	return flags, given, nil
+}
 
+// configure parses the flags into the run's Config, builds its redactor,
+// masks the expanded header values and puts --out in the workspace.
+func (a *action) configure(flags []string, getenv func(string) string) (*Config, error) {
 	cfg, err := parseConfig("action", flags, getenv, a.stderr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	red, err := cfg.redactor(getenv)
-	if err != nil {
-		return err
+	if a.red, err = cfg.redactor(getenv); err != nil {
+		return nil, err
 	}
-	a.red = red
 	// The runner masks the header input as written ($VAR templates); the
 	// secret is the expanded value.
 	if err := maskHeaders(a.stdout, cfg, getenv); err != nil {
-		return err
+		return nil, err
 	}
 	a.ws = getenv("GITHUB_WORKSPACE")
 	if !filepath.IsAbs(cfg.Out) && a.ws != "" {
 		cfg.Out = filepath.Join(a.ws, cfg.Out)
 	}
 	a.out = cfg.Out
-	baselineURL := ""
-	var baselines *github.Baselines
+	return cfg, nil
+}
+
+// baselines finds each layer's baseline from the newest green run that
+// produced it (DESIGN.md "GitHub Action"), composes them into one report
+// for the gate and points cfg.Baseline at it. Trouble is a note, never a
+// failure: the run then applies absolute floors only.
+func (a *action) baselines(ctx context.Context, cfg *Config) (bs *github.Baselines, baselineURL string) {
+	layers := a.sel.Layers
 	if a.client != nil && cfg.Baseline == "" {
-		// Each layer's baseline from the newest green run that produced it
-		// (DESIGN.md "GitHub Action"), composed into one report for the gate.
-		bs, err := a.client.FetchBaselines(ctx, sel.Layers)
-		baselines = bs
-		switch {
-		case err != nil:
+		var err error
+		bs, err = a.client.FetchBaselines(ctx, layers)
+		if err != nil {
 			a.warn(err)
-		default:
-			for _, l := range bs.Lines(sel.Layers, time.Now()) {
+		} else {
+			for _, l := range bs.Lines(layers, time.Now()) {
 				a.notes = append(a.notes, plainNote("Baseline: "+l))
 			}
-			base := github.Compose(bs.Parts, sel.Layers)
-			if base == nil {
-				break
-			}
-			path, werr := writeTemp(a.env.RunnerTemp, "mcp-eval-baseline-*.json", base)
-			if werr != nil {
-				a.warn(werr)
-				break
-			}
-			cfg.Baseline, cfg.BaselineLabel = path, baselineLabel(bs, sel.Layers)
-			for _, l := range sel.Layers {
-				if d, ok := bs.From[l]; ok {
-					baselineURL = d.HTMLURL
-					break
+			if base := github.Compose(bs.Parts, layers); base != nil {
+				if path, err := writeTemp(a.env.RunnerTemp, "mcp-eval-baseline-*.json", base); err != nil {
+					a.warn(err)
+				} else {
+					cfg.Baseline, cfg.BaselineLabel = path, baselineLabel(bs, layers)
+					for _, l := range layers {
+						if d, ok := bs.From[l]; ok {
+							baselineURL = d.HTMLURL
+							break
+						}
+					}
 				}
 			}
 		}
@@ -211,18 +239,14 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	if cfg.Baseline == "" {
 		a.notes = append(a.notes, markdownNote("No baseline report was found, so only absolute floors and waivers were applied."))
 	}
+	return bs, baselineURL
+}
 
-	var r *report.Report
-	if given != nil {
-		r, err = publishReport(cfg, given, a.red, a.stdout)
-	} else {
-		r, err = evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
-	}
-	if err != nil {
-		return err
-	}
+// publish carries the layers this run did not produce forward in its
+// artifact, and writes the annotations, the PR comment, the job summary,
+// the notes and the outputs; the exit code follows the report's verdict.
+func (a *action) publish(ctx context.Context, cfg *Config, r *report.Report, baselines *github.Baselines, baselineURL string) error {
 	passed := r.Passed()
-	// The layers this run did not produce travel on in its artifact.
 	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
 		a.warn(err)
 	} else if len(carried) > 0 {
@@ -238,7 +262,7 @@ func (a *action) run(ctx context.Context, getenv func(string) string) error {
 	if err := a.annotate(github.ReportAnnotationsAt(pub, annotationSources(cfg, pub))); err != nil {
 		return err
 	}
-	if ev.PullRequest != nil && in.Comment && !sel.ReadOnly && a.client != nil {
+	if ev := a.ev; ev.PullRequest != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
 		var body bytes.Buffer
 		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
 			return err
