@@ -74,21 +74,41 @@ func mergeCommand(args []string, stdout io.Writer) error {
 	if *out == "" || fs.NArg() == 0 {
 		return usagef("want -o report.json and at least one shard report")
 	}
+	merged, err := mergeReports(fs.Args())
+	if err != nil {
+		return err
+	}
+	rescore(merged)
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, merged); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return &configError{fmt.Sprintf("merge -o: %v", err)}
+	}
+	fmt.Fprintf(stdout, "merged %d reports: %d checks, %d cases → %s\n", fs.NArg(), len(merged.Checks), len(merged.Cases), *out)
+	return nil
+}
+
+// mergeReports joins the shard reports at paths: one server (sameServer),
+// the first shard's verdict on each check, every case once (shards must not
+// overlap), the confusion counts, the telemetry and the judge.
+func mergeReports(paths []string) (*report.Report, error) {
 	var merged *report.Report
 	var tele []*report.Telemetry
 	seenCase := map[string]string{}
 	seenCheck := map[string]bool{}
-	for _, path := range fs.Args() {
+	for _, path := range paths {
 		r, err := readReport("merge", path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if merged == nil {
 			merged = &report.Report{SchemaVersion: r.SchemaVersion, Tool: r.Tool, StartedAt: r.StartedAt,
 				Server: r.Server, Surface: r.Surface, Commit: r.Commit, History: r.History, Strict: r.Strict,
 				Checks: []report.Check{}, Cases: []report.Case{}, Scores: map[string]float64{}}
-		} else if err := sameServer(fs.Arg(0), merged, path, r); err != nil {
-			return err
+		} else if err := sameServer(paths[0], merged, path, r); err != nil {
+			return nil, err
 		}
 		if r.StartedAt != "" && (merged.StartedAt == "" || r.StartedAt < merged.StartedAt) {
 			merged.StartedAt = r.StartedAt
@@ -110,7 +130,7 @@ func mergeCommand(args []string, stdout io.Writer) error {
 		for _, c := range r.Cases {
 			key := c.ID + "@" + c.Model
 			if prev, dup := seenCase[key]; dup {
-				return &configError{fmt.Sprintf("merge: case %s ran in both %s and %s; shards must not overlap", key, prev, path)}
+				return nil, &configError{fmt.Sprintf("merge: case %s ran in both %s and %s; shards must not overlap", key, prev, path)}
 			}
 			seenCase[key] = path
 			merged.Cases = append(merged.Cases, c)
@@ -123,6 +143,18 @@ func mergeCommand(args []string, stdout io.Writer) error {
 			merged.Judge = r.Judge
 		}
 	}
+	if len(tele) > 0 {
+		// Reports keep raw latency samples, so percentiles are recomputed
+		// over all shards rather than averaged.
+		merged.Telemetry = telemetry.Merge(tele...)
+	}
+	return merged, nil
+}
+
+// rescore recomputes the merged report's scores from its checks and cases:
+// each case fraction carries its own denominator, so the pooled scores
+// equal those of one unsplit run.
+func rescore(merged *report.Report) {
 	if rate, ok := merged.ConformancePassRate(); ok {
 		merged.Scores["conformance.passRate"] = rate
 	}
@@ -148,19 +180,5 @@ func mergeCommand(args []string, stdout io.Writer) error {
 	if len(merged.Confusion) > 0 {
 		merged.Confusion = golden.MergeConfusion(merged.Confusion)
 	}
-	if len(tele) > 0 {
-		// Reports keep raw latency samples, so percentiles are recomputed
-		// over all shards rather than averaged.
-		merged.Telemetry = telemetry.Merge(tele...)
-	}
 	merged.Sort()
-	var buf bytes.Buffer
-	if err := report.WriteJSON(&buf, merged); err != nil {
-		return err
-	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		return &configError{fmt.Sprintf("merge -o: %v", err)}
-	}
-	fmt.Fprintf(stdout, "merged %d reports: %d checks, %d cases → %s\n", fs.NArg(), len(merged.Checks), len(merged.Cases), *out)
-	return nil
 }
