@@ -104,23 +104,7 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 	if err != nil {
 		return nil, err
 	}
-	opts := mcp.Options{
-		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
-		Timeout:    cfg.Timeout,
-		Version:    cfg.ProtocolVersion,
-		// --start-timeout covers a stdio server's first answer too.
-		StartTimeout: cfg.StartTimeout,
-		Waiting:      startProgress(stderr),
-	}
-	if exp != nil {
-		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
-			if method != "tools/call" || name == "" || strings.HasPrefix(name, telemetry.ProbePrefix) {
-				return "", nil
-			}
-			return exp.StartToolCall(ctx, name)
-		}
-	}
-	client, err := mcp.Connect(ctx, target, opts)
+	client, err := mcp.Connect(ctx, target, connectOptions(cfg, exp, stderr))
 	if err != nil {
 		return nil, connectError(ctx, cfg, err, red)
 	}
@@ -143,6 +127,29 @@ func evaluate(ctx context.Context, cfg *Config, getenv func(string) string, stdo
 		return nil, err
 	}
 	return r, writeStdout(cfg, r, red, stdout, getenv)
+}
+
+// connectOptions are the MCP client's options for the run: the timeouts,
+// the revision, start-up progress on stderr, and, with OTLP export on, a
+// span per tool call whose traceparent goes in the request's _meta.
+func connectOptions(cfg *Config, exp *otlp.Exporter, stderr io.Writer) mcp.Options {
+	opts := mcp.Options{
+		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: toolVersion()},
+		Timeout:    cfg.Timeout,
+		Version:    cfg.ProtocolVersion,
+		// --start-timeout covers a stdio server's first answer too.
+		StartTimeout: cfg.StartTimeout,
+		Waiting:      startProgress(stderr),
+	}
+	if exp != nil {
+		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
+			if method != "tools/call" || name == "" || strings.HasPrefix(name, telemetry.ProbePrefix) {
+				return "", nil
+			}
+			return exp.StartToolCall(ctx, name)
+		}
+	}
+	return opts
 }
 
 // openServerLog creates OUT/server.log for what the server prints. It is
