@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -223,7 +224,7 @@ func (e *evaluator) scoreSignificance(gs *report.GateScore) {
 	if !ok1 || !ok2 {
 		return
 	}
-	pv := fisherLower(bp, bt-bp, cp, ct-cp)
+	pv := stats.FisherLower(bp, bt-bp, cp, ct-cp)
 	gs.Tested, gs.PValue, gs.Significant = true, &pv, pv < e.p.Alpha
 	gs.BasePassed, gs.BaseTotal, gs.Passed, gs.Total = bp, bt, cp, ct
 }

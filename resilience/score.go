@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -319,7 +320,7 @@ func (vs *VariantScore) reportCase() report.Case {
 	if n > 0 {
 		rc.PassRate = float64(rc.Passed) / float64(n)
 	}
-	rc.WilsonLow, rc.WilsonHigh = golden.Wilson(rc.Passed, n)
+	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(rc.Passed, n)
 	rc.Flaky = rc.Passed > 0 && rc.Passed < n
 	switch {
 	case n == 0:
