@@ -171,7 +171,7 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
 	fs.IntVar(&cfg.ModelMaxTokens, "model-max-tokens", cfg.ModelMaxTokens, "token limit of each model answer (0: the provider's default; Anthropic, which requires one, gets 1024)")
 	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
-	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in golden/judge_prompt.txt); its hash is recorded")
+	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded")
 	cfg.StubTools.comma = true
 	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
 	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -36,7 +37,7 @@ type modelPlan struct {
 	judgeSpec            string // "" with --judge-model none
 	judgeModel           string
 	judgeProvider        llm.Provider // the judge's own client, outside telemetry
-	judgePrompt          *golden.JudgePrompt
+	judgePrompt          *judge.Prompt
 	selfGraded           []string // tested models that are the judge
 	judgeDefault         bool     // no --judge-model: the first model judges
 	payloads             *resilience.PayloadSet
@@ -113,9 +114,9 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 	if err := suite.CheckModels(mp.models); err != nil {
 		return nil, &configError{err.Error()}
 	}
-	mp.judgePrompt = golden.DefaultJudgePrompt()
+	mp.judgePrompt = judge.DefaultPrompt()
 	if cfg.JudgePrompt != "" {
-		if mp.judgePrompt, err = golden.LoadJudgePrompt(cfg.JudgePrompt); err != nil {
+		if mp.judgePrompt, err = judge.LoadPrompt(cfg.JudgePrompt); err != nil {
 			return nil, &configError{err.Error()}
 		}
 	}
@@ -205,7 +206,7 @@ type modelRun struct {
 	plan   *modelPlan
 	tools  []mcp.Tool
 	runner *golden.Runner
-	judge  *golden.ModelJudge // nil with --judge-model none
+	judge  *judge.Judge // nil with --judge-model none
 	// judgeCalls is the judge's model through the cache; it counts the
 	// judge's calls and usage.
 	judgeCalls *golden.CachedModel
@@ -228,11 +229,11 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	cache := golden.NewCache(cfg.CacheDir)
 	cache.Bypass = cfg.NoCache
 	cache.Redactor = red
-	var judge *golden.ModelJudge
+	var jd *judge.Judge
 	var judgeCalls *golden.CachedModel
 	if mp.judgeProvider != nil {
 		judgeCalls = cache.Model(mp.judgeProvider, golden.EndpointOf(mp.judgeProvider, mp.judgeProvider.Name()), 0)
-		judge = golden.NewModelJudge(judgeCalls, mp.judgeModel).WithPrompt(mp.judgePrompt)
+		jd = judge.New(judgeCalls, mp.judgeModel).WithPrompt(mp.judgePrompt)
 	}
 	if w := mp.selfGradingWarning(); w != "" {
 		fmt.Fprintf(stderr, "mcp-eval: warning: %s\n", w)
@@ -241,7 +242,7 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	for name, p := range mp.providers {
 		providers[name] = p
 	}
-	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: judge, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &golden.Runner{
+	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: jd, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &golden.Runner{
 		Providers:   providers,
 		Server:      client,
 		Concurrency: cfg.ModelConcurrency * len(providers),
@@ -414,7 +415,7 @@ func (mr *modelRun) flushCache() {
 }
 
 // scoreOptions are the judges Layer 1 scores with: none at all with
-// --judge-model none (a nil *ModelJudge must not become a non-nil
+// --judge-model none (a nil *judge.Judge must not become a non-nil
 // interface).
 func (mr *modelRun) scoreOptions() golden.ScoreOptions {
 	if mr.judge == nil {

@@ -18,9 +18,9 @@
 //     shard reports.
 //   - [Cache] records and replays model calls keyed by the full request
 //     ([Cache.Model] wraps a model); tool calls always run live.
-//   - [Judge] and [SimilarityJudge] are the model-graded parts;
-//     [NewModelJudge] implements both over any agent.Model, with the prompt
-//     kept in judge_prompt.txt ([JudgePromptSHA256] goes into the report).
+//   - [ScoreOptions.Judge] (a judge.Grader) and [SimilarityJudge] are the
+//     model-graded parts; judge.New implements both over any agent.Model,
+//     with the prompt kept in judge/judge_prompt.txt.
 //
 // golden imports agent, mcp, report and llm (for its types); it never
 // imports another layer (conformance, resilience, telemetry) or the GitHub

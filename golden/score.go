@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -41,7 +43,7 @@ const maxListed = 5
 type ScoreOptions struct {
 	// Judge grades runs of cases with a rubric. Without one, such runs are
 	// errored: a rubric that nobody checks must not pass.
-	Judge Judge
+	Judge judge.Grader
 	// Similar decides arg_match semantic. Without one, semantic matching
 	// falls back to TokenSimilarity and the case says so.
 	Similar SimilarityJudge
@@ -597,16 +599,16 @@ func Summarize(scored []*CaseScore) *Summary {
 // Apply writes the summary into r: the cases are appended (and the report
 // re-sorted), the scores merged into r.Scores and r.ScoresByModel, the
 // confusion matrix set, and r.Judge recorded when a judge was involved.
-// judge describes the judge (nil: none, and the built-in prompt); its
+// ji describes the judge (nil: none, and the built-in prompt); its
 // SemanticFallback is set from the summary.
-func (s *Summary) Apply(r *report.Report, judge *report.JudgeInfo) {
+func (s *Summary) Apply(r *report.Report, ji *report.JudgeInfo) {
 	r.Cases = append(r.Cases, s.Cases...)
 	r.AddScores(s.Scores, s.ScoresByModel)
 	r.Confusion = append(r.Confusion, s.Confusion...)
-	if judge != nil || s.Rubrics || s.SemanticFallback {
-		info := report.JudgeInfo{PromptSHA256: JudgePromptSHA256()}
-		if judge != nil {
-			info = *judge
+	if ji != nil || s.Rubrics || s.SemanticFallback {
+		info := report.JudgeInfo{PromptSHA256: judge.PromptSHA256()}
+		if ji != nil {
+			info = *ji
 		}
 		info.SemanticFallback = info.SemanticFallback || s.SemanticFallback
 		r.Judge = &info
@@ -782,3 +784,6 @@ func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOpt
 		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
 	return r
 }
+
+// errNoJudge is the error of a rubric run when no judge was configured.
+var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")

@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -276,11 +277,11 @@ func TestScoresExact(t *testing.T) {
 	// The report that carries them validates against docs/report.schema.json.
 	r := &report.Report{SchemaVersion: report.SchemaVersion, Server: report.Server{Transport: "stdio", Era: "modern"},
 		Scores: map[string]float64{"conformance.passRate": 1}}
-	sum.Apply(r, &report.JudgeInfo{Model: "openai:model-a", PromptSHA256: JudgePromptSHA256()})
+	sum.Apply(r, &report.JudgeInfo{Model: "openai:model-a", PromptSHA256: judge.PromptSHA256()})
 	if r.Scores["conformance.passRate"] != 1 || r.Scores[KeyPassRate] != 27.0/44 || len(r.Cases) != 10 {
 		t.Errorf("Apply: scores %v, %d cases", r.Scores, len(r.Cases))
 	}
-	if r.Judge == nil || r.Judge.Model != "openai:model-a" || r.Judge.PromptSHA256 != JudgePromptSHA256() || r.Judge.SemanticFallback {
+	if r.Judge == nil || r.Judge.Model != "openai:model-a" || r.Judge.PromptSHA256 != judge.PromptSHA256() || r.Judge.SemanticFallback {
 		t.Errorf("Apply: judge %+v", r.Judge)
 	}
 	validateReport(t, r)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/internal/readfile"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 )
 
@@ -233,12 +233,12 @@ func (es Errors) Unwrap() []error {
 func Load(path string) (*Suite, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: "cannot read the golden file: " + pathErr(err)}}
+		return nil, Errors{{File: path, Msg: "cannot read the golden file: " + readfile.Reason(err)}}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
-		return nil, Errors{{File: path, Msg: "cannot read the golden file: " + pathErr(err)}}
+		return nil, Errors{{File: path, Msg: "cannot read the golden file: " + readfile.Reason(err)}}
 	}
 	return Parse(data, path)
 }
@@ -943,9 +943,9 @@ func (p *parser) rubric(v *yaml.Node, ctx string) (text, file string) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(p.dir, path)
 		}
-		b, err := readBounded(path, maxRubricBytes)
+		b, err := readfile.Bounded(path, maxRubricBytes)
 		if err != nil {
-			p.errorf(fileNode.Line, "%srubric file %s: %s", ctx, name, pathErr(err))
+			p.errorf(fileNode.Line, "%srubric file %s: %s", ctx, name, readfile.Reason(err))
 			return "", name
 		}
 		if strings.TrimSpace(string(b)) == "" {
@@ -965,32 +965,6 @@ func looksLikePath(s string) bool {
 	}
 	ext := strings.ToLower(filepath.Ext(s))
 	return ext == ".md" || ext == ".txt" || ext == ".markdown"
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %d KiB", limit>>10)
-	}
-	return b, nil
-}
-
-// pathErr drops the path from an *fs.PathError, which the message already
-// names as the user wrote it.
-func pathErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // Scalar readers. Each records an error and returns ok=false on a wrong

@@ -186,13 +186,13 @@ type ConfusionCell struct {
 type JudgeInfo struct {
 	// Model is the judge's provider:model; empty when no judge was used.
 	Model string `json:"model,omitempty"`
-	// PromptSHA256 is the hash of golden/judge_prompt.txt.
+	// PromptSHA256 is the hash of judge/judge_prompt.txt.
 	PromptSHA256 string `json:"promptSha256"`
 	// SemanticFallback says that at least one semantic argument match used
 	// the deterministic token similarity instead of the judge.
 	SemanticFallback bool `json:"semanticFallback,omitempty"`
 	// PromptFile is the --judge-prompt file the prompt came from; absent
-	// for the built-in golden/judge_prompt.txt.
+	// for the built-in judge/judge_prompt.txt.
 	PromptFile string `json:"promptFile,omitempty"`
 	// Disabled: --judge-model none; rubric cases were skipped and semantic
 	// arguments used the deterministic fallback.

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -39,10 +40,10 @@ const maxListed = 5
 // ScoreOptions are what scoring may use.
 type ScoreOptions struct {
 	// Judge, if set, grades the fault runs that the deterministic checks
-	// find honest (golden.ModelJudge, its model calls through golden.Cache). A
+	// find honest (judge.Judge, its model calls through golden.Cache). A
 	// judge's "fail" makes the run a fabrication; a judge error makes the
 	// run errored, never passed. Runs the checks already flag are not sent.
-	Judge golden.Judge
+	Judge judge.Grader
 	// Concurrency bounds judge calls at once; 0 means
 	// DefaultScoreConcurrency.
 	Concurrency int
@@ -171,7 +172,7 @@ func (p *Plan) Score(ctx context.Context, results []golden.Result, opts ScoreOpt
 
 // ScoreRun scores one run of a variant; Run is left 0 for the caller to
 // set. judge may be nil.
-func ScoreRun(ctx context.Context, v *Variant, t *agent.Transcript, judge golden.Judge) RunScore {
+func ScoreRun(ctx context.Context, v *Variant, t *agent.Transcript, judge judge.Grader) RunScore {
 	var r RunScore
 	switch {
 	case t == nil:
