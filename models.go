@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
+	"github.com/mcp-eval/mcp-eval/tasks"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
 
@@ -30,8 +31,8 @@ import (
 // payload file, or a missing API key, is exit 2, not a half-run.
 type modelPlan struct {
 	behavior, resilience bool
-	suite                *golden.Suite
-	cases                []*golden.Case
+	suite                *tasks.Suite
+	cases                []*tasks.Case
 	models               []string // provider:model specs, in --models order
 	providers            map[string]llm.Provider
 	judgeSpec            string // "" with --judge-model none
@@ -60,7 +61,7 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 	if strings.TrimSpace(cfg.Models) == "" {
 		return nil, usagef("--layers behavior needs --models, e.g. --models openai:gpt-4.1-mini")
 	}
-	suite, err := golden.Load(cfg.Golden)
+	suite, err := tasks.Load(cfg.Golden)
 	if err != nil {
 		return nil, &configError{err.Error()}
 	}
@@ -253,7 +254,7 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 }
 
 // runs is how often a case runs: --runs when given, else the golden file's.
-func (mr *modelRun) runs(c *golden.Case) int {
+func (mr *modelRun) runs(c *tasks.Case) int {
 	if mr.cfg.runsSet {
 		return mr.cfg.Runs
 	}
@@ -288,7 +289,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 
-	byCase := map[string]*golden.Case{}
+	byCase := map[string]*tasks.Case{}
 	for _, c := range mr.plan.cases {
 		byCase[c.ID] = c
 	}

@@ -1,16 +1,13 @@
-// Package golden is Layer 1, behaviour: it loads the golden set
-// (golden/tasks.yaml), checks it against the server's real tools, turns each
-// case into agent runs, and scores the transcripts: tool selection, false
+// Package golden is Layer 1, behaviour: it runs the cases of a golden set
+// (golden/tasks.yaml, read by package tasks) on agent and scores the
+// transcripts: tool selection, false
 // activation on negative cases, argument correctness, the order of chains
 // and, where a case has a rubric, task completion graded by a model judge.
 //
 // The pieces, in the order a run uses them:
 //
-//   - [Load] or [Parse] read the file and report every mistake as an [*Error]
-//     naming FILE:LINE; [Suite.Validate] then checks the cases against the
-//     server's tools/list and fills in the argument matchers each property's
-//     schema calls for.
-//   - [Case.Task] is the agent.Task of one run of a case.
+//   - tasks.Load reads and tasks.Suite.Validate checks the file; a case's
+//     tasks.Case.Task is the agent.Task of one of its runs.
 //   - [ScoreCase] scores the transcripts of one case on one model;
 //     [Summarize] pools those into report.json's cases, scores,
 //     scoresByModel and confusion, and [Summary.Apply] writes them into a

@@ -10,11 +10,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // Score keys this package fills (DESIGN.md "Score keys"). A key whose
@@ -46,7 +48,7 @@ type ScoreOptions struct {
 	Judge judge.Grader
 	// Similar decides arg_match semantic. Without one, semantic matching
 	// falls back to TokenSimilarity and the case says so.
-	Similar SimilarityJudge
+	Similar tasks.SimilarityJudge
 	// NoJudge, when set, says why there is no judge on purpose
 	// (--judge-model none): cases with a rubric are then skipped with this
 	// reason instead of erroring.
@@ -95,7 +97,7 @@ type RunScore struct {
 // CaseScore is one case on one model: every run scored and the report
 // entry.
 type CaseScore struct {
-	Case  *Case
+	Case  *tasks.Case
 	Model string
 	Runs  []RunScore
 	// Report is the case's report.json entry.
@@ -109,7 +111,7 @@ type CaseScore struct {
 // errored run. Judges are called once per run that needs them; their
 // failures make the run errored. ScoreCase is safe to call concurrently
 // for different cases as long as the judges are.
-func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
+func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
 	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
 	if c.Rubric != "" && opts.NoJudge != "" {
 		// A rubric nobody grades must neither pass nor fail: the case is
@@ -129,7 +131,7 @@ func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.
 }
 
 // ScoreRun scores one run. Run is left 0 for the caller to set.
-func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
 	var r RunScore
 	switch {
 	case t == nil:
@@ -155,7 +157,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 			r.reason("called %s, want no tool call", strings.Join(dedupe(names), ", "))
 		}
 	case c.Chain():
-		want := c.sequenceTools()
+		want := sequenceTools(c)
 		var missing []string
 		for _, w := range dedupe(want) {
 			if !slices.Contains(names, w) {
@@ -173,7 +175,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		}
 	default:
 		candidates := r.FirstTurn
-		if c.Selection == SelectFirst && r.FirstTool != "" {
+		if c.Selection == tasks.SelectFirst && r.FirstTool != "" {
 			candidates = []string{r.FirstTool}
 		}
 		for _, name := range candidates {
@@ -187,7 +189,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		case r.Selection:
 		case r.FirstTool == "":
 			r.reason("called no tool, want %s", want)
-		case c.Selection == SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
+		case c.Selection == tasks.SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
 			r.reason("wrong tool first: called %s first (then %s in the same turn), want %s first (selection: first)", r.FirstTool, strings.Join(r.FirstTurn[1:], ", "), want)
 		case len(r.FirstTurn) > 1:
 			r.reason("wrong tool: called %s instead of %s", strings.Join(r.FirstTurn, " and "), want)
@@ -272,11 +274,11 @@ func isTrueOrNil(b *bool) bool { return b == nil || *b }
 // to: for a single-tool case the first call (of the expected tool, since
 // the selection is right); for a chain, the k-th step naming a tool is
 // matched to the k-th call of that tool, whatever the order.
-func (r *RunScore) checkArgs(ctx context.Context, c *Case, t *agent.Transcript, sim SimilarityJudge) (bool, error) {
+func (r *RunScore) checkArgs(ctx context.Context, c *tasks.Case, t *agent.Transcript, sim tasks.SimilarityJudge) (bool, error) {
 	type target struct {
 		tool   string
 		nth    int
-		checks []*ArgCheck
+		checks []*tasks.ArgCheck
 	}
 	var targets []target
 	if c.Chain() {
@@ -358,7 +360,7 @@ func callArgs(c *agent.Call) (map[string]json.RawMessage, string) {
 	return m, ""
 }
 
-func (c *Case) sequenceTools() []string {
+func sequenceTools(c *tasks.Case) []string {
 	out := make([]string, len(c.Sequence))
 	for i, s := range c.Sequence {
 		out[i] = s.Tool
@@ -411,7 +413,7 @@ type counts struct {
 	pass, selection, activation, arguments, sequence, judge, answer tally
 }
 
-func (cn *counts) addRun(c *Case, r RunScore) {
+func (cn *counts) addRun(c *tasks.Case, r RunScore) {
 	if r.Errored {
 		return
 	}
@@ -683,40 +685,11 @@ func sortedCells(cells map[report.ConfusionCell]int) []report.ConfusionCell {
 	return out
 }
 
-// NeedsJudge reports whether some case has a rubric, so that the caller can
-// refuse to start (exit 2) when no judge model is configured rather than
-// error every such run.
-func (s *Suite) NeedsJudge() bool {
-	for _, c := range s.Cases {
-		if c.Rubric != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// HasSemantic reports whether some argument is matched semantic, which
-// the judge decides when there is one.
-func (s *Suite) HasSemantic() bool {
-	for _, c := range s.Cases {
-		checks := slices.Clone(c.Args)
-		for _, st := range c.Sequence {
-			checks = append(checks, st.Args...)
-		}
-		for _, a := range checks {
-			if a.Mode == MatchSemantic {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // scoreTurns scores a multi-turn run: each turn's expectations against
 // the calls and the answer that followed its user message; the run passes
 // when every turn does (and the rubric, which grades the whole run). The
 // first turn's selection stands for the run in the confusion matrix.
-func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+func scoreTurns(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
 	var r RunScore
 	r.Selection = true
 	and := func(dst **bool, v *bool) {
@@ -787,3 +760,13 @@ func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOpt
 
 // errNoJudge is the error of a rubric run when no judge was configured.
 var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")
+
+// clip shortens a value quoted in a reason to 80 runes.
+func clip(s string) string {
+	const limit = 80
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:limit]) + "…"
+}

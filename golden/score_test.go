@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // scoreSuite is the golden set of the exact-scores test: a hard
@@ -107,14 +108,14 @@ func fracPtr(f float64) *float64 { return &f }
 // on one case, every number comes out exactly right.
 func TestScoresExact(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(scoreSuite), "score.yaml")
+	s, err := tasks.Parse([]byte(scoreSuite), "score.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Validate(weatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]*Case{}
+	cases := map[string]*tasks.Case{}
 	for _, c := range s.Cases {
 		cases[c.ID] = c
 	}
@@ -347,7 +348,7 @@ cases:
     negative: true
     rubric: Says hello.
 `
-	s, err := Parse([]byte(src), "t.yaml")
+	s, err := tasks.Parse([]byte(src), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ cases:
 	yes, no := true, false
 	tests := []struct {
 		name string
-		c    *Case
+		c    *tasks.Case
 		t    *agent.Transcript
 		opts ScoreOptions
 		want RunScore
@@ -439,7 +440,7 @@ func (finalJudgeAny) Grade(context.Context, string, *agent.Transcript) (bool, st
 // TestCaseStatus checks status, floor and the semantic fallback flag.
 func TestCaseStatus(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`version: 1
+	s, err := tasks.Parse([]byte(`version: 1
 cases:
   - {id: custom, prompt: p, expect_tool: send_email, expect_args: {subject: hi there}, arg_match: {subject: semantic}, floor: 0.6}
   - {id: none, prompt: p, negative: true}
@@ -475,7 +476,7 @@ cases:
 // forbid_tools, and a chain whose order spans turns.
 func TestScoreFirstTurn(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`- id: weather
+	s, err := tasks.Parse([]byte(`- id: weather
   prompt: Weather in Paris?
   expect_tool: get_weather
   expect_args: {city: Paris}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // VariantKind says what a variant does to a case's runs.
@@ -34,9 +35,9 @@ type Variant struct {
 	// "<case>#inject-<payload id>".
 	ID   string
 	Kind VariantKind
-	Case *golden.Case
+	Case *tasks.Case
 	// Fault is set for a fault variant.
-	Fault *golden.Fault
+	Fault *tasks.Fault
 	// Payload, Into and SendTool are set for an injection variant: the
 	// payload, the tool whose results carry it ("" for every tool) and the
 	// tool its {{send_tool}} names.
@@ -91,8 +92,8 @@ func (v *Variant) Task(tools []mcp.Tool, model string) agent.Task {
 // in file order, then one per selected payload in payload-set order.
 // tools are the server's (they pick {{send_tool}}); payloads nil means
 // Builtin(). An inject.payloads entry that names no payload or category is
-// a golden.Errors naming the tasks file and line.
-func Variants(c *golden.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant, error) {
+// a tasks.Errors naming the tasks file and line.
+func Variants(c *tasks.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant, error) {
 	if payloads == nil {
 		payloads = Builtin()
 	}
@@ -100,13 +101,13 @@ func Variants(c *golden.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Varian
 	for i, f := range c.Faults {
 		out = append(out, &Variant{ID: faultID(c, i), Kind: KindFault, Case: c, Fault: f})
 	}
-	var errs golden.Errors
+	var errs tasks.Errors
 	if in := c.Inject; in != nil {
 		var chosen []*Payload
 		for i, sel := range in.Payloads {
 			got := payloads.Select(sel)
 			if len(got) == 0 {
-				errs = append(errs, &golden.Error{File: c.File, Line: in.PayloadLines[i], Msg: unknownPayload(c, sel, payloads)})
+				errs = append(errs, &tasks.Error{File: c.File, Line: in.PayloadLines[i], Msg: unknownPayload(c, sel, payloads)})
 				continue
 			}
 			for _, p := range got {
@@ -142,7 +143,7 @@ func Variants(c *golden.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Varian
 }
 
 // faultID names the i-th fault of c, unique within the case.
-func faultID(c *golden.Case, i int) string {
+func faultID(c *tasks.Case, i int) string {
 	f := c.Faults[i]
 	sameKind, sameTool, nth := 0, 0, 0
 	for j, g := range c.Faults {
@@ -167,7 +168,7 @@ func faultID(c *golden.Case, i int) string {
 	return id
 }
 
-func unknownPayload(c *golden.Case, sel string, s *PayloadSet) string {
+func unknownPayload(c *tasks.Case, sel string, s *PayloadSet) string {
 	msg := fmt.Sprintf("case %q: inject.payloads: the payload set %s has no payload or category %q", c.ID, s.Version, sel)
 	names := s.IDs()
 	for _, cat := range Categories {
@@ -221,18 +222,18 @@ type Plan struct {
 
 // NewPlan builds the variants of cases (those without faults: or inject:
 // have none) against the server's tools. payloads nil means Builtin(). The
-// error, if any, is a golden.Errors naming file:line of every inject entry
+// error, if any, is a tasks.Errors naming file:line of every inject entry
 // that selects nothing; the CLI reports it and exits 2. Call it after
 // golden's Suite.Validate, which checks the tool names.
-func NewPlan(cases []*golden.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan, error) {
+func NewPlan(cases []*tasks.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan, error) {
 	if payloads == nil {
 		payloads = Builtin()
 	}
 	p := &Plan{Payloads: payloads, byJob: map[string]*Variant{}}
-	var errs golden.Errors
+	var errs tasks.Errors
 	for _, c := range cases {
 		vs, err := Variants(c, tools, payloads)
-		if es, ok := err.(golden.Errors); ok {
+		if es, ok := err.(tasks.Errors); ok {
 			errs = append(errs, es...)
 			continue
 		}
@@ -242,7 +243,7 @@ func NewPlan(cases []*golden.Case, tools []mcp.Tool, payloads *PayloadSet) (*Pla
 		}
 	}
 	if len(errs) > 0 {
-		slices.SortStableFunc(errs, func(a, b *golden.Error) int {
+		slices.SortStableFunc(errs, func(a, b *tasks.Error) int {
 			return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line)
 		})
 		return nil, errs
@@ -259,12 +260,12 @@ func (p *Plan) Variant(jobCaseID string) *Variant { return p.byJob[jobCaseID] }
 // Jobs returns the runner jobs of every variant on every model
 // ("provider:model" specs), runs(c) runs each. With the CLI's --runs:
 //
-//	runs := func(c *golden.Case) int { return c.RunsOr(cfg.Runs) }
+//	runs := func(c *tasks.Case) int { return c.RunsOr(cfg.Runs) }
 //
 // or a constant when --runs was given explicitly. The jobs' tasks carry the
 // variants' hooks; run them with a golden.Runner and score the results with
 // Plan.Score.
-func (p *Plan) Jobs(tools []mcp.Tool, models []string, runs func(*golden.Case) int) []golden.Job {
+func (p *Plan) Jobs(tools []mcp.Tool, models []string, runs func(*tasks.Case) int) []golden.Job {
 	var jobs []golden.Job
 	for _, v := range p.Variants {
 		n := runs(v.Case)

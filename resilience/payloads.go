@@ -17,7 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // builtinFile is resilience/payloads.yaml, the built-in payload set, kept
@@ -225,17 +225,17 @@ func Builtin() *PayloadSet {
 const maxPayloadFileBytes = 1 << 20
 
 // LoadPayloads reads a payload file. It extends the built-in set unless it
-// says extends: none. Every error is a golden.Errors naming the file and,
+// says extends: none. Every error is a tasks.Errors naming the file and,
 // where there is one, the line: the CLI reports it and exits 2.
 func LoadPayloads(path string) (*PayloadSet, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, golden.Errors{{File: path, Msg: "cannot read the payload file: " + pathErr(err)}}
+		return nil, tasks.Errors{{File: path, Msg: "cannot read the payload file: " + pathErr(err)}}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxPayloadFileBytes+1))
 	if err != nil {
-		return nil, golden.Errors{{File: path, Msg: "cannot read the payload file: " + pathErr(err)}}
+		return nil, tasks.Errors{{File: path, Msg: "cannot read the payload file: " + pathErr(err)}}
 	}
 	return ParsePayloads(data, path)
 }
@@ -269,12 +269,12 @@ const maxPayloadErrors = 25
 
 type payloadParser struct {
 	file string
-	errs golden.Errors
+	errs tasks.Errors
 }
 
 func (p *payloadParser) errorf(line int, format string, args ...any) {
 	if len(p.errs) < maxPayloadErrors {
-		p.errs = append(p.errs, &golden.Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+		p.errs = append(p.errs, &tasks.Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -284,7 +284,7 @@ func parsePayloads(data []byte, path string, base func() *PayloadSet) (*PayloadS
 	p := &payloadParser{file: path}
 	s := p.parse(data, base)
 	if len(p.errs) > 0 {
-		slices.SortStableFunc(p.errs, func(a, b *golden.Error) int { return a.Line - b.Line })
+		slices.SortStableFunc(p.errs, func(a, b *tasks.Error) int { return a.Line - b.Line })
 		return nil, p.errs
 	}
 	return s, nil

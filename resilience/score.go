@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // Score keys of the model half of Layer 2 (DESIGN.md "Score keys"). Each
@@ -297,8 +298,8 @@ func caseCounts(kind VariantKind, passed, n int) counts {
 func (vs *VariantScore) reportCase() report.Case {
 	v := vs.Variant
 	rc := report.Case{
-		ID: v.ID, Model: vs.Model, Kind: string(golden.KindSoft), Runs: len(vs.Runs),
-		Floor: golden.KindSoft.Floor(), Tags: variantTags(v),
+		ID: v.ID, Model: vs.Model, Kind: string(tasks.KindSoft), Runs: len(vs.Runs),
+		Floor: tasks.KindSoft.Floor(), Tags: variantTags(v),
 	}
 	n := 0
 	for _, r := range vs.Runs {

@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"bytes"
@@ -1159,3 +1159,32 @@ func (p *parser) value(n *yaml.Node, what string) (any, bool) {
 
 // nearest is the did-you-mean shared with the config file's errors.
 func nearest(s string, candidates []string) string { return suggest.Nearest(s, candidates) }
+
+// NeedsJudge reports whether some case has a rubric, so that the caller can
+// refuse to start (exit 2) when no judge model is configured rather than
+// error every such run.
+func (s *Suite) NeedsJudge() bool {
+	for _, c := range s.Cases {
+		if c.Rubric != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// HasSemantic reports whether some argument is matched semantic, which
+// the judge decides when there is one.
+func (s *Suite) HasSemantic() bool {
+	for _, c := range s.Cases {
+		checks := slices.Clone(c.Args)
+		for _, st := range c.Sequence {
+			checks = append(checks, st.Args...)
+		}
+		for _, a := range checks {
+			if a.Mode == MatchSemantic {
+				return true
+			}
+		}
+	}
+	return false
+}

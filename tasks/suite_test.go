@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"encoding/json"
@@ -14,6 +14,10 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
+
+// shippedTasks is the golden file the example server ships with, the
+// default of --golden.
+const shippedTasks = "../golden/tasks.yaml"
 
 // weatherTools returns the example server's tools/list (testdata/README.md
 // says how the copy was made).
@@ -39,7 +43,7 @@ func weatherTools(t *testing.T) []mcp.Tool {
 // example server's real tools, and checks it has what the issue asks for.
 func TestShippedSuite(t *testing.T) {
 	t.Parallel()
-	s, err := Load("tasks.yaml")
+	s, err := Load(shippedTasks)
 	if err != nil {
 		t.Fatal(err)
 	}
