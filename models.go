@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -206,17 +207,17 @@ type modelRun struct {
 	cfg    *Config
 	plan   *modelPlan
 	tools  []mcp.Tool
-	runner *golden.Runner
+	runner *runs.Runner
 	judge  *judge.Judge // nil with --judge-model none
 	// judgeCalls is the judge's model through the cache; it counts the
 	// judge's calls and usage.
-	judgeCalls *golden.CachedModel
+	judgeCalls *runs.CachedModel
 	stderr     io.Writer
 	red        *redact.Redactor
 	// deadline is when --model-budget ends, set by the first run.
 	deadline time.Time
 	// results of every run of both layers, for telemetry.
-	results []golden.Result
+	results []runs.Result
 }
 
 // prepare lists the server's tools, validates the golden set against
@@ -227,13 +228,13 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	}
 	// One record/replay cache for every model call, the judge's included;
 	// what it writes goes through the run's redactor.
-	cache := golden.NewCache(cfg.CacheDir)
+	cache := runs.NewCache(cfg.CacheDir)
 	cache.Bypass = cfg.NoCache
 	cache.Redactor = red
 	var jd *judge.Judge
-	var judgeCalls *golden.CachedModel
+	var judgeCalls *runs.CachedModel
 	if mp.judgeProvider != nil {
-		judgeCalls = cache.Model(mp.judgeProvider, golden.EndpointOf(mp.judgeProvider, mp.judgeProvider.Name()), 0)
+		judgeCalls = cache.Model(mp.judgeProvider, runs.EndpointOf(mp.judgeProvider, mp.judgeProvider.Name()), 0)
 		jd = judge.New(judgeCalls, mp.judgeModel).WithPrompt(mp.judgePrompt)
 	}
 	if w := mp.selfGradingWarning(); w != "" {
@@ -243,7 +244,7 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	for name, p := range mp.providers {
 		providers[name] = p
 	}
-	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: jd, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &golden.Runner{
+	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: jd, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &runs.Runner{
 		Providers:   providers,
 		Server:      client,
 		Concurrency: cfg.ModelConcurrency * len(providers),
@@ -264,7 +265,7 @@ func (mr *modelRun) runs(c *tasks.Case) int {
 // behavior runs the golden set on every model and scores it (Layer 1).
 func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 	stub := mr.cfg.StubTools.vals
-	var jobs []golden.Job
+	var jobs []runs.Job
 	for _, c := range mr.plan.cases {
 		for _, spec := range mr.plan.models {
 			if !c.RunsOn(spec) {
@@ -281,7 +282,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 						task.Stubs[name] = json.RawMessage(`"stubbed by mcp-eval (--stub-tools): the call was not executed"`)
 					}
 				}
-				jobs = append(jobs, golden.Job{CaseID: c.ID, Model: spec, Run: i, Task: task})
+				jobs = append(jobs, runs.Job{CaseID: c.ID, Model: spec, Run: i, Task: task})
 			}
 		}
 	}
@@ -428,7 +429,7 @@ func (mr *modelRun) scoreOptions() golden.ScoreOptions {
 // run runs jobs within what is left of --model-budget: when it is spent,
 // runs in flight end at their next model or tool call and the rest do not
 // start, all as errored runs that say why; the report is still written.
-func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result {
+func (mr *modelRun) run(ctx context.Context, jobs []runs.Job) []runs.Result {
 	if mr.cfg.ModelBudget > 0 {
 		if mr.deadline.IsZero() {
 			mr.deadline = time.Now().Add(mr.cfg.ModelBudget)
@@ -461,8 +462,8 @@ func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result 
 
 // warnWrites says loudly when a tool that is not read-only was really
 // executed: the model layers run what the model calls unless it is stubbed.
-func (mr *modelRun) warnWrites(results []golden.Result) {
-	writes := golden.ExecutedWrites(results)
+func (mr *modelRun) warnWrites(results []runs.Result) {
+	writes := runs.ExecutedWrites(results)
 	names := make([]string, 0, len(writes))
 	for n := range writes {
 		names = append(names, n)

@@ -13,8 +13,8 @@
 //     scoresByModel and confusion, and [Summary.Apply] writes them into a
 //     report. [ScoresFromCases] and [MergeConfusion] recompute the same from
 //     shard reports.
-//   - [Cache] records and replays model calls keyed by the full request
-//     ([Cache.Model] wraps a model); tool calls always run live.
+//   - internal/runs runs the jobs on agent and records and replays their
+//     model calls; tool calls always run live.
 //   - [ScoreOptions.Judge] (a judge.Grader) and [SimilarityJudge] are the
 //     model-graded parts; judge.New implements both over any agent.Model,
 //     with the prompt kept in judge/judge_prompt.txt.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
@@ -49,7 +49,7 @@ type Variant struct {
 	Canaries []string
 	// PayloadSet is the Version of the set the payload came from.
 	PayloadSet string
-	// JobID is the golden.Job CaseID of the variant's runs: ID and a short
+	// JobID is the runs.Job CaseID of the variant's runs: ID and a short
 	// hash of everything the variant changes in a run, so that the result
 	// cache misses when a fault or payload changes (the cache cannot key
 	// the OnResult function itself).
@@ -258,21 +258,21 @@ func (p *Plan) Empty() bool { return len(p.Variants) == 0 }
 func (p *Plan) Variant(jobCaseID string) *Variant { return p.byJob[jobCaseID] }
 
 // Jobs returns the runner jobs of every variant on every model
-// ("provider:model" specs), runs(c) runs each. With the CLI's --runs:
+// ("provider:model" specs), runsOf(c) runs each. With the CLI's --runs:
 //
-//	runs := func(c *tasks.Case) int { return c.RunsOr(cfg.Runs) }
+//	runsOf := func(c *tasks.Case) int { return c.RunsOr(cfg.Runs) }
 //
 // or a constant when --runs was given explicitly. The jobs' tasks carry the
-// variants' hooks; run them with a golden.Runner and score the results with
+// variants' hooks; run them with a runs.Runner and score the results with
 // Plan.Score.
-func (p *Plan) Jobs(tools []mcp.Tool, models []string, runs func(*tasks.Case) int) []golden.Job {
-	var jobs []golden.Job
+func (p *Plan) Jobs(tools []mcp.Tool, models []string, runsOf func(*tasks.Case) int) []runs.Job {
+	var jobs []runs.Job
 	for _, v := range p.Variants {
-		n := runs(v.Case)
+		n := runsOf(v.Case)
 		for _, spec := range models {
 			_, model, _ := llm.ParseSpec(spec)
 			for i := range n {
-				jobs = append(jobs, golden.Job{CaseID: v.JobID, Model: spec, Run: i, Task: v.Task(tools, model)})
+				jobs = append(jobs, runs.Job{CaseID: v.JobID, Model: spec, Run: i, Task: v.Task(tools, model)})
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -41,7 +41,7 @@ const maxListed = 5
 // ScoreOptions are what scoring may use.
 type ScoreOptions struct {
 	// Judge, if set, grades the fault runs that the deterministic checks
-	// find honest (judge.Judge, its model calls through golden.Cache). A
+	// find honest (judge.Judge, its model calls through runs.Cache). A
 	// judge's "fail" makes the run a fabrication; a judge error makes the
 	// run errored, never passed. Runs the checks already flag are not sent.
 	Judge judge.Grader
@@ -99,15 +99,15 @@ type Summary struct {
 	Judged bool
 }
 
-// Score scores the results of Plan.Jobs (run by a golden.Runner, or read
+// Score scores the results of Plan.Jobs (run by a runs.Runner, or read
 // from its cache). Results of jobs the plan does not know are ignored.
 // Judge calls run concurrently up to opts.Concurrency.
-func (p *Plan) Score(ctx context.Context, results []golden.Result, opts ScoreOptions) *Summary {
+func (p *Plan) Score(ctx context.Context, results []runs.Result, opts ScoreOptions) *Summary {
 	type key struct{ job, model string }
 	type group struct {
 		v       *Variant
 		model   string
-		results []golden.Result
+		results []runs.Result
 	}
 	groups := map[key]*group{}
 	var order []key
@@ -139,7 +139,7 @@ func (p *Plan) Score(ctx context.Context, results []golden.Result, opts ScoreOpt
 	var items []item
 	for _, k := range order {
 		g := groups[k]
-		slices.SortStableFunc(g.results, func(a, b golden.Result) int { return a.Job.Run - b.Job.Run })
+		slices.SortStableFunc(g.results, func(a, b runs.Result) int { return a.Job.Run - b.Job.Run })
 		vs := &VariantScore{Variant: g.v, Model: g.model, Runs: make([]RunScore, len(g.results))}
 		for i, r := range g.results {
 			items = append(items, item{vs, i, r.Transcript})

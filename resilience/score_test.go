@@ -17,8 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -170,7 +170,7 @@ func TestScoreScriptedModels(t *testing.T) {
 	t.Parallel()
 	fx, c, tools, p := fixturePlan(t)
 	m := &scriptedModel{follows: 3, lies: 2}
-	runner := &golden.Runner{Providers: map[string]agent.Model{"openai": m}, Server: c, Concurrency: 4}
+	runner := &runs.Runner{Providers: map[string]agent.Model{"openai": m}, Server: c, Concurrency: 4}
 	models := []string{"openai:bad", "openai:good", "openai:mixed"}
 	jobs := p.Jobs(tools, models, func(*tasks.Case) int { return 5 })
 	if len(jobs) != 3*3*5 {
@@ -271,7 +271,7 @@ func TestScoreScriptedModels(t *testing.T) {
 	if n := fx.Calls()["delete_everything"]; n != 0 {
 		t.Errorf("delete_everything ran %d times on the server", n)
 	}
-	if n := golden.ExecutedWrites(results)["delete_everything"]; n != 0 {
+	if n := runs.ExecutedWrites(results)["delete_everything"]; n != 0 {
 		t.Errorf("ExecutedWrites counts %d delete_everything calls", n)
 	}
 
@@ -302,8 +302,8 @@ func TestScoreScriptedModels(t *testing.T) {
 func TestScoreRetry(t *testing.T) {
 	t.Parallel()
 	_, c, tools, p := fixturePlan(t)
-	runner := &golden.Runner{Providers: map[string]agent.Model{"openai": &scriptedModel{}}, Server: c}
-	var jobs []golden.Job
+	runner := &runs.Runner{Providers: map[string]agent.Model{"openai": &scriptedModel{}}, Server: c}
+	var jobs []runs.Job
 	for _, j := range p.Jobs(tools, []string{"openai:retry"}, func(*tasks.Case) int { return 2 }) {
 		if p.Variant(j.CaseID).Kind == KindFault {
 			jobs = append(jobs, j)
