@@ -19,7 +19,8 @@
 //     model-graded parts; judge.New implements both over any agent.Model,
 //     with the prompt kept in judge/judge_prompt.txt.
 //
-// golden imports agent, mcp, report and llm (for its types); it never
+// golden imports agent, mcp, report, llm and the neutral packages it shares
+// with Layer 2 (tasks, judge, internal/runs, internal/stats); it never
 // imports another layer (conformance, resilience, telemetry) or the GitHub
 // code.
 package golden
