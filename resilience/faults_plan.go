@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
@@ -92,7 +93,7 @@ func (v *Variant) Task(tools []mcp.Tool, model string) agent.Task {
 // in file order, then one per selected payload in payload-set order.
 // tools are the server's (they pick {{send_tool}}); payloads nil means
 // Builtin(). An inject.payloads entry that names no payload or category is
-// a tasks.Errors naming the tasks file and line.
+// a yamlfile.Errors naming the tasks file and line.
 func Variants(c *tasks.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant, error) {
 	if payloads == nil {
 		payloads = Builtin()
@@ -101,13 +102,13 @@ func Variants(c *tasks.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant
 	for i, f := range c.Faults {
 		out = append(out, &Variant{ID: faultID(c, i), Kind: KindFault, Case: c, Fault: f})
 	}
-	var errs tasks.Errors
+	var errs yamlfile.Errors
 	if in := c.Inject; in != nil {
 		var chosen []*Payload
 		for i, sel := range in.Payloads {
 			got := payloads.Select(sel)
 			if len(got) == 0 {
-				errs = append(errs, &tasks.Error{File: c.File, Line: in.PayloadLines[i], Msg: unknownPayload(c, sel, payloads)})
+				errs = append(errs, &yamlfile.Error{File: c.File, Line: in.PayloadLines[i], Msg: unknownPayload(c, sel, payloads)})
 				continue
 			}
 			for _, p := range got {
@@ -222,7 +223,7 @@ type Plan struct {
 
 // NewPlan builds the variants of cases (those without faults: or inject:
 // have none) against the server's tools. payloads nil means Builtin(). The
-// error, if any, is a tasks.Errors naming file:line of every inject entry
+// error, if any, is a yamlfile.Errors naming file:line of every inject entry
 // that selects nothing; the CLI reports it and exits 2. Call it after
 // golden's Suite.Validate, which checks the tool names.
 func NewPlan(cases []*tasks.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan, error) {
@@ -230,10 +231,10 @@ func NewPlan(cases []*tasks.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan
 		payloads = Builtin()
 	}
 	p := &Plan{Payloads: payloads, byJob: map[string]*Variant{}}
-	var errs tasks.Errors
+	var errs yamlfile.Errors
 	for _, c := range cases {
 		vs, err := Variants(c, tools, payloads)
-		if es, ok := err.(tasks.Errors); ok {
+		if es, ok := err.(yamlfile.Errors); ok {
 			errs = append(errs, es...)
 			continue
 		}
@@ -243,7 +244,7 @@ func NewPlan(cases []*tasks.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan
 		}
 	}
 	if len(errs) > 0 {
-		slices.SortStableFunc(errs, func(a, b *tasks.Error) int {
+		slices.SortStableFunc(errs, func(a, b *yamlfile.Error) int {
 			return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line)
 		})
 		return nil, errs

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
@@ -244,9 +245,9 @@ cases:
 		t.Fatal(err)
 	}
 	_, err = NewPlan(s.Cases, testTools(), nil)
-	var es tasks.Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want tasks.Errors", err, err)
+		t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
 	}
 	var got []string
 	for _, e := range es {

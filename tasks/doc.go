@@ -3,7 +3,8 @@
 // the same cases with the faults and injections of their faults: and
 // inject: keys). It is not a layer and imports none.
 //
-//   - [Load] or [Parse] read the file and report every mistake as an [*Error]
+//   - [Load] or [Parse] read the file and report every mistake as a
+//     yamlfile.Error
 //     naming FILE:LINE, with a did-you-mean for a misspelt key;
 //     [Suite.Validate] then checks the cases against the server's
 //     tools/list and fills in the argument matchers each property's schema

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -295,7 +296,7 @@ func TestParseErrors(t *testing.T) {
 				t.Fatal("no error")
 			}
 			var got []string
-			var es Errors
+			var es yamlfile.Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("error is %T, want Errors: %v", err, err)
 			}
@@ -305,7 +306,7 @@ func TestParseErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
-			var one *Error
+			var one *yamlfile.Error
 			if !errors.As(err, &one) || one.File != "t.yaml" {
 				t.Errorf("errors.As(*Error) = %v", one)
 			}
@@ -408,7 +409,7 @@ cases:
 		`t.yaml:30: case "e": expect_args: search_invoices has no argument "costumer" (did you mean "customer"?)`,
 		`t.yaml:31: case "e": expect_args.status: ["open"] is not one of the values search_invoices accepts: "open", "paid", "overdue"`,
 	}
-	var es Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("error %T %v, want Errors", err, err)
 	}
@@ -543,7 +544,7 @@ func TestParseBounds(t *testing.T) {
 		b.WriteString("  - {prompt: p, negative: true}\n")
 	}
 	_, err := Parse([]byte(b.String()), "t.yaml")
-	var es Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) || len(es) != maxErrors+1 || es[maxErrors].Error() != "t.yaml: more than 25 errors; fix these first" {
 		t.Errorf("got %d errors, last %v", len(es), es[len(es)-1])
 	}
