@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -242,6 +243,9 @@ func applyConfigFile(cfg *Config, fs *flag.FlagSet, set map[string]bool, path st
 	cfg.fileLines = map[string][]string{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		if line, msg := yamlfile.Syntax(err); line > 0 {
+			return &configError{fmt.Sprintf("%s:%d: invalid YAML: %s", path, line, msg)}
+		}
 		return &configError{fmt.Sprintf("%s: %v", path, err)}
 	}
 	if len(doc.Content) == 0 {
