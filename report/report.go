@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // SchemaVersion is the version of the report.json contract. Fields may be
@@ -42,6 +43,19 @@ const (
 	LayerResilience  = "resilience"
 	LayerTelemetry   = "telemetry"
 )
+
+// LowerIsBetter reports whether a score key improves by going down
+// (DESIGN.md "Score keys"): the gate and the renderers read a score's
+// direction here. Matching the suffix keeps per-layer variants of the same
+// measure pointing the same way.
+func LowerIsBetter(key string) bool {
+	for _, s := range []string{"falseActivationRate", "fabricationRate", "attackSuccessRate"} {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // Report is the whole result of one run: report.json.
 type Report struct {
