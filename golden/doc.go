@@ -15,7 +15,7 @@
 //     shard reports.
 //   - internal/runs runs the jobs on agent and records and replays their
 //     model calls; tool calls always run live.
-//   - [ScoreOptions.Judge] (a judge.Grader) and [SimilarityJudge] are the
+//   - [ScoreOptions.Judge] (a judge.Grader) and tasks.SimilarityJudge are the
 //     model-graded parts; judge.New implements both over any agent.Model,
 //     with the prompt kept in judge/judge_prompt.txt.
 //
