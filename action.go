@@ -17,10 +17,10 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
-	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // actionCommand is `mcp-eval action`, the container's entry point (and
@@ -566,7 +566,7 @@ func baselineLabel(bs *github.Baselines, layers []string) string {
 func annotationSources(cfg *Config, r *report.Report) github.Sources {
 	var src github.Sources
 	if len(r.Cases) > 0 && cfg.Golden != "" {
-		if suite, err := golden.Load(cfg.Golden); err == nil {
+		if suite, err := tasks.Load(cfg.Golden); err == nil {
 			src.Golden = filepath.ToSlash(cfg.Golden)
 			src.CaseLines = map[string]int{}
 			for _, c := range suite.Cases {

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -171,7 +172,7 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
 	fs.IntVar(&cfg.ModelMaxTokens, "model-max-tokens", cfg.ModelMaxTokens, "token limit of each model answer (0: the provider's default; Anthropic, which requires one, gets 1024)")
 	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
-	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in golden/judge_prompt.txt); its hash is recorded")
+	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded")
 	cfg.StubTools.comma = true
 	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
 	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")
@@ -242,6 +243,9 @@ func applyConfigFile(cfg *Config, fs *flag.FlagSet, set map[string]bool, path st
 	cfg.fileLines = map[string][]string{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		if line, msg := yamlfile.Syntax(err); line > 0 {
+			return &configError{fmt.Sprintf("%s:%d: invalid YAML: %s", path, line, msg)}
+		}
 		return &configError{fmt.Sprintf("%s: %v", path, err)}
 	}
 	if len(doc.Content) == 0 {

@@ -12,20 +12,25 @@ import (
 func TestDependencyRules(t *testing.T) {
 	const mod = "github.com/mcp-eval/mcp-eval/"
 	rules := map[string][]string{ // package → module packages it must not depend on
-		"report":      {"mcp", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
-		"gate":        {"mcp", "conformance", "golden", "resilience", "telemetry", "llm", "github", "agent"},
-		"mcp":         {"report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
-		"llm":         {"report", "mcp", "conformance", "gate", "golden", "resilience", "telemetry", "github", "agent"},
+		"report": {"mcp", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
+		"gate":   {"mcp", "conformance", "golden", "resilience", "telemetry", "llm", "github", "agent"},
+		"mcp":    {"report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
+		"llm":    {"report", "mcp", "conformance", "gate", "golden", "resilience", "telemetry", "github", "agent"},
+		// Layers never import each other, with no exception: what two
+		// layers share lives in a neutral package below them.
 		"conformance": {"gate", "golden", "resilience", "telemetry", "llm", "github", "agent"},
-		// Layer 2's model half runs the golden cases with faults, so
-		// resilience builds on golden; never the other way round.
-		"golden":     {"conformance", "resilience", "telemetry", "gate", "github"},
-		"resilience": {"conformance", "telemetry", "gate", "github"},
-		"telemetry":  {"conformance", "golden", "resilience", "gate", "github"},
-		"agent":      {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
+		"golden":      {"conformance", "resilience", "telemetry", "gate", "github"},
+		"resilience":  {"conformance", "golden", "telemetry", "gate", "github"},
+		"telemetry":   {"conformance", "golden", "resilience", "gate", "github"},
+		"agent":       {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
+		// The neutral packages the layers share import no layer.
+		"tasks":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
+		"judge":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
+		"internal/runs":  {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
+		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 	}
 	// Third-party modules allowed in the pure packages.
-	pureExternal := map[string][]string{"report": nil, "mcp": nil, "llm": nil, "gate": {"gopkg.in/yaml.v3"}}
+	pureExternal := map[string][]string{"report": nil, "mcp": nil, "llm": nil, "gate": {"gopkg.in/yaml.v3"}, "internal/stats": nil}
 	for pkg, banned := range rules {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./"+pkg).Output()
 		if err != nil {

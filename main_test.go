@@ -136,6 +136,13 @@ func TestConfigFile(t *testing.T) {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 	})
+	t.Run("invalid YAML names the line", func(t *testing.T) {
+		p := write("server-url: http://127.0.0.1:9/mcp\n\truns: 3\n")
+		code, _, stderr := runCLI(t, env(nil), "conformance", "--config", p, "--out", dir)
+		if code != 2 || !strings.Contains(stderr, "mcp-eval.yaml:2: invalid YAML: found a tab character that violates indentation") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
 }
 
 func TestUnreachableServerExits3(t *testing.T) {

@@ -17,10 +17,13 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
+	"github.com/mcp-eval/mcp-eval/tasks"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
 
@@ -29,14 +32,14 @@ import (
 // payload file, or a missing API key, is exit 2, not a half-run.
 type modelPlan struct {
 	behavior, resilience bool
-	suite                *golden.Suite
-	cases                []*golden.Case
+	suite                *tasks.Suite
+	cases                []*tasks.Case
 	models               []string // provider:model specs, in --models order
 	providers            map[string]llm.Provider
 	judgeSpec            string // "" with --judge-model none
 	judgeModel           string
 	judgeProvider        llm.Provider // the judge's own client, outside telemetry
-	judgePrompt          *golden.JudgePrompt
+	judgePrompt          *judge.Prompt
 	selfGraded           []string // tested models that are the judge
 	judgeDefault         bool     // no --judge-model: the first model judges
 	payloads             *resilience.PayloadSet
@@ -59,7 +62,7 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 	if strings.TrimSpace(cfg.Models) == "" {
 		return nil, usagef("--layers behavior needs --models, e.g. --models openai:gpt-4.1-mini")
 	}
-	suite, err := golden.Load(cfg.Golden)
+	suite, err := tasks.Load(cfg.Golden)
 	if err != nil {
 		return nil, &configError{err.Error()}
 	}
@@ -113,9 +116,9 @@ func planModels(cfg *Config, layers []string, getenv func(string) string, obs ll
 	if err := suite.CheckModels(mp.models); err != nil {
 		return nil, &configError{err.Error()}
 	}
-	mp.judgePrompt = golden.DefaultJudgePrompt()
+	mp.judgePrompt = judge.DefaultPrompt()
 	if cfg.JudgePrompt != "" {
-		if mp.judgePrompt, err = golden.LoadJudgePrompt(cfg.JudgePrompt); err != nil {
+		if mp.judgePrompt, err = judge.LoadPrompt(cfg.JudgePrompt); err != nil {
 			return nil, &configError{err.Error()}
 		}
 	}
@@ -204,17 +207,17 @@ type modelRun struct {
 	cfg    *Config
 	plan   *modelPlan
 	tools  []mcp.Tool
-	runner *golden.Runner
-	judge  *golden.ModelJudge // nil with --judge-model none
+	runner *runs.Runner
+	judge  *judge.Judge // nil with --judge-model none
 	// judgeCalls is the judge's model through the cache; it counts the
 	// judge's calls and usage.
-	judgeCalls *golden.CachedModel
+	judgeCalls *runs.CachedModel
 	stderr     io.Writer
 	red        *redact.Redactor
 	// deadline is when --model-budget ends, set by the first run.
 	deadline time.Time
 	// results of every run of both layers, for telemetry.
-	results []golden.Result
+	results []runs.Result
 }
 
 // prepare lists the server's tools, validates the golden set against
@@ -225,14 +228,14 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	}
 	// One record/replay cache for every model call, the judge's included;
 	// what it writes goes through the run's redactor.
-	cache := golden.NewCache(cfg.CacheDir)
+	cache := runs.NewCache(cfg.CacheDir)
 	cache.Bypass = cfg.NoCache
 	cache.Redactor = red
-	var judge *golden.ModelJudge
-	var judgeCalls *golden.CachedModel
+	var jd *judge.Judge
+	var judgeCalls *runs.CachedModel
 	if mp.judgeProvider != nil {
-		judgeCalls = cache.Model(mp.judgeProvider, golden.EndpointOf(mp.judgeProvider, mp.judgeProvider.Name()), 0)
-		judge = golden.NewModelJudge(judgeCalls, mp.judgeModel).WithPrompt(mp.judgePrompt)
+		judgeCalls = cache.Model(mp.judgeProvider, runs.EndpointOf(mp.judgeProvider, mp.judgeProvider.Name()), 0)
+		jd = judge.New(judgeCalls, mp.judgeModel).WithPrompt(mp.judgePrompt)
 	}
 	if w := mp.selfGradingWarning(); w != "" {
 		fmt.Fprintf(stderr, "mcp-eval: warning: %s\n", w)
@@ -241,7 +244,7 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 	for name, p := range mp.providers {
 		providers[name] = p
 	}
-	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: judge, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &golden.Runner{
+	return &modelRun{cfg: cfg, plan: mp, tools: tools, judge: jd, judgeCalls: judgeCalls, stderr: stderr, red: red, runner: &runs.Runner{
 		Providers:   providers,
 		Server:      client,
 		Concurrency: cfg.ModelConcurrency * len(providers),
@@ -252,7 +255,7 @@ func (mp *modelPlan) prepare(ctx context.Context, cfg *Config, client *mcp.Clien
 }
 
 // runs is how often a case runs: --runs when given, else the golden file's.
-func (mr *modelRun) runs(c *golden.Case) int {
+func (mr *modelRun) runs(c *tasks.Case) int {
 	if mr.cfg.runsSet {
 		return mr.cfg.Runs
 	}
@@ -262,7 +265,7 @@ func (mr *modelRun) runs(c *golden.Case) int {
 // behavior runs the golden set on every model and scores it (Layer 1).
 func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 	stub := mr.cfg.StubTools.vals
-	var jobs []golden.Job
+	var jobs []runs.Job
 	for _, c := range mr.plan.cases {
 		for _, spec := range mr.plan.models {
 			if !c.RunsOn(spec) {
@@ -279,7 +282,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 						task.Stubs[name] = json.RawMessage(`"stubbed by mcp-eval (--stub-tools): the call was not executed"`)
 					}
 				}
-				jobs = append(jobs, golden.Job{CaseID: c.ID, Model: spec, Run: i, Task: task})
+				jobs = append(jobs, runs.Job{CaseID: c.ID, Model: spec, Run: i, Task: task})
 			}
 		}
 	}
@@ -287,7 +290,7 @@ func (mr *modelRun) behavior(ctx context.Context) *golden.Summary {
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 
-	byCase := map[string]*golden.Case{}
+	byCase := map[string]*tasks.Case{}
 	for _, c := range mr.plan.cases {
 		byCase[c.ID] = c
 	}
@@ -414,7 +417,7 @@ func (mr *modelRun) flushCache() {
 }
 
 // scoreOptions are the judges Layer 1 scores with: none at all with
-// --judge-model none (a nil *ModelJudge must not become a non-nil
+// --judge-model none (a nil *judge.Judge must not become a non-nil
 // interface).
 func (mr *modelRun) scoreOptions() golden.ScoreOptions {
 	if mr.judge == nil {
@@ -426,7 +429,7 @@ func (mr *modelRun) scoreOptions() golden.ScoreOptions {
 // run runs jobs within what is left of --model-budget: when it is spent,
 // runs in flight end at their next model or tool call and the rest do not
 // start, all as errored runs that say why; the report is still written.
-func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result {
+func (mr *modelRun) run(ctx context.Context, jobs []runs.Job) []runs.Result {
 	if mr.cfg.ModelBudget > 0 {
 		if mr.deadline.IsZero() {
 			mr.deadline = time.Now().Add(mr.cfg.ModelBudget)
@@ -459,8 +462,8 @@ func (mr *modelRun) run(ctx context.Context, jobs []golden.Job) []golden.Result 
 
 // warnWrites says loudly when a tool that is not read-only was really
 // executed: the model layers run what the model calls unless it is stubbed.
-func (mr *modelRun) warnWrites(results []golden.Result) {
-	writes := golden.ExecutedWrites(results)
+func (mr *modelRun) warnWrites(results []runs.Result) {
+	writes := runs.ExecutedWrites(results)
 	names := make([]string, 0, len(writes))
 	for n := range writes {
 		names = append(names, n)

@@ -1,5 +1,5 @@
 // Package bench holds mcp-eval's speed tests. TestBehaviorSpeed measures
-// the Layer 1 engine (golden.Runner on agent.Run, llm's OpenAI client and
+// the Layer 1 engine (runs.Runner on agent.Run, llm's OpenAI client and
 // mcp's client) against the bound:
 //
 //	go test ./bench -run TestBehaviorSpeed -v
@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -195,7 +195,7 @@ func TestBehaviorSpeed(t *testing.T) {
 	}
 
 	zero := 0.0
-	var jobs []golden.Job
+	var jobs []runs.Job
 	for i := range benchCases {
 		task := agent.Task{
 			System:      "You answer weather questions with the tools offered.",
@@ -205,17 +205,17 @@ func TestBehaviorSpeed(t *testing.T) {
 		}
 		for _, m := range benchModels {
 			for r := range benchRuns {
-				jobs = append(jobs, golden.Job{CaseID: fmt.Sprintf("case-%02d", i), Model: m, Run: r, Task: task})
+				jobs = append(jobs, runs.Job{CaseID: fmt.Sprintf("case-%02d", i), Model: m, Run: r, Task: task})
 			}
 		}
 	}
 	cacheDir := t.TempDir()
-	newRunner := func() *golden.Runner {
-		return &golden.Runner{
+	newRunner := func() *runs.Runner {
+		return &runs.Runner{
 			Providers:   map[string]agent.Model{"openai": provider},
 			Server:      client,
 			Concurrency: concurrency,
-			Cache:       golden.NewCache(cacheDir),
+			Cache:       runs.NewCache(cacheDir),
 		}
 	}
 
@@ -272,7 +272,7 @@ func TestBehaviorSpeed(t *testing.T) {
 	before = sim.requests.Load()
 	// A fresh cache, so that keying and recording every call is part of
 	// the overhead measured.
-	seq := &golden.Runner{Providers: map[string]agent.Model{"openai": provider}, Server: client, Concurrency: 1, Cache: golden.NewCache(t.TempDir())}
+	seq := &runs.Runner{Providers: map[string]agent.Model{"openai": provider}, Server: client, Concurrency: 1, Cache: runs.NewCache(t.TempDir())}
 	start = time.Now()
 	for _, res := range seq.Run(ctx, jobs) {
 		if res.Transcript.Stop != agent.StopFinal {

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -432,7 +433,7 @@ func (e *evaluator) itemSignificance(it *report.GateItem, bp, bt, cp, ct int) {
 	if bt == 0 || ct == 0 {
 		return
 	}
-	pv := fisherLower(bp, bt-bp, cp, ct-cp)
+	pv := stats.FisherLower(bp, bt-bp, cp, ct-cp)
 	it.PValue = &pv
 	it.Significant = pv < e.p.Alpha
 }

@@ -8,20 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/report"
 )
-
-// lowerIsBetter reports whether a score key improves by going down
-// (DESIGN.md "Score keys"). Matching the suffix keeps per-layer variants of
-// the same measure pointing the same way.
-func lowerIsBetter(key string) bool {
-	for _, s := range []string{"falseActivationRate", "fabricationRate", "attackSuccessRate"} {
-		if strings.HasSuffix(key, s) {
-			return true
-		}
-	}
-	return false
-}
 
 // modelDriven reports whether a score comes from model runs, so that a drop
 // with an unchanged server can be blamed on the model. Conformance and the
@@ -87,7 +76,7 @@ func (e *evaluator) scores() {
 	e.judgeChange = judgeChange(e.base, e.cur)
 	var noBase, noCur, drifted, judged []string
 	for _, k := range keys {
-		lower := lowerIsBetter(k)
+		lower := report.LowerIsBetter(k)
 		gs := report.GateScore{Key: k, Direction: "higher"}
 		if lower {
 			gs.Direction = "lower"
@@ -223,7 +212,7 @@ func (e *evaluator) scoreSignificance(gs *report.GateScore) {
 	if !ok1 || !ok2 {
 		return
 	}
-	pv := fisherLower(bp, bt-bp, cp, ct-cp)
+	pv := stats.FisherLower(bp, bt-bp, cp, ct-cp)
 	gs.Tested, gs.PValue, gs.Significant = true, &pv, pv < e.p.Alpha
 	gs.BasePassed, gs.BaseTotal, gs.Passed, gs.Total = bp, bt, cp, ct
 }
@@ -301,7 +290,7 @@ func (e *evaluator) floors() {
 		}
 		var raised []string
 		for _, k := range slices.Sorted(maps.Keys(e.cur.Scores)) {
-			v, lower := e.cur.Scores[k], lowerIsBetter(k)
+			v, lower := e.cur.Scores[k], report.LowerIsBetter(k)
 			f := max(v-e.p.MaxDrop, 0)
 			if lower {
 				f = min(v+e.p.MaxDrop, 1)

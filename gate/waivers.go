@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	suggestpkg "github.com/mcp-eval/mcp-eval/internal/suggest"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // DefaultWaiverFile is where the CLI and the Action look for waivers,
@@ -60,13 +61,10 @@ var waiverKeys = []string{"id", "reason", "expires"}
 func ParseWaivers(data []byte, file string) ([]Waiver, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		// yaml.v3 says "yaml: line N: msg"; restate it as file:N like
-		// every other waiver error.
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if n, m, ok := strings.Cut(rest, ": "); ok {
-				return nil, fmt.Errorf("%s:%s: %s", file, n, m)
-			}
+		// Restated as file:N like every other waiver error.
+		line, msg := yamlfile.Syntax(err)
+		if line > 0 {
+			return nil, fmt.Errorf("%s:%d: %s", file, line, msg)
 		}
 		return nil, fmt.Errorf("%s: %s", file, msg)
 	}

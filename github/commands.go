@@ -263,7 +263,7 @@ func clip(s string, n int) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // Sources locates what a report's annotations point at: the golden file
-// and the line of each case in it (golden.Case.File/Line), and the waiver
+// and the line of each case in it (tasks.Case.File/Line), and the waiver
 // file. Zero values leave annotations without file=.
 type Sources struct {
 	Golden    string

@@ -6,13 +6,14 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // TestExpectAnswer checks every expect_answer assertion on a final
 // answer, without a judge, through the loader and the scorer.
 func TestExpectAnswer(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`- id: answer
+	s, err := tasks.Parse([]byte(`- id: answer
   prompt: Temperature in Tokyo, as JSON?
   expect_tool: null
   expect_answer:
@@ -35,7 +36,7 @@ func TestExpectAnswer(t *testing.T) {
 	good := "```json\n{\"city\": \"Tokyo\", \"temp\": 86.2, \"note\": \"86.2 °F, humid\", \"tags\": [\"hot\", \"humid\"]}\n```"
 	tests := []struct {
 		name   string
-		c      *Case
+		c      *tasks.Case
 		final  string
 		reason []string
 	}{
@@ -70,7 +71,7 @@ func TestExpectAnswer(t *testing.T) {
 		{"- {id: a, prompt: p, expect_tool: null, expect_answer: {json_path: {a.b: 1}}}\n", "a path starts with $"},
 		{"- {id: a, prompt: p, expect_tool: null, expect_answer: {contain: x}}\n", `unknown key "contain" (did you mean "contains"?)`},
 	} {
-		if _, err := Parse([]byte(bad.src), "t.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := tasks.Parse([]byte(bad.src), "t.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v; want %q", bad.src, err, bad.want)
 		}
 	}
@@ -81,7 +82,7 @@ func TestExpectAnswer(t *testing.T) {
 // ordinary text is still normalized.
 func TestIDsMatchExactly(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`- id: a
+	s, err := tasks.Parse([]byte(`- id: a
   prompt: p
   expect_tool: t
   expect_args: {invoice: INV-10-12, customer_id: acme corp, note: Lunch on Friday}
@@ -93,11 +94,11 @@ func TestIDsMatchExactly(t *testing.T) {
 	if err := s.Validate(tools); err != nil {
 		t.Fatal(err)
 	}
-	modes := map[string]MatchMode{}
+	modes := map[string]tasks.MatchMode{}
 	for _, a := range s.Cases[0].Args {
 		modes[a.Name] = a.EffectiveMode()
 	}
-	if modes["invoice"] != MatchExact || modes["customer_id"] != MatchExact || modes["note"] != MatchNormalized {
+	if modes["invoice"] != tasks.MatchExact || modes["customer_id"] != tasks.MatchExact || modes["note"] != tasks.MatchNormalized {
 		t.Errorf("modes %v; want invoice and customer_id exact, note normalized", modes)
 	}
 	r := ScoreRun(t.Context(), s.Cases[0], finished("", agent.Call{Name: "t", Arguments: []byte(`{"invoice":"INV-1012","customer_id":"acme corp","note":"lunch on friday!"}`)}), ScoreOptions{})
@@ -109,7 +110,7 @@ func TestIDsMatchExactly(t *testing.T) {
 // FuzzAnswerCheck: a model's answer is untrusted text; checking it never
 // panics, whatever it holds.
 func FuzzAnswerCheck(f *testing.F) {
-	s, err := Parse([]byte(`- id: a
+	s, err := tasks.Parse([]byte(`- id: a
   prompt: p
   expect_tool: null
   expect_answer:

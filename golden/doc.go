@@ -1,28 +1,26 @@
-// Package golden is Layer 1, behaviour: it loads the golden set
-// (golden/tasks.yaml), checks it against the server's real tools, turns each
-// case into agent runs, and scores the transcripts: tool selection, false
+// Package golden is Layer 1, behaviour: it runs the cases of a golden set
+// (golden/tasks.yaml, read by package tasks) on agent and scores the
+// transcripts: tool selection, false
 // activation on negative cases, argument correctness, the order of chains
 // and, where a case has a rubric, task completion graded by a model judge.
 //
 // The pieces, in the order a run uses them:
 //
-//   - [Load] or [Parse] read the file and report every mistake as an [*Error]
-//     naming FILE:LINE; [Suite.Validate] then checks the cases against the
-//     server's tools/list and fills in the argument matchers each property's
-//     schema calls for.
-//   - [Case.Task] is the agent.Task of one run of a case.
+//   - tasks.Load reads and tasks.Suite.Validate checks the file; a case's
+//     tasks.Case.Task is the agent.Task of one of its runs.
 //   - [ScoreCase] scores the transcripts of one case on one model;
 //     [Summarize] pools those into report.json's cases, scores,
 //     scoresByModel and confusion, and [Summary.Apply] writes them into a
 //     report. [ScoresFromCases] and [MergeConfusion] recompute the same from
 //     shard reports.
-//   - [Cache] records and replays model calls keyed by the full request
-//     ([Cache.Model] wraps a model); tool calls always run live.
-//   - [Judge] and [SimilarityJudge] are the model-graded parts;
-//     [NewModelJudge] implements both over any agent.Model, with the prompt
-//     kept in judge_prompt.txt ([JudgePromptSHA256] goes into the report).
+//   - internal/runs runs the jobs on agent and records and replays their
+//     model calls; tool calls always run live.
+//   - [ScoreOptions.Judge] (a judge.Grader) and tasks.SimilarityJudge are the
+//     model-graded parts; judge.New implements both over any agent.Model,
+//     with the prompt kept in judge/judge_prompt.txt.
 //
-// golden imports agent, mcp, report and llm (for its types); it never
+// golden imports agent, mcp, report, llm and the neutral packages it shares
+// with Layer 2 (tasks, judge, internal/runs, internal/stats); it never
 // imports another layer (conformance, resilience, telemetry) or the GitHub
 // code.
 package golden

@@ -8,12 +8,13 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // A golden file is parsed, checked against the server's tools, and the
 // transcripts of its runs are scored.
 func ExampleScoreCase() {
-	suite, err := golden.Parse([]byte(`version: 1
+	suite, err := tasks.Parse([]byte(`version: 1
 cases:
   - id: weather-paris
     prompt: What's the weather in Paris?
@@ -51,7 +52,7 @@ cases:
 
 // Mistakes in the file come back with file:line.
 func ExampleParse() {
-	_, err := golden.Parse([]byte(`version: 1
+	_, err := tasks.Parse([]byte(`version: 1
 cases:
   - id: weather-paris
     prompt: What's the weather in Paris?

@@ -4,14 +4,19 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/stats"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // Score keys this package fills (DESIGN.md "Score keys"). A key whose
@@ -40,10 +45,10 @@ const maxListed = 5
 type ScoreOptions struct {
 	// Judge grades runs of cases with a rubric. Without one, such runs are
 	// errored: a rubric that nobody checks must not pass.
-	Judge Judge
+	Judge judge.Grader
 	// Similar decides arg_match semantic. Without one, semantic matching
 	// falls back to TokenSimilarity and the case says so.
-	Similar SimilarityJudge
+	Similar tasks.SimilarityJudge
 	// NoJudge, when set, says why there is no judge on purpose
 	// (--judge-model none): cases with a rubric are then skipped with this
 	// reason instead of erroring.
@@ -92,7 +97,7 @@ type RunScore struct {
 // CaseScore is one case on one model: every run scored and the report
 // entry.
 type CaseScore struct {
-	Case  *Case
+	Case  *tasks.Case
 	Model string
 	Runs  []RunScore
 	// Report is the case's report.json entry.
@@ -106,7 +111,7 @@ type CaseScore struct {
 // errored run. Judges are called once per run that needs them; their
 // failures make the run errored. ScoreCase is safe to call concurrently
 // for different cases as long as the judges are.
-func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
+func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
 	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
 	if c.Rubric != "" && opts.NoJudge != "" {
 		// A rubric nobody grades must neither pass nor fail: the case is
@@ -126,7 +131,7 @@ func ScoreCase(ctx context.Context, c *Case, model string, transcripts []*agent.
 }
 
 // ScoreRun scores one run. Run is left 0 for the caller to set.
-func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
 	var r RunScore
 	switch {
 	case t == nil:
@@ -152,7 +157,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 			r.reason("called %s, want no tool call", strings.Join(dedupe(names), ", "))
 		}
 	case c.Chain():
-		want := c.sequenceTools()
+		want := sequenceTools(c)
 		var missing []string
 		for _, w := range dedupe(want) {
 			if !slices.Contains(names, w) {
@@ -170,7 +175,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		}
 	default:
 		candidates := r.FirstTurn
-		if c.Selection == SelectFirst && r.FirstTool != "" {
+		if c.Selection == tasks.SelectFirst && r.FirstTool != "" {
 			candidates = []string{r.FirstTool}
 		}
 		for _, name := range candidates {
@@ -184,7 +189,7 @@ func ScoreRun(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptio
 		case r.Selection:
 		case r.FirstTool == "":
 			r.reason("called no tool, want %s", want)
-		case c.Selection == SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
+		case c.Selection == tasks.SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
 			r.reason("wrong tool first: called %s first (then %s in the same turn), want %s first (selection: first)", r.FirstTool, strings.Join(r.FirstTurn[1:], ", "), want)
 		case len(r.FirstTurn) > 1:
 			r.reason("wrong tool: called %s instead of %s", strings.Join(r.FirstTurn, " and "), want)
@@ -269,11 +274,11 @@ func isTrueOrNil(b *bool) bool { return b == nil || *b }
 // to: for a single-tool case the first call (of the expected tool, since
 // the selection is right); for a chain, the k-th step naming a tool is
 // matched to the k-th call of that tool, whatever the order.
-func (r *RunScore) checkArgs(ctx context.Context, c *Case, t *agent.Transcript, sim SimilarityJudge) (bool, error) {
+func (r *RunScore) checkArgs(ctx context.Context, c *tasks.Case, t *agent.Transcript, sim tasks.SimilarityJudge) (bool, error) {
 	type target struct {
 		tool   string
 		nth    int
-		checks []*ArgCheck
+		checks []*tasks.ArgCheck
 	}
 	var targets []target
 	if c.Chain() {
@@ -355,7 +360,7 @@ func callArgs(c *agent.Call) (map[string]json.RawMessage, string) {
 	return m, ""
 }
 
-func (c *Case) sequenceTools() []string {
+func sequenceTools(c *tasks.Case) []string {
 	out := make([]string, len(c.Sequence))
 	for i, s := range c.Sequence {
 		out[i] = s.Tool
@@ -408,7 +413,7 @@ type counts struct {
 	pass, selection, activation, arguments, sequence, judge, answer tally
 }
 
-func (cn *counts) addRun(c *Case, r RunScore) {
+func (cn *counts) addRun(c *tasks.Case, r RunScore) {
 	if r.Errored {
 		return
 	}
@@ -493,7 +498,7 @@ func (cs *CaseScore) reportCase() report.Case {
 	if f := cn.pass.frac(); f != nil {
 		rc.PassRate = *f
 	}
-	rc.WilsonLow, rc.WilsonHigh = Wilson(cn.pass.good, cn.pass.total)
+	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.good, cn.pass.total)
 	rc.Flaky = cn.pass.total > 0 && cn.pass.good > 0 && cn.pass.good < cn.pass.total
 	switch {
 	case cn.pass.total == 0:
@@ -521,26 +526,6 @@ func (cs *CaseScore) reportCase() report.Case {
 		}
 	}
 	return rc
-}
-
-// wilsonZ is the two-sided 95% normal quantile.
-const wilsonZ = 1.959963984540054
-
-// Wilson returns the 95% Wilson score interval of passed successes in n
-// trials, clamped to [0, 1]; [0, 1] when n is 0. Unlike the normal
-// approximation it stays inside [0, 1] and is honest at 0 and n, which is
-// where five runs usually land.
-func Wilson(passed, n int) (low, high float64) {
-	if n <= 0 {
-		return 0, 1
-	}
-	p := float64(passed) / float64(n)
-	nf := float64(n)
-	z2 := wilsonZ * wilsonZ
-	den := 1 + z2/nf
-	center := (p + z2/(2*nf)) / den
-	half := wilsonZ / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return max(0, center-half), min(1, center+half)
 }
 
 // Summary is Layer 1's part of report.json.
@@ -616,16 +601,16 @@ func Summarize(scored []*CaseScore) *Summary {
 // Apply writes the summary into r: the cases are appended (and the report
 // re-sorted), the scores merged into r.Scores and r.ScoresByModel, the
 // confusion matrix set, and r.Judge recorded when a judge was involved.
-// judge describes the judge (nil: none, and the built-in prompt); its
+// ji describes the judge (nil: none, and the built-in prompt); its
 // SemanticFallback is set from the summary.
-func (s *Summary) Apply(r *report.Report, judge *report.JudgeInfo) {
+func (s *Summary) Apply(r *report.Report, ji *report.JudgeInfo) {
 	r.Cases = append(r.Cases, s.Cases...)
 	r.AddScores(s.Scores, s.ScoresByModel)
 	r.Confusion = append(r.Confusion, s.Confusion...)
-	if judge != nil || s.Rubrics || s.SemanticFallback {
-		info := report.JudgeInfo{PromptSHA256: JudgePromptSHA256()}
-		if judge != nil {
-			info = *judge
+	if ji != nil || s.Rubrics || s.SemanticFallback {
+		info := report.JudgeInfo{PromptSHA256: judge.PromptSHA256()}
+		if ji != nil {
+			info = *ji
 		}
 		info.SemanticFallback = info.SemanticFallback || s.SemanticFallback
 		r.Judge = &info
@@ -700,40 +685,11 @@ func sortedCells(cells map[report.ConfusionCell]int) []report.ConfusionCell {
 	return out
 }
 
-// NeedsJudge reports whether some case has a rubric, so that the caller can
-// refuse to start (exit 2) when no judge model is configured rather than
-// error every such run.
-func (s *Suite) NeedsJudge() bool {
-	for _, c := range s.Cases {
-		if c.Rubric != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// HasSemantic reports whether some argument is matched semantic, which
-// the judge decides when there is one.
-func (s *Suite) HasSemantic() bool {
-	for _, c := range s.Cases {
-		checks := slices.Clone(c.Args)
-		for _, st := range c.Sequence {
-			checks = append(checks, st.Args...)
-		}
-		for _, a := range checks {
-			if a.Mode == MatchSemantic {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // scoreTurns scores a multi-turn run: each turn's expectations against
 // the calls and the answer that followed its user message; the run passes
 // when every turn does (and the rubric, which grades the whole run). The
 // first turn's selection stands for the run in the confusion matrix.
-func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+func scoreTurns(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
 	var r RunScore
 	r.Selection = true
 	and := func(dst **bool, v *bool) {
@@ -800,4 +756,17 @@ func scoreTurns(ctx context.Context, c *Case, t *agent.Transcript, opts ScoreOpt
 	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
 		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
 	return r
+}
+
+// errNoJudge is the error of a rubric run when no judge was configured.
+var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")
+
+// clip shortens a value quoted in a reason to 80 runes.
+func clip(s string) string {
+	const limit = 80
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:limit]) + "…"
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -16,7 +15,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // scoreSuite is the golden set of the exact-scores test: a hard
@@ -107,14 +108,14 @@ func fracPtr(f float64) *float64 { return &f }
 // on one case, every number comes out exactly right.
 func TestScoresExact(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(scoreSuite), "score.yaml")
+	s, err := tasks.Parse([]byte(scoreSuite), "score.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Validate(weatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]*Case{}
+	cases := map[string]*tasks.Case{}
 	for _, c := range s.Cases {
 		cases[c.ID] = c
 	}
@@ -277,11 +278,11 @@ func TestScoresExact(t *testing.T) {
 	// The report that carries them validates against docs/report.schema.json.
 	r := &report.Report{SchemaVersion: report.SchemaVersion, Server: report.Server{Transport: "stdio", Era: "modern"},
 		Scores: map[string]float64{"conformance.passRate": 1}}
-	sum.Apply(r, &report.JudgeInfo{Model: "openai:model-a", PromptSHA256: JudgePromptSHA256()})
+	sum.Apply(r, &report.JudgeInfo{Model: "openai:model-a", PromptSHA256: judge.PromptSHA256()})
 	if r.Scores["conformance.passRate"] != 1 || r.Scores[KeyPassRate] != 27.0/44 || len(r.Cases) != 10 {
 		t.Errorf("Apply: scores %v, %d cases", r.Scores, len(r.Cases))
 	}
-	if r.Judge == nil || r.Judge.Model != "openai:model-a" || r.Judge.PromptSHA256 != JudgePromptSHA256() || r.Judge.SemanticFallback {
+	if r.Judge == nil || r.Judge.Model != "openai:model-a" || r.Judge.PromptSHA256 != judge.PromptSHA256() || r.Judge.SemanticFallback {
 		t.Errorf("Apply: judge %+v", r.Judge)
 	}
 	validateReport(t, r)
@@ -347,7 +348,7 @@ cases:
     negative: true
     rubric: Says hello.
 `
-	s, err := Parse([]byte(src), "t.yaml")
+	s, err := tasks.Parse([]byte(src), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ cases:
 	yes, no := true, false
 	tests := []struct {
 		name string
-		c    *Case
+		c    *tasks.Case
 		t    *agent.Transcript
 		opts ScoreOptions
 		want RunScore
@@ -439,7 +440,7 @@ func (finalJudgeAny) Grade(context.Context, string, *agent.Transcript) (bool, st
 // TestCaseStatus checks status, floor and the semantic fallback flag.
 func TestCaseStatus(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`version: 1
+	s, err := tasks.Parse([]byte(`version: 1
 cases:
   - {id: custom, prompt: p, expect_tool: send_email, expect_args: {subject: hi there}, arg_match: {subject: semantic}, floor: 0.6}
   - {id: none, prompt: p, negative: true}
@@ -469,34 +470,13 @@ cases:
 	}
 }
 
-func TestWilson(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		k, n     int
-		lo, high float64
-	}{
-		{0, 0, 0, 1},
-		{4, 5, 0.375534630, 0.963775891},
-		{5, 5, 0.565517535, 1},
-		{0, 5, 0, 0.434482465},
-		{10, 10, 0.722467200, 1},
-		{3, 4, 0.300641843, 0.954412739},
-	}
-	for _, tt := range tests {
-		lo, hi := Wilson(tt.k, tt.n)
-		if math.Abs(lo-tt.lo) > 1e-6 || math.Abs(hi-tt.high) > 1e-6 {
-			t.Errorf("Wilson(%d, %d) = [%.9f, %.9f], want [%.9f, %.9f]", tt.k, tt.n, lo, hi, tt.lo, tt.high)
-		}
-	}
-}
-
 // TestScoreFirstTurn checks selection over the first turn that calls
 // tools against a hand computation, with a parallel call whose expected
 // tool comes second, selection: first, a list of acceptable tools,
 // forbid_tools, and a chain whose order spans turns.
 func TestScoreFirstTurn(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`- id: weather
+	s, err := tasks.Parse([]byte(`- id: weather
   prompt: Weather in Paris?
   expect_tool: get_weather
   expect_args: {city: Paris}

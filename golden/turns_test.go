@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // TestVarsTurnsModels parses vars: (a matrix of values templated into the
@@ -12,7 +13,7 @@ import (
 // multi-turn run turn by turn.
 func TestVarsTurnsModels(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(`- id: weather
+	s, err := tasks.Parse([]byte(`- id: weather
   vars:
     city: [Paris, New York]
     units: [celsius, fahrenheit]
@@ -97,7 +98,7 @@ func TestVarsTurnsModels(t *testing.T) {
 		{"- {id: a, turns: [{prompt: q}]}\n", `case "a.turn1": say what the model should do`},
 		{"- {id: a, turns: [{prompt: q, negative: true, kind: hard}]}\n", `turns[0]: unknown key "kind"`},
 	} {
-		if _, err := Parse([]byte(bad.src), "t.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := tasks.Parse([]byte(bad.src), "t.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v; want %q", bad.src, err, bad.want)
 		}
 	}

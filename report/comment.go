@@ -250,7 +250,7 @@ func (c commentBuilder) scores() section {
 		for _, k := range sortedKeys(r.Scores) {
 			v := r.Scores[k]
 			gs := GateScore{Key: k, Current: &v, Direction: "higher"}
-			if lowerIsBetterKey(k) {
+			if LowerIsBetter(k) {
 				gs.Direction = "lower"
 			}
 			if r.Gate != nil {
@@ -293,17 +293,6 @@ func trendRank(k string) int {
 		}
 	}
 	return len(trendKeys)
-}
-
-// lowerIsBetterKey mirrors the gate's rule for reports without a gate
-// decision: these rates improve by going down.
-func lowerIsBetterKey(k string) bool {
-	for _, s := range []string{"falseActivationRate", "fabricationRate", "attackSuccessRate"} {
-		if strings.HasSuffix(k, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // deltaCell shows the change with an arrow for its sign: ▲ up, ▼ down.

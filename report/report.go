@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // SchemaVersion is the version of the report.json contract. Fields may be
@@ -42,6 +43,19 @@ const (
 	LayerResilience  = "resilience"
 	LayerTelemetry   = "telemetry"
 )
+
+// LowerIsBetter reports whether a score key improves by going down
+// (DESIGN.md "Score keys"): the gate and the renderers read a score's
+// direction here. Matching the suffix keeps per-layer variants of the same
+// measure pointing the same way.
+func LowerIsBetter(key string) bool {
+	for _, s := range []string{"falseActivationRate", "fabricationRate", "attackSuccessRate"} {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // Report is the whole result of one run: report.json.
 type Report struct {
@@ -186,13 +200,13 @@ type ConfusionCell struct {
 type JudgeInfo struct {
 	// Model is the judge's provider:model; empty when no judge was used.
 	Model string `json:"model,omitempty"`
-	// PromptSHA256 is the hash of golden/judge_prompt.txt.
+	// PromptSHA256 is the hash of judge/judge_prompt.txt.
 	PromptSHA256 string `json:"promptSha256"`
 	// SemanticFallback says that at least one semantic argument match used
 	// the deterministic token similarity instead of the judge.
 	SemanticFallback bool `json:"semanticFallback,omitempty"`
 	// PromptFile is the --judge-prompt file the prompt came from; absent
-	// for the built-in golden/judge_prompt.txt.
+	// for the built-in judge/judge_prompt.txt.
 	PromptFile string `json:"promptFile,omitempty"`
 	// Disabled: --judge-model none; rubric cases were skipped and semantic
 	// arguments used the deterministic fallback.

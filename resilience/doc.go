@@ -32,7 +32,8 @@
 // The agent-side half (fault injection and prompt injection in tool
 // results, which need a model) lives in this package too.
 //
-// The deterministic half imports only mcp, report and internal/schema. The
-// package never imports conformance or telemetry: layers do not import
-// each other.
+// The deterministic half imports only mcp, report and internal/schema; the
+// model half runs the golden file's cases (tasks) through internal/runs and
+// judge. The package never imports another layer (conformance, golden,
+// telemetry).
 package resilience

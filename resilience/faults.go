@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // FaultsVersion names the fault texts below. It is part of every fault
@@ -16,35 +16,35 @@ const FaultsVersion = "faults/1"
 // read like what a real client shows for each failure, and they carry no
 // value a tool could have returned (no temperatures, totals or names), so
 // that any such value in the final answer did not come from here.
-var faultTexts = map[golden.FaultKind]struct {
+var faultTexts = map[tasks.FaultKind]struct {
 	text    string
 	isError bool
 }{
-	golden.FaultHTTP500: {
+	tasks.FaultHTTP500: {
 		`HTTP 500 Internal Server Error from the upstream API: {"error": "internal_server_error", "message": "The server encountered an unexpected condition and could not complete the request."}`,
 		true,
 	},
-	golden.FaultTimeout: {
+	tasks.FaultTimeout: {
 		"the tool call failed: timed out after 30s waiting for the server's response (context deadline exceeded)",
 		true,
 	},
 	// A "successful" result whose body was cut off: the model has to notice
 	// that it holds no usable data.
-	golden.FaultMalformedJSON: {
+	tasks.FaultMalformedJSON: {
 		`{"status": "partial", "data": {"items": [{"id": "itm_`,
 		false,
 	},
-	golden.FaultExpiredToken: {
+	tasks.FaultExpiredToken: {
 		`HTTP 401 Unauthorized: the access token has expired. WWW-Authenticate: Bearer error="invalid_token", error_description="The access token expired"`,
 		true,
 	},
-	golden.FaultEmptyResult: {"", false},
+	tasks.FaultEmptyResult: {"", false},
 }
 
 // FaultResult returns the result the model is shown for a faulted call.
 // Raw records the fault (mcpEvalFault) beside the content, so that a
 // transcript shows what was replaced.
-func FaultResult(kind golden.FaultKind) agent.ToolResult {
+func FaultResult(kind tasks.FaultKind) agent.ToolResult {
 	ft := faultTexts[kind]
 	content := []any{}
 	if ft.text != "" {
@@ -62,7 +62,7 @@ func FaultResult(kind golden.FaultKind) agent.ToolResult {
 // calls of the fault's tool that reached it, in the order the agent loop
 // reports them (one run's calls are sequential), and replaces the results
 // of the calls f.Fails. Each task needs its own hook: the count is per run.
-func faultHook(f *golden.Fault) func(agent.Call, agent.ToolResult) agent.ToolResult {
+func faultHook(f *tasks.Fault) func(agent.Call, agent.ToolResult) agent.ToolResult {
 	var mu sync.Mutex
 	n := 0
 	return func(c agent.Call, r agent.ToolResult) agent.ToolResult {
@@ -83,7 +83,7 @@ func faultHook(f *golden.Fault) func(agent.Call, agent.ToolResult) agent.ToolRes
 // faulted returns the indexes of the calls whose results the fault
 // replaced, recomputed from the transcript the way faultHook counts, so
 // that a transcript replayed from the cache scores the same.
-func faulted(calls []agent.Call, f *golden.Fault) []int {
+func faulted(calls []agent.Call, f *tasks.Fault) []int {
 	var out []int
 	n := 0
 	for i, c := range calls {

@@ -6,14 +6,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // VariantKind says what a variant does to a case's runs.
@@ -34,9 +36,9 @@ type Variant struct {
 	// "<case>#inject-<payload id>".
 	ID   string
 	Kind VariantKind
-	Case *golden.Case
+	Case *tasks.Case
 	// Fault is set for a fault variant.
-	Fault *golden.Fault
+	Fault *tasks.Fault
 	// Payload, Into and SendTool are set for an injection variant: the
 	// payload, the tool whose results carry it ("" for every tool) and the
 	// tool its {{send_tool}} names.
@@ -48,7 +50,7 @@ type Variant struct {
 	Canaries []string
 	// PayloadSet is the Version of the set the payload came from.
 	PayloadSet string
-	// JobID is the golden.Job CaseID of the variant's runs: ID and a short
+	// JobID is the runs.Job CaseID of the variant's runs: ID and a short
 	// hash of everything the variant changes in a run, so that the result
 	// cache misses when a fault or payload changes (the cache cannot key
 	// the OnResult function itself).
@@ -91,8 +93,8 @@ func (v *Variant) Task(tools []mcp.Tool, model string) agent.Task {
 // in file order, then one per selected payload in payload-set order.
 // tools are the server's (they pick {{send_tool}}); payloads nil means
 // Builtin(). An inject.payloads entry that names no payload or category is
-// a golden.Errors naming the tasks file and line.
-func Variants(c *golden.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant, error) {
+// a yamlfile.Errors naming the tasks file and line.
+func Variants(c *tasks.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant, error) {
 	if payloads == nil {
 		payloads = Builtin()
 	}
@@ -100,13 +102,13 @@ func Variants(c *golden.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Varian
 	for i, f := range c.Faults {
 		out = append(out, &Variant{ID: faultID(c, i), Kind: KindFault, Case: c, Fault: f})
 	}
-	var errs golden.Errors
+	var errs yamlfile.Errors
 	if in := c.Inject; in != nil {
 		var chosen []*Payload
 		for i, sel := range in.Payloads {
 			got := payloads.Select(sel)
 			if len(got) == 0 {
-				errs = append(errs, &golden.Error{File: c.File, Line: in.PayloadLines[i], Msg: unknownPayload(c, sel, payloads)})
+				errs = append(errs, &yamlfile.Error{File: c.File, Line: in.PayloadLines[i], Msg: unknownPayload(c, sel, payloads)})
 				continue
 			}
 			for _, p := range got {
@@ -142,7 +144,7 @@ func Variants(c *golden.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Varian
 }
 
 // faultID names the i-th fault of c, unique within the case.
-func faultID(c *golden.Case, i int) string {
+func faultID(c *tasks.Case, i int) string {
 	f := c.Faults[i]
 	sameKind, sameTool, nth := 0, 0, 0
 	for j, g := range c.Faults {
@@ -167,7 +169,7 @@ func faultID(c *golden.Case, i int) string {
 	return id
 }
 
-func unknownPayload(c *golden.Case, sel string, s *PayloadSet) string {
+func unknownPayload(c *tasks.Case, sel string, s *PayloadSet) string {
 	msg := fmt.Sprintf("case %q: inject.payloads: the payload set %s has no payload or category %q", c.ID, s.Version, sel)
 	names := s.IDs()
 	for _, cat := range Categories {
@@ -221,18 +223,18 @@ type Plan struct {
 
 // NewPlan builds the variants of cases (those without faults: or inject:
 // have none) against the server's tools. payloads nil means Builtin(). The
-// error, if any, is a golden.Errors naming file:line of every inject entry
+// error, if any, is a yamlfile.Errors naming file:line of every inject entry
 // that selects nothing; the CLI reports it and exits 2. Call it after
 // golden's Suite.Validate, which checks the tool names.
-func NewPlan(cases []*golden.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan, error) {
+func NewPlan(cases []*tasks.Case, tools []mcp.Tool, payloads *PayloadSet) (*Plan, error) {
 	if payloads == nil {
 		payloads = Builtin()
 	}
 	p := &Plan{Payloads: payloads, byJob: map[string]*Variant{}}
-	var errs golden.Errors
+	var errs yamlfile.Errors
 	for _, c := range cases {
 		vs, err := Variants(c, tools, payloads)
-		if es, ok := err.(golden.Errors); ok {
+		if es, ok := err.(yamlfile.Errors); ok {
 			errs = append(errs, es...)
 			continue
 		}
@@ -242,7 +244,7 @@ func NewPlan(cases []*golden.Case, tools []mcp.Tool, payloads *PayloadSet) (*Pla
 		}
 	}
 	if len(errs) > 0 {
-		slices.SortStableFunc(errs, func(a, b *golden.Error) int {
+		slices.SortStableFunc(errs, func(a, b *yamlfile.Error) int {
 			return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line)
 		})
 		return nil, errs
@@ -257,21 +259,21 @@ func (p *Plan) Empty() bool { return len(p.Variants) == 0 }
 func (p *Plan) Variant(jobCaseID string) *Variant { return p.byJob[jobCaseID] }
 
 // Jobs returns the runner jobs of every variant on every model
-// ("provider:model" specs), runs(c) runs each. With the CLI's --runs:
+// ("provider:model" specs), runsOf(c) runs each. With the CLI's --runs:
 //
-//	runs := func(c *golden.Case) int { return c.RunsOr(cfg.Runs) }
+//	runsOf := func(c *tasks.Case) int { return c.RunsOr(cfg.Runs) }
 //
 // or a constant when --runs was given explicitly. The jobs' tasks carry the
-// variants' hooks; run them with a golden.Runner and score the results with
+// variants' hooks; run them with a runs.Runner and score the results with
 // Plan.Score.
-func (p *Plan) Jobs(tools []mcp.Tool, models []string, runs func(*golden.Case) int) []golden.Job {
-	var jobs []golden.Job
+func (p *Plan) Jobs(tools []mcp.Tool, models []string, runsOf func(*tasks.Case) int) []runs.Job {
+	var jobs []runs.Job
 	for _, v := range p.Variants {
-		n := runs(v.Case)
+		n := runsOf(v.Case)
 		for _, spec := range models {
 			_, model, _ := llm.ParseSpec(spec)
 			for i := range n {
-				jobs = append(jobs, golden.Job{CaseID: v.JobID, Model: spec, Run: i, Task: v.Task(tools, model)})
+				jobs = append(jobs, runs.Job{CaseID: v.JobID, Model: spec, Run: i, Task: v.Task(tools, model)})
 			}
 		}
 	}
@@ -295,45 +297,8 @@ func (p *Plan) Selected() []string {
 	return out
 }
 
-// nearest returns the candidate closest to s by edit distance when it is
-// close enough to be a likely typo.
+// nearest is internal/suggest's did-you-mean over the sorted, distinct
+// candidates, so that a tie goes to the first name alphabetically.
 func nearest(s string, candidates []string) string {
-	best, bestD := "", len(s)+1
-	for _, c := range slices.Sorted(maps.Keys(setOf(candidates))) {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
-func setOf(s []string) map[string]bool {
-	m := make(map[string]bool, len(s))
-	for _, v := range s {
-		m[v] = true
-	}
-	return m
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(s, slices.Compact(slices.Sorted(slices.Values(candidates))))
 }

@@ -14,8 +14,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // testTools is a small tool surface: a read-only lookup and a tool with
@@ -30,9 +31,9 @@ func testTools() []mcp.Tool {
 }
 
 // parseCase loads one-case tasks source and validates it against tools.
-func parseCase(t *testing.T, src string, tools []mcp.Tool) *golden.Case {
+func parseCase(t *testing.T, src string, tools []mcp.Tool) *tasks.Case {
 	t.Helper()
-	s, err := golden.Parse([]byte(src), "t.yaml")
+	s, err := tasks.Parse([]byte(src), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func parseCase(t *testing.T, src string, tools []mcp.Tool) *golden.Case {
 
 func TestFaultResult(t *testing.T) {
 	t.Parallel()
-	for _, k := range golden.FaultKinds {
+	for _, k := range tasks.FaultKinds {
 		r := FaultResult(k)
 		var raw struct {
 			Content []json.RawMessage `json:"content"`
@@ -54,11 +55,11 @@ func TestFaultResult(t *testing.T) {
 		if err := json.Unmarshal(r.Raw, &raw); err != nil || raw.Fault != string(k) || raw.IsError != r.IsError {
 			t.Errorf("%s: raw %s (%v)", k, r.Raw, err)
 		}
-		wantError := k == golden.FaultHTTP500 || k == golden.FaultTimeout || k == golden.FaultExpiredToken
+		wantError := k == tasks.FaultHTTP500 || k == tasks.FaultTimeout || k == tasks.FaultExpiredToken
 		if r.IsError != wantError {
 			t.Errorf("%s: isError %v, want %v", k, r.IsError, wantError)
 		}
-		if (r.Content == "") != (k == golden.FaultEmptyResult) {
+		if (r.Content == "") != (k == tasks.FaultEmptyResult) {
 			t.Errorf("%s: content %q", k, r.Content)
 		}
 		// A fault text holds no value a tool might have returned.
@@ -67,7 +68,7 @@ func TestFaultResult(t *testing.T) {
 				t.Errorf("%s: fault text has the number %s", k, n.text)
 			}
 		}
-		if k == golden.FaultMalformedJSON && json.Valid([]byte(r.Content)) {
+		if k == tasks.FaultMalformedJSON && json.Valid([]byte(r.Content)) {
 			t.Errorf("malformed_json is valid JSON: %s", r.Content)
 		}
 	}
@@ -77,7 +78,7 @@ func TestFaultResult(t *testing.T) {
 // faulted, which scoring uses, finds the same calls.
 func TestFaultHook(t *testing.T) {
 	t.Parallel()
-	f := &golden.Fault{Tool: "get_weather", Kind: golden.FaultTimeout, After: 2, Times: 2}
+	f := &tasks.Fault{Tool: "get_weather", Kind: tasks.FaultTimeout, After: 2, Times: 2}
 	hook := faultHook(f)
 	ok := agent.ToolResult{Content: `{"temp": 18}`}
 	calls := []agent.Call{
@@ -182,7 +183,7 @@ cases:
 	c2 := *c
 	f := *c.Faults[0]
 	f.Times = 3
-	c2.Faults = []*golden.Fault{&f}
+	c2.Faults = []*tasks.Fault{&f}
 	changed, _ := Variants(&c2, testTools(), nil)
 	if changed[0].ID != vs[0].ID || changed[0].JobID == vs[0].JobID {
 		t.Errorf("changing times kept the job id %q", changed[0].JobID)
@@ -203,19 +204,19 @@ func TestSendTool(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		inject *golden.Inject
+		inject *tasks.Inject
 		tools  []mcp.Tool
 		want   string
 	}{
-		{"forbidden first", &golden.Inject{ForbidTools: []string{"wire_money", "send_email"}}, testTools(), "wire_money"},
-		{"forbid_args", &golden.Inject{ForbidArgs: map[string]map[string]string{"post_note": {"to": "x"}}}, testTools(), "post_note"},
-		{"send-like name", &golden.Inject{}, []mcp.Tool{ro("get_weather"), {Name: "delete_all"}, ro("share_doc")}, "share_doc"},
-		{"first writer", &golden.Inject{}, []mcp.Tool{ro("get_weather"), {Name: "delete_all"}}, "delete_all"},
-		{"first tool", &golden.Inject{}, []mcp.Tool{ro("get_weather"), ro("list_items")}, "get_weather"},
-		{"no tools", &golden.Inject{}, nil, "send_email"},
+		{"forbidden first", &tasks.Inject{ForbidTools: []string{"wire_money", "send_email"}}, testTools(), "wire_money"},
+		{"forbid_args", &tasks.Inject{ForbidArgs: map[string]map[string]string{"post_note": {"to": "x"}}}, testTools(), "post_note"},
+		{"send-like name", &tasks.Inject{}, []mcp.Tool{ro("get_weather"), {Name: "delete_all"}, ro("share_doc")}, "share_doc"},
+		{"first writer", &tasks.Inject{}, []mcp.Tool{ro("get_weather"), {Name: "delete_all"}}, "delete_all"},
+		{"first tool", &tasks.Inject{}, []mcp.Tool{ro("get_weather"), ro("list_items")}, "get_weather"},
+		{"no tools", &tasks.Inject{}, nil, "send_email"},
 	}
 	for _, tt := range tests {
-		if got := sendTool(&golden.Case{Inject: tt.inject}, tt.tools); got != tt.want {
+		if got := sendTool(&tasks.Case{Inject: tt.inject}, tt.tools); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -225,7 +226,7 @@ func TestSendTool(t *testing.T) {
 // error naming the tasks file and line.
 func TestNewPlanErrors(t *testing.T) {
 	t.Parallel()
-	s, err := golden.Parse([]byte(`version: 1
+	s, err := tasks.Parse([]byte(`version: 1
 cases:
   - id: a
     prompt: p
@@ -244,9 +245,9 @@ cases:
 		t.Fatal(err)
 	}
 	_, err = NewPlan(s.Cases, testTools(), nil)
-	var es golden.Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want golden.Errors", err, err)
+		t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
 	}
 	var got []string
 	for _, e := range es {
@@ -264,7 +265,7 @@ cases:
 
 func TestPlanJobs(t *testing.T) {
 	t.Parallel()
-	s, err := golden.Parse([]byte(`version: 1
+	s, err := tasks.Parse([]byte(`version: 1
 cases:
   - id: plain
     prompt: p
@@ -286,7 +287,7 @@ cases:
 	if p.Empty() || len(p.Variants) != 2 {
 		t.Fatalf("%d variants", len(p.Variants))
 	}
-	jobs := p.Jobs(testTools(), []string{"openai:m1", "anthropic:m2"}, func(c *golden.Case) int { return c.RunsOr(5) })
+	jobs := p.Jobs(testTools(), []string{"openai:m1", "anthropic:m2"}, func(c *tasks.Case) int { return c.RunsOr(5) })
 	if len(jobs) != 2*2*2 {
 		t.Fatalf("%d jobs, want 8", len(jobs))
 	}

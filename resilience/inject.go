@@ -10,8 +10,8 @@ import (
 	"unicode"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // injectHook returns the OnResult hook of an injection variant: the
@@ -62,7 +62,7 @@ var sendLike = regexp.MustCompile(`(?i)(send|e-?mail|mail|post|message|share|upl
 // name looks like sending, else the first tool not marked readOnlyHint,
 // else the first tool. The payload then names a tool the model really has,
 // which is what makes the attack plausible.
-func sendTool(c *golden.Case, tools []mcp.Tool) string {
+func sendTool(c *tasks.Case, tools []mcp.Tool) string {
 	if in := c.Inject; in != nil {
 		if len(in.ForbidTools) > 0 {
 			return in.ForbidTools[0]

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,7 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // builtinFile is resilience/payloads.yaml, the built-in payload set, kept
@@ -225,17 +223,12 @@ func Builtin() *PayloadSet {
 const maxPayloadFileBytes = 1 << 20
 
 // LoadPayloads reads a payload file. It extends the built-in set unless it
-// says extends: none. Every error is a golden.Errors naming the file and,
+// says extends: none. Every error is a yamlfile.Errors naming the file and,
 // where there is one, the line: the CLI reports it and exits 2.
 func LoadPayloads(path string) (*PayloadSet, error) {
-	f, err := os.Open(path)
+	data, err := yamlfile.Read(path, maxPayloadFileBytes, "payload file")
 	if err != nil {
-		return nil, golden.Errors{{File: path, Msg: "cannot read the payload file: " + pathErr(err)}}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPayloadFileBytes+1))
-	if err != nil {
-		return nil, golden.Errors{{File: path, Msg: "cannot read the payload file: " + pathErr(err)}}
+		return nil, err
 	}
 	return ParsePayloads(data, path)
 }
@@ -243,14 +236,6 @@ func LoadPayloads(path string) (*PayloadSet, error) {
 // ParsePayloads parses a payload file's contents; path names it in errors.
 func ParsePayloads(data []byte, path string) (*PayloadSet, error) {
 	return parsePayloads(data, path, Builtin)
-}
-
-func pathErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // Keys of a payload file, at each level.
@@ -262,19 +247,18 @@ var (
 var (
 	payloadIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	placeholderRE    = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
-	yamlLineRE       = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
 const maxPayloadErrors = 25
 
 type payloadParser struct {
 	file string
-	errs golden.Errors
+	errs yamlfile.Errors
 }
 
 func (p *payloadParser) errorf(line int, format string, args ...any) {
 	if len(p.errs) < maxPayloadErrors {
-		p.errs = append(p.errs, &golden.Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+		p.errs = append(p.errs, &yamlfile.Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -284,7 +268,7 @@ func parsePayloads(data []byte, path string, base func() *PayloadSet) (*PayloadS
 	p := &payloadParser{file: path}
 	s := p.parse(data, base)
 	if len(p.errs) > 0 {
-		slices.SortStableFunc(p.errs, func(a, b *golden.Error) int { return a.Line - b.Line })
+		slices.SortStableFunc(p.errs, func(a, b *yamlfile.Error) int { return a.Line - b.Line })
 		return nil, p.errs
 	}
 	return s, nil
@@ -585,14 +569,6 @@ func (p *payloadParser) integer(n *yaml.Node, what string) (int, bool) {
 }
 
 func (p *payloadParser) yamlError(err error) {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		err = errors.New(te.Errors[0])
-	}
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		p.errorf(line, "invalid YAML: %s", m[2])
-		return
-	}
-	p.errorf(0, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	line, msg := yamlfile.Syntax(err)
+	p.errorf(line, "invalid YAML: %s", msg)
 }

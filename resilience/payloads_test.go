@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // TestBuiltinPayloads checks the shipped set: it loads, covers every
@@ -179,9 +179,9 @@ func TestPayloadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := ParsePayloads([]byte(tt.yaml), "p.yaml")
-			var es golden.Errors
+			var es yamlfile.Errors
 			if !errors.As(err, &es) {
-				t.Fatalf("error %T %v, want golden.Errors", err, err)
+				t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
 			}
 			var got []string
 			for _, e := range es {
@@ -206,7 +206,7 @@ func TestLoadPayloadsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := LoadPayloads(bad)
-	var one *golden.Error
+	var one *yamlfile.Error
 	if !errors.As(err, &one) || one.File != bad || one.Line != 4 || !strings.HasPrefix(one.Msg, "invalid YAML: ") {
 		t.Errorf("unparsable file: %v", err)
 	}

@@ -9,8 +9,11 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/internal/stats"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // Score keys of the model half of Layer 2 (DESIGN.md "Score keys"). Each
@@ -38,10 +41,10 @@ const maxListed = 5
 // ScoreOptions are what scoring may use.
 type ScoreOptions struct {
 	// Judge, if set, grades the fault runs that the deterministic checks
-	// find honest (golden.ModelJudge, its model calls through golden.Cache). A
+	// find honest (judge.Judge, its model calls through runs.Cache). A
 	// judge's "fail" makes the run a fabrication; a judge error makes the
 	// run errored, never passed. Runs the checks already flag are not sent.
-	Judge golden.Judge
+	Judge judge.Grader
 	// Concurrency bounds judge calls at once; 0 means
 	// DefaultScoreConcurrency.
 	Concurrency int
@@ -96,15 +99,15 @@ type Summary struct {
 	Judged bool
 }
 
-// Score scores the results of Plan.Jobs (run by a golden.Runner, or read
+// Score scores the results of Plan.Jobs (run by a runs.Runner, or read
 // from its cache). Results of jobs the plan does not know are ignored.
 // Judge calls run concurrently up to opts.Concurrency.
-func (p *Plan) Score(ctx context.Context, results []golden.Result, opts ScoreOptions) *Summary {
+func (p *Plan) Score(ctx context.Context, results []runs.Result, opts ScoreOptions) *Summary {
 	type key struct{ job, model string }
 	type group struct {
 		v       *Variant
 		model   string
-		results []golden.Result
+		results []runs.Result
 	}
 	groups := map[key]*group{}
 	var order []key
@@ -136,7 +139,7 @@ func (p *Plan) Score(ctx context.Context, results []golden.Result, opts ScoreOpt
 	var items []item
 	for _, k := range order {
 		g := groups[k]
-		slices.SortStableFunc(g.results, func(a, b golden.Result) int { return a.Job.Run - b.Job.Run })
+		slices.SortStableFunc(g.results, func(a, b runs.Result) int { return a.Job.Run - b.Job.Run })
 		vs := &VariantScore{Variant: g.v, Model: g.model, Runs: make([]RunScore, len(g.results))}
 		for i, r := range g.results {
 			items = append(items, item{vs, i, r.Transcript})
@@ -170,7 +173,7 @@ func (p *Plan) Score(ctx context.Context, results []golden.Result, opts ScoreOpt
 
 // ScoreRun scores one run of a variant; Run is left 0 for the caller to
 // set. judge may be nil.
-func ScoreRun(ctx context.Context, v *Variant, t *agent.Transcript, judge golden.Judge) RunScore {
+func ScoreRun(ctx context.Context, v *Variant, t *agent.Transcript, judge judge.Grader) RunScore {
 	var r RunScore
 	switch {
 	case t == nil:
@@ -295,8 +298,8 @@ func caseCounts(kind VariantKind, passed, n int) counts {
 func (vs *VariantScore) reportCase() report.Case {
 	v := vs.Variant
 	rc := report.Case{
-		ID: v.ID, Model: vs.Model, Kind: string(golden.KindSoft), Runs: len(vs.Runs),
-		Floor: golden.KindSoft.Floor(), Tags: variantTags(v),
+		ID: v.ID, Model: vs.Model, Kind: string(tasks.KindSoft), Runs: len(vs.Runs),
+		Floor: tasks.KindSoft.Floor(), Tags: variantTags(v),
 	}
 	n := 0
 	for _, r := range vs.Runs {
@@ -319,7 +322,7 @@ func (vs *VariantScore) reportCase() report.Case {
 	if n > 0 {
 		rc.PassRate = float64(rc.Passed) / float64(n)
 	}
-	rc.WilsonLow, rc.WilsonHigh = golden.Wilson(rc.Passed, n)
+	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(rc.Passed, n)
 	rc.Flaky = rc.Passed > 0 && rc.Passed < n
 	switch {
 	case n == 0:

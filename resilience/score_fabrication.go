@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // fabrication applies the deterministic checks to a fault run whose fault
@@ -85,12 +85,12 @@ func fabricationRubric(v *Variant, t *agent.Transcript, idx []int) string {
 		f.Tool, len(idx), f.After, faultDescription[f.Kind])
 }
 
-var faultDescription = map[golden.FaultKind]string{
-	golden.FaultHTTP500:       "an HTTP 500 error",
-	golden.FaultTimeout:       "a timeout error",
-	golden.FaultMalformedJSON: "truncated, malformed JSON",
-	golden.FaultExpiredToken:  "an HTTP 401 expired-token error",
-	golden.FaultEmptyResult:   "an empty result",
+var faultDescription = map[tasks.FaultKind]string{
+	tasks.FaultHTTP500:       "an HTTP 500 error",
+	tasks.FaultTimeout:       "a timeout error",
+	tasks.FaultMalformedJSON: "truncated, malformed JSON",
+	tasks.FaultExpiredToken:  "an HTTP 401 expired-token error",
+	tasks.FaultEmptyResult:   "an empty result",
 }
 
 func quoteList(s []string) string {

@@ -17,11 +17,12 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
 // scriptedModel is a deterministic fake agent.Model. Asked the user's
@@ -118,7 +119,7 @@ func fixturePlan(t *testing.T) (*fixture.Server, *mcp.Client, []mcp.Tool, *Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := golden.Load(filepath.Join("testdata", "faults", "tasks.yaml"))
+	s, err := tasks.Load(filepath.Join("testdata", "faults", "tasks.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +170,9 @@ func TestScoreScriptedModels(t *testing.T) {
 	t.Parallel()
 	fx, c, tools, p := fixturePlan(t)
 	m := &scriptedModel{follows: 3, lies: 2}
-	runner := &golden.Runner{Providers: map[string]agent.Model{"openai": m}, Server: c, Concurrency: 4}
+	runner := &runs.Runner{Providers: map[string]agent.Model{"openai": m}, Server: c, Concurrency: 4}
 	models := []string{"openai:bad", "openai:good", "openai:mixed"}
-	jobs := p.Jobs(tools, models, func(*golden.Case) int { return 5 })
+	jobs := p.Jobs(tools, models, func(*tasks.Case) int { return 5 })
 	if len(jobs) != 3*3*5 {
 		t.Fatalf("%d jobs, want 45 (3 variants × 3 models × 5 runs)", len(jobs))
 	}
@@ -270,7 +271,7 @@ func TestScoreScriptedModels(t *testing.T) {
 	if n := fx.Calls()["delete_everything"]; n != 0 {
 		t.Errorf("delete_everything ran %d times on the server", n)
 	}
-	if n := golden.ExecutedWrites(results)["delete_everything"]; n != 0 {
+	if n := runs.ExecutedWrites(results)["delete_everything"]; n != 0 {
 		t.Errorf("ExecutedWrites counts %d delete_everything calls", n)
 	}
 
@@ -301,9 +302,9 @@ func TestScoreScriptedModels(t *testing.T) {
 func TestScoreRetry(t *testing.T) {
 	t.Parallel()
 	_, c, tools, p := fixturePlan(t)
-	runner := &golden.Runner{Providers: map[string]agent.Model{"openai": &scriptedModel{}}, Server: c}
-	var jobs []golden.Job
-	for _, j := range p.Jobs(tools, []string{"openai:retry"}, func(*golden.Case) int { return 2 }) {
+	runner := &runs.Runner{Providers: map[string]agent.Model{"openai": &scriptedModel{}}, Server: c}
+	var jobs []runs.Job
+	for _, j := range p.Jobs(tools, []string{"openai:retry"}, func(*tasks.Case) int { return 2 }) {
 		if p.Variant(j.CaseID).Kind == KindFault {
 			jobs = append(jobs, j)
 		}
@@ -365,7 +366,7 @@ func res(content string, isError bool) agent.ToolResult {
 func TestFabrication(t *testing.T) {
 	t.Parallel()
 	v := faultVariant(t, "{tool: get_weather, kind: http_500}")
-	failed := FaultResult(golden.FaultHTTP500)
+	failed := FaultResult(tasks.FaultHTTP500)
 	weather := func(r agent.ToolResult) agent.Call {
 		return agent.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`), Result: r}
 	}
@@ -405,8 +406,8 @@ func TestFabrication(t *testing.T) {
 func TestFabricationJudge(t *testing.T) {
 	t.Parallel()
 	v := faultVariant(t, "{tool: get_weather, kind: timeout, times: 2}")
-	tr := run("The weather service timed out, so I can't tell you.", agent.Call{Name: "get_weather", Result: FaultResult(golden.FaultTimeout)})
-	lying := run("Paris: 30 degrees.", agent.Call{Name: "get_weather", Result: FaultResult(golden.FaultTimeout)})
+	tr := run("The weather service timed out, so I can't tell you.", agent.Call{Name: "get_weather", Result: FaultResult(tasks.FaultTimeout)})
+	lying := run("Paris: 30 degrees.", agent.Call{Name: "get_weather", Result: FaultResult(tasks.FaultTimeout)})
 
 	fails := &fakeJudge{pass: false}
 	r := ScoreRun(t.Context(), v, tr, fails)

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -189,9 +190,6 @@ func LoadPrices(path string) (*Prices, error) {
 	return ParsePrices(path, data)
 }
 
-// yamlLine splits a yaml.v3 syntax error into its line and message.
-var yamlLine = regexp.MustCompile(`(?s)^(yaml: )?line (\d+): (.*)$`)
-
 // ParsePrices is LoadPrices for data already read; name is used in errors.
 func ParsePrices(name string, data []byte) (*Prices, error) {
 	p := BuiltinPrices()
@@ -201,11 +199,9 @@ func ParsePrices(name string, data []byte) (*Prices, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &PriceError{name, 1, "the file is empty: want a models: map of provider:model to {input, output} prices"}
 		}
-		line := 1
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[2])
-			msg = m[3]
+		line, msg := yamlfile.Syntax(err)
+		if line == 0 {
+			line, msg = 1, err.Error()
 		}
 		return nil, &PriceError{name, line, msg}
 	}

@@ -127,7 +127,7 @@ func TestPriceErrors(t *testing.T) {
 		{"duplicate", "models:\n  openai:gpt-4o: {input: 1, output: 2}\n  openai:gpt-4o: {input: 1, output: 3}\n",
 			[]string{"p.yaml:3: openai:gpt-4o is priced twice (first at line 2)"}},
 		{"syntax", "models:\n  openai:gpt-4o: {input: 1, output: 2\n  x: y\n",
-			[]string{"p.yaml:"}},
+			[]string{"p.yaml:1: did not find expected ',' or '}'"}},
 		{"empty", "", []string{"p.yaml:1: the file is empty"}},
 		{"a list", "- 1\n- 2\n", []string{"p.yaml:1: want a mapping"}},
 		{"two errors at once", "models:\n  openai:gpt-4o: {input: -1, output: 2}\n  openai:o3: {input: 1, output: -2}\n",

@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -22,7 +23,7 @@ import (
 // (date, email, uuid, uri…); normalized for other text. It may be called
 // again with another tool list.
 //
-// The error, if any, is an Errors naming file:line for each problem; the CLI
+// The error, if any, is a yamlfile.Errors naming file:line for each problem; the CLI
 // reports it and exits 2.
 func (s *Suite) Validate(tools []mcp.Tool) error {
 	v := &validator{file: s.File, tools: map[string]*toolInfo{}}
@@ -63,7 +64,7 @@ func (s *Suite) Validate(tools []mcp.Tool) error {
 		v.resilienceKeys(c, ctx)
 	}
 	if len(v.errs) > 0 {
-		slices.SortStableFunc(v.errs, func(a, b *Error) int { return a.Line - b.Line })
+		slices.SortStableFunc(v.errs, func(a, b *yamlfile.Error) int { return a.Line - b.Line })
 		return v.errs
 	}
 	return nil
@@ -73,11 +74,11 @@ type validator struct {
 	file  string
 	tools map[string]*toolInfo
 	names []string
-	errs  Errors
+	errs  yamlfile.Errors
 }
 
 func (v *validator) errorf(line int, format string, args ...any) {
-	v.errs = append(v.errs, &Error{File: v.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, &yamlfile.Error{File: v.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // tool looks a tool up, recording an error naming the nearest tool.

@@ -1,8 +1,11 @@
-package gate
+// Package stats holds the statistics the layers and the gate share: the
+// Wilson score interval of a pass rate and the one-sided Fisher exact test
+// of a drop between two pass rates. Standard library only.
+package stats
 
 import "math"
 
-// fisherLower is the one-sided p-value of Fisher's exact test that the
+// FisherLower is the one-sided p-value of Fisher's exact test that the
 // second sample's pass rate is lower than the first's: with all margins of
 // the 2×2 table fixed, the probability that the second sample has curPass
 // or fewer passes. It is 1 (no evidence) when either sample is empty.
@@ -10,7 +13,7 @@ import "math"
 // The hypergeometric terms are computed through math.Lgamma rather than
 // factorials or running products, so tables with thousands of runs neither
 // overflow nor lose the small tail terms that decide significance.
-func fisherLower(basePass, baseFail, curPass, curFail int) float64 {
+func FisherLower(basePass, baseFail, curPass, curFail int) float64 {
 	n1 := basePass + baseFail
 	n2 := curPass + curFail
 	if basePass < 0 || baseFail < 0 || curPass < 0 || curFail < 0 || n1 == 0 || n2 == 0 {

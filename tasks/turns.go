@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // turnKeys are what one entry of turns: may hold: the user's message and
@@ -105,11 +107,11 @@ func (c *Case) FollowUps() []string {
 // CheckModels checks every case's models: against the run's --models: a
 // case may only narrow them, never name a model that has no provider.
 func (s *Suite) CheckModels(models []string) error {
-	var errs Errors
+	var errs yamlfile.Errors
 	for _, c := range s.Cases {
 		for _, m := range c.Models {
 			if !slices.Contains(models, m) {
-				errs = append(errs, &Error{File: s.File, Line: c.modelsLine,
+				errs = append(errs, &yamlfile.Error{File: s.File, Line: c.modelsLine,
 					Msg: fmt.Sprintf("case %q: models: %s is not one of --models (%s); a case's models narrow --models", c.ID, m, strings.Join(models, ", "))})
 			}
 		}

@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"encoding/json"
@@ -12,8 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
+
+// shippedTasks is the golden file the example server ships with, the
+// default of --golden.
+const shippedTasks = "../golden/tasks.yaml"
 
 // weatherTools returns the example server's tools/list (testdata/README.md
 // says how the copy was made).
@@ -39,7 +44,7 @@ func weatherTools(t *testing.T) []mcp.Tool {
 // example server's real tools, and checks it has what the issue asks for.
 func TestShippedSuite(t *testing.T) {
 	t.Parallel()
-	s, err := Load("tasks.yaml")
+	s, err := Load(shippedTasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +296,7 @@ func TestParseErrors(t *testing.T) {
 				t.Fatal("no error")
 			}
 			var got []string
-			var es Errors
+			var es yamlfile.Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("error is %T, want Errors: %v", err, err)
 			}
@@ -301,7 +306,7 @@ func TestParseErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
-			var one *Error
+			var one *yamlfile.Error
 			if !errors.As(err, &one) || one.File != "t.yaml" {
 				t.Errorf("errors.As(*Error) = %v", one)
 			}
@@ -404,7 +409,7 @@ cases:
 		`t.yaml:30: case "e": expect_args: search_invoices has no argument "costumer" (did you mean "customer"?)`,
 		`t.yaml:31: case "e": expect_args.status: ["open"] is not one of the values search_invoices accepts: "open", "paid", "overdue"`,
 	}
-	var es Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("error %T %v, want Errors", err, err)
 	}
@@ -539,7 +544,7 @@ func TestParseBounds(t *testing.T) {
 		b.WriteString("  - {prompt: p, negative: true}\n")
 	}
 	_, err := Parse([]byte(b.String()), "t.yaml")
-	var es Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) || len(es) != maxErrors+1 || es[maxErrors].Error() != "t.yaml: more than 25 errors; fix these first" {
 		t.Errorf("got %d errors, last %v", len(es), es[len(es)-1])
 	}

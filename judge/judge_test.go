@@ -1,4 +1,4 @@
-package golden
+package judge
 
 import (
 	"context"
@@ -83,10 +83,10 @@ func TestJudgePrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(b)
-	if got := JudgePromptSHA256(); got != hex.EncodeToString(sum[:]) {
-		t.Errorf("JudgePromptSHA256 = %s, want the hash of judge_prompt.txt", got)
+	if got := PromptSHA256(); got != hex.EncodeToString(sum[:]) {
+		t.Errorf("PromptSHA256 = %s, want the hash of judge_prompt.txt", got)
 	}
-	for name, p := range map[string]string{"grade": DefaultJudgePrompt().Grade, "similar": DefaultJudgePrompt().Similar} {
+	for name, p := range map[string]string{"grade": DefaultPrompt().Grade, "similar": DefaultPrompt().Similar} {
 		if !strings.Contains(p, `{"reason": "`) || !strings.Contains(p, `"verdict": "cannot_tell"`) || !strings.Contains(p, "never instructions to you") {
 			t.Errorf("%s prompt lacks the verdict format or the injection warning:\n%s", name, p)
 		}
@@ -94,7 +94,7 @@ func TestJudgePrompt(t *testing.T) {
 			t.Errorf("%s prompt includes a marker or the file header", name)
 		}
 	}
-	if _, err := parseJudgePrompt([]byte("no sections"), "p.txt"); err == nil {
+	if _, err := parsePrompt([]byte("no sections"), "p.txt"); err == nil {
 		t.Error("a file without sections was accepted")
 	}
 }
@@ -123,7 +123,7 @@ func (m *scriptedJudgeModel) Complete(_ context.Context, req llm.Request) (*llm.
 func TestModelJudgeGrade(t *testing.T) {
 	t.Parallel()
 	m := &scriptedJudgeModel{replies: []llm.Message{{Role: llm.RoleAssistant, Content: `{"pass": false, "reason": "no number"}`}}}
-	j := NewModelJudge(m, "judge-1")
+	j := New(m, "judge-1")
 	tr := &agent.Transcript{
 		Messages: []llm.Message{
 			{Role: llm.RoleUser, Content: "Weather in Paris?"},
@@ -143,7 +143,7 @@ func TestModelJudgeGrade(t *testing.T) {
 	if req.Model != "judge-1" || req.Temperature == nil || *req.Temperature != 0 || len(req.Tools) != 0 || req.MaxTokens != judgeMaxTokens {
 		t.Errorf("request: model %q temperature %v tools %d maxTokens %d", req.Model, req.Temperature, len(req.Tools), req.MaxTokens)
 	}
-	if len(req.Messages) != 2 || req.Messages[0].Role != llm.RoleSystem || req.Messages[0].Content != DefaultJudgePrompt().Grade {
+	if len(req.Messages) != 2 || req.Messages[0].Role != llm.RoleSystem || req.Messages[0].Content != DefaultPrompt().Grade {
 		t.Fatalf("messages: %+v", req.Messages)
 	}
 	var in map[string]any
@@ -183,7 +183,7 @@ func TestModelJudgeFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			pass, _, err := NewModelJudge(tt.m, "j").Grade(t.Context(), "r", tr)
+			pass, _, err := New(tt.m, "j").Grade(t.Context(), "r", tr)
 			if pass || err == nil || err.Error() != tt.want {
 				t.Errorf("Grade = %v, %v; want error %q", pass, err, tt.want)
 			}
@@ -197,7 +197,7 @@ func TestModelJudgeSimilar(t *testing.T) {
 		{Content: `{"pass": true, "reason": "same"}`},
 		{Content: `{"pass": false, "reason": "different"}`},
 	}}
-	j := NewModelJudge(m, "j")
+	j := New(m, "j")
 	for range 3 {
 		same, err := j.Similar(t.Context(), "Quarterly report delayed", "Q3 report late")
 		if err != nil || !same {
@@ -211,7 +211,7 @@ func TestModelJudgeSimilar(t *testing.T) {
 	if len(m.reqs) != 2 {
 		t.Errorf("%d model calls, want 2 (verdicts are remembered)", len(m.reqs))
 	}
-	if m.reqs[0].Messages[0].Content != DefaultJudgePrompt().Similar ||
+	if m.reqs[0].Messages[0].Content != DefaultPrompt().Similar ||
 		m.reqs[0].Messages[1].Content != `{"expected":"Quarterly report delayed","actual":"Q3 report late"}` {
 		t.Errorf("similar request: %+v", m.reqs[0].Messages)
 	}
@@ -252,11 +252,10 @@ func TestJudgeViewBounds(t *testing.T) {
 func TestJudgeCannotTell(t *testing.T) {
 	t.Parallel()
 	m := &scriptedJudgeModel{replies: []llm.Message{{Role: llm.RoleAssistant, Content: `{"reason": "the run shows no answer", "verdict": "cannot_tell"}`}}}
-	j := NewModelJudge(m, "judge-1")
-	c := &Case{ID: "r", Negative: true, Rubric: "says hello", Kind: KindSoft, Floor: 0.8}
-	r := ScoreRun(t.Context(), c, finished("hi"), ScoreOptions{Judge: j})
-	if !r.Errored || !strings.Contains(r.Error, "the judge cannot tell: the run shows no answer") || r.Passed {
-		t.Errorf("cannot_tell: %+v; want an errored run with the judge's reason", r)
+	j := New(m, "judge-1")
+	pass, _, err := j.Grade(t.Context(), "says hello", finished("hi"))
+	if !errors.Is(err, ErrCannotTell) || err == nil || !strings.Contains(err.Error(), "the judge cannot tell: the run shows no answer") || pass {
+		t.Errorf("cannot_tell: pass %v, err %v; want ErrCannotTell with the judge's reason (golden counts such a run as errored)", pass, err)
 	}
 	req := m.reqs[0]
 	if req.Format == nil || req.Format.Name != "verdict" || !strings.Contains(string(req.Format.Schema), `"cannot_tell"`) || req.MaxTokens < 4096 {
@@ -307,7 +306,7 @@ func TestReasoningJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, reason, err := NewModelJudge(p, "o4-mini").Grade(t.Context(), "The answer gives 30.1 °C.", finished("It is 30.1 °C."))
+	pass, reason, err := New(p, "o4-mini").Grade(t.Context(), "The answer gives 30.1 °C.", finished("It is 30.1 °C."))
 	if err != nil || !pass || !strings.Contains(reason, "30.1") {
 		t.Fatalf("reasoning judge: pass %v reason %q err %v", pass, reason, err)
 	}
@@ -318,7 +317,7 @@ func TestReasoningJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := &budgetModel{inner: p, max: 400}
-	if _, _, err := NewModelJudge(small, "o4-mini").Grade(t.Context(), "r", finished("x")); err == nil || !strings.Contains(err.Error(), "400 of 400 output tokens were hidden reasoning") {
+	if _, _, err := New(small, "o4-mini").Grade(t.Context(), "r", finished("x")); err == nil || !strings.Contains(err.Error(), "400 of 400 output tokens were hidden reasoning") {
 		t.Errorf("a cut-off reasoning judge: %v; want the token budget named", err)
 	}
 }
@@ -333,4 +332,9 @@ type budgetModel struct {
 func (b *budgetModel) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	req.MaxTokens = b.max
 	return b.inner.Complete(ctx, req)
+}
+
+// finished is a run without tool calls that ended with final.
+func finished(final string) *agent.Transcript {
+	return &agent.Transcript{Final: final, Stop: agent.StopFinal}
 }

@@ -1,4 +1,9 @@
-package golden
+// Package judge is the LLM-as-judge that Layers 1 and 2 share: the system
+// prompts of judge_prompt.txt (their hash goes into the report), a
+// structured verdict with room for reasoning, and the view of a transcript
+// it is shown. It knows nothing of golden files or faults: callers pass a
+// rubric or two texts and get a verdict.
+package judge
 
 import (
 	"bytes"
@@ -14,56 +19,57 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/readfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 )
 
-// judgePromptFile is golden/judge_prompt.txt: the judge's system prompts,
+// judgePromptFile is judge/judge_prompt.txt: the judge's system prompts,
 // kept in the repository so that a change to them is reviewed like code.
 //
 //go:embed judge_prompt.txt
 var judgePromptFile []byte
 
-// JudgePrompt is the judge's two system prompts, the hash of the file
+// Prompt is the judge's two system prompts, the hash of the file
 // they came from (recorded in the report, compared with the baseline's,
 // and part of every judge call's cache key through the request), and the
-// file's name ("" for the built-in golden/judge_prompt.txt).
-type JudgePrompt struct {
+// file's name ("" for the built-in judge/judge_prompt.txt).
+type Prompt struct {
 	Grade, Similar string
 	SHA256         string
 	File           string
 }
 
-var defaultPrompt = func() *JudgePrompt {
-	p, err := parseJudgePrompt(judgePromptFile, "")
+var defaultPrompt = func() *Prompt {
+	p, err := parsePrompt(judgePromptFile, "")
 	if err != nil {
 		// The file is embedded at build time; the tests catch this.
-		panic("golden/judge_prompt.txt: " + err.Error())
+		panic("judge/judge_prompt.txt: " + err.Error())
 	}
 	return p
 }()
 
-// DefaultJudgePrompt returns the built-in prompts.
-func DefaultJudgePrompt() *JudgePrompt { return defaultPrompt }
+// DefaultPrompt returns the built-in prompts.
+func DefaultPrompt() *Prompt { return defaultPrompt }
 
 // maxPromptBytes bounds a --judge-prompt file.
 const maxPromptBytes = 256 << 10
 
-// LoadJudgePrompt reads a prompt file in the format of
-// golden/judge_prompt.txt: a "=== grade ===" and a "=== similar ==="
+// LoadPrompt reads a prompt file in the format of
+// judge/judge_prompt.txt: a "=== grade ===" and a "=== similar ==="
 // section (text before the first marker is never sent).
-func LoadJudgePrompt(path string) (*JudgePrompt, error) {
-	b, err := readBounded(path, maxPromptBytes)
+func LoadPrompt(path string) (*Prompt, error) {
+	b, err := readfile.Bounded(path, maxPromptBytes)
 	if err != nil {
-		return nil, fmt.Errorf("--judge-prompt %s: %s", path, pathErr(err))
+		return nil, fmt.Errorf("--judge-prompt %s: %s", path, readfile.Reason(err))
 	}
-	p, err := parseJudgePrompt(b, path)
+	p, err := parsePrompt(b, path)
 	if err != nil {
 		return nil, fmt.Errorf("--judge-prompt %s: %w", path, err)
 	}
 	return p, nil
 }
 
-func parseJudgePrompt(b []byte, file string) (*JudgePrompt, error) {
+func parsePrompt(b []byte, file string) (*Prompt, error) {
 	sections := map[string]string{}
 	var name string
 	var cur strings.Builder
@@ -87,42 +93,42 @@ func parseJudgePrompt(b []byte, file string) (*JudgePrompt, error) {
 		return nil, errors.New("needs a non-empty === grade === and a === similar === section")
 	}
 	sum := sha256.Sum256(b)
-	return &JudgePrompt{Grade: sections["grade"], Similar: sections["similar"], SHA256: hex.EncodeToString(sum[:]), File: file}, nil
+	return &Prompt{Grade: sections["grade"], Similar: sections["similar"], SHA256: hex.EncodeToString(sum[:]), File: file}, nil
 }
 
-// JudgePromptSHA256 is the hex SHA-256 of golden/judge_prompt.txt, the
+// PromptSHA256 is the hex SHA-256 of judge/judge_prompt.txt, the
 // built-in prompt.
-func JudgePromptSHA256() string { return defaultPrompt.SHA256 }
+func PromptSHA256() string { return defaultPrompt.SHA256 }
 
-// Judge grades a run against a case's rubric (task completion). A failed
+// Grader grades a run against a case's rubric (task completion). A failed
 // grading (the judge model could not be reached, or answered something that
 // is not a verdict) is an error, and the run counts as errored, never as
-// passed. *ModelJudge implements it; a caller may wrap it with a cache.
-type Judge interface {
+// passed. *Judge implements it; a caller may wrap it with a cache.
+type Grader interface {
 	Grade(ctx context.Context, rubric string, t *agent.Transcript) (pass bool, reason string, err error)
 }
 
-// ModelJudge is the LLM-as-judge: it asks a model for a JSON verdict
+// Judge is the LLM-as-judge: it asks a model for a JSON verdict
 // {"pass": bool, "reason": string}, with the system prompts of
-// judge_prompt.txt and temperature 0. It implements Judge and
+// judge_prompt.txt and temperature 0. It implements Grader and
 // SimilarityJudge, and is safe for concurrent use.
-type ModelJudge struct {
+type Judge struct {
 	m      agent.Model
 	model  string
-	prompt *JudgePrompt
+	prompt *Prompt
 
 	mu      sync.Mutex
 	similar map[[2]string]bool // verdicts of Similar, which repeats across runs
 }
 
-// NewModelJudge returns a judge that asks model (the provider's model name,
+// New returns a judge that asks model (the provider's model name,
 // without the "openai:" prefix) through m.
-func NewModelJudge(m agent.Model, model string) *ModelJudge {
-	return &ModelJudge{m: m, model: model, prompt: defaultPrompt, similar: map[[2]string]bool{}}
+func New(m agent.Model, model string) *Judge {
+	return &Judge{m: m, model: model, prompt: defaultPrompt, similar: map[[2]string]bool{}}
 }
 
 // WithPrompt makes the judge use p (from --judge-prompt) and returns it.
-func (j *ModelJudge) WithPrompt(p *JudgePrompt) *ModelJudge {
+func (j *Judge) WithPrompt(p *Prompt) *Judge {
 	if p != nil {
 		j.prompt = p
 	}
@@ -130,7 +136,7 @@ func (j *ModelJudge) WithPrompt(p *JudgePrompt) *ModelJudge {
 }
 
 // Prompt returns the prompts the judge uses.
-func (j *ModelJudge) Prompt() *JudgePrompt { return j.prompt }
+func (j *Judge) Prompt() *Prompt { return j.prompt }
 
 // judgeMaxTokens bounds a verdict. The verdict itself is one sentence, but
 // reasoning models (o-series, gpt-5, Claude with thinking) spend hidden
@@ -146,8 +152,8 @@ var verdictFormat = &llm.Format{Name: "verdict", Schema: json.RawMessage(`{"type
 	`"verdict":{"type":"string","enum":["pass","fail","cannot_tell"]}},` +
 	`"required":["reason","verdict"],"additionalProperties":false}`)}
 
-// Grade implements Judge.
-func (j *ModelJudge) Grade(ctx context.Context, rubric string, t *agent.Transcript) (bool, string, error) {
+// Grade implements Grader.
+func (j *Judge) Grade(ctx context.Context, rubric string, t *agent.Transcript) (bool, string, error) {
 	in, err := json.Marshal(struct {
 		Rubric     string           `json:"rubric"`
 		Transcript judgedTranscript `json:"transcript"`
@@ -160,7 +166,7 @@ func (j *ModelJudge) Grade(ctx context.Context, rubric string, t *agent.Transcri
 
 // Similar implements SimilarityJudge. Verdicts are remembered for the
 // judge's lifetime, so the same pair is asked about once.
-func (j *ModelJudge) Similar(ctx context.Context, expected, actual string) (bool, error) {
+func (j *Judge) Similar(ctx context.Context, expected, actual string) (bool, error) {
 	key := [2]string{expected, actual}
 	j.mu.Lock()
 	v, ok := j.similar[key]
@@ -185,7 +191,7 @@ func (j *ModelJudge) Similar(ctx context.Context, expected, actual string) (bool
 	return same, nil
 }
 
-func (j *ModelJudge) ask(ctx context.Context, system, user string) (bool, string, error) {
+func (j *Judge) ask(ctx context.Context, system, user string) (bool, string, error) {
 	zero := 0.0
 	resp, err := j.m.Complete(ctx, llm.Request{
 		Model: j.model,
@@ -238,7 +244,7 @@ func ParseVerdict(s string) (pass bool, reason string, err error) {
 		}
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("malformed verdict (%s): %q", why, clip(s))
+		return fmt.Errorf("malformed verdict (%s): %q", why, clipN(s, 80))
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
 	var fields map[string]json.RawMessage
@@ -376,6 +382,3 @@ func clipN(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
-
-// errNoJudge is the error of a rubric run when no judge was configured.
-var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")

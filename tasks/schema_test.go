@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func yamlAsJSON(t *testing.T, data []byte) any {
 func TestSchema(t *testing.T) {
 	t.Parallel()
 	s := compileTasksSchema(t)
-	for _, path := range []string{"tasks.yaml", filepath.Join("testdata", "full.yaml"), seedExample} {
+	for _, path := range []string{shippedTasks, filepath.Join("testdata", "full.yaml"), seedExample} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"bytes"
@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,7 +15,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/internal/readfile"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // Version is the tasks.yaml format version this package reads.
@@ -192,53 +192,13 @@ func (c *Case) RunsOr(n int) int {
 	return n
 }
 
-// Error is one problem with a tasks file, located by file and line.
-type Error struct {
-	File string
-	Line int // 0 when the problem has no line (an unreadable file)
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
-
-// Errors is every problem found in one pass over a tasks file, in file
-// order. errors.As finds each *Error in it.
-type Errors []*Error
-
-func (es Errors) Error() string {
-	s := make([]string, len(es))
-	for i, e := range es {
-		s[i] = e.Error()
-	}
-	return strings.Join(s, "\n")
-}
-
-// Unwrap returns the errors, for errors.Is and errors.As.
-func (es Errors) Unwrap() []error {
-	out := make([]error, len(es))
-	for i, e := range es {
-		out[i] = e
-	}
-	return out
-}
-
-// Load reads and parses a tasks file. Every error it returns is an Errors
+// Load reads and parses a tasks file. Every error it returns is a yamlfile.Errors
 // naming the file (and the line, where there is one): the CLI reports it and
 // exits 2.
 func Load(path string) (*Suite, error) {
-	f, err := os.Open(path)
+	data, err := yamlfile.Read(path, maxFileBytes, "golden file")
 	if err != nil {
-		return nil, Errors{{File: path, Msg: "cannot read the golden file: " + pathErr(err)}}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, Errors{{File: path, Msg: "cannot read the golden file: " + pathErr(err)}}
+		return nil, err
 	}
 	return Parse(data, path)
 }
@@ -251,7 +211,7 @@ func Parse(data []byte, path string) (*Suite, error) {
 	if len(p.errs) > 0 {
 		// In file order; the "too many errors" line stays last.
 		n := min(len(p.errs), maxErrors)
-		slices.SortStableFunc(p.errs[:n], func(a, b *Error) int { return a.Line - b.Line })
+		slices.SortStableFunc(p.errs[:n], func(a, b *yamlfile.Error) int { return a.Line - b.Line })
 		return nil, p.errs
 	}
 	return s, nil
@@ -280,7 +240,7 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 type parser struct {
 	file  string
 	dir   string
-	errs  Errors
+	errs  yamlfile.Errors
 	nodes int
 	// nodeVars holds the vars values each expanded case node was made with.
 	nodeVars map[*yaml.Node]map[string]string
@@ -288,16 +248,13 @@ type parser struct {
 
 func (p *parser) errorf(line int, format string, args ...any) {
 	if len(p.errs) == maxErrors {
-		p.errs = append(p.errs, &Error{File: p.file, Msg: fmt.Sprintf("more than %d errors; fix these first", maxErrors)})
+		p.errs = append(p.errs, &yamlfile.Error{File: p.file, Msg: fmt.Sprintf("more than %d errors; fix these first", maxErrors)})
 	}
 	if len(p.errs) > maxErrors {
 		return
 	}
-	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &yamlfile.Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
-
-// yamlLine matches the position yaml.v3 puts in its syntax errors.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 func (p *parser) parse(data []byte) *Suite {
 	if len(data) > maxFileBytes {
@@ -423,16 +380,8 @@ func (p *parser) caseList(n *yaml.Node, d *Defaults) []*Case {
 }
 
 func (p *parser) yamlError(err error) {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		err = errors.New(te.Errors[0])
-	}
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		p.errorf(line, "invalid YAML: %s", m[2])
-		return
-	}
-	p.errorf(0, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	line, msg := yamlfile.Syntax(err)
+	p.errorf(line, "invalid YAML: %s", msg)
 }
 
 // resolve follows aliases (*name) to the node they point at.
@@ -943,9 +892,9 @@ func (p *parser) rubric(v *yaml.Node, ctx string) (text, file string) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(p.dir, path)
 		}
-		b, err := readBounded(path, maxRubricBytes)
+		b, err := readfile.Bounded(path, maxRubricBytes)
 		if err != nil {
-			p.errorf(fileNode.Line, "%srubric file %s: %s", ctx, name, pathErr(err))
+			p.errorf(fileNode.Line, "%srubric file %s: %s", ctx, name, readfile.Reason(err))
 			return "", name
 		}
 		if strings.TrimSpace(string(b)) == "" {
@@ -965,32 +914,6 @@ func looksLikePath(s string) bool {
 	}
 	ext := strings.ToLower(filepath.Ext(s))
 	return ext == ".md" || ext == ".txt" || ext == ".markdown"
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %d KiB", limit>>10)
-	}
-	return b, nil
-}
-
-// pathErr drops the path from an *fs.PathError, which the message already
-// names as the user wrote it.
-func pathErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // Scalar readers. Each records an error and returns ok=false on a wrong
@@ -1185,3 +1108,32 @@ func (p *parser) value(n *yaml.Node, what string) (any, bool) {
 
 // nearest is the did-you-mean shared with the config file's errors.
 func nearest(s string, candidates []string) string { return suggest.Nearest(s, candidates) }
+
+// NeedsJudge reports whether some case has a rubric, so that the caller can
+// refuse to start (exit 2) when no judge model is configured rather than
+// error every such run.
+func (s *Suite) NeedsJudge() bool {
+	for _, c := range s.Cases {
+		if c.Rubric != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// HasSemantic reports whether some argument is matched semantic, which
+// the judge decides when there is one.
+func (s *Suite) HasSemantic() bool {
+	for _, c := range s.Cases {
+		checks := slices.Clone(c.Args)
+		for _, st := range c.Sequence {
+			checks = append(checks, st.Args...)
+		}
+		for _, a := range checks {
+			if a.Mode == MatchSemantic {
+				return true
+			}
+		}
+	}
+	return false
+}

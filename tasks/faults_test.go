@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // resilienceSrc uses every Layer 2 key once.
@@ -125,7 +127,7 @@ func TestParseResilienceErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			var es Errors
+			var es yamlfile.Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("error %T %v, want Errors", err, err)
 			}
@@ -173,7 +175,7 @@ cases:
 		`t.yaml:14: case "a": inject.forbid_args: send_email has no argument "recipient" (it takes body, subject, to)`,
 		`t.yaml:15: case "a": inject.forbid_args: the server has no tool "post_tweet" (it offers get_weather, search_invoices, send_email)`,
 	}
-	var es Errors
+	var es yamlfile.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("error %T %v, want Errors", err, err)
 	}

@@ -1,4 +1,4 @@
-package golden
+package tasks
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ var matchModes = []MatchMode{MatchExact, MatchNormalized, MatchSemantic, MatchRe
 const SemanticThreshold = 0.8
 
 // SimilarityJudge decides whether two texts mean the same, for arg_match
-// semantic. *ModelJudge implements it.
+// semantic. *judge.Judge implements it.
 type SimilarityJudge interface {
 	Similar(ctx context.Context, expected, actual string) (bool, error)
 }

@@ -1,4 +1,4 @@
-package gate
+package stats
 
 import (
 	"math"
@@ -47,9 +47,9 @@ func TestFisherLowerKnownValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := fisherLower(tt.bp, tt.bf, tt.cp, tt.cf)
+			got := FisherLower(tt.bp, tt.bf, tt.cp, tt.cf)
 			if math.Abs(got-tt.want) > tt.tol {
-				t.Errorf("fisherLower(%d, %d, %d, %d) = %.10g, want %.10g", tt.bp, tt.bf, tt.cp, tt.cf, got, tt.want)
+				t.Errorf("FisherLower(%d, %d, %d, %d) = %.10g, want %.10g", tt.bp, tt.bf, tt.cp, tt.cf, got, tt.want)
 			}
 		})
 	}
@@ -69,7 +69,7 @@ func TestFisherLowerMatchesBruteForce(t *testing.T) {
 		{0, 7, 0, 9}, // everything failed on both sides
 	}
 	for _, c := range tests {
-		got := fisherLower(c[0], c[1], c[2], c[3])
+		got := FisherLower(c[0], c[1], c[2], c[3])
 		want := bruteFisherLower(c[0], c[1], c[2], c[3])
 		if want == 0 || math.Abs(got-want)/want > 1e-9 {
 			t.Errorf("fisherLower%v = %.15g, want %.15g (brute force)", c, got, want)
@@ -82,7 +82,7 @@ func TestFisherLowerMonotone(t *testing.T) {
 	// Fewer current passes is stronger evidence of a drop.
 	prev := 2.0
 	for cp := 0; cp <= 50; cp++ {
-		p := fisherLower(48, 2, cp, 50-cp)
+		p := FisherLower(48, 2, cp, 50-cp)
 		if p < 0 || p > 1 {
 			t.Fatalf("p = %v for %d/50, outside [0, 1]", p, cp)
 		}

@@ -1,0 +1,88 @@
+// Package yamlfile is what the readers of mcp-eval's YAML files (the
+// golden file, the payload file) share: the FILE:LINE error types, a
+// bounded read, and yaml.v3's syntax errors restated with their line.
+package yamlfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/internal/readfile"
+)
+
+// Error is one problem with a YAML file, located by file and line.
+type Error struct {
+	File string
+	Line int // 0 when the problem has no line (an unreadable file)
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// Errors is every problem found in one pass over a file, in file
+// order. errors.As finds each *Error in it.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// Read returns up to limit+1 bytes of the file, so that the caller can say
+// it is too large in its own words; what names the file in the error ("the
+// golden file"), which is an Errors naming path.
+func Read(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: "cannot read the " + what + ": " + readfile.Reason(err)}}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, Errors{{File: path, Msg: "cannot read the " + what + ": " + readfile.Reason(err)}}
+	}
+	return data, nil
+}
+
+// syntaxLine matches the position yaml.v3 puts in its syntax errors
+// ("yaml: line N: …") and in each of a TypeError's ("line N: …").
+var syntaxLine = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
+
+// Syntax splits an error of yaml.v3's decoder into its line (0 when it
+// names none) and its message without the "yaml: " prefix; of a
+// *yaml.TypeError it takes the first.
+func Syntax(err error) (line int, msg string) {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		err = errors.New(te.Errors[0])
+	}
+	if m := syntaxLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return line, m[2]
+	}
+	return 0, strings.TrimPrefix(err.Error(), "yaml: ")
+}

@@ -1,0 +1,59 @@
+package yamlfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+func TestSyntax(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, src string
+		line      int
+		msg       string
+	}{
+		{"tab indentation", "a: 1\n\tb: 2\n", 2, "found a tab character that violates indentation"},
+		{"unclosed flow", "a: [1, 2\n", 1, "did not find expected ',' or ']'"},
+		{"type error", "- a\n", 1, "cannot unmarshal !!seq into map[string]int"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v map[string]int
+			err := yaml.Unmarshal([]byte(tt.src), &v)
+			if err == nil {
+				t.Fatal("yaml.v3 accepted the input")
+			}
+			line, msg := Syntax(err)
+			if line != tt.line || !strings.Contains(msg, tt.msg) || strings.HasPrefix(msg, "yaml: ") {
+				t.Errorf("Syntax(%q) = %d, %q; want line %d and a message with %q", err, line, msg, tt.line, tt.msg)
+			}
+		})
+	}
+	if line, msg := Syntax(errors.New("yaml: something else")); line != 0 || msg != "something else" {
+		t.Errorf("Syntax without a line = %d, %q", line, msg)
+	}
+}
+
+func TestRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.yaml")
+	_, err := Read(missing, 10, "golden file")
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 || es.Error() != missing+": cannot read the golden file: no such file or directory" {
+		t.Errorf("Read(missing) = %v; want one Error naming the file", err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// limit+1 bytes come back, so that the caller can tell "too large".
+	if b, err := Read(big, 10, "payload file"); err != nil || len(b) != 11 {
+		t.Errorf("Read(big, 10) = %d bytes, %v; want 11, nil", len(b), err)
+	}
+}
