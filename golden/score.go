@@ -221,23 +221,7 @@ func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Scor
 		}
 	}
 
-	if c.Rubric != "" {
-		if opts.Judge == nil {
-			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
-		}
-		pass, reason, err := opts.Judge.Grade(ctx, c.Rubric, t)
-		if err != nil {
-			return RunScore{Errored: true, Error: "judge: " + err.Error(), FirstTool: r.FirstTool}
-		}
-		r.Judge, r.JudgeReason = &pass, reason
-		if !pass {
-			r.reason("judge: %s", cmp.Or(reason, "rubric not met"))
-		}
-	}
-
-	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
-		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
-	return r
+	return r.finish(ctx, c, t, opts)
 }
 
 // firstTurn returns the tools of the calls of the first model turn that
@@ -262,6 +246,29 @@ func wantTools(tools []string) string {
 		return tools[0]
 	}
 	return "one of " + strings.Join(tools, ", ")
+}
+
+// finish grades the rubric, if the case has one, and decides the run: it
+// passes when it selected right, called nothing forbidden, and every check
+// that applies (arguments, sequence, answer, judge) holds. A judge that
+// cannot grade makes the run errored, not failed.
+func (r RunScore) finish(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
+	if c.Rubric != "" {
+		if opts.Judge == nil {
+			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
+		}
+		pass, reason, err := opts.Judge.Grade(ctx, c.Rubric, t)
+		if err != nil {
+			return RunScore{Errored: true, Error: "judge: " + err.Error(), FirstTool: r.FirstTool}
+		}
+		r.Judge, r.JudgeReason = &pass, reason
+		if !pass {
+			r.reason("judge: %s", cmp.Or(reason, "rubric not met"))
+		}
+	}
+	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
+		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
+	return r
 }
 
 func (r *RunScore) reason(format string, args ...any) {
@@ -740,22 +747,7 @@ func scoreTurns(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Sc
 		r.reason("the run hit max_turns before the conversation ended")
 		r.Selection = false
 	}
-	if c.Rubric != "" {
-		if opts.Judge == nil {
-			return RunScore{Errored: true, Error: errNoJudge.Error(), FirstTool: r.FirstTool}
-		}
-		pass, reason, err := opts.Judge.Grade(ctx, c.Rubric, t)
-		if err != nil {
-			return RunScore{Errored: true, Error: "judge: " + err.Error(), FirstTool: r.FirstTool}
-		}
-		r.Judge, r.JudgeReason = &pass, reason
-		if !pass {
-			r.reason("judge: %s", cmp.Or(reason, "rubric not met"))
-		}
-	}
-	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
-		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
-	return r
+	return r.finish(ctx, c, t, opts)
 }
 
 // errNoJudge is the error of a rubric run when no judge was configured.
