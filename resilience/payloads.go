@@ -1,11 +1,8 @@
 package resilience
 
 import (
-	"bytes"
 	_ "embed"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -279,29 +276,11 @@ func (p *payloadParser) parse(data []byte, base func() *PayloadSet) *PayloadSet 
 		p.errorf(0, "the payload file is larger than %d MiB", maxPayloadFileBytes>>20)
 		return nil
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			p.errorf(0, "the payload file is empty; it needs version: 1 and a list of payloads")
-		} else {
-			p.yamlError(err)
-		}
+	root, err := yamlfile.Document(p.file, data, "the payload file", "version: 1 and a list of payloads")
+	if err != nil {
+		p.errs = append(p.errs, err)
 		return nil
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		p.errorf(extra.Line, "a second YAML document (---); the payload file must be one document")
-		return nil
-	} else if !errors.Is(err, io.EOF) {
-		p.yamlError(err)
-		return nil
-	}
-	if len(doc.Content) == 0 {
-		p.errorf(0, "the payload file is empty; it needs version: 1 and a list of payloads")
-		return nil
-	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		p.errorf(root.Line, "the payload file must be a mapping with version, name, revision, extends and payloads")
 		return nil
@@ -566,9 +545,4 @@ func (p *payloadParser) integer(n *yaml.Node, what string) (int, bool) {
 		return 0, false
 	}
 	return i, true
-}
-
-func (p *payloadParser) yamlError(err error) {
-	line, msg := yamlfile.Syntax(err)
-	p.errorf(line, "invalid YAML: %s", msg)
 }

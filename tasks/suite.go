@@ -1,11 +1,8 @@
 package tasks
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -261,29 +258,12 @@ func (p *parser) parse(data []byte) *Suite {
 		p.errorf(0, "the golden file is larger than %d MiB", maxFileBytes>>20)
 		return nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			p.errorf(0, "the golden file is empty; it needs version: 1 and a list of cases")
-			return nil
-		}
-		p.yamlError(err)
+	doc, err := yamlfile.Document(p.file, data, "the golden file", "version: 1 and a list of cases")
+	if err != nil {
+		p.errs = append(p.errs, err)
 		return nil
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		p.errorf(extra.Line, "a second YAML document (---); the golden file must be one document")
-		return nil
-	} else if !errors.Is(err, io.EOF) {
-		p.yamlError(err)
-		return nil
-	}
-	if len(doc.Content) == 0 {
-		p.errorf(0, "the golden file is empty; it needs version: 1 and a list of cases")
-		return nil
-	}
-	root := resolve(doc.Content[0])
+	root := resolve(doc)
 	switch root.Kind {
 	case yaml.MappingNode:
 	case yaml.SequenceNode:
@@ -377,11 +357,6 @@ func (p *parser) caseList(n *yaml.Node, d *Defaults) []*Case {
 		out = append(out, c)
 	}
 	return out
-}
-
-func (p *parser) yamlError(err error) {
-	line, msg := yamlfile.Syntax(err)
-	p.errorf(line, "invalid YAML: %s", msg)
 }
 
 // resolve follows aliases (*name) to the node they point at.

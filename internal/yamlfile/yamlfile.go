@@ -1,5 +1,6 @@
 // Package yamlfile is what the readers of mcp-eval's YAML files (the
-// golden file, the payload file) share: the FILE:LINE error types, a
+// golden file, the payload file) share: the FILE:LINE error types, one
+// document decoded with its empty and multi-document errors, a
 // bounded read, and yaml.v3's syntax errors restated with their line.
 package yamlfile
 
@@ -85,4 +86,32 @@ func Syntax(err error) (line int, msg string) {
 		return line, m[2]
 	}
 	return 0, strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// Document decodes data as exactly one YAML document and returns its root
+// node. An empty file, a syntax error and a second document (---) are an
+// *Error with the line where it has one; what names the file in the
+// message ("the golden file"), needs says what an empty one lacks.
+func Document(file string, data []byte, what, needs string) (*yaml.Node, *Error) {
+	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs)}
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, empty
+		}
+		line, msg := Syntax(err)
+		return nil, &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: file, Line: extra.Line, Msg: fmt.Sprintf("a second YAML document (---); %s must be one document", what)}
+	} else if !errors.Is(err, io.EOF) {
+		line, msg := Syntax(err)
+		return nil, &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
+	}
+	if len(doc.Content) == 0 {
+		return nil, empty
+	}
+	return doc.Content[0], nil
 }

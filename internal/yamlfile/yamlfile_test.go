@@ -57,3 +57,28 @@ func TestRead(t *testing.T) {
 		t.Errorf("Read(big, 10) = %d bytes, %v; want 11, nil", len(b), err)
 	}
 }
+
+func TestDocument(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", "f.yaml: the x file is empty; it needs version: 1"},
+		{"only a comment", "# nothing\n", "f.yaml: the x file is empty; it needs version: 1"},
+		{"syntax", "a: [1,\n", "f.yaml:1: invalid YAML: did not find expected node content"},
+		{"two documents", "a: 1\n---\nb: 2\n", "f.yaml:2: a second YAML document (---); the x file must be one document"},
+		{"one document", "a: 1\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := Document("f.yaml", []byte(tt.in), "the x file", "version: 1")
+			if tt.want == "" {
+				if err != nil || root == nil || root.Kind != yaml.MappingNode {
+					t.Fatalf("Document = %v, %v; want the mapping", root, err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("Document error = %v, want prefix %q", err, tt.want)
+			}
+		})
+	}
+}
