@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/tasks"
@@ -294,24 +294,7 @@ func validateReport(t *testing.T, r *report.Report) {
 	if err := report.WriteJSON(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open("../docs/report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/report.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := spectest.CompileDoc(t, "../docs/report.schema.json", "")
 	v, err := jsonschema.UnmarshalJSON(&buf)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 )
 
 const schemaPath = "../docs/report.schema.json"
@@ -24,25 +26,7 @@ const schemaPath = "../docs/report.schema.json"
 // document itself: it must not reach the network or other files.
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(schemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("%s: %v", schemaPath, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/report.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatalf("%s: %v", schemaPath, err)
-	}
+	s := spectest.CompileDoc(t, schemaPath, "")
 	return s
 }
 

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
@@ -310,25 +311,7 @@ cases:
 // docs/tasks.schema.json, as an editor would.
 func TestTestdataSchema(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open("../docs/tasks.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/tasks.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := spectest.CompileDoc(t, "../docs/tasks.schema.json", "")
 	b, err := os.ReadFile(filepath.Join("testdata", "faults", "tasks.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"math"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/fixture"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -137,25 +137,7 @@ func fixturePlan(t *testing.T) (*fixture.Server, *mcp.Client, []mcp.Tool, *Plan)
 // with nothing but the document itself.
 func reportCaseSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("../docs/report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/report.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url + "#/$defs/Case")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := spectest.CompileDoc(t, "../docs/report.schema.json", "#/$defs/Case")
 	return s
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 )
 
 const tasksSchemaPath = "../docs/tasks.schema.json"
@@ -22,25 +24,7 @@ const seedExample = "../examples/golden/seed.yaml"
 // document itself.
 func compileTasksSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(tasksSchemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/tasks.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatalf("%s: %v", tasksSchemaPath, err)
-	}
+	s := spectest.CompileDoc(t, tasksSchemaPath, "")
 	return s
 }
 

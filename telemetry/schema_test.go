@@ -3,7 +3,6 @@ package telemetry_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/gate"
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -22,24 +22,7 @@ import (
 // shard would be, and validates each against docs/report.schema.json.
 func TestReportValidates(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open("../docs/report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	const url = "https://github.com/mcp-eval/mcp-eval/raw/main/docs/report.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := spectest.CompileDoc(t, "../docs/report.schema.json", "")
 
 	build := func(scale time.Duration) *report.Report {
 		rec := telemetry.New(nil)

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Environment variables read by Schema.
@@ -82,4 +84,32 @@ func moduleRoot() string {
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// CompileDoc compiles one of the project's own JSON Schemas (docs/*.json,
+// path as the test sees it) as draft 2020-12 under its published URL,
+// with no loader beyond the document itself, and returns the schema at
+// fragment ("" for the root, "#/$defs/Case" for a definition).
+func CompileDoc(tb testing.TB, path, fragment string) *jsonschema.Schema {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	url := "https://github.com/mcp-eval/mcp-eval/raw/main/docs/" + filepath.Base(path)
+	if err := c.AddResource(url, doc); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := c.Compile(url + fragment)
+	if err != nil {
+		tb.Fatalf("%s%s: %v", path, fragment, err)
+	}
+	return s
 }
