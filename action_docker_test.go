@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // The Docker action end to end, against a real Docker engine: the image is
@@ -276,8 +276,7 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	defer api.Close()
 
 	t.Run("HTTP server: outputs, summary and comment on the host", func(t *testing.T) {
-		server := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-		defer server.Close()
+		server := mcptest.Serve(t, mcptest.Options{})
 		l := newRunnerLayout(t)
 		const token = "ghs_0123456789abcdefDOCKER"
 		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token}, api.URL+"/api/v3")

@@ -20,7 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/github"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -368,10 +368,8 @@ func zipReport(t *testing.T, reportJSON []byte) []byte {
 }
 
 func TestActionEndToEnd(t *testing.T) {
-	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer clean.Close()
-	broken := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
-	defer broken.Close()
+	clean := mcptest.Serve(t, mcptest.Options{})
+	broken := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects("caching/tools-list")})
 
 	// The baseline: a green conformance run of the clean server.
 	baseDir := t.TempDir()
@@ -636,8 +634,7 @@ func TestActionFlags(t *testing.T) {
 // A run that cannot evaluate after one that passed: the same comment, the
 // summary and the outputs now say so and why, instead of "passed".
 func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
-	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer clean.Close()
+	clean := mcptest.Serve(t, mcptest.Options{})
 	gone := httptest.NewServer(http.NotFoundHandler())
 	goneURL := gone.URL + "/mcp"
 	gone.Close() // nothing listens there any more
@@ -791,8 +788,7 @@ func TestExampleWorkflows(t *testing.T) {
 // A scheduled run without models says why the model layers did not run
 // (never "All layers"), and a header's expanded value is what is masked.
 func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
-	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer clean.Close()
+	clean := mcptest.Serve(t, mcptest.Options{})
 	dir := t.TempDir()
 	summary, outputs := filepath.Join(dir, "summary"), filepath.Join(dir, "output")
 	os.WriteFile(summary, nil, 0o644)
@@ -827,8 +823,8 @@ func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
 // which gates it against the baseline and writes one summary and one
 // comment without contacting any server.
 func TestActionPublishesAGivenReport(t *testing.T) {
-	clean := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	broken := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
+	clean := mcptest.Serve(t, mcptest.Options{})
+	broken := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects("caching/tools-list")})
 	baseDir, shardDir := t.TempDir(), t.TempDir()
 	if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", clean.URL, "--out", baseDir, "--runs", "1"); code != 0 {
 		t.Fatalf("baseline run: %d %s", code, stderr)

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -84,8 +84,7 @@ type modelRig struct {
 
 func newModelRig(t *testing.T, golden string) *modelRig {
 	m := &modelRig{t: t, dir: t.TempDir()}
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	t.Cleanup(srv.Close)
+	srv := mcptest.Serve(t, mcptest.Options{})
 	model := scriptedOpenAI(t, &m.calls)
 	t.Cleanup(model.Close)
 	m.server = srv.URL
@@ -178,8 +177,7 @@ func TestBehaviorConfigErrors(t *testing.T) {
 		t.Errorf("bad golden file: exit %d, stderr %q", code, stderr)
 	}
 	// A tool the server lacks is found once the server answers.
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
+	srv := mcptest.Serve(t, mcptest.Options{})
 	os.WriteFile(bad, []byte("version: 1\ncases:\n  - id: a\n    prompt: p\n    expect_tool: get_weather\n"), 0o644)
 	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k"}), "run", "--server-url", srv.URL, "--layers", "behavior",
 		"--models", "openai:gpt-4.1-mini", "--golden", bad, "--out", dir)
@@ -459,8 +457,7 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 	m := &modelRig{t: t, dir: t.TempDir()}
 	var judgeCalls atomic.Int64
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	t.Cleanup(srv.Close)
+	srv := mcptest.Serve(t, mcptest.Options{})
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.calls.Add(1)
 		b, _ := io.ReadAll(r.Body)

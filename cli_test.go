@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // TestMistakesGetOneLine drives the common command-line mistakes: each is
@@ -137,10 +136,8 @@ func TestHelpPerCommand(t *testing.T) {
 // TestGateShowsItsWork: mcp-eval gate prints the baseline's origin, every
 // delta, each reason and note, and the rules that decided.
 func TestGateShowsItsWork(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
-	bad := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
-	defer bad.Close()
+	srv := mcptest.Serve(t, mcptest.Options{})
+	bad := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects("caching/tools-list")})
 	dir := t.TempDir()
 	for name, url := range map[string]string{"base": srv.URL, "cur": bad.URL} {
 		if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", url, "--out", filepath.Join(dir, name), "--runs", "1"); code == 2 || code == 3 {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -174,8 +174,7 @@ func TestFixtureRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(tt.defects)}))
-			defer srv.Close()
+			srv := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects(tt.defects)})
 			dir := t.TempDir()
 			args := append([]string{"conformance", "--server-url", srv.URL, "--out", dir, "--runs", "2",
 				"--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, tt.extra...)
@@ -213,8 +212,7 @@ func TestFixtureRun(t *testing.T) {
 }
 
 func TestJSONFormatIsTheReport(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
+	srv := mcptest.Serve(t, mcptest.Options{})
 	dir := t.TempDir()
 	code, stdout, _ := runCLI(t, env(nil), "conformance", "--server-url", srv.URL, "--out", dir, "--runs", "1", "--format", "json")
 	if code != 0 {
@@ -234,10 +232,8 @@ func TestVersion(t *testing.T) {
 }
 
 func TestGateAndWaivers(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer srv.Close()
-	bad := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("caching/tools-list")}))
-	defer bad.Close()
+	srv := mcptest.Serve(t, mcptest.Options{})
+	bad := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects("caching/tools-list")})
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base")
 	if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", srv.URL, "--out", base, "--runs", "1"); code != 0 {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // TestTraceContextJoinsExportedSpans: with an OTLP endpoint set, a tool
@@ -23,7 +23,7 @@ func TestTraceContextJoinsExportedSpans(t *testing.T) {
 	var traceparents []string
 	var spans [][]byte
 	mcpSrv := httptest.NewServer(http.HandlerFunc(func() http.HandlerFunc {
-		fx := fixture.NewHandler(fixture.Options{})
+		fx := mcptest.NewHandler(mcptest.Options{})
 		return func(w http.ResponseWriter, r *http.Request) {
 			b, _ := io.ReadAll(r.Body)
 			var req struct {

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // secretValue has every character class an encoder treats specially, so
@@ -65,7 +65,7 @@ func spellingsOf(v string) map[string]string {
 // error message: a server that echoes the request's credentials back, the
 // way a PHP server escapes "/" as "\/".
 func echoServer(t *testing.T, spelled string) string {
-	h := fixture.NewHandler(fixture.Options{})
+	h := mcptest.NewHandler(mcptest.Options{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
 			// A long-lived stream: a proxy that buffers whole answers would
@@ -77,7 +77,7 @@ func echoServer(t *testing.T, spelled string) string {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
-		body = bytes.ReplaceAll(body, []byte(fixture.ServerName), []byte(fixture.ServerName+" ECHO["+spelled+"]"))
+		body = bytes.ReplaceAll(body, []byte(mcptest.ServerName), []byte(mcptest.ServerName+" ECHO["+spelled+"]"))
 		body = bytes.ReplaceAll(body, []byte(`"message":"`), []byte(`"message":"ECHO[`+spelled+`] `))
 		for k, v := range rec.Header() {
 			if k != "Content-Length" {

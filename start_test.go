@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // TestMain lets the test binary play an HTTP MCP server for --server-start:
@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 			}
 			os.Stderr.WriteString("last line of the flood\n")
 		}
-		_ = http.ListenAndServe(addr, fixture.NewHandler(fixture.Options{}))
+		_ = http.ListenAndServe(addr, mcptest.NewHandler(mcptest.Options{}))
 		os.Exit(1)
 	}
 	os.Exit(m.Run())

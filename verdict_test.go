@@ -1,14 +1,13 @@
 package main
 
 import (
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -88,8 +87,7 @@ cases:
 // fail the run) in every output, and a failure in every output with
 // --strict, with the exit code following.
 func TestOneVerdictForAFinding(t *testing.T) {
-	srv := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects("http/get-not-allowed")}))
-	defer srv.Close()
+	srv := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects("http/get-not-allowed")})
 	const id = "http/get-not-allowed"
 	for _, tt := range []struct {
 		name   string

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -83,9 +83,9 @@ func failing(err error) step {
 
 // fixtureServer starts the fixture over HTTP and connects a real client;
 // elicitation decides whether the client declares that capability.
-func fixtureServer(t *testing.T, elicitation bool) (*fixture.Server, *mcp.Client, []mcp.Tool) {
+func fixtureServer(t *testing.T, elicitation bool) (*mcptest.Server, *mcp.Client, []mcp.Tool) {
 	t.Helper()
-	fx := fixture.NewHandler(fixture.Options{})
+	fx := mcptest.NewHandler(mcptest.Options{})
 	srv := httptest.NewServer(fx)
 	t.Cleanup(srv.Close)
 	opts := mcp.Options{}

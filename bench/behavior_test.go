@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -173,7 +173,7 @@ func TestBehaviorSpeed(t *testing.T) {
 	sim := &simProvider{}
 	simSrv := httptest.NewServer(sim)
 	defer simSrv.Close()
-	fx := fixture.NewHandler(fixture.Options{})
+	fx := mcptest.NewHandler(mcptest.Options{})
 	mcpSrv := httptest.NewServer(fx)
 	defer mcpSrv.Close()
 

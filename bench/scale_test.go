@@ -3,7 +3,7 @@ package bench
 // The Layer 0 scale requirement (issue 9, "Speed"): the cost of a
 // conformance run grows linearly with the server. A correct fixture server
 // with N generated tools (realistic descriptions and schemas, 50 per page,
-// internal/fixture bigTools) is judged by the mcp-eval binary at the
+// internal/mcptest bigTools) is judged by the mcp-eval binary at the
 // defaults (5 runs, concurrency 8); the targets on the 2-core CI machine are
 // N = 1 000 in ≤ 3 s and N = 5 000 in ≤ 15 s, ≤ 100 MB peak RSS.
 //
@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // scaleTargets are the bounds per N (wall time at the default 5 runs);
@@ -64,7 +64,7 @@ func TestConformanceScale(t *testing.T) {
 	}
 	t.Logf("%6s %10s %10s %s", "tools", "wall", "peak RSS", "result")
 	for _, n := range sizes {
-		srv := httptest.NewServer(fixture.NewHandler(fixture.Options{ExtraTools: n, PageSize: 50}))
+		srv := httptest.NewServer(mcptest.NewHandler(mcptest.Options{ExtraTools: n, PageSize: 50}))
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		cmd := exec.CommandContext(ctx, bin, "conformance", "--server-url", srv.URL+"/mcp", "--format", "json", "--out", out)

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
@@ -60,7 +60,7 @@ func wait(d time.Duration) {
 
 func toolClient(tb testing.TB, delay time.Duration, obs mcp.Observer) (*mcp.Client, *timedServer) {
 	tb.Helper()
-	ts := &timedServer{h: fixture.NewHandler(fixture.Options{}), delay: delay}
+	ts := &timedServer{h: mcptest.NewHandler(mcptest.Options{}), delay: delay}
 	srv := httptest.NewServer(ts)
 	tb.Cleanup(srv.Close)
 	c, err := mcp.Connect(context.Background(), &mcp.HTTPTarget{URL: srv.URL, Observer: obs}, mcp.Options{})

@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,76 +13,47 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// TestMain re-runs the test binary as the fixture's stdio server when
-// FIXTURE_STDIO is set (its value lists the defects).
+// TestMain lets the test binary serve the fixture on stdio
+// (mcptest.StdioCommand).
 func TestMain(m *testing.M) {
-	if d, ok := os.LookupEnv("FIXTURE_STDIO"); ok {
-		s := fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(d), Legacy: os.Getenv("FIXTURE_LEGACY") != "",
-			StateDir: os.Getenv("FIXTURE_STATE_DIR"), EscapeNonASCII: os.Getenv("FIXTURE_ESCAPE") != "",
-			Completions: os.Getenv("FIXTURE_COMPLETIONS") != ""})
-		if err := s.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	mcptest.ServeStdioIfAsked()
 	os.Exit(m.Run())
 }
 
 func stdioTarget(t testing.TB, defects string, legacy bool) mcp.Target {
-	return stdioFixture(t, fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy})
+	return stdioFixture(t, mcptest.Options{Defects: mcptest.ParseDefects(defects), Legacy: legacy})
 }
 
-// stdioFixture runs the fixture with fo as a stdio server (a re-executed
-// test binary; see TestMain).
-func stdioFixture(t testing.TB, fo fixture.Options) mcp.Target {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var defects []string
-	for d, on := range fo.Defects {
-		if on {
-			defects = append(defects, d)
-		}
-	}
-	// The state dir lets the fixture tell its processes apart, so that a
-	// second process can play "a new connection".
-	env := []string{"FIXTURE_STDIO=" + strings.Join(defects, ","), "FIXTURE_STATE_DIR=" + t.TempDir()}
-	if fo.Legacy {
-		env = append(env, "FIXTURE_LEGACY=1")
-	}
-	if fo.EscapeNonASCII {
-		env = append(env, "FIXTURE_ESCAPE=1")
-	}
-	if fo.Completions {
-		env = append(env, "FIXTURE_COMPLETIONS=1")
-	}
-	return &mcp.CommandTarget{Command: mcp.Command{Argv: []string{exe, "-test.run=^$"}, Env: env}}
+// stdioFixture runs the fixture with fo as a stdio server, one process per
+// connection.
+func stdioFixture(t testing.TB, fo mcptest.Options) mcp.Target {
+	argv, env := mcptest.StdioCommand(t, fo)
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Env: env}}
 }
 
 // evaluate runs every check once against the fixture with the given
 // defects, over HTTP or stdio.
-func evaluate(t testing.TB, transport, defects string, legacy bool, opts Options) (*Result, *fixture.Server) {
+func evaluate(t testing.TB, transport, defects string, legacy bool, opts Options) (*Result, *mcptest.Server) {
 	return evaluateWith(t, transport, defects, legacy, opts, 0)
 }
 
-func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Options, maxConns int) (*Result, *fixture.Server) {
+func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
-	return evaluateFixture(t, transport, fixture.Options{Defects: fixture.ParseDefects(defects), Legacy: legacy}, opts, maxConns)
+	return evaluateFixture(t, transport, mcptest.Options{Defects: mcptest.ParseDefects(defects), Legacy: legacy}, opts, maxConns)
 }
 
 // evaluateFixture runs the checks against a fixture with options fo.
-func evaluateFixture(t testing.TB, transport string, fo fixture.Options, opts Options, maxConns int) (*Result, *fixture.Server) {
+func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
 	var target mcp.Target
-	var srv *fixture.Server
+	var srv *mcptest.Server
 	if transport == "http" {
-		srv = fixture.NewHandler(fo)
+		srv = mcptest.NewHandler(fo)
 		hs := httptest.NewServer(srv)
 		t.Cleanup(hs.Close)
 		ht := &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
@@ -160,7 +130,7 @@ func TestCleanFixturePasses(t *testing.T) {
 func TestEscapingEncoderPasses(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
-			res, _ := evaluateFixture(t, transport, fixture.Options{EscapeNonASCII: true}, Options{}, 0)
+			res, _ := evaluateFixture(t, transport, mcptest.Options{EscapeNonASCII: true}, Options{}, 0)
 			for _, c := range res.Checks {
 				if c.Status == report.StatusFail || c.Status == report.StatusError {
 					t.Errorf("%s: %s: %s\n%s", c.ID, c.Status, c.Message, c.Evidence)
@@ -187,7 +157,7 @@ func transportOK(id, transport string) bool {
 // that the check it exists for fails, and which others fail with it.
 func TestEachCheckFailsOnItsDefect(t *testing.T) {
 	defects := map[string]bool{}
-	for _, d := range fixture.Defects {
+	for _, d := range mcptest.Defects {
 		defects[d] = true
 	}
 	for _, ch := range Checks() {
@@ -347,7 +317,7 @@ func TestFreshConnectionComparesDefinitions(t *testing.T) {
 			if transport == "http" {
 				conns, opts.Only = 1, []string{"ordering/tools-list-fresh-connection"}
 			}
-			res, _ := evaluateWith(t, transport, fixture.DefectFreshDescription, false, opts, conns)
+			res, _ := evaluateWith(t, transport, mcptest.DefectFreshDescription, false, opts, conns)
 			c := byID(res)["ordering/tools-list-fresh-connection"]
 			if c.Status != report.StatusFail || !strings.Contains(c.Message, "defined differently: get_forecast") {
 				t.Errorf("%s %q, want fail naming get_forecast", c.Status, c.Message)
@@ -363,12 +333,12 @@ func TestFreshConnectionComparesDefinitions(t *testing.T) {
 // tools/list fails caching/tools-list, and a correct server of 30 pages
 // passes every check (issue 9: only the first 20 pages were read).
 func TestEveryPageIsChecked(t *testing.T) {
-	res, _ := evaluateFixture(t, "http", fixture.Options{ExtraTools: 60, Defects: fixture.ParseDefects(fixture.DefectLatePageTTL)}, Options{}, 0)
+	res, _ := evaluateFixture(t, "http", mcptest.Options{ExtraTools: 60, Defects: mcptest.ParseDefects(mcptest.DefectLatePageTTL)}, Options{}, 0)
 	c := byID(res)["caching/tools-list"]
 	if c.Status != report.StatusFail || !strings.Contains(c.Message, "page 26") {
 		t.Errorf("caching/tools-list: %s %q, want a failure on page 26", c.Status, c.Message)
 	}
-	res, _ = evaluateFixture(t, "http", fixture.Options{ExtraTools: 60}, Options{}, 0)
+	res, _ = evaluateFixture(t, "http", mcptest.Options{ExtraTools: 60}, Options{}, 0)
 	for _, c := range res.Checks {
 		// 64 tools cost more tokens than the lint's budget: a warning, not
 		// a fault.
@@ -381,7 +351,7 @@ func TestEveryPageIsChecked(t *testing.T) {
 // TestCursorLoopEnds: a tools/list whose cursor leads back to its own page
 // is reported as a loop by the checks that walk it, and the run ends.
 func TestCursorLoopEnds(t *testing.T) {
-	res, _ := evaluateFixture(t, "http", fixture.Options{Defects: fixture.ParseDefects(fixture.DefectCursorLoop)}, Options{}, 0)
+	res, _ := evaluateFixture(t, "http", mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectCursorLoop)}, Options{}, 0)
 	checks := byID(res)
 	if c := checks["caching/tools-list"]; c.Status != report.StatusFail || !strings.Contains(c.Message, "never ends") {
 		t.Errorf("caching/tools-list: %s %q", c.Status, c.Message)
@@ -398,7 +368,7 @@ func TestCursorLoopEnds(t *testing.T) {
 func TestCompletionDeclared(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
-			res, _ := evaluateFixture(t, transport, fixture.Options{Completions: true}, Options{}, 0)
+			res, _ := evaluateFixture(t, transport, mcptest.Options{Completions: true}, Options{}, 0)
 			checks := byID(res)
 			if c := checks["completion/complete"]; c.Status != report.StatusPass {
 				t.Errorf("completion/complete: %s %q", c.Status, c.Message)
@@ -468,8 +438,7 @@ func TestBadServers(t *testing.T) {
 			t.Parallel()
 			var target mcp.Target
 			if tt.transport == "http" {
-				hs := httptest.NewServer(fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(tt.defect)}))
-				t.Cleanup(hs.Close)
+				hs := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects(tt.defect)})
 				target = &mcp.HTTPTarget{URL: hs.URL, MaxBytes: 1 << 20}
 			} else {
 				target = stdioTarget(t, tt.defect, false)

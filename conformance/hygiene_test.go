@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -62,8 +61,7 @@ func hygieneCheck(t *testing.T, id string) *Check {
 // check, late answers as information, counts beyond what is kept, at most
 // five excerpts, and the connection named when the run used several.
 func TestHygieneVerdicts(t *testing.T) {
-	hs := httptest.NewServer(fixture.NewHandler(fixture.Options{}))
-	defer hs.Close()
+	hs := mcptest.Serve(t, mcptest.Options{})
 	base, err := mcp.Connect(context.Background(), &mcp.HTTPTarget{URL: hs.URL + "/mcp"}, mcp.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -160,11 +158,11 @@ func TestHygieneVerdicts(t *testing.T) {
 // quotes what the server really wrote.
 func TestHygieneEvidenceOnTheWire(t *testing.T) {
 	for _, tt := range []struct{ transport, defect, quote string }{
-		{"stdio", fixture.DefectBanner, "mcp-eval-fixture 1.0.0 ready on stdio"},
-		{"stdio", fixture.DefectStrayResponse, `"kind":"duplicate"`},
-		{"http", fixture.DefectStrayResponse, `fixture-never-sent`},
-		{"stdio", fixture.DefectLogOnStdout, "INFO tools/call finished"},
-		{"http", fixture.DefectLogOnStdout, "INFO tools/call finished"},
+		{"stdio", mcptest.DefectBanner, "mcp-eval-fixture 1.0.0 ready on stdio"},
+		{"stdio", mcptest.DefectStrayResponse, `"kind":"duplicate"`},
+		{"http", mcptest.DefectStrayResponse, `fixture-never-sent`},
+		{"stdio", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
+		{"http", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
 	} {
 		t.Run(tt.transport+"/"+tt.defect, func(t *testing.T) {
 			t.Parallel()

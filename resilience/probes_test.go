@@ -3,7 +3,6 @@ package resilience
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http/httptest"
 	"os"
 	"runtime"
@@ -14,29 +13,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// stdioFixtureEnv, when set, makes TestStdioFixtureServer serve the fixture
-// on stdin/stdout with the defects it lists. The tests re-execute their own
-// binary that way to get a stdio server (a helper test rather than a
-// TestMain, so that the package's other tests keep theirs free).
-const stdioFixtureEnv = "MCP_EVAL_RESILIENCE_FIXTURE"
-
-// TestStdioFixtureServer is the stdio fixture process, not a test: without
-// the environment variable it skips.
-func TestStdioFixtureServer(t *testing.T) {
-	d, ok := os.LookupEnv(stdioFixtureEnv)
-	if !ok {
-		t.Skip("helper process for the stdio tests")
-	}
-	s := fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(d)})
-	if err := s.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
-		os.Exit(1)
-	}
-	os.Exit(0)
+// TestMain lets the test binary serve the fixture on stdio
+// (mcptest.StdioCommand).
+func TestMain(m *testing.M) {
+	mcptest.ServeStdioIfAsked()
+	os.Exit(m.Run())
 }
 
 // testTimeout is the client's per-request timeout: generous, since a 4 MiB
@@ -50,25 +36,19 @@ var hangOpts = ProbeOptions{Runs: 1, Timeout: 2 * time.Second, MaxRequestBytes: 
 
 // connect starts the fixture with the given defects over transport and
 // returns a client to it, and the fixture when it runs in this process.
-func connectFixture(t testing.TB, transport, defects string) (*mcp.Client, *fixture.Server) {
+func connectFixture(t testing.TB, transport, defects string) (*mcp.Client, *mcptest.Server) {
 	t.Helper()
 	var target mcp.Target
-	var srv *fixture.Server
+	var srv *mcptest.Server
 	switch transport {
 	case "http":
-		srv = fixture.NewHandler(fixture.Options{Defects: fixture.ParseDefects(defects)})
+		srv = mcptest.NewHandler(mcptest.Options{Defects: mcptest.ParseDefects(defects)})
 		hs := httptest.NewServer(srv)
 		t.Cleanup(hs.Close)
 		target = &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
 	case "stdio":
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		target = &mcp.CommandTarget{Command: mcp.Command{
-			Argv: []string{exe, "-test.run=^TestStdioFixtureServer$"},
-			Env:  []string{stdioFixtureEnv + "=" + defects},
-		}}
+		argv, env := mcptest.StdioCommand(t, mcptest.Options{Defects: mcptest.ParseDefects(defects)})
+		target = &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Env: env}}
 	}
 	c, err := mcp.Connect(context.Background(), target, mcp.Options{Timeout: testTimeout})
 	if err != nil {
@@ -161,18 +141,18 @@ func TestEachProbeFailsOnItsDefect(t *testing.T) {
 	}{
 		{"jsonrpc/malformed-json", "http", []string{"malformed-json"}, nil},
 		{"jsonrpc/batch-rejected", "http", []string{"batch"}, nil},
-		{fixture.DefectMalformedJSON, "http", []string{"malformed-json", "server-survives"}, nil},
-		{fixture.DefectMalformedJSON, "stdio", []string{"malformed-json", "server-survives"}, nil},
-		{fixture.DefectBatch, "http", []string{"batch"}, &hangOpts},
-		{fixture.DefectBatch, "stdio", []string{"batch", "server-survives"}, &hangOpts},
-		{fixture.DefectOversizedRequest, "http", []string{"oversized-request", "server-survives"}, nil},
-		{fixture.DefectOversizedRequest, "stdio", []string{"oversized-request", "server-survives"}, nil},
-		{fixture.DefectInvalidArguments, "http", []string{"invalid-arguments"}, nil},
-		{fixture.DefectInvalidArguments, "stdio", []string{"invalid-arguments"}, nil},
-		{fixture.DefectBurst, "http", []string{"burst"}, nil},
-		{fixture.DefectCutStream, "http", []string{"cut-stream"}, nil},
-		{fixture.DefectCrash, "http", []string{"invalid-arguments", "server-survives"}, nil},
-		{fixture.DefectCrash, "stdio", []string{"invalid-arguments", "server-survives"}, nil},
+		{mcptest.DefectMalformedJSON, "http", []string{"malformed-json", "server-survives"}, nil},
+		{mcptest.DefectMalformedJSON, "stdio", []string{"malformed-json", "server-survives"}, nil},
+		{mcptest.DefectBatch, "http", []string{"batch"}, &hangOpts},
+		{mcptest.DefectBatch, "stdio", []string{"batch", "server-survives"}, &hangOpts},
+		{mcptest.DefectOversizedRequest, "http", []string{"oversized-request", "server-survives"}, nil},
+		{mcptest.DefectOversizedRequest, "stdio", []string{"oversized-request", "server-survives"}, nil},
+		{mcptest.DefectInvalidArguments, "http", []string{"invalid-arguments"}, nil},
+		{mcptest.DefectInvalidArguments, "stdio", []string{"invalid-arguments"}, nil},
+		{mcptest.DefectBurst, "http", []string{"burst"}, nil},
+		{mcptest.DefectCutStream, "http", []string{"cut-stream"}, nil},
+		{mcptest.DefectCrash, "http", []string{"invalid-arguments", "server-survives"}, nil},
+		{mcptest.DefectCrash, "stdio", []string{"invalid-arguments", "server-survives"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.defect+"/"+tc.transport, func(t *testing.T) {
@@ -217,8 +197,8 @@ func TestStdioCrashIsReported(t *testing.T) {
 		// The crash defect kills the server on its first tools/call, in
 		// both runs of invalid-arguments: the second run reached the
 		// restarted process.
-		{fixture.DefectCrash, "resilience/invalid-arguments", 2, ""},
-		{fixture.DefectOversizedRequest, "resilience/oversized-request", 2, "resilience/invalid-arguments"},
+		{mcptest.DefectCrash, "resilience/invalid-arguments", 2, ""},
+		{mcptest.DefectOversizedRequest, "resilience/oversized-request", 2, "resilience/invalid-arguments"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.defect, func(t *testing.T) {
@@ -259,7 +239,7 @@ func TestStdioCrashIsReported(t *testing.T) {
 // judged at all; every check says so, and none passes.
 func TestUnresponsiveServer(t *testing.T) {
 	t.Parallel()
-	c, _ := connectFixture(t, "http", fixture.DefectHang)
+	c, _ := connectFixture(t, "http", mcptest.DefectHang)
 	checks := Probe(t.Context(), c, ProbeOptions{Runs: 1, Timeout: 500 * time.Millisecond})
 	if len(checks) != len(probeIDs) {
 		t.Fatalf("%d checks, want %d", len(checks), len(probeIDs))

@@ -16,7 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/llm"
@@ -105,9 +105,9 @@ func (m *scriptedModel) Complete(_ context.Context, req llm.Request) (*llm.Respo
 }
 
 // fixturePlan serves the fixture over HTTP and plans testdata/faults.
-func fixturePlan(t *testing.T) (*fixture.Server, *mcp.Client, []mcp.Tool, *Plan) {
+func fixturePlan(t *testing.T) (*mcptest.Server, *mcp.Client, []mcp.Tool, *Plan) {
 	t.Helper()
-	fx := fixture.NewHandler(fixture.Options{})
+	fx := mcptest.NewHandler(mcptest.Options{})
 	srv := httptest.NewServer(fx)
 	t.Cleanup(srv.Close)
 	c, err := mcp.Connect(t.Context(), &mcp.HTTPTarget{URL: srv.URL}, mcp.Options{})

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
@@ -87,7 +87,7 @@ func scriptedModel(t testing.TB) *httptest.Server {
 func TestMeasuredLatencyMatchesInjected(t *testing.T) {
 	t.Parallel()
 	rec := telemetry.New(nil)
-	mcpSrv := httptest.NewServer(delayed(fixture.NewHandler(fixture.Options{}), toolDelay))
+	mcpSrv := httptest.NewServer(delayed(mcptest.NewHandler(mcptest.Options{}), toolDelay))
 	t.Cleanup(mcpSrv.Close)
 	ctx := context.Background()
 	client, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: mcpSrv.URL, Observer: rec}, mcp.Options{})

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/fixture"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -83,9 +83,9 @@ func (m *weatherModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 
 // fixtureClient serves the fixture over HTTP and returns a connected
 // client with its tools.
-func fixtureClient(t testing.TB) (*fixture.Server, *mcp.Client, []mcp.Tool) {
+func fixtureClient(t testing.TB) (*mcptest.Server, *mcp.Client, []mcp.Tool) {
 	t.Helper()
-	fx := fixture.NewHandler(fixture.Options{})
+	fx := mcptest.NewHandler(mcptest.Options{})
 	srv := httptest.NewServer(fx)
 	t.Cleanup(srv.Close)
 	c, err := mcp.Connect(context.Background(), &mcp.HTTPTarget{URL: srv.URL}, mcp.Options{})
