@@ -4,8 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/httpretry"
 )
 
 // retryTransport retries a request that GitHub refused for a rate limit,
@@ -42,7 +43,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	sleep, now := t.sleep, t.now
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = httpretry.Sleep
 	}
 	if now == nil {
 		now = time.Now
@@ -78,33 +79,14 @@ func rateLimitWait(resp *http.Response, attempt int, now time.Time) (time.Durati
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusForbidden {
 		return 0, false
 	}
-	if ra := resp.Header.Get("Retry-After"); ra != "" {
-		if secs, err := strconv.Atoi(ra); err == nil && secs >= 0 {
-			return time.Duration(secs) * time.Second, true
-		}
-		if at, err := http.ParseTime(ra); err == nil {
-			return max(0, at.Sub(now)), true
-		}
+	if wait, ok := httpretry.RetryAfter(resp.Header, now); ok {
+		return wait, true
 	}
-	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
-		if reset, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-			// One second past the reset: GitHub's clock and ours differ.
-			return max(time.Second, time.Unix(reset, 0).Sub(now)+time.Second), true
-		}
+	if wait, ok := httpretry.RateLimitReset(resp.Header, now); ok {
+		return wait, true
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		return secondaryBackoff << attempt, true
 	}
 	return 0, false
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

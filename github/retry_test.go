@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/httpretry"
 )
 
 func TestRateLimitWait(t *testing.T) {
@@ -36,6 +38,7 @@ func TestRateLimitWait(t *testing.T) {
 		{"reset already passed", resp(403, "X-Ratelimit-Remaining", "0", "X-Ratelimit-Reset", strconv.FormatInt(now.Add(-time.Minute).Unix(), 10)), 0, time.Second, true},
 		{"429 without headers: backoff", resp(429), 2, 4 * secondaryBackoff, true},
 		{"403 without headers is a permission answer", resp(403, "X-Ratelimit-Remaining", "4999"), 0, 0, false},
+		{"huge Retry-After saturates, too long to wait", resp(429, "Retry-After", "99999999999"), 0, httpretry.Saturated, true},
 		{"500 is not a rate limit", resp(500, "Retry-After", "1"), 0, 0, false},
 	} {
 		wait, limited := rateLimitWait(tt.resp, tt.attempt, now)

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/httpretry"
 )
 
 // Retry timing. The backoff follows the official SDKs (0.5 s doubling to a
@@ -263,35 +262,10 @@ func retryableStatus(code int) bool {
 // OpenAI and Anthropic, preferred by their SDKs for its precision), then
 // Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3).
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if d, ok := scaled(v, float64(time.Millisecond)); ok {
-			return d, true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if d, ok := scaled(v, float64(time.Second)); ok {
+	if d, ok := httpretry.RetryAfterMs(h); ok {
 		return d, true
 	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-// scaled parses a non-negative decimal number of units, saturating instead
-// of overflowing so a hostile header cannot produce a negative wait.
-func scaled(v string, unit float64) (time.Duration, bool) {
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || f < 0 {
-		return 0, false
-	}
-	if d := f * unit; d < math.MaxInt64/2 {
-		return time.Duration(d), true
-	}
-	return math.MaxInt64 / 2, true
+	return httpretry.RetryAfter(h, now)
 }
 
 // scrubbedError carries a message with credentials removed while keeping

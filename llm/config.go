@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/httpretry"
 )
 
 // Defaults for the options below.
@@ -146,7 +148,7 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 		maxRetries:  DefaultMaxRetries,
 		concurrency: DefaultConcurrency,
 		retryBudget: DefaultRetryBudget,
-		sleep:       sleepCtx,
+		sleep:       httpretry.Sleep,
 		now:         time.Now,
 	}
 	for _, o := range opts {
@@ -245,20 +247,6 @@ func endpoint(base *url.URL, path string) string {
 	u.RawPath = ""
 	u.Fragment = ""
 	return u.String()
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // sameOriginOnly is the providers' redirect policy: follow a redirect to

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/mcp-eval/mcp-eval/internal/httpretry"
 )
 
 // maxAttempts bounds the tries of one export: the first and two retries,
@@ -138,8 +139,8 @@ func (x *httpExporter) post(ctx context.Context, body []byte) (retry bool, wait 
 	err = fmt.Errorf("otlp: export to %s: HTTP %d", redact(x.url), res.StatusCode)
 	switch res.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		if s, perr := strconv.Atoi(res.Header.Get("Retry-After")); perr == nil && s >= 0 {
-			wait = time.Duration(s) * time.Second
+		if d, ok := httpretry.RetryAfter(res.Header, time.Now()); ok {
+			wait = d
 		}
 		return true, wait, err
 	}
@@ -153,15 +154,4 @@ func (x *httpExporter) Shutdown(context.Context) error {
 	x.mu.Unlock()
 	x.client.CloseIdleConnections()
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/httpretry"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
@@ -75,7 +76,7 @@ func Start(ctx context.Context, cfg Config, info RunInfo, prices *telemetry.Pric
 		timeout = 10 * time.Second
 	}
 	x := &httpExporter{
-		url: cfg.Endpoint, header: http.Header{}, gzip: cfg.Gzip, sleep: sleepCtx,
+		url: cfg.Endpoint, header: http.Header{}, gzip: cfg.Gzip, sleep: httpretry.Sleep,
 		client: &http.Client{Timeout: timeout, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConns: 2, IdleConnTimeout: 30 * time.Second}},
 	}
 	for k, v := range cfg.Header {
