@@ -2,24 +2,15 @@ package llm
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestAnthropicWire(t *testing.T) {
 	t.Parallel()
 	zero := 0.0
 	toolsConversation := append(toolConversation(), Message{Role: RoleUser, Content: "Keep it short."})
-	tests := []struct {
-		name     string
-		req      Request
-		response string
-		golden   string
-		want     Response
-	}{
+	testWire(t, backends[1], []wireCase{
 		{
 			name: "text answer, system prompt top-level, default max_tokens",
 			req: Request{Model: "claude-sonnet-4-5", Temperature: &zero, Messages: []Message{
@@ -87,40 +78,7 @@ func TestAnthropicWire(t *testing.T) {
 				StopReason: StopEndTurn, Usage: Usage{InputTokens: 35 + 200 + 600, OutputTokens: 24, CachedInputTokens: 600, CacheWriteTokens: 200},
 			},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t, step{file: tt.response})
-			p, _ := backends[1].provider(t, f)
-			got, err := p.Complete(t.Context(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(&tt.want, got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
-			reqs := f.requests()
-			if len(reqs) != 1 {
-				t.Fatalf("got %d requests, want 1", len(reqs))
-			}
-			r := reqs[0]
-			if r.method != http.MethodPost || r.path != "/v1/messages" {
-				t.Errorf("got %s %s, want POST /v1/messages", r.method, r.path)
-			}
-			for k, want := range map[string]string{
-				"x-api-key":         anthropicTestKey,
-				"anthropic-version": "2023-06-01",
-				"Content-Type":      "application/json",
-				"Authorization":     "",
-			} {
-				if got := r.header.Get(k); got != want {
-					t.Errorf("header %s = %q, want %q", k, got, want)
-				}
-			}
-			checkGolden(t, tt.golden, r.body)
-		})
-	}
+	})
 }
 
 // TestAnthropicAuthToken: ANTHROPIC_AUTH_TOKEN alone is enough and goes
@@ -128,14 +86,7 @@ func TestAnthropicWire(t *testing.T) {
 func TestAnthropicAuthToken(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, step{file: "anthropic/text.response.json"})
-	p, err := New("anthropic", envMap(map[string]string{"ANTHROPIC_AUTH_TOKEN": "gateway-token-0123456789", "ANTHROPIC_BASE_URL": f.srv.URL + "/"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-		t.Fatal(err)
-	}
-	r := f.requests()[0]
+	r := sendOnce(t, "anthropic", f, map[string]string{"ANTHROPIC_AUTH_TOKEN": "gateway-token-0123456789", "ANTHROPIC_BASE_URL": f.srv.URL + "/"})
 	if r.path != "/v1/messages" {
 		t.Errorf("path = %s", r.path)
 	}
@@ -147,53 +98,47 @@ func TestAnthropicAuthToken(t *testing.T) {
 	}
 }
 
-func TestAnthropicDecodeErrors(t *testing.T) {
-	t.Parallel()
-	for name, body := range map[string]string{
-		"no content":        `{"id":"msg_1","type":"message","role":"assistant","stop_reason":"end_turn"}`,
-		"an error object":   `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
-		"truncated":         `{"id":"msg_1","type":"message","content":[{"type":"text","te`,
-		"content of a type": `{"type":"message","content":"hello"}`,
-	} {
-		if _, err := decodeAnthropic([]byte(body), "m"); err == nil {
-			t.Errorf("%s: got no error", name)
-		}
-	}
-}
-
 // TestStructuredOutput: Format becomes response_format json_schema on
 // Chat Completions, and a forced tool call on the Messages API whose input
 // comes back as the message text.
 func TestStructuredOutput(t *testing.T) {
 	format := &Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object","properties":{"verdict":{"type":"string"}},"required":["verdict"]}`)}
-	t.Run("openai", func(t *testing.T) {
-		f := newFake(t, step{body: `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`})
-		p, _ := backends[0].provider(t, f)
-		req := simpleRequest()
-		req.Format = format
-		resp, err := p.Complete(t.Context(), req)
-		if err != nil || resp.Message.Content != `{"verdict":"pass"}` {
-			t.Fatalf("%v %+v", err, resp)
-		}
-		body := string(f.requests()[0].body)
-		if !strings.Contains(body, `"response_format":{"type":"json_schema","json_schema":{"name":"verdict","schema":{"type":"object"`) || !strings.Contains(body, `"strict":true`) {
-			t.Errorf("request body %s", body)
-		}
-	})
-	t.Run("anthropic", func(t *testing.T) {
-		f := newFake(t, step{body: `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"verdict","input":{"verdict":"fail"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":3}}`})
-		p, _ := backends[1].provider(t, f)
-		req := simpleRequest()
-		req.Format = format
-		resp, err := p.Complete(t.Context(), req)
-		if err != nil || resp.Message.Content != `{"verdict":"fail"}` || len(resp.Message.ToolCalls) != 0 {
-			t.Fatalf("%v %+v", err, resp)
-		}
-		body := string(f.requests()[0].body)
-		if !strings.Contains(body, `"tool_choice":{"type":"tool","name":"verdict"}`) || !strings.Contains(body, `"name":"verdict"`) {
-			t.Errorf("request body %s", body)
-		}
-	})
+	for _, tt := range []struct {
+		b        backend
+		answer   string
+		content  string   // the message text the answer becomes
+		wantBody []string // parts of the request body
+	}{
+		{
+			b:        backends[0],
+			answer:   `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`,
+			content:  `{"verdict":"pass"}`,
+			wantBody: []string{`"response_format":{"type":"json_schema","json_schema":{"name":"verdict","schema":{"type":"object"`, `"strict":true`},
+		},
+		{
+			b:        backends[1],
+			answer:   `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"verdict","input":{"verdict":"fail"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":3}}`,
+			content:  `{"verdict":"fail"}`,
+			wantBody: []string{`"tool_choice":{"type":"tool","name":"verdict"}`, `"name":"verdict"`},
+		},
+	} {
+		t.Run(tt.b.name, func(t *testing.T) {
+			f := newFake(t, step{body: tt.answer})
+			p, _ := tt.b.provider(t, f)
+			req := simpleRequest()
+			req.Format = format
+			resp, err := p.Complete(t.Context(), req)
+			if err != nil || resp.Message.Content != tt.content || len(resp.Message.ToolCalls) != 0 {
+				t.Fatalf("%v %+v", err, resp)
+			}
+			body := string(f.requests()[0].body)
+			for _, want := range tt.wantBody {
+				if !strings.Contains(body, want) {
+					t.Errorf("request body %s lacks %s", body, want)
+				}
+			}
+		})
+	}
 }
 
 // TestStructuredOutputFallback: a compatible server that rejects

@@ -347,56 +347,53 @@ func TestNetworkErrorHidesURLSecrets(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	t.Parallel()
 	const limit, calls = 3, 10
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			var inflight, peak atomic.Int32
-			release := make(chan struct{})
-			body := readTestdata(t, b.okFile)
-			h := func(w http.ResponseWriter, r *http.Request) {
-				n := inflight.Add(1)
-				for {
-					p := peak.Load()
-					if n <= p || peak.CompareAndSwap(p, n) {
-						break
-					}
-				}
-				<-release
-				inflight.Add(-1)
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(body)
-			}
-			steps := make([]step, calls)
-			for i := range steps {
-				steps[i] = step{handler: h}
-			}
-			f := newFake(t, steps...)
-			p, _ := b.provider(t, f, WithConcurrency(limit))
-			errs := make(chan error, calls)
-			for range calls {
-				go func() {
-					_, err := p.Complete(t.Context(), simpleRequest())
-					errs <- err
-				}()
-			}
-			// Wait for the limit to fill, give extra calls time to slip
-			// through if they could, then let everything finish.
-			deadline := time.Now().Add(5 * time.Second)
-			for inflight.Load() < limit && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			time.Sleep(50 * time.Millisecond)
-			close(release)
-			for range calls {
-				if err := <-errs; err != nil {
-					t.Error(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		var inflight, peak atomic.Int32
+		release := make(chan struct{})
+		body := readTestdata(t, b.okFile)
+		h := func(w http.ResponseWriter, r *http.Request) {
+			n := inflight.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
 				}
 			}
-			if got := peak.Load(); got != limit {
-				t.Errorf("peak concurrency at the server = %d, want %d", got, limit)
+			<-release
+			inflight.Add(-1)
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+		}
+		steps := make([]step, calls)
+		for i := range steps {
+			steps[i] = step{handler: h}
+		}
+		f := newFake(t, steps...)
+		p, _ := b.provider(t, f, WithConcurrency(limit))
+		errs := make(chan error, calls)
+		for range calls {
+			go func() {
+				_, err := p.Complete(t.Context(), simpleRequest())
+				errs <- err
+			}()
+		}
+		// Wait for the limit to fill, give extra calls time to slip
+		// through if they could, then let everything finish.
+		deadline := time.Now().Add(5 * time.Second)
+		for inflight.Load() < limit && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		close(release)
+		for range calls {
+			if err := <-errs; err != nil {
+				t.Error(err)
 			}
-		})
-	}
+		}
+		if got := peak.Load(); got != limit {
+			t.Errorf("peak concurrency at the server = %d, want %d", got, limit)
+		}
+	})
 }
 
 func TestContextCancellation(t *testing.T) {
@@ -478,54 +475,48 @@ func TestContextCancellation(t *testing.T) {
 // and retried.
 func TestAttemptTimeout(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			hang := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
-			f := newFake(t, step{handler: hang}, step{file: b.okFile})
-			p, s := b.provider(t, f, WithTimeout(50*time.Millisecond))
-			if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-				t.Fatal(err)
-			}
-			if n := len(s.got()); n != 1 {
-				t.Errorf("got %d retry waits, want 1", n)
-			}
-			// With no retries left the timeout is the error.
-			f2 := newFake(t, step{handler: hang})
-			p2, _ := b.provider(t, f2, WithTimeout(50*time.Millisecond), WithMaxRetries(0))
-			_, err := p2.Complete(t.Context(), simpleRequest())
-			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no response within 50ms") {
-				t.Errorf("got %v", err)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		hang := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+		f := newFake(t, step{handler: hang}, step{file: b.okFile})
+		p, s := b.provider(t, f, WithTimeout(50*time.Millisecond))
+		if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(s.got()); n != 1 {
+			t.Errorf("got %d retry waits, want 1", n)
+		}
+		// With no retries left the timeout is the error.
+		f2 := newFake(t, step{handler: hang})
+		p2, _ := b.provider(t, f2, WithTimeout(50*time.Millisecond), WithMaxRetries(0))
+		_, err := p2.Complete(t.Context(), simpleRequest())
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no response within 50ms") {
+			t.Errorf("got %v", err)
+		}
+	})
 }
 
 // TestObserver: one Start/End pair per HTTP attempt, usage on success.
 func TestObserver(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t, step{status: 429, header: map[string]string{"Retry-After": "0"}, file: b.name + "/error_429.json"}, step{file: b.okFile})
-			rec := &recorder{}
-			p, _ := b.provider(t, f, WithObserver(rec))
-			if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-				t.Fatal(err)
-			}
-			ev := rec.events
-			if len(ev) != 4 {
-				t.Fatalf("got %d events, want 4: %+v", len(ev), ev)
-			}
-			var rl *RateLimitError
-			if !ev[0].start || ev[1].start || !errors.As(ev[1].err, &rl) || !ev[2].start || ev[3].err != nil {
-				t.Errorf("events = %+v", ev)
-			}
-			if ev[3].usage != b.okUsage || ev[3].provider != b.name || ev[3].model != "test-model" {
-				t.Errorf("last event = %+v", ev[3])
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		f := newFake(t, step{status: 429, header: map[string]string{"Retry-After": "0"}, file: b.name + "/error_429.json"}, step{file: b.okFile})
+		rec := &recorder{}
+		p, _ := b.provider(t, f, WithObserver(rec))
+		if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+			t.Fatal(err)
+		}
+		ev := rec.events
+		if len(ev) != 4 {
+			t.Fatalf("got %d events, want 4: %+v", len(ev), ev)
+		}
+		var rl *RateLimitError
+		if !ev[0].start || ev[1].start || !errors.As(ev[1].err, &rl) || !ev[2].start || ev[3].err != nil {
+			t.Errorf("events = %+v", ev)
+		}
+		if ev[3].usage != b.okUsage || ev[3].provider != b.name || ev[3].model != "test-model" {
+			t.Errorf("last event = %+v", ev[3])
+		}
+	})
 }
 
 func TestRetryAfterParsing(t *testing.T) {
@@ -564,23 +555,21 @@ func TestRetryAfterParsing(t *testing.T) {
 // with HTTP 400, as the real ones do; the agent loop's aliases exist for
 // that reason (agent.NewToolNames).
 func TestFakeRejectsToolNames(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			f := newFake(t, step{file: b.okFile})
-			p, _ := b.provider(t, f, WithMaxRetries(0))
-			req := simpleRequest()
-			req.Tools = []Tool{{Name: "weather.get"}}
-			_, err := p.Complete(context.Background(), req)
-			var ae *APIError
-			if !errors.As(err, &ae) || ae.StatusCode != 400 {
-				t.Fatalf("dotted name: %v, want HTTP 400", err)
-			}
-			req.Tools = []Tool{{Name: "weather_get"}}
-			if _, err := p.Complete(context.Background(), req); err != nil {
-				t.Fatalf("safe name: %v", err)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		f := newFake(t, step{file: b.okFile})
+		p, _ := b.provider(t, f, WithMaxRetries(0))
+		req := simpleRequest()
+		req.Tools = []Tool{{Name: "weather.get"}}
+		_, err := p.Complete(context.Background(), req)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 400 {
+			t.Fatalf("dotted name: %v, want HTTP 400", err)
+		}
+		req.Tools = []Tool{{Name: "weather_get"}}
+		if _, err := p.Complete(context.Background(), req); err != nil {
+			t.Fatalf("safe name: %v", err)
+		}
+	})
 }
 
 // TestRetryBudget: a 429 storm with Retry-After ends when the next wait
@@ -605,35 +594,33 @@ func TestRetryBudget(t *testing.T) {
 // origin — another port on the same host included — is not followed, so
 // the API key never reaches it.
 func TestNoCredentialsAcrossOrigins(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			var leaked atomic.Int64
-			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for _, h := range []string{"Authorization", "X-Api-Key", "Api-Key"} {
-					if r.Header.Get(h) != "" {
-						leaked.Add(1)
-					}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		var leaked atomic.Int64
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, h := range []string{"Authorization", "X-Api-Key", "Api-Key"} {
+				if r.Header.Get(h) != "" {
+					leaked.Add(1)
 				}
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(readTestdata(t, b.okFile))
-			}))
-			defer other.Close()
-			f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
-				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
-			}})
-			p, _ := b.provider(t, f, WithMaxRetries(0))
-			_, err := p.Complete(context.Background(), simpleRequest())
-			if err == nil || !strings.Contains(err.Error(), "redirected to another origin") {
-				t.Errorf("err %v; want the refused redirect", err)
 			}
-			if leaked.Load() != 0 {
-				t.Error("the API key reached another origin")
-			}
-			if strings.Contains(fmt.Sprint(err), b.key) {
-				t.Error("the error holds the key")
-			}
-		})
-	}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(readTestdata(t, b.okFile))
+		}))
+		defer other.Close()
+		f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		}})
+		p, _ := b.provider(t, f, WithMaxRetries(0))
+		_, err := p.Complete(context.Background(), simpleRequest())
+		if err == nil || !strings.Contains(err.Error(), "redirected to another origin") {
+			t.Errorf("err %v; want the refused redirect", err)
+		}
+		if leaked.Load() != 0 {
+			t.Error("the API key reached another origin")
+		}
+		if strings.Contains(fmt.Sprint(err), b.key) {
+			t.Error("the error holds the key")
+		}
+	})
 }
 
 // TestOpenRouterErrorIn200IsRetried: a gateway reporting an upstream 502

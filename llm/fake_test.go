@@ -206,8 +206,9 @@ type backend struct {
 	name     string
 	env      func(base string) map[string]string
 	key      string
-	path     string // request path the fake must see
-	okFile   string // a valid response
+	path     string            // request path the fake must see
+	headers  map[string]string // headers every request carries; "" for one it must not
+	okFile   string            // a valid response
 	okUsage  Usage
 	errFile  string // a 400 error body
 	errType  string
@@ -220,8 +221,14 @@ var backends = []backend{
 		env: func(base string) map[string]string {
 			return map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": base + "/v1"}
 		},
-		key:      openAITestKey,
-		path:     "/v1/chat/completions",
+		key:  openAITestKey,
+		path: "/v1/chat/completions",
+		headers: map[string]string{
+			"Authorization": "Bearer " + openAITestKey,
+			"Content-Type":  "application/json",
+			"Accept":        "application/json",
+			"api-key":       "", // only for Azure hosts
+		},
 		okFile:   "openai/text.response.json",
 		okUsage:  Usage{InputTokens: 23, OutputTokens: 14},
 		errFile:  "openai/error_400.json",
@@ -233,8 +240,15 @@ var backends = []backend{
 		env: func(base string) map[string]string {
 			return map[string]string{"ANTHROPIC_API_KEY": anthropicTestKey, "ANTHROPIC_BASE_URL": base}
 		},
-		key:      anthropicTestKey,
-		path:     "/v1/messages",
+		key:  anthropicTestKey,
+		path: "/v1/messages",
+		headers: map[string]string{
+			"x-api-key":         anthropicTestKey,
+			"anthropic-version": "2023-06-01",
+			"Content-Type":      "application/json",
+			"Accept":            "application/json",
+			"Authorization":     "",
+		},
 		okFile:   "anthropic/text.response.json",
 		okUsage:  Usage{InputTokens: 412, OutputTokens: 21},
 		errFile:  "anthropic/error_400.json",
@@ -252,6 +266,85 @@ func (b backend) provider(t *testing.T, f *fake, opts ...Option) (Provider, *sle
 		t.Fatal(err)
 	}
 	return p, s
+}
+
+// forEachBackend runs test once per backend, as parallel subtests named
+// after the provider.
+func forEachBackend(t *testing.T, test func(t *testing.T, b backend)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, b)
+		})
+	}
+}
+
+// wireCase is one request sent through a provider: the answer the fake
+// gives (a testdata file), the request body the provider must send (a
+// golden testdata file) and the Response it must decode.
+type wireCase struct {
+	name     string
+	req      Request
+	response string
+	golden   string
+	want     Response
+}
+
+// testWire runs the cases against b: the decoded Response, exactly one
+// POST to b.path with b.headers, the body byte for byte against the golden
+// file, and an answer that marshals (transcripts replay it).
+func testWire(t *testing.T, b backend, tests []wireCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, step{file: tt.response})
+			p, _ := b.provider(t, f)
+			got, err := p.Complete(t.Context(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tt.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+			reqs := f.requests()
+			if len(reqs) != 1 {
+				t.Fatalf("got %d requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.method != http.MethodPost || r.path != b.path {
+				t.Errorf("got %s %s, want POST %s", r.method, r.path, b.path)
+			}
+			for k, want := range b.headers {
+				if got := r.header.Get(k); got != want {
+					t.Errorf("header %s = %q, want %q", k, got, want)
+				}
+			}
+			checkGolden(t, tt.golden, r.body)
+			if _, err := json.Marshal(got); err != nil {
+				t.Errorf("response does not marshal: %v", err)
+			}
+		})
+	}
+}
+
+// sendOnce makes provider name from env (and opts), completes
+// simpleRequest against f and returns what f received.
+func sendOnce(t *testing.T, name string, f *fake, env map[string]string, opts ...Option) recorded {
+	t.Helper()
+	p, err := New(name, envMap(env), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("got %d requests, want 1", len(reqs))
+	}
+	return reqs[0]
 }
 
 func simpleRequest() Request {

@@ -37,27 +37,29 @@ func checkDecoded(t *testing.T, r *Response) {
 	}
 }
 
-func FuzzDecodeOpenAI(f *testing.F) {
-	seedFiles(f, "openai")
-	f.Add([]byte(`{"choices":[{"message":{"tool_calls":[{"function":{"arguments":"\"nested\""}}]}}]}`))
-	f.Add([]byte(`{"choices":[{"message":{"content":[{"type":"text","text":"x"}],"tool_calls":[{"function":{"arguments":[1,2]}}]}}]}`))
+// fuzzDecoder fuzzes decode from the testdata bodies under dir and the
+// extra seeds: whatever it accepts must pass checkDecoded.
+func fuzzDecoder(f *testing.F, dir string, decode func([]byte, string) (*Response, error), seeds ...string) {
+	seedFiles(f, dir)
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := decodeOpenAI(data, "m")
-		if err == nil {
+		if r, err := decode(data, "m"); err == nil {
 			checkDecoded(t, r)
 		}
 	})
 }
 
+func FuzzDecodeOpenAI(f *testing.F) {
+	fuzzDecoder(f, "openai", decodeOpenAI,
+		`{"choices":[{"message":{"tool_calls":[{"function":{"arguments":"\"nested\""}}]}}]}`,
+		`{"choices":[{"message":{"content":[{"type":"text","text":"x"}],"tool_calls":[{"function":{"arguments":[1,2]}}]}}]}`)
+}
+
 func FuzzDecodeAnthropic(f *testing.F) {
-	seedFiles(f, "anthropic")
-	f.Add([]byte(`{"content":[{"type":"tool_use","input":[1]},{"type":"tool_use","input":"x"}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := decodeAnthropic(data, "m")
-		if err == nil {
-			checkDecoded(t, r)
-		}
-	})
+	fuzzDecoder(f, "anthropic", decodeAnthropic,
+		`{"content":[{"type":"tool_use","input":[1]},{"type":"tool_use","input":"x"}]}`)
 }
 
 func FuzzParseErrorBody(f *testing.F) {

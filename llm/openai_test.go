@@ -40,13 +40,7 @@ func toolConversation() []Message {
 func TestOpenAIWire(t *testing.T) {
 	t.Parallel()
 	zero := 0.0
-	tests := []struct {
-		name     string
-		req      Request
-		response string
-		golden   string
-		want     Response
-	}{
+	testWire(t, backends[0], []wireCase{
 		{
 			name: "text answer",
 			req: Request{Model: "gpt-4.1-mini", Temperature: &zero, Messages: []Message{
@@ -120,44 +114,7 @@ func TestOpenAIWire(t *testing.T) {
 				StopReason: StopToolUse, Usage: Usage{InputTokens: 180, OutputTokens: 25},
 			},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t, step{file: tt.response})
-			p, _ := backends[0].provider(t, f)
-			got, err := p.Complete(t.Context(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(&tt.want, got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
-			reqs := f.requests()
-			if len(reqs) != 1 {
-				t.Fatalf("got %d requests, want 1", len(reqs))
-			}
-			r := reqs[0]
-			if r.method != http.MethodPost || r.path != "/v1/chat/completions" {
-				t.Errorf("got %s %s, want POST /v1/chat/completions", r.method, r.path)
-			}
-			for k, want := range map[string]string{
-				"Authorization": "Bearer " + openAITestKey,
-				"Content-Type":  "application/json",
-				"Accept":        "application/json",
-				"api-key":       "", // only for Azure hosts
-			} {
-				if got := r.header.Get(k); got != want {
-					t.Errorf("header %s = %q, want %q", k, got, want)
-				}
-			}
-			checkGolden(t, tt.golden, r.body)
-			// The answer must be replayable: marshal it into a transcript.
-			if _, err := json.Marshal(got); err != nil {
-				t.Errorf("response does not marshal: %v", err)
-			}
-		})
-	}
+	})
 }
 
 // TestOpenAIReplaysInvalidArguments checks that a broken call goes back to
@@ -215,17 +172,33 @@ func TestOpenAIDecodeVariants(t *testing.T) {
 	}
 }
 
-func TestOpenAIDecodeErrors(t *testing.T) {
+// TestDecodeErrors: a 2xx body that is not an answer is an error, for
+// both dialects.
+func TestDecodeErrors(t *testing.T) {
 	t.Parallel()
-	for name, body := range map[string]string{
-		"no choices":             `{"id":"x","choices":[]}`,
-		"gateway error in a 200": `{"error":{"message":"upstream overloaded","code":502}}`,
-		"truncated":              `{"id":"chatcmpl-1","choices":[{"message":{"content":"hi"`,
-		"not JSON":               `<html>Bad gateway</html>`,
-		"content of wrong type":  `{"choices":[{"message":{"content":42}}]}`,
+	for _, tt := range []struct {
+		name   string
+		decode func([]byte, string) (*Response, error)
+		bodies map[string]string
+	}{
+		{"openai", decodeOpenAI, map[string]string{
+			"no choices":             `{"id":"x","choices":[]}`,
+			"gateway error in a 200": `{"error":{"message":"upstream overloaded","code":502}}`,
+			"truncated":              `{"id":"chatcmpl-1","choices":[{"message":{"content":"hi"`,
+			"not JSON":               `<html>Bad gateway</html>`,
+			"content of wrong type":  `{"choices":[{"message":{"content":42}}]}`,
+		}},
+		{"anthropic", decodeAnthropic, map[string]string{
+			"no content":        `{"id":"msg_1","type":"message","role":"assistant","stop_reason":"end_turn"}`,
+			"an error object":   `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
+			"truncated":         `{"id":"msg_1","type":"message","content":[{"type":"text","te`,
+			"content of a type": `{"type":"message","content":"hello"}`,
+		}},
 	} {
-		if _, err := decodeOpenAI([]byte(body), "m"); err == nil {
-			t.Errorf("%s: got no error", name)
+		for name, body := range tt.bodies {
+			if _, err := tt.decode([]byte(body), "m"); err == nil {
+				t.Errorf("%s %s: got no error", tt.name, name)
+			}
 		}
 	}
 }
@@ -265,17 +238,10 @@ func TestOpenAIAzure(t *testing.T) {
 	// Resolve the Azure host name to the fake server.
 	dial := func(network, _ string) (net.Conn, error) { return net.Dial(network, f.srv.Listener.Addr().String()) }
 	hc := &http.Client{Transport: &http.Transport{Dial: dial}}
-	p, err := New("openai", envMap(map[string]string{
+	r := sendOnce(t, "openai", f, map[string]string{
 		"OPENAI_API_KEY":  openAITestKey,
 		"OPENAI_BASE_URL": "http://myres.openai.azure.com/openai/deployments/gpt-4o-mini?api-version=2024-10-21",
-	}), WithHTTPClient(hc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-		t.Fatal(err)
-	}
-	r := f.requests()[0]
+	}, WithHTTPClient(hc))
 	if r.path != "/openai/deployments/gpt-4o-mini/chat/completions" || r.query != "api-version=2024-10-21" {
 		t.Errorf("got %s?%s", r.path, r.query)
 	}
@@ -289,14 +255,7 @@ func TestOpenAIAzure(t *testing.T) {
 func TestOpenAIKeyless(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, step{file: "openai/text.response.json"})
-	p, err := New("openai", envMap(map[string]string{"OPENAI_BASE_URL": f.srv.URL + "/v1/", "OPENAI_API_KEY": "  "}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-		t.Fatal(err)
-	}
-	r := f.requests()[0]
+	r := sendOnce(t, "openai", f, map[string]string{"OPENAI_BASE_URL": f.srv.URL + "/v1/", "OPENAI_API_KEY": "  "})
 	if r.path != "/v1/chat/completions" {
 		t.Errorf("path = %s", r.path)
 	}
@@ -308,17 +267,10 @@ func TestOpenAIKeyless(t *testing.T) {
 func TestOpenAIOrgAndProjectHeaders(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, step{file: "openai/text.response.json"})
-	p, err := New("openai", envMap(map[string]string{
+	h := sendOnce(t, "openai", f, map[string]string{
 		"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": f.srv.URL + "/v1",
 		"OPENAI_ORG_ID": "org-123", "OPENAI_PROJECT_ID": "proj_456",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-		t.Fatal(err)
-	}
-	h := f.requests()[0].header
+	}).header
 	if h.Get("OpenAI-Organization") != "org-123" || h.Get("OpenAI-Project") != "proj_456" {
 		t.Errorf("got OpenAI-Organization %q, OpenAI-Project %q", h.Get("OpenAI-Organization"), h.Get("OpenAI-Project"))
 	}
