@@ -493,38 +493,34 @@ func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, append([]map[string]any{}, all[lo:hi]...))
 }
 
-func readBody(r *http.Request) (string, error) {
+// commentBody reads the body of a comment create or edit request (op, as
+// f.failed knows it), answering as GitHub does when the call is set to
+// fail, the request has no body, or the body is over GitHub's limit; ok is
+// false once it has answered.
+func (f *fakeGitHub) commentBody(w http.ResponseWriter, r *http.Request, op string) (body string, ok bool) {
+	if f.failed(w, op) {
+		return "", false
+	}
 	var in struct {
 		Body *string `json:"body"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
-		return "", fmt.Errorf("no body")
+		apiError(w, 422, "Invalid request.")
+		return "", false
 	}
-	return *in.Body, nil
-}
-
-// bodyOK enforces GitHub's limit on a comment body.
-func bodyOK(w http.ResponseWriter, body string) bool {
-	if len([]rune(body)) > 65536 {
+	if len([]rune(*in.Body)) > 65536 {
 		writeJSON(w, 422, map[string]any{
 			"message": "Validation Failed",
 			"errors":  []any{map[string]any{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}},
 		})
-		return false
+		return "", false
 	}
-	return true
+	return *in.Body, true
 }
 
 func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
-	if f.failed(w, "create") {
-		return
-	}
-	body, err := readBody(r)
-	if err != nil {
-		apiError(w, 422, "Invalid request.")
-		return
-	}
-	if !bodyOK(w, body) {
+	body, ok := f.commentBody(w, r, "create")
+	if !ok {
 		return
 	}
 	f.mu.Lock()
@@ -540,18 +536,11 @@ func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeGitHub) editComment(w http.ResponseWriter, r *http.Request) {
-	if f.failed(w, "edit") {
+	body, ok := f.commentBody(w, r, "edit")
+	if !ok {
 		return
 	}
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	body, err := readBody(r)
-	if err != nil {
-		apiError(w, 422, "Invalid request.")
-		return
-	}
-	if !bodyOK(w, body) {
-		return
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range f.comments {

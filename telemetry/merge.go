@@ -32,15 +32,7 @@ func Merge(ts ...*report.Telemetry) *report.Telemetry {
 	notes := map[string]bool{}
 	note := func(format string, args ...any) { notes[fmt.Sprintf(format, args...)] = true }
 
-	tools := map[string][]report.Latency{}
-	models := map[string][]report.ModelUsage{}
 	for _, t := range shards {
-		for k, l := range t.ToolCalls {
-			tools[k] = append(tools[k], l)
-		}
-		for k, m := range t.Models {
-			models[k] = append(models[k], m)
-		}
 		for _, n := range t.Notes {
 			notes[n] = true
 		}
@@ -58,32 +50,17 @@ func Merge(ts ...*report.Telemetry) *report.Telemetry {
 			note("The shards used different price tables (%s and %s); each shard's costs are its own.", describePrices(out.Prices), describePrices(t.Prices))
 		}
 	}
-	if len(tools) > 0 {
-		out.ToolCalls = map[string]report.Latency{}
-	}
-	for k, ls := range tools {
-		var parts []part
-		var l report.Latency
-		for _, x := range ls {
-			parts = append(parts, part{x.Count, x.SamplesMs, x.Source})
+	out.ToolCalls = mergeKeys(shards, "Tool", note, func(t *report.Telemetry) map[string]report.Latency { return t.ToolCalls },
+		func(l *report.Latency, x report.Latency) part {
 			l.Errors += x.Errors
 			l.CachedCount += x.CachedCount
-		}
-		sum, src, missing := pool(parts)
-		if missing {
-			note("Tool %s: a shard kept no latency samples, so its calls are counted but not in the percentiles.", k)
-		}
-		l.P50Ms, l.P95Ms, l.P99Ms, l.Count, l.SamplesMs, l.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
-		out.ToolCalls[k] = l
-	}
-	if len(models) > 0 {
-		out.Models = map[string]report.ModelUsage{}
-	}
-	for k, ms := range models {
-		var parts []part
-		var m report.ModelUsage
-		for _, x := range ms {
-			parts = append(parts, part{x.Count, x.SamplesMs, x.Source})
+			return part{x.Count, x.SamplesMs, x.Source}
+		},
+		func(l *report.Latency, sum summary, src string) {
+			l.P50Ms, l.P95Ms, l.P99Ms, l.Count, l.SamplesMs, l.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
+		})
+	out.Models = mergeKeys(shards, "Model", note, func(t *report.Telemetry) map[string]report.ModelUsage { return t.Models },
+		func(m *report.ModelUsage, x report.ModelUsage) part {
 			m.Errors += x.Errors
 			m.CachedCount += x.CachedCount
 			m.InputTokens += x.InputTokens
@@ -97,19 +74,49 @@ func Merge(ts ...*report.Telemetry) *report.Telemetry {
 				p := *x.Price
 				m.Price = &p
 			}
-		}
-		m.CostUSD = roundUSD(m.CostUSD)
-		sum, src, missing := pool(parts)
-		if missing {
-			note("Model %s: a shard kept no latency samples, so its calls are counted but not in the percentiles.", k)
-		}
-		m.P50Ms, m.P95Ms, m.P99Ms, m.Count, m.SamplesMs, m.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
-		out.Models[k] = m
-	}
+			return part{x.Count, x.SamplesMs, x.Source}
+		},
+		func(m *report.ModelUsage, sum summary, src string) {
+			m.CostUSD = roundUSD(m.CostUSD)
+			m.P50Ms, m.P95Ms, m.P99Ms, m.Count, m.SamplesMs, m.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
+		})
 	for n := range notes {
 		out.Notes = append(out.Notes, n)
 	}
 	sort.Strings(out.Notes)
+	return out
+}
+
+// mergeKeys merges the entries of of(shard) (tool calls, or model usage)
+// key by key: add folds one shard's entry into the total and returns its
+// calls and samples, which pool merges; set stores the pooled percentiles,
+// count and samples. kind names the key in the note for a shard without
+// samples. It returns nil when no shard has an entry.
+func mergeKeys[V any](shards []*report.Telemetry, kind string, note func(string, ...any),
+	of func(*report.Telemetry) map[string]V, add func(*V, V) part, set func(*V, summary, string)) map[string]V {
+	byKey := map[string][]V{}
+	for _, t := range shards {
+		for k, v := range of(t) {
+			byKey[k] = append(byKey[k], v)
+		}
+	}
+	if len(byKey) == 0 {
+		return nil
+	}
+	out := make(map[string]V, len(byKey))
+	for k, vs := range byKey {
+		var total V
+		parts := make([]part, 0, len(vs))
+		for _, v := range vs {
+			parts = append(parts, add(&total, v))
+		}
+		sum, src, missing := pool(parts)
+		if missing {
+			note("%s %s: a shard kept no latency samples, so its calls are counted but not in the percentiles.", kind, k)
+		}
+		set(&total, sum, src)
+		out[k] = total
+	}
 	return out
 }
 

@@ -11,13 +11,19 @@ import (
 // (nil ones are skipped), for a transport that takes a single observer:
 // the Recorder and the OTLP exporter both want every exchange.
 func MCPObservers(obs ...mcp.Observer) mcp.Observer {
-	var m mcpFan
+	return mcpFan(present(obs))
+}
+
+// present returns the observers that are not nil.
+func present[O comparable](obs []O) []O {
+	var zero O
+	var out []O
 	for _, o := range obs {
-		if o != nil {
-			m = append(m, o)
+		if o != zero {
+			out = append(out, o)
 		}
 	}
-	return m
+	return out
 }
 
 type mcpFan []mcp.Observer
@@ -30,13 +36,7 @@ func (m mcpFan) RequestDone(method, name string, d time.Duration, bytesIn int, e
 
 // LLMObservers is MCPObservers for llm.Observer.
 func LLMObservers(obs ...llm.Observer) llm.Observer {
-	var m llmFan
-	for _, o := range obs {
-		if o != nil {
-			m = append(m, o)
-		}
-	}
-	return m
+	return llmFan(present(obs))
 }
 
 type llmFan []llm.Observer

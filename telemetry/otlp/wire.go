@@ -191,24 +191,24 @@ func encodeValue(v attribute.Value) []byte {
 }
 
 func sliceValues(v attribute.Value) []attribute.Value {
-	var out []attribute.Value
 	switch v.Type() {
 	case attribute.STRINGSLICE:
-		for _, x := range v.AsStringSlice() {
-			out = append(out, attribute.StringValue(x))
-		}
+		return values(v.AsStringSlice(), attribute.StringValue)
 	case attribute.BOOLSLICE:
-		for _, x := range v.AsBoolSlice() {
-			out = append(out, attribute.BoolValue(x))
-		}
+		return values(v.AsBoolSlice(), attribute.BoolValue)
 	case attribute.INT64SLICE:
-		for _, x := range v.AsInt64Slice() {
-			out = append(out, attribute.Int64Value(x))
-		}
+		return values(v.AsInt64Slice(), attribute.Int64Value)
 	case attribute.FLOAT64SLICE:
-		for _, x := range v.AsFloat64Slice() {
-			out = append(out, attribute.Float64Value(x))
-		}
+		return values(v.AsFloat64Slice(), attribute.Float64Value)
+	}
+	return nil
+}
+
+// values wraps each of xs as an attribute.Value.
+func values[T any](xs []T, value func(T) attribute.Value) []attribute.Value {
+	var out []attribute.Value
+	for _, x := range xs {
+		out = append(out, value(x))
 	}
 	return out
 }
