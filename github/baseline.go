@@ -218,20 +218,7 @@ func (c *Client) search(ctx context.Context, want []string) (*Baselines, *report
 		fallback *report.Report
 		fbDesc   Baseline
 	)
-	skip := func(run *gh.WorkflowRun, why string) {
-		if len(bs.Skipped) < maxSkipped {
-			bs.Skipped = append(bs.Skipped, fmt.Sprintf("run #%d (id %d): %s", run.GetRunNumber(), run.GetID(), why))
-		}
-	}
-	missing := func() []string {
-		var m []string
-		for _, l := range want {
-			if _, ok := bs.Parts[l]; !ok {
-				m = append(m, l)
-			}
-		}
-		return m
-	}
+	missing := func() []string { return bs.missing(want) }
 	done := func() bool {
 		if want == nil {
 			return fallback != nil
@@ -276,7 +263,7 @@ pages:
 				break pages
 			}
 			if why := c.unsuitable(run); why != "" {
-				skip(run, why)
+				bs.skip(run, why)
 				continue
 			}
 			bs.Examined++
@@ -285,40 +272,19 @@ pages:
 				return bs, nil, Baseline{}, err
 			}
 			if why != "" {
-				skip(run, why)
+				bs.skip(run, why)
 				continue
 			}
 			if !rep.Passed() {
-				skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
+				bs.skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
 				continue
 			}
 			d := describe(run)
 			if fallback == nil {
 				fallback, fbDesc = rep, d
 			}
-			// Every layer is taken from the newest run that has it, wanted
-			// or not: the ones not wanted are what this run carries forward.
-			var took []string
-			for _, l := range allLayers {
-				if _, ok := bs.Parts[l]; ok {
-					continue
-				}
-				switch cr, ok := carried[l]; {
-				case slices.Contains(rep.Layers, l):
-					bs.Parts[l], bs.From[l] = rep, d
-				case ok:
-					o := cr.Origin
-					o.CarriedBy = d.RunNumber
-					bs.Parts[l], bs.From[l] = cr.Report, o
-				default:
-					continue
-				}
-				if slices.Contains(want, l) {
-					took = append(took, l)
-				}
-			}
-			if len(took) == 0 && want != nil {
-				skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(missing(), " or ")))
+			if took := bs.take(rep, carried, d, want); len(took) == 0 && want != nil {
+				bs.skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(missing(), " or ")))
 			}
 		}
 		if resp.NextPage == 0 {
@@ -334,6 +300,51 @@ pages:
 }
 
 // unsuitable says why a listed run cannot be a baseline, or "".
+// skip records why run was passed over, up to maxSkipped reasons.
+func (bs *Baselines) skip(run *gh.WorkflowRun, why string) {
+	if len(bs.Skipped) < maxSkipped {
+		bs.Skipped = append(bs.Skipped, fmt.Sprintf("run #%d (id %d): %s", run.GetRunNumber(), run.GetID(), why))
+	}
+}
+
+// missing returns the layers of want that have no baseline yet.
+func (bs *Baselines) missing(want []string) []string {
+	var m []string
+	for _, l := range want {
+		if _, ok := bs.Parts[l]; !ok {
+			m = append(m, l)
+		}
+	}
+	return m
+}
+
+// take gives each layer still without a baseline rep's (run d) or the one
+// rep carried forward, and returns the layers of want it took. Every layer
+// is taken from the newest run that has it, wanted or not: the ones not
+// wanted are what this run carries forward.
+func (bs *Baselines) take(rep *report.Report, carried map[string]Carried, d Baseline, want []string) []string {
+	var took []string
+	for _, l := range allLayers {
+		if _, ok := bs.Parts[l]; ok {
+			continue
+		}
+		switch cr, ok := carried[l]; {
+		case slices.Contains(rep.Layers, l):
+			bs.Parts[l], bs.From[l] = rep, d
+		case ok:
+			o := cr.Origin
+			o.CarriedBy = d.RunNumber
+			bs.Parts[l], bs.From[l] = cr.Report, o
+		default:
+			continue
+		}
+		if slices.Contains(want, l) {
+			took = append(took, l)
+		}
+	}
+	return took
+}
+
 func (c *Client) unsuitable(run *gh.WorkflowRun) string {
 	if concl := run.GetConclusion(); concl != "" && concl != "success" {
 		return "concluded " + concl

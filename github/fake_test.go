@@ -479,18 +479,27 @@ func (f *fakeGitHub) commentJSON(c fakeComment) map[string]any {
 	return m
 }
 
-func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
-	if f.failed(w, "comments") {
+// listPage answers a paged list (op, as f.failed knows it) with the page
+// of items that r asks for; items runs under f.mu.
+func (f *fakeGitHub) listPage(w http.ResponseWriter, r *http.Request, op string, items func() []map[string]any) {
+	if f.failed(w, op) {
 		return
 	}
 	f.mu.Lock()
-	var all []map[string]any
-	for _, c := range f.comments {
-		all = append(all, f.commentJSON(c))
-	}
+	all := items()
 	f.mu.Unlock()
 	lo, hi := page(w, r, len(all))
 	writeJSON(w, 200, append([]map[string]any{}, all[lo:hi]...))
+}
+
+func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
+	f.listPage(w, r, "comments", func() []map[string]any {
+		var all []map[string]any
+		for _, c := range f.comments {
+			all = append(all, f.commentJSON(c))
+		}
+		return all
+	})
 }
 
 // commentBody reads the body of a comment create or edit request (op, as
@@ -569,21 +578,17 @@ func (f *fakeGitHub) getUser(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeGitHub) listLabels(w http.ResponseWriter, r *http.Request) {
-	if f.failed(w, "labels") {
-		return
-	}
-	f.mu.Lock()
-	var all []map[string]any
-	for i, l := range f.labels {
-		all = append(all, map[string]any{
-			"id": 208045946 + i, "node_id": fmt.Sprintf("MDU6TGFiZWwy%d", i),
-			"url":  fmt.Sprintf("%s/repos/%s/labels/%s", f.base(), testFull, l),
-			"name": l, "description": "", "color": "f29513", "default": false,
-		})
-	}
-	f.mu.Unlock()
-	lo, hi := page(w, r, len(all))
-	writeJSON(w, 200, append([]map[string]any{}, all[lo:hi]...))
+	f.listPage(w, r, "labels", func() []map[string]any {
+		var all []map[string]any
+		for i, l := range f.labels {
+			all = append(all, map[string]any{
+				"id": 208045946 + i, "node_id": fmt.Sprintf("MDU6TGFiZWwy%d", i),
+				"url":  fmt.Sprintf("%s/repos/%s/labels/%s", f.base(), testFull, l),
+				"name": l, "description": "", "color": "f29513", "default": false,
+			})
+		}
+		return all
+	})
 }
 
 // Fixtures for artifacts.
