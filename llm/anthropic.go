@@ -217,7 +217,7 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 	// Text before and after tool calls arrives as separate blocks.
 	r.Message.Content = strings.Join(text, "\n")
 	if w.StopReason != nil {
-		r.StopReason = anthropicStop(*w.StopReason)
+		r.StopReason = stopReason(anthropicStops, *w.StopReason)
 	}
 	if u := w.Usage; u == nil {
 		r.Usage.Unknown = true
@@ -231,16 +231,11 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 	return r, nil
 }
 
-func anthropicStop(s string) StopReason {
-	switch s {
-	case "end_turn", "stop_sequence":
-		return StopEndTurn
-	case "tool_use":
-		return StopToolUse
-	case "max_tokens":
-		return StopMaxTokens
-	case "refusal":
-		return StopRefusal
-	}
-	return StopReason(s)
+// anthropicStops maps the Messages API's stop_reason.
+var anthropicStops = map[string]StopReason{
+	"end_turn":      StopEndTurn,
+	"stop_sequence": StopEndTurn,
+	"tool_use":      StopToolUse,
+	"max_tokens":    StopMaxTokens,
+	"refusal":       StopRefusal,
 }

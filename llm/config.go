@@ -143,6 +143,19 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 		getenv = os.Getenv
 	}
 	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	cf := newConfig(opts)
+	switch strings.ToLower(name) {
+	case providerOpenAI:
+		return newOpenAI(env, cf)
+	case providerAnthropic:
+		return newAnthropic(env, cf)
+	}
+	return nil, fmt.Errorf("unknown model provider %q (want openai or anthropic)", name)
+}
+
+// newConfig applies opts to the defaults, and gives the HTTP client the
+// providers' redirect policy.
+func newConfig(opts []Option) config {
 	cf := config{
 		timeout:     DefaultTimeout,
 		maxRetries:  DefaultMaxRetries,
@@ -168,57 +181,59 @@ func New(name string, getenv func(string) string, opts ...Option) (Provider, err
 	hc := *cf.httpClient
 	hc.CheckRedirect = sameOriginOnly
 	cf.httpClient = &hc
+	return cf
+}
 
-	switch strings.ToLower(name) {
-	case providerOpenAI:
-		base, custom, err := baseURL(env, "OPENAI_BASE_URL", openAIDefaultBaseURL)
-		if err != nil {
-			return nil, err
-		}
-		key := env("OPENAI_API_KEY")
-		if key == "" && !custom {
-			return nil, &EnvError{Var: "OPENAI_API_KEY", Reason: "is not set (needed for openai models; to use an OpenAI-compatible server that needs no key, set OPENAI_BASE_URL, e.g. http://localhost:11434/v1 for Ollama)"}
-		}
-		h := http.Header{}
-		if key != "" {
-			h.Set("Authorization", "Bearer "+key)
-			// Azure OpenAI authenticates keys with an api-key header; its
-			// v1 API also takes the Bearer form. Sending both is what the
-			// openai-node Azure example does (examples/azure.ts).
-			if isAzure(base.Hostname()) {
-				h.Set("api-key", key)
-			}
-		}
-		if v := env("OPENAI_ORG_ID"); v != "" {
-			h.Set("OpenAI-Organization", v)
-		}
-		if v := env("OPENAI_PROJECT_ID"); v != "" {
-			h.Set("OpenAI-Project", v)
-		}
-		return &openAI{c: newClient(providerOpenAI, endpoint(base, "/chat/completions"), h, []string{key}, cf)}, nil
-
-	case providerAnthropic:
-		base, custom, err := baseURL(env, "ANTHROPIC_BASE_URL", anthropicDefaultBaseURL)
-		if err != nil {
-			return nil, err
-		}
-		key, token := env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
-		if key == "" && token == "" && !custom {
-			return nil, &EnvError{Var: "ANTHROPIC_API_KEY", Reason: "is not set (needed for anthropic models)"}
-		}
-		h := http.Header{}
-		if key != "" {
-			h.Set("x-api-key", key)
-		}
-		if token != "" {
-			h.Set("Authorization", "Bearer "+token)
-		}
-		// The API version is a required header; 2023-06-01 is the version
-		// the official SDKs pin and the one whose wire format this speaks.
-		h.Set("anthropic-version", "2023-06-01")
-		return &anthropic{c: newClient(providerAnthropic, endpoint(base, "/v1/messages"), h, []string{key, token}, cf)}, nil
+// newOpenAI is New for "openai".
+func newOpenAI(env func(string) string, cf config) (Provider, error) {
+	base, custom, err := baseURL(env, "OPENAI_BASE_URL", openAIDefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown model provider %q (want openai or anthropic)", name)
+	key := env("OPENAI_API_KEY")
+	if key == "" && !custom {
+		return nil, &EnvError{Var: "OPENAI_API_KEY", Reason: "is not set (needed for openai models; to use an OpenAI-compatible server that needs no key, set OPENAI_BASE_URL, e.g. http://localhost:11434/v1 for Ollama)"}
+	}
+	h := http.Header{}
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+		// Azure OpenAI authenticates keys with an api-key header; its
+		// v1 API also takes the Bearer form. Sending both is what the
+		// openai-node Azure example does (examples/azure.ts).
+		if isAzure(base.Hostname()) {
+			h.Set("api-key", key)
+		}
+	}
+	if v := env("OPENAI_ORG_ID"); v != "" {
+		h.Set("OpenAI-Organization", v)
+	}
+	if v := env("OPENAI_PROJECT_ID"); v != "" {
+		h.Set("OpenAI-Project", v)
+	}
+	return &openAI{c: newClient(providerOpenAI, endpoint(base, "/chat/completions"), h, []string{key}, cf)}, nil
+}
+
+// newAnthropic is New for "anthropic".
+func newAnthropic(env func(string) string, cf config) (Provider, error) {
+	base, custom, err := baseURL(env, "ANTHROPIC_BASE_URL", anthropicDefaultBaseURL)
+	if err != nil {
+		return nil, err
+	}
+	key, token := env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
+	if key == "" && token == "" && !custom {
+		return nil, &EnvError{Var: "ANTHROPIC_API_KEY", Reason: "is not set (needed for anthropic models)"}
+	}
+	h := http.Header{}
+	if key != "" {
+		h.Set("x-api-key", key)
+	}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	// The API version is a required header; 2023-06-01 is the version
+	// the official SDKs pin and the one whose wire format this speaks.
+	h.Set("anthropic-version", "2023-06-01")
+	return &anthropic{c: newClient(providerAnthropic, endpoint(base, "/v1/messages"), h, []string{key, token}, cf)}, nil
 }
 
 // baseURL reads and checks a base URL variable. custom reports whether it

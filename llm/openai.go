@@ -266,7 +266,7 @@ func decodeOpenAI(data []byte, requested string) (*Response, error) {
 		r.Message.ToolCalls = append(r.Message.ToolCalls, call)
 	}
 	if ch.FinishReason != nil {
-		r.StopReason = openAIStop(*ch.FinishReason)
+		r.StopReason = stopReason(openAIStops, *ch.FinishReason)
 	}
 	if ch.Message.Refusal != nil && *ch.Message.Refusal != "" && content == "" {
 		r.Message.Content = *ch.Message.Refusal
@@ -348,21 +348,25 @@ func openAIArguments(raw json.RawMessage) (args json.RawMessage, invalid string)
 	return json.RawMessage(s), ""
 }
 
-func openAIStop(s string) StopReason {
-	switch s {
-	case "stop":
-		return StopEndTurn
-	case "length":
-		return StopMaxTokens
-	case "tool_calls", "function_call":
-		return StopToolUse
-	case "content_filter":
-		return StopRefusal
+// openAIStops maps Chat Completions' finish_reason.
+var openAIStops = map[string]StopReason{
+	"stop":           StopEndTurn,
+	"length":         StopMaxTokens,
+	"tool_calls":     StopToolUse,
+	"function_call":  StopToolUse,
+	"content_filter": StopRefusal,
+}
+
+// Shared helpers for both dialects.
+
+// stopReason maps a provider's stop or finish reason through table; one
+// the table does not know is kept as the provider wrote it.
+func stopReason(table map[string]StopReason, s string) StopReason {
+	if r, ok := table[s]; ok {
+		return r
 	}
 	return StopReason(s)
 }
-
-// Shared helpers for both encoders.
 
 func checkRequest(req Request) error {
 	switch {
