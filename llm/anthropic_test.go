@@ -140,26 +140,3 @@ func TestStructuredOutput(t *testing.T) {
 		})
 	}
 }
-
-// TestStructuredOutputFallback: a compatible server that rejects
-// response_format gets the request again without it, and later requests
-// for the model skip it.
-func TestStructuredOutputFallback(t *testing.T) {
-	ok := `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`
-	f := newFake(t,
-		step{status: 400, body: `{"error":{"message":"unknown field: response_format","type":"invalid_request_error","param":null}}`},
-		step{body: ok}, step{body: ok})
-	p, _ := backends[0].provider(t, f)
-	req := simpleRequest()
-	req.Format = &Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object"}`)}
-	for range 2 {
-		if _, err := p.Complete(t.Context(), req); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reqs := f.requests()
-	if len(reqs) != 3 || !strings.Contains(string(reqs[0].body), "response_format") ||
-		strings.Contains(string(reqs[1].body), "response_format") || strings.Contains(string(reqs[2].body), "response_format") {
-		t.Errorf("%d requests; want the format dropped after the 400, and kept off", len(reqs))
-	}
-}

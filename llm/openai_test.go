@@ -203,30 +203,44 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestOpenAITemperatureFallback: a reasoning model rejects temperature 0;
-// the call is retried once without it, and later calls omit it.
-func TestOpenAITemperatureFallback(t *testing.T) {
+// TestOpenAIFallbacks: a field a server rejects with a 400 is dropped for
+// one retry, and later requests for the model leave it out. A reasoning
+// model rejects temperature 0; a compatible server may reject
+// response_format.
+func TestOpenAIFallbacks(t *testing.T) {
 	t.Parallel()
-	f := newFake(t,
-		step{status: 400, file: "openai/error_temperature.json"},
-		step{file: "openai/text.response.json"},
-		step{file: "openai/text.response.json"},
-	)
-	p, _ := backends[0].provider(t, f)
-	for range 2 {
-		if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reqs := f.requests()
-	if len(reqs) != 3 {
-		t.Fatalf("got %d requests, want 3", len(reqs))
-	}
-	for i, r := range reqs {
-		has := strings.Contains(string(r.body), `"temperature"`)
-		if has != (i == 0) {
-			t.Errorf("request %d: temperature sent = %v, want %v: %s", i, has, i == 0, r.body)
-		}
+	structured := simpleRequest()
+	structured.Format = &Format{Name: "verdict", Schema: json.RawMessage(`{"type":"object"}`)}
+	verdict := step{body: `{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"verdict\":\"pass\"}"},"finish_reason":"stop"}]}`}
+	for _, tt := range []struct {
+		name   string
+		field  string
+		reject step
+		ok     step
+		req    Request
+	}{
+		{"temperature", `"temperature"`, step{status: 400, file: "openai/error_temperature.json"}, step{file: "openai/text.response.json"}, simpleRequest()},
+		{"response_format", `"response_format"`, step{status: 400, body: `{"error":{"message":"unknown field: response_format","type":"invalid_request_error","param":null}}`}, verdict, structured},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, tt.reject, tt.ok, tt.ok)
+			p, _ := backends[0].provider(t, f)
+			for range 2 {
+				if _, err := p.Complete(t.Context(), tt.req); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reqs := f.requests()
+			if len(reqs) != 3 {
+				t.Fatalf("got %d requests, want 3", len(reqs))
+			}
+			for i, r := range reqs {
+				if has := strings.Contains(string(r.body), tt.field); has != (i == 0) {
+					t.Errorf("request %d: %s sent = %v, want %v: %s", i, tt.field, has, i == 0, r.body)
+				}
+			}
+		})
 	}
 }
 

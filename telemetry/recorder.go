@@ -216,32 +216,34 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 		t.ToolList = &tl
 	}
 	var replayed, unpriced, noUsage []string
+	// lat summarises the key s of kind ("tool" or "model"), noting it when
+	// its latencies are replayed ones.
+	lat := func(kind, key string, s *keyStats) report.Latency {
+		sum, errs, src, cached := latency(s)
+		if src == SourceCache {
+			replayed = append(replayed, kind+" "+key)
+		}
+		return report.Latency{
+			P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: errs,
+			Source: src, CachedCount: cached, SamplesMs: sum.samples,
+		}
+	}
 	if len(r.tools) > 0 {
 		t.ToolCalls = map[string]report.Latency{}
 	}
 	for name, s := range r.tools {
-		sum, errs, src, cached := latency(s)
-		if src == SourceCache {
-			replayed = append(replayed, "tool "+name)
-		}
-		t.ToolCalls[name] = report.Latency{
-			P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: errs,
-			Source: src, CachedCount: cached, SamplesMs: sum.samples,
-		}
+		t.ToolCalls[name] = lat("tool", name, s)
 	}
 	if len(r.models) > 0 {
 		t.Models = map[string]report.ModelUsage{}
 	}
 	for key, s := range r.models {
-		sum, errs, src, cached := latency(s)
-		if src == SourceCache {
-			replayed = append(replayed, "model "+key)
-		}
+		l := lat("model", key, s)
 		u := s.liveUsage
 		u.Add(s.cachedUsage)
 		mu := report.ModelUsage{
-			P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: errs,
-			Source: src, CachedCount: cached, SamplesMs: sum.samples,
+			P50Ms: l.P50Ms, P95Ms: l.P95Ms, P99Ms: l.P99Ms, Count: l.Count, Errors: l.Errors,
+			Source: l.Source, CachedCount: l.CachedCount, SamplesMs: l.SamplesMs,
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CachedInputTokens: u.CachedInputTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
 		}
