@@ -110,11 +110,7 @@ func (r *Recorder) RequestDone(method, name string, d time.Duration, _ int, err 
 	}
 	r.mu.Lock()
 	s := stats(r.tools, name)
-	if err != nil {
-		s.live.errors++
-	} else {
-		s.live.add(d)
-	}
+	s.live.observe(d, err)
 	r.mu.Unlock()
 }
 
@@ -127,11 +123,7 @@ func (r *Recorder) RequestEnd(provider, model string, d time.Duration, u llm.Usa
 	key := provider + ":" + model
 	r.mu.Lock()
 	s := stats(r.models, key)
-	if err != nil {
-		s.live.errors++
-	} else {
-		s.live.add(d)
-	}
+	s.live.observe(d, err)
 	s.liveUsage.Add(u)
 	r.mu.Unlock()
 }

@@ -64,6 +64,16 @@ type series struct {
 	seed   string
 }
 
+// observe records one call: a failure counts as an error and leaves the
+// latencies alone, a success adds d.
+func (s *series) observe(d time.Duration, err error) {
+	if err != nil {
+		s.errors++
+		return
+	}
+	s.add(d)
+}
+
 func (s *series) add(d time.Duration) {
 	s.n++
 	if len(s.d) < memoryCap {
