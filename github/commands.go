@@ -301,28 +301,18 @@ func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 		}
 	}
 	var first, rest []Annotation
-	checks := slices.Clone(r.Checks)
-	slices.SortStableFunc(checks, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
-	for _, c := range checks {
-		if c.Status != report.StatusFail && c.Status != report.StatusError {
-			continue
-		}
-		lvl := LevelWarning
-		if c.Failed(r.Strict) {
-			lvl = LevelError
-		}
-		msg := c.Message
-		if c.Title != "" {
-			msg = c.Title + ": " + msg
-		}
-		if msg == "" {
-			msg = string(c.Status)
-		}
-		a := Annotation{Level: lvl, Title: "mcp-eval " + c.ID, Message: msg}
-		if regressed["check\x00"+c.ID+"\x00"] {
+	add := func(a Annotation, regression bool) {
+		if regression {
 			first = append(first, a)
 		} else {
 			rest = append(rest, a)
+		}
+	}
+	checks := slices.Clone(r.Checks)
+	slices.SortStableFunc(checks, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
+	for _, c := range checks {
+		if c.Status == report.StatusFail || c.Status == report.StatusError {
+			add(checkAnnotation(c, r.Strict), regressed["check\x00"+c.ID+"\x00"])
 		}
 	}
 	cases := slices.Clone(r.Cases)
@@ -330,34 +320,52 @@ func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
 	for _, c := range cases {
-		if c.Status != report.StatusFail && c.Status != report.StatusError {
-			continue
-		}
-		key := "case\x00" + c.ID + "\x00" + c.Model
-		lvl := LevelWarning
-		if regressed[key] || r.Strict {
-			lvl = LevelError
-		}
-		msg := fmt.Sprintf("%s with %s: passed %d of %d runs (floor %.2f)", c.ID, c.Model, c.Passed, c.Runs, c.Floor)
-		if len(c.Failures) > 0 {
-			msg += "; " + c.Failures[0]
-		} else if len(c.Errors) > 0 {
-			msg += "; " + c.Errors[0]
-		}
-		a := Annotation{Level: lvl, Title: "mcp-eval case " + c.ID, Message: msg}
-		if src.Golden != "" {
-			a.File = src.Golden
-			// A resilience variant (id#fault-…) points at its golden case.
-			base, _, _ := strings.Cut(c.ID, "#")
-			a.Line = src.CaseLines[base]
-		}
-		if regressed[key] {
-			first = append(first, a)
-		} else {
-			rest = append(rest, a)
+		if c.Status == report.StatusFail || c.Status == report.StatusError {
+			reg := regressed["case\x00"+c.ID+"\x00"+c.Model]
+			add(caseAnnotation(c, reg || r.Strict, src), reg)
 		}
 	}
 	return append(append(out, first...), rest...)
+}
+
+// checkAnnotation is the annotation of a failed or errored check: an error
+// when it fails the run, else a warning.
+func checkAnnotation(c report.Check, strict bool) Annotation {
+	lvl := LevelWarning
+	if c.Failed(strict) {
+		lvl = LevelError
+	}
+	msg := c.Message
+	if c.Title != "" {
+		msg = c.Title + ": " + msg
+	}
+	if msg == "" {
+		msg = string(c.Status)
+	}
+	return Annotation{Level: lvl, Title: "mcp-eval " + c.ID, Message: msg}
+}
+
+// caseAnnotation is the annotation of a failed or errored golden case (an
+// error when asError), placed at the case's line in the golden file.
+func caseAnnotation(c report.Case, asError bool, src Sources) Annotation {
+	lvl := LevelWarning
+	if asError {
+		lvl = LevelError
+	}
+	msg := fmt.Sprintf("%s with %s: passed %d of %d runs (floor %.2f)", c.ID, c.Model, c.Passed, c.Runs, c.Floor)
+	if len(c.Failures) > 0 {
+		msg += "; " + c.Failures[0]
+	} else if len(c.Errors) > 0 {
+		msg += "; " + c.Errors[0]
+	}
+	a := Annotation{Level: lvl, Title: "mcp-eval case " + c.ID, Message: msg}
+	if src.Golden != "" {
+		a.File = src.Golden
+		// A resilience variant (id#fault-…) points at its golden case.
+		base, _, _ := strings.Cut(c.ID, "#")
+		a.Line = src.CaseLines[base]
+	}
+	return a
 }
 
 // stripControls removes C0 control characters and DEL, keeping line
