@@ -361,3 +361,45 @@ func TestConfigFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestPostRetryHint: a retryable answer's Retry-After (seconds or an HTTP
+// date) is the wait before the next try; export caps it at maxRetryWait.
+// Without one, or with one that is not a wait, the wait is negative and
+// export backs off on its own.
+func TestPostRetryHint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, retryAfter string
+		status           int
+		retry            bool
+		wait             time.Duration
+		slack            time.Duration // an HTTP date has whole seconds
+	}{
+		{"seconds", "2", http.StatusServiceUnavailable, true, 2 * time.Second, 0},
+		{"a date", time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat), http.StatusTooManyRequests, true, 30 * time.Second, time.Second},
+		{"none", "", http.StatusBadGateway, true, -1, 0},
+		{"garbage", "soon", http.StatusGatewayTimeout, true, -1, 0},
+		{"negative", "-3", http.StatusServiceUnavailable, true, -1, 0},
+		{"not retryable", "2", http.StatusBadRequest, false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.retryAfter != "" {
+					w.Header().Set("Retry-After", tt.retryAfter)
+				}
+				w.WriteHeader(tt.status)
+			}))
+			t.Cleanup(srv.Close)
+			x := &httpExporter{url: srv.URL, header: http.Header{}, client: srv.Client()}
+			retry, wait, err := x.post(t.Context(), []byte("x"))
+			if err == nil || retry != tt.retry {
+				t.Fatalf("retry %v, err %v; want %v and an error", retry, err, tt.retry)
+			}
+			if wait < tt.wait-tt.slack || wait > tt.wait {
+				t.Errorf("wait %v, want %v", wait, tt.wait)
+			}
+		})
+	}
+}
