@@ -50,36 +50,8 @@ func Merge(ts ...*report.Telemetry) *report.Telemetry {
 			note("The shards used different price tables (%s and %s); each shard's costs are its own.", describePrices(out.Prices), describePrices(t.Prices))
 		}
 	}
-	out.ToolCalls = mergeKeys(shards, "Tool", note, func(t *report.Telemetry) map[string]report.Latency { return t.ToolCalls },
-		func(l *report.Latency, x report.Latency) part {
-			l.Errors += x.Errors
-			l.CachedCount += x.CachedCount
-			return part{x.Count, x.SamplesMs, x.Source}
-		},
-		func(l *report.Latency, sum summary, src string) {
-			l.P50Ms, l.P95Ms, l.P99Ms, l.Count, l.SamplesMs, l.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
-		})
-	out.Models = mergeKeys(shards, "Model", note, func(t *report.Telemetry) map[string]report.ModelUsage { return t.Models },
-		func(m *report.ModelUsage, x report.ModelUsage) part {
-			m.Errors += x.Errors
-			m.CachedCount += x.CachedCount
-			m.InputTokens += x.InputTokens
-			m.OutputTokens += x.OutputTokens
-			m.CachedInputTokens += x.CachedInputTokens
-			m.CacheWriteTokens += x.CacheWriteTokens
-			m.ReasoningTokens += x.ReasoningTokens
-			m.CostUSD += x.CostUSD
-			m.CostUnknown = m.CostUnknown || x.CostUnknown
-			if m.Price == nil && x.Price != nil {
-				p := *x.Price
-				m.Price = &p
-			}
-			return part{x.Count, x.SamplesMs, x.Source}
-		},
-		func(m *report.ModelUsage, sum summary, src string) {
-			m.CostUSD = roundUSD(m.CostUSD)
-			m.P50Ms, m.P95Ms, m.P99Ms, m.Count, m.SamplesMs, m.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
-		})
+	out.ToolCalls = mergeKeys(shards, "Tool", note, func(t *report.Telemetry) map[string]report.Latency { return t.ToolCalls }, addLatency, setLatency)
+	out.Models = mergeKeys(shards, "Model", note, func(t *report.Telemetry) map[string]report.ModelUsage { return t.Models }, addModelUsage, setModelUsage)
 	for n := range notes {
 		out.Notes = append(out.Notes, n)
 	}
@@ -118,6 +90,41 @@ func mergeKeys[V any](shards []*report.Telemetry, kind string, note func(string,
 		out[k] = total
 	}
 	return out
+}
+
+// addLatency, setLatency, addModelUsage and setModelUsage are mergeKeys'
+// add and set for tool calls and for model usage.
+
+func addLatency(l *report.Latency, x report.Latency) part {
+	l.Errors += x.Errors
+	l.CachedCount += x.CachedCount
+	return part{x.Count, x.SamplesMs, x.Source}
+}
+
+func setLatency(l *report.Latency, sum summary, src string) {
+	l.P50Ms, l.P95Ms, l.P99Ms, l.Count, l.SamplesMs, l.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
+}
+
+func addModelUsage(m *report.ModelUsage, x report.ModelUsage) part {
+	m.Errors += x.Errors
+	m.CachedCount += x.CachedCount
+	m.InputTokens += x.InputTokens
+	m.OutputTokens += x.OutputTokens
+	m.CachedInputTokens += x.CachedInputTokens
+	m.CacheWriteTokens += x.CacheWriteTokens
+	m.ReasoningTokens += x.ReasoningTokens
+	m.CostUSD += x.CostUSD
+	m.CostUnknown = m.CostUnknown || x.CostUnknown
+	if m.Price == nil && x.Price != nil {
+		p := *x.Price
+		m.Price = &p
+	}
+	return part{x.Count, x.SamplesMs, x.Source}
+}
+
+func setModelUsage(m *report.ModelUsage, sum summary, src string) {
+	m.CostUSD = roundUSD(m.CostUSD)
+	m.P50Ms, m.P95Ms, m.P99Ms, m.Count, m.SamplesMs, m.Source = sum.p50, sum.p95, sum.p99, sum.count, sum.samples, src
 }
 
 // part is one shard's calls of one key.

@@ -190,12 +190,16 @@ func (r *Recorder) SetToolList(tools []mcp.Tool) {
 
 // latency summarises a key: its live calls when there were any, else the
 // calls replayed from the cache.
-func latency(s *keyStats) (sum summary, errors int, source string, cached int) {
-	cached = s.cached.n
-	if s.live.n > 0 || s.live.errors > 0 || s.cached.n == 0 {
-		return s.live.summary(), s.live.errors, SourceLive, cached
+func latency(s *keyStats) report.Latency {
+	src, ser := SourceLive, &s.live
+	if s.live.n == 0 && s.live.errors == 0 && s.cached.n > 0 {
+		src, ser = SourceCache, &s.cached
 	}
-	return s.cached.summary(), s.cached.errors, SourceCache, cached
+	sum := ser.summary()
+	return report.Latency{
+		P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: ser.errors,
+		Source: src, CachedCount: s.cached.n, SamplesMs: sum.samples,
+	}
 }
 
 // Telemetry returns the measurements as report.Telemetry.
@@ -211,14 +215,11 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 	// lat summarises the key s of kind ("tool" or "model"), noting it when
 	// its latencies are replayed ones.
 	lat := func(kind, key string, s *keyStats) report.Latency {
-		sum, errs, src, cached := latency(s)
-		if src == SourceCache {
+		l := latency(s)
+		if l.Source == SourceCache {
 			replayed = append(replayed, kind+" "+key)
 		}
-		return report.Latency{
-			P50Ms: sum.p50, P95Ms: sum.p95, P99Ms: sum.p99, Count: sum.count, Errors: errs,
-			Source: src, CachedCount: cached, SamplesMs: sum.samples,
-		}
+		return l
 	}
 	if len(r.tools) > 0 {
 		t.ToolCalls = map[string]report.Latency{}
