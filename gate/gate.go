@@ -158,12 +158,6 @@ type Decision struct {
 	Perf []report.GatePerf
 }
 
-// Item kinds in report.GateItem.Kind.
-const (
-	kindCheck = "check"
-	kindCase  = "case"
-)
-
 // Evaluate compares cur with base under p. base may be nil: then only the
 // absolute floors apply (hard checks pass, cases at their floors, waivers)
 // and the Decision says so. cur must not be nil. Neither report is modified.
@@ -261,8 +255,6 @@ const (
 	baseSkipped                  // skipped or otherwise not judged
 )
 
-func failed(s report.Status) bool { return s == report.StatusFail || s == report.StatusError }
-
 func (e *evaluator) checks() {
 	base := map[string]report.Check{}
 	if e.base != nil {
@@ -274,20 +266,20 @@ func (e *evaluator) checks() {
 	slices.SortStableFunc(cur, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range cur {
 		b, inBase := base[c.ID]
-		it := report.GateItem{Kind: kindCheck, ID: c.ID, Hard: c.Hard, Status: c.Status, Runs: c.Runs, Passed: c.Passed}
+		it := report.GateItem{Kind: report.ItemCheck, ID: c.ID, Hard: c.Hard, Status: c.Status, Runs: c.Runs, Passed: c.Passed}
 		st := baseAbsent
 		if inBase {
 			it.BaseStatus, it.BaseRuns, it.BasePassed = b.Status, b.Runs, b.Passed
 			switch {
 			case b.Status == report.StatusPass:
 				st = basePassed
-			case failed(b.Status):
+			case b.Status.Failed():
 				st = baseFailed
 			default:
 				st = baseSkipped
 			}
 		}
-		if !failed(c.Status) {
+		if !c.Status.Failed() {
 			if st == baseFailed && c.Status == report.StatusPass {
 				e.d.Fixed = append(e.d.Fixed, it)
 			}
@@ -354,13 +346,11 @@ func caseCounts(c report.Case) (passed, total int) {
 	return min(max(c.Passed, 0), n), n
 }
 
-func caseKey(c report.Case) string { return c.ID + "@" + c.Model }
-
 func (e *evaluator) cases() {
 	base := map[string]report.Case{}
 	if e.base != nil {
 		for _, c := range e.base.Cases {
-			base[caseKey(c)] = c
+			base[c.Key()] = c
 		}
 	}
 	cur := slices.Clone(e.cur.Cases)
@@ -368,10 +358,10 @@ func (e *evaluator) cases() {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
 	for _, c := range cur {
-		b, inBase := base[caseKey(c)]
+		b, inBase := base[c.Key()]
 		floor := c.FloorOrDefault()
 		it := report.GateItem{
-			Kind: kindCase, ID: c.ID, Model: c.Model, Hard: c.Kind == "hard",
+			Kind: report.ItemCase, ID: c.ID, Model: c.Model, Hard: c.Hard(),
 			Status: c.Status, Runs: c.Runs, Passed: c.Passed, PassRate: c.PassRate, Floor: floor,
 		}
 		st := baseAbsent
@@ -423,7 +413,7 @@ func (e *evaluator) cases() {
 				what += fmt.Sprintf(" (%d errored)", c.Errored)
 			}
 		}
-		e.failure(it, st, what, action, caseKey(c), c.ID)
+		e.failure(it, st, what, action, c.Key(), c.ID)
 	}
 }
 
@@ -469,7 +459,7 @@ func (e *evaluator) failure(it report.GateItem, st baseState, what, action strin
 	}
 	// Sampling noise is a question for model-driven cases; a check is
 	// deterministic and must pass, so its p-value stays in the data only.
-	if it.PValue != nil && st == basePassed && it.Kind == kindCase {
+	if it.PValue != nil && st == basePassed && it.Kind == report.ItemCase {
 		since += fmt.Sprintf(" (%s)", sigPhrase(*it.PValue, e.p.Alpha))
 	}
 	switch {
@@ -568,7 +558,7 @@ func (e *evaluator) names(id string) bool {
 		}
 	}
 	for _, c := range e.cur.Cases {
-		if c.ID == id || caseKey(c) == id {
+		if c.ID == id || c.Key() == id {
 			return true
 		}
 	}
@@ -582,7 +572,7 @@ func (e *evaluator) names(id string) bool {
 func (e *evaluator) evaluated(id string) bool {
 	has := func(layer string) bool { return slices.Contains(e.cur.Layers, layer) }
 	group, _, isCheck := strings.Cut(id, "/")
-	if !isCheck || strings.Contains(id, "@") {
+	if _, _, isCase := report.ParseCaseKey(id); !isCheck || isCase {
 		return len(e.cur.Cases) > 0 || has(report.LayerBehavior)
 	}
 	for _, c := range e.cur.Checks {

@@ -53,16 +53,6 @@ func (m *PerfMode) Set(s string) error {
 // (0.4 ms to 0.6 ms is +50%) it is scheduling noise, not a regression.
 const MinLatencyIncreaseMs = 1.0
 
-// Perf item kinds and metrics (report.GatePerf).
-const (
-	perfTool  = "tool"
-	perfModel = "model"
-	perfCase  = "case"
-
-	metricP95  = "p95Ms"
-	metricCost = "costUsdPerRun"
-)
-
 func (p Policy) validatePerf() []error {
 	var errs []error
 	for _, l := range []struct {
@@ -109,7 +99,7 @@ func (e *evaluator) perf() {
 			cacheOnly = append(cacheOnly, "tool "+k)
 			continue
 		}
-		e.perfItem(report.GatePerf{Kind: perfTool, ID: k, Metric: metricP95, Base: b.P95Ms, Current: c.P95Ms})
+		e.perfItem(report.GatePerf{Kind: report.PerfTool, ID: k, Metric: report.MetricP95, Base: b.P95Ms, Current: c.P95Ms})
 	}
 	for _, k := range sortedKeys(ct.Models) {
 		c, ok := ct.Models[k]
@@ -123,11 +113,11 @@ func (e *evaluator) perf() {
 			cacheOnly = append(cacheOnly, "model "+k)
 			continue
 		}
-		e.perfItem(report.GatePerf{Kind: perfModel, ID: k, Metric: metricP95, Base: b.P95Ms, Current: c.P95Ms})
+		e.perfItem(report.GatePerf{Kind: report.PerfModel, ID: k, Metric: report.MetricP95, Base: b.P95Ms, Current: c.P95Ms})
 	}
 	base := map[string]report.Case{}
 	for _, c := range e.base.Cases {
-		base[caseKey(c)] = c
+		base[c.Key()] = c
 	}
 	cases := slices.Clone(e.cur.Cases)
 	slices.SortStableFunc(cases, func(a, b report.Case) int {
@@ -135,7 +125,7 @@ func (e *evaluator) perf() {
 	})
 	var unpriced int
 	for _, c := range cases {
-		b, ok := base[caseKey(c)]
+		b, ok := base[c.Key()]
 		if !ok || c.Runs == 0 || b.Runs == 0 {
 			continue
 		}
@@ -146,7 +136,7 @@ func (e *evaluator) perf() {
 			continue
 		}
 		e.perfItem(report.GatePerf{
-			Kind: perfCase, ID: c.ID, Model: c.Model, Metric: metricCost,
+			Kind: report.PerfCase, ID: c.ID, Model: c.Model, Metric: report.MetricCostPerRun,
 			Base: *b.CostUSD / float64(b.Runs), Current: *c.CostUSD / float64(c.Runs),
 		})
 	}
@@ -161,7 +151,7 @@ func (e *evaluator) perf() {
 // perfItem completes one comparison and records it.
 func (e *evaluator) perfItem(it report.GatePerf) {
 	limit := e.p.MaxLatencyIncrease
-	if it.Metric == metricCost {
+	if it.Metric == report.MetricCostPerRun {
 		limit = e.p.MaxCostIncrease
 	}
 	if it.Base > 0 {
@@ -172,7 +162,7 @@ func (e *evaluator) perfItem(it report.GatePerf) {
 		switch {
 		case it.Base <= 0:
 			// Nothing to be relative to: a free case or a 0 ms baseline.
-		case it.Metric == metricP95 && it.Current-it.Base < MinLatencyIncreaseMs:
+		case it.Metric == report.MetricP95 && it.Current-it.Base < MinLatencyIncreaseMs:
 		default:
 			it.Exceeded = it.Increase > limit+eps
 		}
@@ -191,7 +181,7 @@ func (e *evaluator) perfItem(it report.GatePerf) {
 }
 
 func roundPerf(metric string, v float64) float64 {
-	if metric == metricCost {
+	if metric == report.MetricCostPerRun {
 		return round9(v)
 	}
 	return math.Round(v*1000) / 1000
@@ -201,7 +191,7 @@ func roundPerf(metric string, v float64) float64 {
 func perfWhat(it report.GatePerf) string {
 	pct := func(x float64) string { return strconv0(x*100) + "%" }
 	switch it.Kind {
-	case perfCase:
+	case report.PerfCase:
 		return fmt.Sprintf("Cost per run of case %s on %s rose %s ($%s to $%s), above --max-cost-increase %s",
 			it.ID, it.Model, pct(it.Increase), fmtUSD(it.Base), fmtUSD(it.Current), pct(*it.Limit))
 	default:

@@ -24,16 +24,16 @@ import (
 // action.yml, so the list is fixed: a new score key needs a new entry here
 // and in action.yml.
 var ScoreOutputs = map[string]string{
-	"conformance.passRate":         "conformance-pass-rate",
-	"behavior.passRate":            "behavior-pass-rate",
-	"behavior.selectionAccuracy":   "selection-accuracy",
-	"behavior.falseActivationRate": "false-activation-rate",
-	"behavior.argumentAccuracy":    "argument-accuracy",
-	"behavior.sequenceAccuracy":    "sequence-accuracy",
-	"behavior.taskCompletion":      "task-completion",
-	"resilience.passRate":          "resilience-pass-rate",
-	"resilience.fabricationRate":   "fabrication-rate",
-	"resilience.attackSuccessRate": "attack-success-rate",
+	report.ScoreConformancePassRate: "conformance-pass-rate",
+	report.ScoreBehaviorPassRate:    "behavior-pass-rate",
+	report.ScoreSelectionAccuracy:   "selection-accuracy",
+	report.ScoreFalseActivationRate: "false-activation-rate",
+	report.ScoreArgumentAccuracy:    "argument-accuracy",
+	report.ScoreSequenceAccuracy:    "sequence-accuracy",
+	report.ScoreTaskCompletion:      "task-completion",
+	report.ScoreResiliencePassRate:  "resilience-pass-rate",
+	report.ScoreFabricationRate:     "fabrication-rate",
+	report.ScoreAttackSuccessRate:   "attack-success-rate",
 }
 
 // OutputNames lists every output the Action sets, for action.yml's
@@ -304,7 +304,7 @@ func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 	checks := slices.Clone(r.Checks)
 	slices.SortStableFunc(checks, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range checks {
-		if c.Status != report.StatusFail && c.Status != report.StatusError {
+		if !c.Status.Failed() {
 			continue
 		}
 		lvl := LevelWarning
@@ -330,7 +330,7 @@ func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
 	for _, c := range cases {
-		if c.Status != report.StatusFail && c.Status != report.StatusError {
+		if !c.Status.Failed() {
 			continue
 		}
 		key := "case\x00" + c.ID + "\x00" + c.Model

@@ -23,15 +23,15 @@ import (
 // population is empty (no negative case, no chain, no rubric…) is left out
 // rather than reported as 0 or 1.
 const (
-	KeyPassRate            = "behavior.passRate"
-	KeySelectionAccuracy   = "behavior.selectionAccuracy"
-	KeyFalseActivationRate = "behavior.falseActivationRate"
-	KeyArgumentAccuracy    = "behavior.argumentAccuracy"
-	KeySequenceAccuracy    = "behavior.sequenceAccuracy"
-	KeyTaskCompletion      = "behavior.taskCompletion"
+	KeyPassRate            = report.ScoreBehaviorPassRate
+	KeySelectionAccuracy   = report.ScoreSelectionAccuracy
+	KeyFalseActivationRate = report.ScoreFalseActivationRate
+	KeyArgumentAccuracy    = report.ScoreArgumentAccuracy
+	KeySequenceAccuracy    = report.ScoreSequenceAccuracy
+	KeyTaskCompletion      = report.ScoreTaskCompletion
 	// KeyAnswerAccuracy is the share of runs whose final answer passed
 	// the case's expect_answer.
-	KeyAnswerAccuracy = "behavior.answerAccuracy"
+	KeyAnswerAccuracy = report.ScoreAnswerAccuracy
 )
 
 // NoTool stands for "no tool" in the confusion matrix: the expectation of a

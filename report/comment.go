@@ -249,10 +249,7 @@ func (c commentBuilder) scores() section {
 	default:
 		for _, k := range sortedKeys(r.Scores) {
 			v := r.Scores[k]
-			gs := GateScore{Key: k, Current: &v, Direction: "higher"}
-			if LowerIsBetter(k) {
-				gs.Direction = "lower"
-			}
+			gs := GateScore{Key: k, Current: &v, Direction: ScoreDirection(k)}
 			if r.Gate != nil {
 				if d, ok := r.Gate.Deltas[k]; ok {
 					base := v - d
@@ -275,7 +272,7 @@ func (c commentBuilder) scores() section {
 	}
 	for _, gs := range sorted {
 		key := codeSpan(cutRunes(gs.Key, commentIDMax))
-		if gs.Direction == "lower" {
+		if gs.Direction == DirectionLower {
 			key += " (lower is better)"
 		}
 		s.rows = append(s.rows, fmt.Sprintf("| %s | %s | %s | %s | %s |", key, optScore(gs.Base), optScore(gs.Current), deltaCell(gs), scoreVerdict(gs, judged, hasBase)))
@@ -319,7 +316,7 @@ func scoreVerdict(s GateScore, judged, hasBase bool) string {
 	if s.Base != nil && s.Current != nil {
 		worse := s.Delta < -5e-4
 		better := s.Delta > 5e-4
-		if s.Direction == "lower" {
+		if s.Direction == DirectionLower {
 			worse, better = better, worse
 		}
 		switch {
@@ -375,7 +372,7 @@ func (c commentBuilder) lists() []section {
 		}
 		for _, cs := range c.r.Cases {
 			if o := c.j.kase(cs); o == outFail || o == outError {
-				failing = append(failing, listItem{id: cs.ID + "@" + cs.Model})
+				failing = append(failing, listItem{id: cs.Key()})
 			}
 		}
 		return []section{idList("Failing", itemList{items: failing, total: len(failing)})}

@@ -106,16 +106,16 @@ func cleanEntry(e HistoryEntry) (HistoryEntry, bool) {
 // trendKeys is the order in which score keys are chosen for the trend
 // chart: the headline scores first, then any other key alphabetically.
 var trendKeys = []string{
-	"conformance.passRate",
-	"behavior.passRate",
-	"behavior.selectionAccuracy",
-	"behavior.taskCompletion",
-	"resilience.passRate",
-	"behavior.falseActivationRate",
-	"behavior.argumentAccuracy",
-	"behavior.sequenceAccuracy",
-	"resilience.fabricationRate",
-	"resilience.attackSuccessRate",
+	ScoreConformancePassRate,
+	ScoreBehaviorPassRate,
+	ScoreSelectionAccuracy,
+	ScoreTaskCompletion,
+	ScoreResiliencePassRate,
+	ScoreFalseActivationRate,
+	ScoreArgumentAccuracy,
+	ScoreSequenceAccuracy,
+	ScoreFabricationRate,
+	ScoreAttackSuccessRate,
 }
 
 // trendMaxLines is how many scores the chart draws at most.

@@ -84,7 +84,7 @@ func (j judge) kase(c Case) outcome {
 		// Below its floor although the status says pass: the numbers win.
 		c.Status = StatusFail
 	}
-	return j.counted(c.ID+"@"+c.Model, c.Status)
+	return j.counted(c.Key(), c.Status)
 }
 
 // counted is the outcome of a check or case that counts against the run:
@@ -182,16 +182,7 @@ func caseTally(r *Report) tally {
 // passRateText describes the conformance pass rate with its counts, from
 // the checks themselves (the same rule as ConformancePassRate).
 func passRateText(r *Report) string {
-	var n, ok int
-	for _, c := range r.Checks {
-		if c.Layer != LayerConformance || !c.Hard || c.Status == StatusSkip {
-			continue
-		}
-		n++
-		if c.Status == StatusPass {
-			ok++
-		}
-	}
+	ok, n := r.conformanceCounts()
 	if n == 0 {
 		return "conformance pass rate n/a (no hard check ran)"
 	}
@@ -482,7 +473,7 @@ func gateScoreNotes(s GateScore) string {
 	}
 	if s.BelowFloor {
 		w := "below floor"
-		if s.Direction == "lower" {
+		if s.Direction == DirectionLower {
 			w = "above ceiling"
 		}
 		if s.Floor != nil {
