@@ -16,6 +16,7 @@ import (
 
 	githubactions "github.com/sethvargo/go-githubactions"
 
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -236,7 +237,7 @@ func writeAnnotation(w io.Writer, a Annotation) error {
 	}
 	props := map[string]string{}
 	if t := stripControls(a.Title, false); t != "" {
-		props["title"] = clip(t, 256)
+		props["title"] = clip.Within(t, 256)
 	}
 	if f := stripControls(a.File, false); f != "" {
 		props["file"] = f
@@ -244,23 +245,8 @@ func writeAnnotation(w io.Writer, a Annotation) error {
 			props["line"] = strconv.Itoa(a.Line)
 		}
 	}
-	return command(w, a.Level, props, clip(stripControls(a.Message, true), maxAnnotationText))
+	return command(w, a.Level, props, clip.Within(stripControls(a.Message, true), maxAnnotationText))
 }
-
-// clip cuts s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ell = "…"
-	cut := n - len(ell)
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ell
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // Sources locates what a report's annotations point at: the golden file
 // and the line of each case in it (tasks.Case.File/Line), and the waiver

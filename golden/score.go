@@ -10,9 +10,9 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	clippkg "github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -754,11 +754,4 @@ func scoreTurns(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Sc
 var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")
 
 // clip shortens a value quoted in a reason to 80 runes.
-func clip(s string) string {
-	const limit = 80
-	if utf8.RuneCountInString(s) <= limit {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:limit]) + "…"
-}
+func clip(s string) string { return clippkg.Runes(s, 80) }

@@ -9,6 +9,9 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // HTMLOptions are what report.html shows beyond the report itself.
@@ -315,12 +318,13 @@ func clamp01(f float64) float64 {
 	return min(f, 1)
 }
 
+// clipRunes is s on one line in at most n runes, the ellipsis included.
 func clipRunes(s string, n int) string {
-	r := []rune(oneLine(s, 0))
-	if len(r) <= n {
-		return string(r)
+	s = oneLine(s, 0)
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return string(r[:n-1]) + "…"
+	return clip.Runes(s, n-1)
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{

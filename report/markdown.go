@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Limits that keep summary.md well under GitHub's 1 MiB step-summary cap
@@ -229,7 +231,7 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 // details writes a folded fenced code block. The summary text is ours; body
 // is untrusted and only ever appears inside the fence.
 func (m *mdWriter) details(summary, body, lang string) {
-	body, cut := truncateBytes(body, mdEvidenceMax)
+	body, cut := clip.Prefix(body, mdEvidenceMax)
 	m.evidence += len(body)
 	fence := codeFence(body)
 	m.p("<details><summary>%s</summary>", summary)

@@ -452,18 +452,6 @@ func oneLine(s string, max int) string {
 	return b.String()
 }
 
-// truncateBytes cuts s to at most max bytes on a rune boundary and reports
-// whether it cut.
-func truncateBytes(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max], true
-}
-
 // gateScoreNotes says in words what the gate saw in a score: a drop, a floor
 // missed, drift, the significance test. It is "" when there is nothing to say.
 func gateScoreNotes(s GateScore) string {

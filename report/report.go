@@ -1,7 +1,9 @@
 // Package report owns the Report model that every layer fills and every
-// renderer reads: the report.json contract of DESIGN.md. It is pure: it
-// imports only the standard library and does no I/O of its own beyond the
-// io.Writer a renderer is given.
+// renderer reads: the report.json contract of DESIGN.md, and the shared
+// names (names.go) that every package uses for layers, score keys, case
+// keys and the counts-against rule. It is pure: it imports only the
+// standard library and internal/clip, and does no I/O of its own beyond
+// the io.Writer a renderer is given.
 package report
 
 import (

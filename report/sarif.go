@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // SARIF constants: the schema GitHub code scanning and editors recognise.
@@ -395,7 +397,7 @@ func stripVolatile(s string) string {
 
 // sarifFingerprint hashes what identifies a finding across runs.
 func sarifFingerprint(ruleID, subject, message string) string {
-	msg, _ := truncateBytes(message, 4096)
+	msg, _ := clip.Prefix(message, 4096)
 	msg = stripVolatile(msg)
 	sum := sha256.Sum256([]byte(ruleID + "\x00" + subject + "\x00" + msg))
 	return hex.EncodeToString(sum[:])
