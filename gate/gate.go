@@ -51,22 +51,28 @@ const (
 var _ flag.Value = (*DriftMode)(nil)
 
 // String returns the flag spelling of the mode.
-func (m DriftMode) String() string {
-	if m == DriftFail {
+func (m DriftMode) String() string { return modeString(m, DriftFail) }
+
+// Set parses the flag spelling of the mode.
+func (m *DriftMode) Set(s string) error { return setMode(m, s, "drift mode", DriftWarn, DriftFail) }
+
+// modeString and setMode are String and Set of the warn|fail flags
+// (DriftMode, PerfMode).
+func modeString[M comparable](m, fail M) string {
+	if m == fail {
 		return "fail"
 	}
 	return "warn"
 }
 
-// Set parses the flag spelling of the mode.
-func (m *DriftMode) Set(s string) error {
+func setMode[M comparable](m *M, s, what string, warn, fail M) error {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "warn":
-		*m = DriftWarn
+		*m = warn
 	case "fail":
-		*m = DriftFail
+		*m = fail
 	default:
-		return fmt.Errorf("drift mode %q: want warn or fail", s)
+		return fmt.Errorf("%s %q: want warn or fail", what, s)
 	}
 	return nil
 }
@@ -286,9 +292,7 @@ func (e *evaluator) checks() {
 			continue
 		}
 		if inBase {
-			bp, bt := checkCounts(b)
-			cp, ct := checkCounts(c)
-			e.itemSignificance(&it, bp, bt, cp, ct)
+			itemSignificance(e, &it, b, c, checkCounts)
 		}
 		it.Blocking = c.Failed(e.p.Strict)
 
@@ -380,9 +384,7 @@ func (e *evaluator) cases() {
 			continue
 		}
 		if inBase {
-			bp, bt := caseCounts(b)
-			cp, ct := caseCounts(c)
-			e.itemSignificance(&it, bp, bt, cp, ct)
+			itemSignificance(e, &it, b, c, caseCounts)
 		}
 		// Cases are gated by their floors whatever their kind: hard ones at
 		// 1.0, soft ones at 0.8 unless the golden file says otherwise.
@@ -418,8 +420,11 @@ func (e *evaluator) cases() {
 }
 
 // itemSignificance tests whether the item's pass rate fell significantly
-// from the baseline's.
-func (e *evaluator) itemSignificance(it *report.GateItem, bp, bt, cp, ct int) {
+// from the baseline's: base and cur are the item in the baseline and now,
+// counts gives the passed and judged runs of either.
+func itemSignificance[T any](e *evaluator, it *report.GateItem, base, cur T, counts func(T) (passed, total int)) {
+	bp, bt := counts(base)
+	cp, ct := counts(cur)
 	if bt == 0 || ct == 0 {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -28,25 +29,10 @@ const (
 var _ flag.Value = (*PerfMode)(nil)
 
 // String returns the flag spelling of the mode.
-func (m PerfMode) String() string {
-	if m == PerfFail {
-		return "fail"
-	}
-	return "warn"
-}
+func (m PerfMode) String() string { return modeString(m, PerfFail) }
 
 // Set parses the flag spelling of the mode.
-func (m *PerfMode) Set(s string) error {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "warn":
-		*m = PerfWarn
-	case "fail":
-		*m = PerfFail
-	default:
-		return fmt.Errorf("perf gate mode %q: want warn or fail", s)
-	}
-	return nil
-}
+func (m *PerfMode) Set(s string) error { return setMode(m, s, "perf gate mode", PerfWarn, PerfFail) }
 
 // MinLatencyIncreaseMs is the absolute rise below which a p95 latency
 // increase is never flagged, whatever its relative size: on a fast tool
@@ -210,11 +196,4 @@ func fmtUSD(x float64) string {
 	return fmt.Sprintf("%.6f", x)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -36,10 +36,11 @@ const maxHTMLTranscript = 64 << 10
 func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	r = normalized(r)
 	j := newJudge(r)
+	checks, cases := tallies(r)
 	page := htmlPage{Title: "mcp-eval report", Verdict: "PASS", Pass: r.Passed(), Server: r.Server.Target,
-		Started: r.StartedAt, Judge: r.Judge, Cases: caseTally(r).String()}
+		Started: r.StartedAt, Judge: r.Judge, Cases: cases.String()}
 	if len(r.Checks) > 0 {
-		page.Checks = checkTally(r).String()
+		page.Checks = checks.String()
 	}
 	if !page.Pass {
 		page.Verdict = "FAIL"
@@ -52,21 +53,12 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	}
 
 	// Case × model matrix.
-	page.Models = modelsOf(r.Cases)
-	type key struct{ id, model string }
-	byKey := map[key]Case{}
-	var ids []string
-	for _, c := range r.Cases {
-		if _, seen := byKey[key{c.ID, ""}]; !seen {
-			byKey[key{c.ID, ""}] = c
-			ids = append(ids, c.ID)
-		}
-		byKey[key{c.ID, c.Model}] = c
-	}
-	for _, id := range ids {
-		row := htmlRow{ID: id, Kind: byKey[key{id, ""}].Kind}
+	mx := newCaseMatrix(r.Cases)
+	page.Models = mx.models
+	for _, id := range mx.ids {
+		row := htmlRow{ID: id, Kind: mx.first[id].Kind}
 		for _, m := range page.Models {
-			c, ok := byKey[key{id, m}]
+			c, ok := mx.cell(id, m)
 			if !ok {
 				row.Cells = append(row.Cells, htmlCell{Class: "none", Text: "–"})
 				continue

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,18 +124,8 @@ func (r *Report) Passed() bool {
 	if r.Gate != nil {
 		return r.Gate.Passed
 	}
-	j := newJudge(r)
-	for _, c := range r.Checks {
-		if o := j.check(c); o == outFail || o == outError {
-			return false
-		}
-	}
-	for _, c := range r.Cases {
-		if o := j.kase(c); o == outFail || o == outError {
-			return false
-		}
-	}
-	return true
+	checks, cases := tallies(r)
+	return checks.failed+checks.errors+cases.failed+cases.errors == 0
 }
 
 // tally counts outcomes for the summary lines.
@@ -161,22 +153,16 @@ func (t tally) String() string {
 		t.passed, t.failed, t.warnings, t.skipped, t.errors)
 }
 
-func checkTally(r *Report) tally {
-	var t tally
+// tallies counts the outcomes of the checks and of the cases.
+func tallies(r *Report) (checks, cases tally) {
 	j := newJudge(r)
 	for _, c := range r.Checks {
-		t.add(j.check(c))
+		checks.add(j.check(c))
 	}
-	return t
-}
-
-func caseTally(r *Report) tally {
-	var t tally
-	j := newJudge(r)
 	for _, c := range r.Cases {
-		t.add(j.kase(c))
+		cases.add(j.kase(c))
 	}
-	return t
+	return checks, cases
 }
 
 // passRateText describes the conformance pass rate with its counts, from
@@ -284,6 +270,34 @@ func normalized(r *Report) *Report {
 	return &c
 }
 
+// caseMatrix lays the cases out by id and model, as the case × model
+// tables of the Markdown, comment and HTML renderers show them: ids in the
+// order the cases list them, models sorted.
+type caseMatrix struct {
+	ids    []string
+	models []string
+	first  map[string]Case    // the first case of each id
+	cells  map[[2]string]Case // by id and model
+}
+
+func newCaseMatrix(cases []Case) caseMatrix {
+	m := caseMatrix{models: modelsOf(cases), first: map[string]Case{}, cells: map[[2]string]Case{}}
+	for _, c := range cases {
+		if _, seen := m.first[c.ID]; !seen {
+			m.first[c.ID] = c
+			m.ids = append(m.ids, c.ID)
+		}
+		m.cells[[2]string{c.ID, c.Model}] = c
+	}
+	return m
+}
+
+// cell is the case of id on model, if it ran there.
+func (m caseMatrix) cell(id, model string) (Case, bool) {
+	c, ok := m.cells[[2]string{id, model}]
+	return c, ok
+}
+
 // modelsOf returns the distinct models of the cases, sorted.
 func modelsOf(cases []Case) []string {
 	seen := map[string]bool{}
@@ -299,14 +313,7 @@ func modelsOf(cases []Case) []string {
 }
 
 // sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // serverName extracts "name version" from serverInfo, or "".
 func serverName(raw json.RawMessage) string {

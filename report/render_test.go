@@ -153,6 +153,16 @@ func render(t *testing.T, fn func(io.Writer, *Report) error, r *Report) []byte {
 	return b.Bytes()
 }
 
+// wantContains fails the test for each of wants that got lacks.
+func wantContains(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q:\n%s", w, got)
+		}
+	}
+}
+
 func TestGolden(t *testing.T) {
 	for _, name := range inputs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -433,13 +443,26 @@ FAIL  2 passed, 1 failed, 1 warnings, 1 skipped, 0 errors · conformance pass ra
 	}
 }
 
+// cutCase is one input of a function that makes text safe and cuts it to
+// max runes (oneLine, plainText).
+type cutCase struct {
+	in   string
+	max  int
+	want string
+}
+
+func testCut(t *testing.T, name string, fn func(string, int) string, tests []cutCase) {
+	t.Helper()
+	for _, tt := range tests {
+		if got := fn(tt.in, tt.max); got != tt.want {
+			t.Errorf("%s(%q, %d) = %q, want %q", name, tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
 func TestOneLine(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
+	testCut(t, "oneLine", oneLine, []cutCase{
 		{"plain", 0, "plain"},
 		{"a\nb\r\tc", 0, `a\nb\r\tc`},
 		{"\x1b[31mred", 0, `\x1b[31mred`},
@@ -448,12 +471,7 @@ func TestOneLine(t *testing.T) {
 		{"abcdef", 3, "abc…"},
 		{"abc", 3, "abc"},
 		{"日本語テキスト", 2, "日本…"},
-	}
-	for _, tt := range tests {
-		if got := oneLine(tt.in, tt.max); got != tt.want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestEvidenceFields(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -164,38 +165,8 @@ func TestSARIFSchema(t *testing.T) {
 	if path == "" {
 		t.Skip("MCP_EVAL_SARIF_SCHEMA is not set; TestSARIFStructure checks the structure by hand")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const id = "https://json.schemastore.org/sarif-2.1.0.json"
-	if err := c.AddResource(id, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(id)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	files, err := filepath.Glob(filepath.Join("testdata", "*.sarif"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden SARIF files: %v", err)
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := validate(t, s, b); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
+	s := spectest.CompileFile(t, path, "https://json.schemastore.org/sarif-2.1.0.json", "", (*jsonschema.Compiler).AssertFormat)
+	validateFiles(t, s, filepath.Join("testdata", "*.sarif"))
 	if err := validate(t, s, renderSARIF(t, loadReport(t, "hostile-tool"), SARIFOptions{ArtifactURI: "servers/a b:c.py"})); err != nil {
 		t.Errorf("with an artifact: %v", err)
 	}
@@ -365,20 +336,11 @@ func TestSARIFMessageHasNoLinks(t *testing.T) {
 
 func TestPlainText(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
+	testCut(t, "plainText", plainText, []cutCase{
 		{"plain </details> @org/team `x`", 100, "plain </details> @org/team `x`"},
 		{"a\r\nb\rc\x00d\x1b[31me\u202ef\u2028g", 100, "a\nb\ncd[31mefg"},
 		{"  trim\n", 100, "trim"},
 		{"bad\xffutf8", 100, "bad\ufffdutf8"},
 		{"abcdef", 3, "abc…"},
-	}
-	for _, tt := range tests {
-		if got := plainText(tt.in, tt.max); got != tt.want {
-			t.Errorf("plainText(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
+	})
 }

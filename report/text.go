@@ -117,9 +117,10 @@ func (t *textWriter) tally(r *Report) {
 	if !r.Passed() {
 		verdict = t.paint(ansiRed, "FAIL")
 	}
-	tl := verdict + "  " + checkTally(r).String() + " · " + passRateText(r)
+	checks, cases := tallies(r)
+	tl := verdict + "  " + checks.String() + " · " + passRateText(r)
 	if len(r.Cases) > 0 {
-		tl += "\n      cases: " + caseTally(r).String()
+		tl += "\n      cases: " + cases.String()
 	}
 	t.line(tl)
 }
