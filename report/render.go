@@ -427,33 +427,42 @@ func isBidiControl(r rune) bool {
 // invalid UTF-8 becomes U+FFFD. With max > 0 the result is cut to max runes,
 // ending in "…".
 func oneLine(s string, max int) string {
+	return rewriteRunes(s, max, func(r rune, _ string) string {
+		switch {
+		case r == '\n':
+			return `\n`
+		case r == '\r':
+			return `\r`
+		case r == '\t':
+			return `\t`
+		case r < 0x80 && unicode.IsControl(r):
+			return fmt.Sprintf(`\x%02x`, r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || isBidiControl(r):
+			return fmt.Sprintf(`\u%04x`, r)
+		}
+		return string(r)
+	})
+}
+
+// rewriteRunes builds a string from s piece by piece: each rune (invalid
+// UTF-8 read as U+FFFD) becomes piece(r, rest), rest being the text after
+// it, and "" drops it. With max > 0 the result holds at most max pieces,
+// then "…" when there were more.
+func rewriteRunes(s string, max int, piece func(r rune, rest string) string) string {
 	var b strings.Builder
 	n := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		var piece string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			piece = "\ufffd"
-		case r == '\n':
-			piece = `\n`
-		case r == '\r':
-			piece = `\r`
-		case r == '\t':
-			piece = `\t`
-		case r < 0x80 && unicode.IsControl(r):
-			piece = fmt.Sprintf(`\x%02x`, r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || isBidiControl(r):
-			piece = fmt.Sprintf(`\u%04x`, r)
-		default:
-			piece = string(r)
+		p := piece(r, s[i:])
+		if p == "" {
+			continue
 		}
 		if max > 0 && n >= max {
 			b.WriteString("…")
-			return b.String()
+			break
 		}
-		b.WriteString(piece)
+		b.WriteString(p)
 		n++
 	}
 	return b.String()

@@ -132,15 +132,21 @@ func loadReport(t *testing.T, name string) *Report {
 		h.mutate(r)
 		return r
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", name+".input.json"))
+	var r Report
+	readJSON(t, filepath.Join("testdata", name+".input.json"), &r)
+	return &r
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%s: %v", name, err)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	return &r
 }
 
 // render runs fn and fails the test on an error.

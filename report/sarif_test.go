@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -190,11 +191,16 @@ func TestSARIFLevelsAndRules(t *testing.T) {
 		Gate: &Gate{Waived: []GateItem{{Kind: "check", ID: "result-type/tools-call", WaiverReason: "SDK bug"}}},
 	}
 	d := checkSARIF(t, "levels", render(t, WriteSARIF, r))
-	var rules []string
+	// Each rule as "id level helpUri", each result as "rule level text".
+	type listing struct{ Rules, Results []string }
+	var got listing
 	for _, rule := range d.Runs[0].Tool.Driver.Rules {
-		rules = append(rules, rule.ID+" "+rule.Default.Level+" "+rule.HelpURI)
+		got.Rules = append(got.Rules, rule.ID+" "+rule.Default.Level+" "+rule.HelpURI)
 	}
-	want := []string{
+	for _, res := range d.Runs[0].Results {
+		got.Results = append(got.Results, res.RuleID+" "+res.Level+" "+res.Message.Text)
+	}
+	want := listing{Rules: []string{
 		"caching/prompts-list error ",
 		"caching/tools-list error https://modelcontextprotocol.io/specification/2026-07-28/basic/caching",
 		"discover/responds error ",
@@ -202,23 +208,15 @@ func TestSARIFLevelsAndRules(t *testing.T) {
 		"http/get-not-allowed warning ",
 		"resilience/oversized-request warning ",
 		"result-type/tools-call error ",
-	}
-	if !slices.Equal(rules, want) {
-		t.Errorf("rules = %q, want %q", rules, want)
-	}
-	var results []string
-	for _, res := range d.Runs[0].Results {
-		results = append(results, res.RuleID+" "+res.Level+" "+res.Message.Text)
-	}
-	want = []string{
+	}, Results: []string{
 		"caching/tools-list error no ttlMs",
 		"errors/unsupported-version error The check could not complete: timed out",
 		"http/get-not-allowed warning GET got 200",
 		"resilience/oversized-request warning HTTP 500",
 		"result-type/tools-call warning partial (waived: SDK bug)",
-	}
-	if !slices.Equal(results, want) {
-		t.Errorf("results = %q, want %q", results, want)
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules and results (-want +got):\n%s", diff)
 	}
 
 	// --strict makes every failure an error.

@@ -118,19 +118,13 @@ func check0(m map[string]any) map[string]any {
 // shapes of other files (results.sarif), not of report.json.
 func TestSchemaMatchesStructs(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(schemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Defs       map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, schemaPath, &schema)
 	structs := jsonStructs(t)
 	if len(structs) < 10 {
 		t.Fatalf("found only %d structs with json tags: %v", len(structs), structs)
