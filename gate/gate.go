@@ -5,8 +5,10 @@
 // significance, model drift and ratcheted floors.
 //
 // It is pure: no I/O and no clock (the caller passes Policy.Now and the
-// waiver file's bytes). It imports only the standard library, report and,
-// to read the waiver file, gopkg.in/yaml.v3; it must never import a layer.
+// waiver file's bytes). It imports only the standard library, report,
+// internal/stats and, to read the waiver file, gopkg.in/yaml.v3 with
+// internal/yamlfile's error types and internal/suggest; it must never
+// import a layer.
 package gate
 
 import (
