@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -231,7 +233,7 @@ func runCall(ctx context.Context, s Server, t Task, byName map[string]mcp.Tool, 
 // server digit for digit rather than through a float64.
 func decodeArguments(tc llm.ToolCall) (map[string]any, error) {
 	if tc.InvalidArguments != "" {
-		return nil, fmt.Errorf("not valid JSON: %s", clip(tc.InvalidArguments, 200))
+		return nil, fmt.Errorf("not valid JSON: %s", clip.Bytes(tc.InvalidArguments, 200))
 	}
 	raw := bytes.TrimSpace(tc.Arguments)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -241,11 +243,11 @@ func decodeArguments(tc llm.ToolCall) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %s", clip(string(raw), 200))
+		return nil, fmt.Errorf("not valid JSON: %s", clip.Bytes(string(raw), 200))
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("arguments must be a JSON object, got %s", clip(string(raw), 200))
+		return nil, fmt.Errorf("arguments must be a JSON object, got %s", clip.Bytes(string(raw), 200))
 	}
 	return obj, nil
 }
@@ -429,21 +431,4 @@ func toolNames(byName map[string]mcp.Tool, names *ToolNames) string {
 	return strings.Join(keys, ", ")
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // suiteSel selects one check of the conformance suite. Its ids are not
@@ -320,7 +322,7 @@ func suiteMessage(found []suiteCheck) string {
 	if len(found) != 1 || found[0].ErrorMessage == "" {
 		return ""
 	}
-	return " (suite: " + shorten(sanitize(found[0].ErrorMessage), 300) + ")"
+	return " (suite: " + clip.Bytes(sanitize(found[0].ErrorMessage), 300) + ")"
 }
 
 // TestWallTime logs how long mcp-eval and the suite take on the Go server.

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // notInstalled is the message of a skip (or, under CI=true, a failure) when
@@ -277,7 +279,7 @@ func (c check) describe() string {
 		s += " [info: " + c.Info + "]"
 	}
 	if len(c.Evidence) > 0 && string(c.Evidence) != "null" {
-		s += "\n        evidence: " + shorten(string(c.Evidence), 1500)
+		s += "\n        evidence: " + clip.Bytes(string(c.Evidence), 1500)
 	}
 	return s
 }
@@ -519,11 +521,4 @@ var totalLine = regexp.MustCompile(`(?m)^.*Total:\s*\d+\s+passed.*$`)
 
 func sanitize(s string) string {
 	return totalLine.ReplaceAllString(s, "(suite summary line removed)")
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -5,8 +5,10 @@
 // significance, model drift and ratcheted floors.
 //
 // It is pure: no I/O and no clock (the caller passes Policy.Now and the
-// waiver file's bytes). It imports only the standard library, report and,
-// to read the waiver file, gopkg.in/yaml.v3; it must never import a layer.
+// waiver file's bytes). It imports only the standard library, report,
+// internal/stats and, to read the waiver file, gopkg.in/yaml.v3 with
+// internal/yamlfile's error types and internal/suggest; it must never
+// import a layer.
 package gate
 
 import (
@@ -51,22 +53,28 @@ const (
 var _ flag.Value = (*DriftMode)(nil)
 
 // String returns the flag spelling of the mode.
-func (m DriftMode) String() string {
-	if m == DriftFail {
+func (m DriftMode) String() string { return modeString(m, DriftFail) }
+
+// Set parses the flag spelling of the mode.
+func (m *DriftMode) Set(s string) error { return setMode(m, s, "drift mode", DriftWarn, DriftFail) }
+
+// modeString and setMode are String and Set of the warn|fail flags
+// (DriftMode, PerfMode).
+func modeString[M comparable](m, fail M) string {
+	if m == fail {
 		return "fail"
 	}
 	return "warn"
 }
 
-// Set parses the flag spelling of the mode.
-func (m *DriftMode) Set(s string) error {
+func setMode[M comparable](m *M, s, what string, warn, fail M) error {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "warn":
-		*m = DriftWarn
+		*m = warn
 	case "fail":
-		*m = DriftFail
+		*m = fail
 	default:
-		return fmt.Errorf("drift mode %q: want warn or fail", s)
+		return fmt.Errorf("%s %q: want warn or fail", what, s)
 	}
 	return nil
 }
@@ -157,12 +165,6 @@ type Decision struct {
 	// Perf compares latency and cost with the baseline's telemetry.
 	Perf []report.GatePerf
 }
-
-// Item kinds in report.GateItem.Kind.
-const (
-	kindCheck = "check"
-	kindCase  = "case"
-)
 
 // Evaluate compares cur with base under p. base may be nil: then only the
 // absolute floors apply (hard checks pass, cases at their floors, waivers)
@@ -261,8 +263,6 @@ const (
 	baseSkipped                  // skipped or otherwise not judged
 )
 
-func failed(s report.Status) bool { return s == report.StatusFail || s == report.StatusError }
-
 func (e *evaluator) checks() {
 	base := map[string]report.Check{}
 	if e.base != nil {
@@ -274,29 +274,27 @@ func (e *evaluator) checks() {
 	slices.SortStableFunc(cur, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range cur {
 		b, inBase := base[c.ID]
-		it := report.GateItem{Kind: kindCheck, ID: c.ID, Hard: c.Hard, Status: c.Status, Runs: c.Runs, Passed: c.Passed}
+		it := report.GateItem{Kind: report.ItemCheck, ID: c.ID, Hard: c.Hard, Status: c.Status, Runs: c.Runs, Passed: c.Passed}
 		st := baseAbsent
 		if inBase {
 			it.BaseStatus, it.BaseRuns, it.BasePassed = b.Status, b.Runs, b.Passed
 			switch {
 			case b.Status == report.StatusPass:
 				st = basePassed
-			case failed(b.Status):
+			case b.Status.Failed():
 				st = baseFailed
 			default:
 				st = baseSkipped
 			}
 		}
-		if !failed(c.Status) {
+		if !c.Status.Failed() {
 			if st == baseFailed && c.Status == report.StatusPass {
 				e.d.Fixed = append(e.d.Fixed, it)
 			}
 			continue
 		}
 		if inBase {
-			bp, bt := checkCounts(b)
-			cp, ct := checkCounts(c)
-			e.itemSignificance(&it, bp, bt, cp, ct)
+			itemSignificance(e, &it, b, c, checkCounts)
 		}
 		it.Blocking = c.Failed(e.p.Strict)
 
@@ -354,13 +352,11 @@ func caseCounts(c report.Case) (passed, total int) {
 	return min(max(c.Passed, 0), n), n
 }
 
-func caseKey(c report.Case) string { return c.ID + "@" + c.Model }
-
 func (e *evaluator) cases() {
 	base := map[string]report.Case{}
 	if e.base != nil {
 		for _, c := range e.base.Cases {
-			base[caseKey(c)] = c
+			base[c.Key()] = c
 		}
 	}
 	cur := slices.Clone(e.cur.Cases)
@@ -368,10 +364,10 @@ func (e *evaluator) cases() {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
 	for _, c := range cur {
-		b, inBase := base[caseKey(c)]
+		b, inBase := base[c.Key()]
 		floor := c.FloorOrDefault()
 		it := report.GateItem{
-			Kind: kindCase, ID: c.ID, Model: c.Model, Hard: c.Kind == "hard",
+			Kind: report.ItemCase, ID: c.ID, Model: c.Model, Hard: c.Hard(),
 			Status: c.Status, Runs: c.Runs, Passed: c.Passed, PassRate: c.PassRate, Floor: floor,
 		}
 		st := baseAbsent
@@ -390,9 +386,7 @@ func (e *evaluator) cases() {
 			continue
 		}
 		if inBase {
-			bp, bt := caseCounts(b)
-			cp, ct := caseCounts(c)
-			e.itemSignificance(&it, bp, bt, cp, ct)
+			itemSignificance(e, &it, b, c, caseCounts)
 		}
 		// Cases are gated by their floors whatever their kind: hard ones at
 		// 1.0, soft ones at 0.8 unless the golden file says otherwise.
@@ -423,13 +417,16 @@ func (e *evaluator) cases() {
 				what += fmt.Sprintf(" (%d errored)", c.Errored)
 			}
 		}
-		e.failure(it, st, what, action, caseKey(c), c.ID)
+		e.failure(it, st, what, action, c.Key(), c.ID)
 	}
 }
 
 // itemSignificance tests whether the item's pass rate fell significantly
-// from the baseline's.
-func (e *evaluator) itemSignificance(it *report.GateItem, bp, bt, cp, ct int) {
+// from the baseline's: base and cur are the item in the baseline and now,
+// counts gives the passed and judged runs of either.
+func itemSignificance[T any](e *evaluator, it *report.GateItem, base, cur T, counts func(T) (passed, total int)) {
+	bp, bt := counts(base)
+	cp, ct := counts(cur)
 	if bt == 0 || ct == 0 {
 		return
 	}
@@ -469,7 +466,7 @@ func (e *evaluator) failure(it report.GateItem, st baseState, what, action strin
 	}
 	// Sampling noise is a question for model-driven cases; a check is
 	// deterministic and must pass, so its p-value stays in the data only.
-	if it.PValue != nil && st == basePassed && it.Kind == kindCase {
+	if it.PValue != nil && st == basePassed && it.Kind == report.ItemCase {
 		since += fmt.Sprintf(" (%s)", sigPhrase(*it.PValue, e.p.Alpha))
 	}
 	switch {
@@ -568,7 +565,7 @@ func (e *evaluator) names(id string) bool {
 		}
 	}
 	for _, c := range e.cur.Cases {
-		if c.ID == id || caseKey(c) == id {
+		if c.ID == id || c.Key() == id {
 			return true
 		}
 	}
@@ -582,7 +579,7 @@ func (e *evaluator) names(id string) bool {
 func (e *evaluator) evaluated(id string) bool {
 	has := func(layer string) bool { return slices.Contains(e.cur.Layers, layer) }
 	group, _, isCheck := strings.Cut(id, "/")
-	if !isCheck || strings.Contains(id, "@") {
+	if _, _, isCase := report.ParseCaseKey(id); !isCheck || isCase {
 		return len(e.cur.Cases) > 0 || has(report.LayerBehavior)
 	}
 	for _, c := range e.cur.Checks {

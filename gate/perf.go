@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -28,40 +29,15 @@ const (
 var _ flag.Value = (*PerfMode)(nil)
 
 // String returns the flag spelling of the mode.
-func (m PerfMode) String() string {
-	if m == PerfFail {
-		return "fail"
-	}
-	return "warn"
-}
+func (m PerfMode) String() string { return modeString(m, PerfFail) }
 
 // Set parses the flag spelling of the mode.
-func (m *PerfMode) Set(s string) error {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "warn":
-		*m = PerfWarn
-	case "fail":
-		*m = PerfFail
-	default:
-		return fmt.Errorf("perf gate mode %q: want warn or fail", s)
-	}
-	return nil
-}
+func (m *PerfMode) Set(s string) error { return setMode(m, s, "perf gate mode", PerfWarn, PerfFail) }
 
 // MinLatencyIncreaseMs is the absolute rise below which a p95 latency
 // increase is never flagged, whatever its relative size: on a fast tool
 // (0.4 ms to 0.6 ms is +50%) it is scheduling noise, not a regression.
 const MinLatencyIncreaseMs = 1.0
-
-// Perf item kinds and metrics (report.GatePerf).
-const (
-	perfTool  = "tool"
-	perfModel = "model"
-	perfCase  = "case"
-
-	metricP95  = "p95Ms"
-	metricCost = "costUsdPerRun"
-)
 
 func (p Policy) validatePerf() []error {
 	var errs []error
@@ -109,7 +85,7 @@ func (e *evaluator) perf() {
 			cacheOnly = append(cacheOnly, "tool "+k)
 			continue
 		}
-		e.perfItem(report.GatePerf{Kind: perfTool, ID: k, Metric: metricP95, Base: b.P95Ms, Current: c.P95Ms})
+		e.perfItem(report.GatePerf{Kind: report.PerfTool, ID: k, Metric: report.MetricP95, Base: b.P95Ms, Current: c.P95Ms})
 	}
 	for _, k := range sortedKeys(ct.Models) {
 		c, ok := ct.Models[k]
@@ -123,11 +99,11 @@ func (e *evaluator) perf() {
 			cacheOnly = append(cacheOnly, "model "+k)
 			continue
 		}
-		e.perfItem(report.GatePerf{Kind: perfModel, ID: k, Metric: metricP95, Base: b.P95Ms, Current: c.P95Ms})
+		e.perfItem(report.GatePerf{Kind: report.PerfModel, ID: k, Metric: report.MetricP95, Base: b.P95Ms, Current: c.P95Ms})
 	}
 	base := map[string]report.Case{}
 	for _, c := range e.base.Cases {
-		base[caseKey(c)] = c
+		base[c.Key()] = c
 	}
 	cases := slices.Clone(e.cur.Cases)
 	slices.SortStableFunc(cases, func(a, b report.Case) int {
@@ -135,7 +111,7 @@ func (e *evaluator) perf() {
 	})
 	var unpriced int
 	for _, c := range cases {
-		b, ok := base[caseKey(c)]
+		b, ok := base[c.Key()]
 		if !ok || c.Runs == 0 || b.Runs == 0 {
 			continue
 		}
@@ -146,7 +122,7 @@ func (e *evaluator) perf() {
 			continue
 		}
 		e.perfItem(report.GatePerf{
-			Kind: perfCase, ID: c.ID, Model: c.Model, Metric: metricCost,
+			Kind: report.PerfCase, ID: c.ID, Model: c.Model, Metric: report.MetricCostPerRun,
 			Base: *b.CostUSD / float64(b.Runs), Current: *c.CostUSD / float64(c.Runs),
 		})
 	}
@@ -161,7 +137,7 @@ func (e *evaluator) perf() {
 // perfItem completes one comparison and records it.
 func (e *evaluator) perfItem(it report.GatePerf) {
 	limit := e.p.MaxLatencyIncrease
-	if it.Metric == metricCost {
+	if it.Metric == report.MetricCostPerRun {
 		limit = e.p.MaxCostIncrease
 	}
 	if it.Base > 0 {
@@ -172,7 +148,7 @@ func (e *evaluator) perfItem(it report.GatePerf) {
 		switch {
 		case it.Base <= 0:
 			// Nothing to be relative to: a free case or a 0 ms baseline.
-		case it.Metric == metricP95 && it.Current-it.Base < MinLatencyIncreaseMs:
+		case it.Metric == report.MetricP95 && it.Current-it.Base < MinLatencyIncreaseMs:
 		default:
 			it.Exceeded = it.Increase > limit+eps
 		}
@@ -191,7 +167,7 @@ func (e *evaluator) perfItem(it report.GatePerf) {
 }
 
 func roundPerf(metric string, v float64) float64 {
-	if metric == metricCost {
+	if metric == report.MetricCostPerRun {
 		return round9(v)
 	}
 	return math.Round(v*1000) / 1000
@@ -201,7 +177,7 @@ func roundPerf(metric string, v float64) float64 {
 func perfWhat(it report.GatePerf) string {
 	pct := func(x float64) string { return strconv0(x*100) + "%" }
 	switch it.Kind {
-	case perfCase:
+	case report.PerfCase:
 		return fmt.Sprintf("Cost per run of case %s on %s rose %s ($%s to $%s), above --max-cost-increase %s",
 			it.ID, it.Model, pct(it.Increase), fmtUSD(it.Base), fmtUSD(it.Current), pct(*it.Limit))
 	default:
@@ -220,11 +196,4 @@ func fmtUSD(x float64) string {
 	return fmt.Sprintf("%.6f", x)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -18,7 +18,7 @@ import (
 // same fingerprint is a real server change (the fingerprint hashes only the
 // tool surface, not behavior).
 func modelDriven(key string) bool {
-	return strings.HasPrefix(key, "behavior.") ||
+	return strings.HasPrefix(key, report.LayerBehavior+".") ||
 		strings.HasSuffix(key, "fabricationRate") || strings.HasSuffix(key, "attackSuccessRate")
 }
 
@@ -26,7 +26,7 @@ func modelDriven(key string) bool {
 // gate already judges one by one. conformance.passRate is hard checks passed
 // over hard checks, and every hard check must pass unless waived; failing
 // the score as well would make a waiver for a new hard failure useless.
-func gatedByItems(key string) bool { return key == "conformance.passRate" }
+func gatedByItems(key string) bool { return key == report.ScoreConformancePassRate }
 
 // scoreCounts returns the pooled good and total counts behind a score, where
 // the report holds them: conformance.passRate from the runs of the hard
@@ -35,14 +35,14 @@ func gatedByItems(key string) bool { return key == "conformance.passRate" }
 // count, so they are not tested for significance.
 func scoreCounts(r *report.Report, key string) (passed, total int, ok bool) {
 	switch key {
-	case "conformance.passRate":
+	case report.ScoreConformancePassRate:
 		for _, c := range r.Checks {
 			if c.Layer == report.LayerConformance && c.Hard {
 				p, t := checkCounts(c)
 				passed, total = passed+p, total+t
 			}
 		}
-	case "behavior.passRate":
+	case report.ScoreBehaviorPassRate:
 		for _, c := range r.Cases {
 			p, t := caseCounts(c)
 			passed, total = passed+p, total+t
@@ -76,11 +76,8 @@ func (e *evaluator) scores() {
 	e.judgeChange = judgeChange(e.base, e.cur)
 	var noBase, noCur, drifted, judged []string
 	for _, k := range keys {
-		lower := report.LowerIsBetter(k)
-		gs := report.GateScore{Key: k, Direction: "higher"}
-		if lower {
-			gs.Direction = "lower"
-		}
+		gs := report.GateScore{Key: k, Direction: report.ScoreDirection(k)}
+		lower := gs.Direction == report.DirectionLower
 		cv, inCur := e.cur.Scores[k]
 		bv, inBase := baseScores[k]
 		if inCur {
@@ -166,7 +163,7 @@ func (e *evaluator) scores() {
 // argument matches the pass rate and argument accuracy.
 func judgeDriven(key string) bool {
 	switch key {
-	case "behavior.taskCompletion", "behavior.passRate", "behavior.argumentAccuracy":
+	case report.ScoreTaskCompletion, report.ScoreBehaviorPassRate, report.ScoreArgumentAccuracy:
 		return true
 	}
 	return false

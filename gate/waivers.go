@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -57,113 +56,132 @@ var waiverKeys = []string{"id", "reason", "expires"}
 // ParseWaivers reads a waiver file: a YAML list of entries with id, reason
 // and an optional expires date (YYYY-MM-DD). file is used only in messages;
 // the caller reads the file, so the gate stays free of I/O. An empty file is
-// an empty list. Every problem found is reported, each as "file:line: …".
+// an empty list. Every problem found is reported, each a *yamlfile.Error
+// ("file:line: …"), several in one yamlfile.Errors.
 func ParseWaivers(data []byte, file string) ([]Waiver, error) {
+	root, err := waiverList(data, file)
+	if root == nil || err != nil {
+		return nil, err
+	}
+	p := waiverParser{file: file, first: map[string]int{}}
+	var out []Waiver
+	for _, item := range root.Content {
+		if w, ok := p.entry(item); ok {
+			out = append(out, w)
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return out, nil
+}
+
+// waiverList decodes the file's list of entries: nil for an empty file or
+// null, an error for a syntax error (restated as file:N like every other
+// waiver error) or anything but a list.
+func waiverList(data []byte, file string) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		// Restated as file:N like every other waiver error.
 		line, msg := yamlfile.Syntax(err)
-		if line > 0 {
-			return nil, fmt.Errorf("%s:%d: %s", file, line, msg)
-		}
-		return nil, fmt.Errorf("%s: %s", file, msg)
+		return nil, &yamlfile.Error{File: file, Line: line, Msg: msg}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, nil
 	}
 	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+	switch {
+	case root.Kind == yaml.ScalarNode && root.Tag == "!!null":
 		return nil, nil
+	case root.Kind != yaml.SequenceNode:
+		return nil, &yamlfile.Error{File: file, Line: root.Line, Msg: "want a list of waivers (- id: …, reason: …), got " + kindName(root)}
 	}
-	if root.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: want a list of waivers (- id: …, reason: …), got %s", file, root.Line, kindName(root))
-	}
+	return root, nil
+}
 
-	var (
-		out   []Waiver
-		errs  []error
-		first = map[string]int{} // id -> line of its first entry
-	)
-	bad := func(line int, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...)))
+// waiverParser reads the entries of one waiver file, collecting every
+// problem.
+type waiverParser struct {
+	file  string
+	errs  yamlfile.Errors
+	first map[string]int // id -> line of its first entry
+}
+
+func (p *waiverParser) bad(line int, format string, args ...any) {
+	p.errs = append(p.errs, &yamlfile.Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// entry reads one entry; ok is false when it has a problem (reported).
+func (p *waiverParser) entry(item *yaml.Node) (w Waiver, ok bool) {
+	if item.Kind != yaml.MappingNode {
+		p.bad(item.Line, "each waiver must be a mapping with id and reason, got %s", kindName(item))
+		return w, false
 	}
-	for _, item := range root.Content {
-		if item.Kind != yaml.MappingNode {
-			bad(item.Line, "each waiver must be a mapping with id and reason, got %s", kindName(item))
+	before := len(p.errs)
+	w = Waiver{File: p.file, Line: item.Line}
+	idLine := p.fields(item, &w)
+	p.checkID(w.ID, idLine, item.Line)
+	if w.Reason == "" {
+		p.bad(item.Line, "waiver for %q has no reason: say why the failure is accepted", w.ID)
+	}
+	return w, len(p.errs) == before
+}
+
+// fields fills w from the entry's keys and returns the line of its id.
+func (p *waiverParser) fields(item *yaml.Node, w *Waiver) (idLine int) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		k, v := item.Content[i], item.Content[i+1]
+		// yaml.v3 keeps both copies of a repeated key in a Node, and
+		// the last would silently win.
+		if seen[k.Value] {
+			p.bad(k.Line, "key %q appears twice in one waiver", k.Value)
 			continue
 		}
-		w := Waiver{File: file, Line: item.Line}
-		var idLine int
-		ok := true
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(item.Content); i += 2 {
-			k, v := item.Content[i], item.Content[i+1]
-			// yaml.v3 keeps both copies of a repeated key in a Node, and
-			// the last would silently win.
-			if seen[k.Value] {
-				bad(k.Line, "key %q appears twice in one waiver", k.Value)
-				ok = false
-				continue
-			}
-			seen[k.Value] = true
-			if v.Kind != yaml.ScalarNode {
-				bad(v.Line, "%s must be a single value, got %s", k.Value, kindName(v))
-				ok = false
-				continue
-			}
-			switch k.Value {
-			case "id":
-				w.ID = strings.TrimSpace(v.Value)
-				idLine = v.Line
-			case "reason":
-				w.Reason = strings.TrimSpace(v.Value)
-			case "expires":
-				t, err := time.Parse(time.DateOnly, strings.TrimSpace(v.Value))
-				if err != nil {
-					bad(v.Line, "expires %q is not a date: want YYYY-MM-DD", v.Value)
-					ok = false
-					continue
-				}
-				w.Expires = t
-			default:
-				if s := suggest(k.Value, waiverKeys); s != "" {
-					bad(k.Line, "unknown key %q (did you mean %q?)", k.Value, s)
-				} else {
-					bad(k.Line, "unknown key %q: a waiver has %s", k.Value, strings.Join(waiverKeys, ", "))
-				}
-				ok = false
-			}
+		seen[k.Value] = true
+		if v.Kind != yaml.ScalarNode {
+			p.bad(v.Line, "%s must be a single value, got %s", k.Value, kindName(v))
+			continue
 		}
-		switch {
-		case w.ID == "":
-			bad(item.Line, "waiver has no id: name the check id, case id, or case-id@model it accepts")
-			ok = false
-		case strings.ContainsAny(w.ID, " \t"):
-			bad(idLine, "waiver id %q contains spaces: ids are check ids or case-id@model", w.ID)
-			ok = false
-		case strings.HasPrefix(w.ID, "@") || strings.HasSuffix(w.ID, "@"):
-			bad(idLine, "waiver id %q needs both parts of case-id@model", w.ID)
-			ok = false
+		switch k.Value {
+		case "id":
+			w.ID = strings.TrimSpace(v.Value)
+			idLine = v.Line
+		case "reason":
+			w.Reason = strings.TrimSpace(v.Value)
+		case "expires":
+			t, err := time.Parse(time.DateOnly, strings.TrimSpace(v.Value))
+			if err != nil {
+				p.bad(v.Line, "expires %q is not a date: want YYYY-MM-DD", v.Value)
+				continue
+			}
+			w.Expires = t
 		default:
-			if line, dup := first[w.ID]; dup {
-				bad(idLine, "duplicate waiver for %q (first at line %d)", w.ID, line)
-				ok = false
+			if s := suggest(k.Value, waiverKeys); s != "" {
+				p.bad(k.Line, "unknown key %q (did you mean %q?)", k.Value, s)
 			} else {
-				first[w.ID] = idLine
+				p.bad(k.Line, "unknown key %q: a waiver has %s", k.Value, strings.Join(waiverKeys, ", "))
 			}
 		}
-		if w.Reason == "" {
-			bad(item.Line, "waiver for %q has no reason: say why the failure is accepted", w.ID)
-			ok = false
-		}
-		if ok {
-			out = append(out, w)
+	}
+	return idLine
+}
+
+// checkID reports an id that is missing, malformed or already waived.
+func (p *waiverParser) checkID(id string, idLine, itemLine int) {
+	switch {
+	case id == "":
+		p.bad(itemLine, "waiver has no id: name the check id, case id, or case-id@model it accepts")
+	case strings.ContainsAny(id, " \t"):
+		p.bad(idLine, "waiver id %q contains spaces: ids are check ids or case-id@model", id)
+	case strings.HasPrefix(id, "@") || strings.HasSuffix(id, "@"):
+		p.bad(idLine, "waiver id %q needs both parts of case-id@model", id)
+	default:
+		if line, dup := p.first[id]; dup {
+			p.bad(idLine, "duplicate waiver for %q (first at line %d)", id, line)
+		} else {
+			p.first[id] = idLine
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return out, nil
 }
 
 // kindName describes a YAML node for an error message.

@@ -18,16 +18,17 @@ func date(s string) time.Time {
 
 func TestParseWaivers(t *testing.T) {
 	t.Parallel()
-	const file = ".mcp-eval/waivers.yaml"
+	const file = "w.yaml"
 	tests := []struct {
 		name string
 		in   string
 		want []Waiver
+		errs []string // every line of the error, in order; nil when it parses
 	}{
-		{"empty file", "", nil},
-		{"comments only", "# nothing waived yet\n", nil},
-		{"null", "~\n", nil},
-		{"empty list", "[]\n", nil},
+		{name: "empty file", in: ""},
+		{name: "comments only", in: "# nothing waived yet\n"},
+		{name: "null", in: "~\n"},
+		{name: "empty list", in: "[]\n"},
 		{
 			name: "entries",
 			in: `# known failures
@@ -46,33 +47,10 @@ func TestParseWaivers(t *testing.T) {
 				{ID: "forecast-chain", Reason: "flaky on every model", Expires: date("2027-01-15"), File: file, Line: 7},
 			},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := ParseWaivers([]byte(tt.in), file)
-			if err != nil {
-				t.Fatalf("ParseWaivers: %v", err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseWaivers mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestParseWaiversErrors(t *testing.T) {
-	t.Parallel()
-	const file = "w.yaml"
-	tests := []struct {
-		name string
-		in   string
-		want []string // every line of the error, in order
-	}{
 		{
 			name: "unknown key with a suggestion",
 			in:   "- id: a/b\n  reson: typo\n",
-			want: []string{
+			errs: []string{
 				`w.yaml:2: unknown key "reson" (did you mean "reason"?)`,
 				`w.yaml:1: waiver for "a/b" has no reason: say why the failure is accepted`,
 			},
@@ -80,62 +58,62 @@ func TestParseWaiversErrors(t *testing.T) {
 		{
 			name: "expiry for expires",
 			in:   "- id: a/b\n  reason: r\n  expiry: 2026-01-01\n",
-			want: []string{`w.yaml:3: unknown key "expiry" (did you mean "expires"?)`},
+			errs: []string{`w.yaml:3: unknown key "expiry" (did you mean "expires"?)`},
 		},
 		{
 			name: "unknown key far from any",
 			in:   "- id: a/b\n  reason: r\n  owner: me\n",
-			want: []string{`w.yaml:3: unknown key "owner": a waiver has id, reason, expires`},
+			errs: []string{`w.yaml:3: unknown key "owner": a waiver has id, reason, expires`},
 		},
 		{
 			name: "missing reason",
 			in:   "- id: a/b\n  reason: r\n- id: c/d\n  expires: 2026-01-01\n",
-			want: []string{`w.yaml:3: waiver for "c/d" has no reason: say why the failure is accepted`},
+			errs: []string{`w.yaml:3: waiver for "c/d" has no reason: say why the failure is accepted`},
 		},
 		{
 			name: "blank reason",
 			in:   "- id: a/b\n  reason: \"  \"\n",
-			want: []string{`w.yaml:1: waiver for "a/b" has no reason: say why the failure is accepted`},
+			errs: []string{`w.yaml:1: waiver for "a/b" has no reason: say why the failure is accepted`},
 		},
 		{
 			name: "bad date",
 			in:   "- id: a/b\n  reason: r\n  expires: 2026-13-01\n",
-			want: []string{`w.yaml:3: expires "2026-13-01" is not a date: want YYYY-MM-DD`},
+			errs: []string{`w.yaml:3: expires "2026-13-01" is not a date: want YYYY-MM-DD`},
 		},
 		{
 			name: "date in another format",
 			in:   "- id: a/b\n  reason: r\n  expires: 31/12/2026\n",
-			want: []string{`w.yaml:3: expires "31/12/2026" is not a date: want YYYY-MM-DD`},
+			errs: []string{`w.yaml:3: expires "31/12/2026" is not a date: want YYYY-MM-DD`},
 		},
 		{
 			name: "duplicate id",
 			in:   "- id: a/b\n  reason: r\n- reason: again\n  id: a/b\n",
-			want: []string{`w.yaml:4: duplicate waiver for "a/b" (first at line 1)`},
+			errs: []string{`w.yaml:4: duplicate waiver for "a/b" (first at line 1)`},
 		},
 		{
 			name: "missing id",
 			in:   "- reason: r\n",
-			want: []string{`w.yaml:1: waiver has no id: name the check id, case id, or case-id@model it accepts`},
+			errs: []string{`w.yaml:1: waiver has no id: name the check id, case id, or case-id@model it accepts`},
 		},
 		{
 			name: "half a case key",
 			in:   "- id: weather@\n  reason: r\n",
-			want: []string{`w.yaml:1: waiver id "weather@" needs both parts of case-id@model`},
+			errs: []string{`w.yaml:1: waiver id "weather@" needs both parts of case-id@model`},
 		},
 		{
 			name: "not a list",
 			in:   "id: a/b\nreason: r\n",
-			want: []string{`w.yaml:1: want a list of waivers (- id: …, reason: …), got a mapping`},
+			errs: []string{`w.yaml:1: want a list of waivers (- id: …, reason: …), got a mapping`},
 		},
 		{
 			name: "entry not a mapping",
 			in:   "- id: a/b\n  reason: r\n- a/c\n",
-			want: []string{`w.yaml:3: each waiver must be a mapping with id and reason, got "a/c"`},
+			errs: []string{`w.yaml:3: each waiver must be a mapping with id and reason, got "a/c"`},
 		},
 		{
 			name: "list as a value",
 			in:   "- id: a/b\n  reason:\n    - one\n    - two\n",
-			want: []string{
+			errs: []string{
 				`w.yaml:3: reason must be a single value, got a list`,
 				`w.yaml:1: waiver for "a/b" has no reason: say why the failure is accepted`,
 			},
@@ -143,26 +121,34 @@ func TestParseWaiversErrors(t *testing.T) {
 		{
 			name: "repeated key",
 			in:   "- id: a/b\n  reason: r\n  reason: s\n",
-			want: []string{`w.yaml:3: key "reason" appears twice in one waiver`},
+			errs: []string{`w.yaml:3: key "reason" appears twice in one waiver`},
 		},
 		{
 			name: "syntax error",
 			in:   "- id: a/b\n  reason: r\n- id: c\n  reason: d: e\n",
-			want: []string{`w.yaml:4: mapping values are not allowed in this context`},
+			errs: []string{`w.yaml:4: mapping values are not allowed in this context`},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ws, err := ParseWaivers([]byte(tt.in), file)
+			got, err := ParseWaivers([]byte(tt.in), file)
+			if tt.errs == nil {
+				if err != nil {
+					t.Fatalf("ParseWaivers: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("ParseWaivers mismatch (-want +got):\n%s", diff)
+				}
+				return
+			}
 			if err == nil {
-				t.Fatalf("ParseWaivers = %+v, want an error", ws)
+				t.Fatalf("ParseWaivers = %+v, want an error", got)
 			}
-			if ws != nil {
-				t.Errorf("ParseWaivers returned waivers %+v with an error", ws)
+			if got != nil {
+				t.Errorf("ParseWaivers returned waivers %+v with an error", got)
 			}
-			got := strings.Split(err.Error(), "\n")
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.errs, strings.Split(err.Error(), "\n")); diff != "" {
 				t.Errorf("error mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -19,6 +19,7 @@ import (
 
 	gh "github.com/google/go-github/v93/github"
 
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -549,7 +550,7 @@ func reportFromZip(data []byte, maxReport int64) ([]byte, map[string][]byte, str
 	var pick *zip.File
 	for _, f := range zr.File {
 		if !safeEntryName(f.Name) {
-			return nil, nil, "the zip holds an entry with an unsafe path: " + strconv.Quote(clip(f.Name, 200))
+			return nil, nil, "the zip holds an entry with an unsafe path: " + strconv.Quote(clip.Within(f.Name, 200))
 		}
 		if strings.HasSuffix(f.Name, "/") || path.Base(f.Name) != reportEntry {
 			continue
@@ -629,7 +630,7 @@ func decodeReport(b []byte) (*report.Report, string) {
 		SchemaVersion *int `json:"schemaVersion"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, "report.json is not valid JSON: " + clip(err.Error(), 200)
+		return nil, "report.json is not valid JSON: " + clip.Within(err.Error(), 200)
 	}
 	if head.SchemaVersion == nil {
 		return nil, "report.json has no schemaVersion"
@@ -639,7 +640,7 @@ func decodeReport(b []byte) (*report.Report, string) {
 	}
 	var r report.Report
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, "report.json does not match the report format: " + clip(err.Error(), 200)
+		return nil, "report.json does not match the report format: " + clip.Within(err.Error(), 200)
 	}
 	return &r, ""
 }

@@ -16,6 +16,7 @@ import (
 
 	githubactions "github.com/sethvargo/go-githubactions"
 
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -24,16 +25,16 @@ import (
 // action.yml, so the list is fixed: a new score key needs a new entry here
 // and in action.yml.
 var ScoreOutputs = map[string]string{
-	"conformance.passRate":         "conformance-pass-rate",
-	"behavior.passRate":            "behavior-pass-rate",
-	"behavior.selectionAccuracy":   "selection-accuracy",
-	"behavior.falseActivationRate": "false-activation-rate",
-	"behavior.argumentAccuracy":    "argument-accuracy",
-	"behavior.sequenceAccuracy":    "sequence-accuracy",
-	"behavior.taskCompletion":      "task-completion",
-	"resilience.passRate":          "resilience-pass-rate",
-	"resilience.fabricationRate":   "fabrication-rate",
-	"resilience.attackSuccessRate": "attack-success-rate",
+	report.ScoreConformancePassRate: "conformance-pass-rate",
+	report.ScoreBehaviorPassRate:    "behavior-pass-rate",
+	report.ScoreSelectionAccuracy:   "selection-accuracy",
+	report.ScoreFalseActivationRate: "false-activation-rate",
+	report.ScoreArgumentAccuracy:    "argument-accuracy",
+	report.ScoreSequenceAccuracy:    "sequence-accuracy",
+	report.ScoreTaskCompletion:      "task-completion",
+	report.ScoreResiliencePassRate:  "resilience-pass-rate",
+	report.ScoreFabricationRate:     "fabrication-rate",
+	report.ScoreAttackSuccessRate:   "attack-success-rate",
 }
 
 // OutputNames lists every output the Action sets, for action.yml's
@@ -236,7 +237,7 @@ func writeAnnotation(w io.Writer, a Annotation) error {
 	}
 	props := map[string]string{}
 	if t := stripControls(a.Title, false); t != "" {
-		props["title"] = clip(t, 256)
+		props["title"] = clip.Within(t, 256)
 	}
 	if f := stripControls(a.File, false); f != "" {
 		props["file"] = f
@@ -244,23 +245,8 @@ func writeAnnotation(w io.Writer, a Annotation) error {
 			props["line"] = strconv.Itoa(a.Line)
 		}
 	}
-	return command(w, a.Level, props, clip(stripControls(a.Message, true), maxAnnotationText))
+	return command(w, a.Level, props, clip.Within(stripControls(a.Message, true), maxAnnotationText))
 }
-
-// clip cuts s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ell = "…"
-	cut := n - len(ell)
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ell
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // Sources locates what a report's annotations point at: the golden file
 // and the line of each case in it (tasks.Case.File/Line), and the waiver
@@ -311,7 +297,7 @@ func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 	checks := slices.Clone(r.Checks)
 	slices.SortStableFunc(checks, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range checks {
-		if c.Status == report.StatusFail || c.Status == report.StatusError {
+		if c.Status.Failed() {
 			add(checkAnnotation(c, r.Strict), regressed["check\x00"+c.ID+"\x00"])
 		}
 	}
@@ -320,7 +306,7 @@ func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
 	for _, c := range cases {
-		if c.Status == report.StatusFail || c.Status == report.StatusError {
+		if c.Status.Failed() {
 			reg := regressed["case\x00"+c.ID+"\x00"+c.Model]
 			add(caseAnnotation(c, reg || r.Strict, src), reg)
 		}

@@ -8,27 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/report"
 )
-
-// caseLayer says which layer a case belongs to. Resilience variants are
-// golden cases with a suffix (resilience/faults_plan.go: "#fault-…",
-// "#inject-…"); every other case is a behaviour case.
-func caseLayer(c report.Case) string {
-	if strings.Contains(c.ID, "#fault-") || strings.Contains(c.ID, "#inject-") {
-		return report.LayerResilience
-	}
-	return report.LayerBehavior
-}
-
-// scoreLayer is the layer of a score key ("behavior.passRate").
-func scoreLayer(key string) string {
-	l, _, _ := strings.Cut(key, ".")
-	return l
-}
 
 // LayerPart is the part of r that belongs to layer: its checks, cases,
 // scores (overall and per model) and the layer's own sections, with the
@@ -53,18 +36,18 @@ func LayerPart(r *report.Report, layer string) *report.Report {
 		}
 	}
 	for _, c := range r.Cases {
-		if caseLayer(c) == layer && layer != report.LayerConformance {
+		if c.Layer() == layer && layer != report.LayerConformance {
 			p.Cases = append(p.Cases, c)
 		}
 	}
 	for k, v := range r.Scores {
-		if scoreLayer(k) == layer {
+		if report.ScoreLayer(k) == layer {
 			p.Scores[k] = v
 		}
 	}
 	for model, scores := range r.ScoresByModel {
 		for k, v := range scores {
-			if scoreLayer(k) != layer {
+			if report.ScoreLayer(k) != layer {
 				continue
 			}
 			if p.ScoresByModel == nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // allLayers is the canonical order of the layers, cheapest first.
-var allLayers = []string{report.LayerConformance, report.LayerBehavior, report.LayerResilience, report.LayerTelemetry}
+var allLayers = report.Layers()
 
 // Selection is what SelectLayers decided for this run.
 type Selection struct {

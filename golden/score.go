@@ -10,9 +10,9 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	clippkg "github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -23,15 +23,15 @@ import (
 // population is empty (no negative case, no chain, no rubric…) is left out
 // rather than reported as 0 or 1.
 const (
-	KeyPassRate            = "behavior.passRate"
-	KeySelectionAccuracy   = "behavior.selectionAccuracy"
-	KeyFalseActivationRate = "behavior.falseActivationRate"
-	KeyArgumentAccuracy    = "behavior.argumentAccuracy"
-	KeySequenceAccuracy    = "behavior.sequenceAccuracy"
-	KeyTaskCompletion      = "behavior.taskCompletion"
+	KeyPassRate            = report.ScoreBehaviorPassRate
+	KeySelectionAccuracy   = report.ScoreSelectionAccuracy
+	KeyFalseActivationRate = report.ScoreFalseActivationRate
+	KeyArgumentAccuracy    = report.ScoreArgumentAccuracy
+	KeySequenceAccuracy    = report.ScoreSequenceAccuracy
+	KeyTaskCompletion      = report.ScoreTaskCompletion
 	// KeyAnswerAccuracy is the share of runs whose final answer passed
 	// the case's expect_answer.
-	KeyAnswerAccuracy = "behavior.answerAccuracy"
+	KeyAnswerAccuracy = report.ScoreAnswerAccuracy
 )
 
 // NoTool stands for "no tool" in the confusion matrix: the expectation of a
@@ -754,11 +754,4 @@ func scoreTurns(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Sc
 var errNoJudge = errors.New("the case has a rubric but no judge model is configured (--judge-model)")
 
 // clip shortens a value quoted in a reason to 80 runes.
-func clip(s string) string {
-	const limit = 80
-	if utf8.RuneCountInString(s) <= limit {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:limit]) + "…"
-}
+func clip(s string) string { return clippkg.Runes(s, 80) }

@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/readfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 )
@@ -244,7 +245,7 @@ func ParseVerdict(s string) (pass bool, reason string, err error) {
 		}
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("malformed verdict (%s): %q", why, clipN(s, 80))
+		return fmt.Errorf("malformed verdict (%s): %q", why, clip.Runes(s, 80))
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
 	var fields map[string]json.RawMessage
@@ -330,7 +331,7 @@ func judgeView(t *agent.Transcript) judgedTranscript {
 	if t == nil {
 		return judgedTranscript{}
 	}
-	out := judgedTranscript{Final: clipN(t.Final, judgeMaxContent), Stop: t.Stop}
+	out := judgedTranscript{Final: clip.Runes(t.Final, judgeMaxContent), Stop: t.Stop}
 	names := map[string]string{}
 	for _, c := range t.Calls {
 		names[c.ID] = c.Name
@@ -353,12 +354,12 @@ func judgeView(t *agent.Transcript) judgedTranscript {
 		if len(msgs) > judgeHeadMessage+judgeTailMessage && i >= judgeHeadMessage && i < len(msgs)-judgeTailMessage {
 			continue
 		}
-		jm := judgedMessage{Role: string(m.Role), Content: clipN(m.Content, judgeMaxContent), IsError: m.IsError}
+		jm := judgedMessage{Role: string(m.Role), Content: clip.Runes(m.Content, judgeMaxContent), IsError: m.IsError}
 		if m.Role == llm.RoleTool {
 			jm.Tool = names[m.ToolCallID]
 		}
 		for _, tc := range m.ToolCalls {
-			jc := judgedToolCall{Name: tc.Name, Arguments: tc.Arguments, Invalid: clipN(tc.InvalidArguments, 200)}
+			jc := judgedToolCall{Name: tc.Name, Arguments: tc.Arguments, Invalid: clip.Runes(tc.InvalidArguments, 200)}
 			if len(jc.Arguments) > judgeMaxContent || !json.Valid(jc.Arguments) {
 				if len(jc.Arguments) > 0 {
 					jc.Invalid = fmt.Sprintf("(%d bytes of arguments omitted)", len(jc.Arguments))
@@ -370,15 +371,4 @@ func judgeView(t *agent.Transcript) judgedTranscript {
 		out.Messages = append(out.Messages, jm)
 	}
 	return out
-}
-
-func clipN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

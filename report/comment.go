@@ -188,9 +188,10 @@ func (c commentBuilder) verdict() string {
 // header is the status line under the verdict: tallies and the baseline.
 func (c commentBuilder) header() section {
 	r := c.r
-	status := []string{"**Checks:** " + checkTally(r).String(), passRateText(r)}
+	checks, cases := tallies(r)
+	status := []string{"**Checks:** " + checks.String(), passRateText(r)}
 	if len(r.Cases) > 0 {
-		status = append(status, "**Cases:** "+caseTally(r).String())
+		status = append(status, "**Cases:** "+cases.String())
 	}
 	lines := []string{strings.Join(status, " · ")}
 	if g := r.Gate; g != nil {
@@ -249,10 +250,7 @@ func (c commentBuilder) scores() section {
 	default:
 		for _, k := range sortedKeys(r.Scores) {
 			v := r.Scores[k]
-			gs := GateScore{Key: k, Current: &v, Direction: "higher"}
-			if LowerIsBetter(k) {
-				gs.Direction = "lower"
-			}
+			gs := GateScore{Key: k, Current: &v, Direction: ScoreDirection(k)}
 			if r.Gate != nil {
 				if d, ok := r.Gate.Deltas[k]; ok {
 					base := v - d
@@ -275,7 +273,7 @@ func (c commentBuilder) scores() section {
 	}
 	for _, gs := range sorted {
 		key := codeSpan(cutRunes(gs.Key, commentIDMax))
-		if gs.Direction == "lower" {
+		if gs.Direction == DirectionLower {
 			key += " (lower is better)"
 		}
 		s.rows = append(s.rows, fmt.Sprintf("| %s | %s | %s | %s | %s |", key, optScore(gs.Base), optScore(gs.Current), deltaCell(gs), scoreVerdict(gs, judged, hasBase)))
@@ -319,7 +317,7 @@ func scoreVerdict(s GateScore, judged, hasBase bool) string {
 	if s.Base != nil && s.Current != nil {
 		worse := s.Delta < -5e-4
 		better := s.Delta > 5e-4
-		if s.Direction == "lower" {
+		if s.Direction == DirectionLower {
 			worse, better = better, worse
 		}
 		switch {
@@ -375,7 +373,7 @@ func (c commentBuilder) lists() []section {
 		}
 		for _, cs := range c.r.Cases {
 			if o := c.j.kase(cs); o == outFail || o == outError {
-				failing = append(failing, listItem{id: cs.ID + "@" + cs.Model})
+				failing = append(failing, listItem{id: cs.Key()})
 			}
 		}
 		return []section{idList("Failing", itemList{items: failing, total: len(failing)})}
@@ -457,26 +455,20 @@ func (c commentBuilder) matrix() section {
 	if len(r.Cases) == 0 {
 		return section{}
 	}
-	models := modelsOf(r.Cases)
+	mx := newCaseMatrix(r.Cases)
+	models := mx.models
 	extraModels := 0
 	if len(models) > commentModelsMax {
 		extraModels = len(models) - commentModelsMax
 		models = models[:commentModelsMax]
 	}
-	type key struct{ id, model string }
-	byKey := map[key]Case{}
 	failing := map[string]bool{}
-	var ids []string
 	for _, cs := range r.Cases {
-		if _, ok := byKey[key{cs.ID, ""}]; !ok {
-			byKey[key{cs.ID, ""}] = cs
-			ids = append(ids, cs.ID)
-		}
-		byKey[key{cs.ID, cs.Model}] = cs
 		if o := c.j.kase(cs); o != outPass && o != outSkip {
 			failing[cs.ID] = true
 		}
 	}
+	ids := mx.ids
 	sort.SliceStable(ids, func(i, j int) bool { return failing[ids[i]] && !failing[ids[j]] })
 	head := []string{"case"}
 	seps := []string{"---"}
@@ -494,7 +486,7 @@ func (c commentBuilder) matrix() section {
 	for _, id := range ids {
 		cells := []string{codeSpan(cutRunes(id, commentIDMax))}
 		for _, mo := range models {
-			cs, ok := byKey[key{id, mo}]
+			cs, ok := mx.cell(id, mo)
 			if !ok {
 				cells = append(cells, "–")
 				continue

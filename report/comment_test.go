@@ -234,7 +234,7 @@ func TestCommentScoreDirection(t *testing.T) {
 		}},
 	}
 	out := comment(t, r, CommentOptions{})
-	for _, want := range []string{
+	wantContains(t, out,
 		"| `behavior.falseActivationRate` (lower is better) | 0.200 | 0.100 | ▼ -0.100 | ✅ better |",
 		"| `behavior.selectionAccuracy` | 0.900 | 0.800 | ▼ -0.100 | ❌ worse, dropped, significant (p=0.010) |",
 		"| `behavior.taskCompletion` | 0.900 | 0.890 | ▼ -0.010 | worse, within the allowed drop |",
@@ -242,11 +242,7 @@ func TestCommentScoreDirection(t *testing.T) {
 		"| `behavior.sequenceAccuracy` | – | 0.700 | – | new |",
 		"| `resilience.attackSuccessRate` (lower is better) | 0.100 | 0.300 | ▲ +0.200 | ⚠️ worse, dropped, model drift |",
 		"> ⚠️ **Likely model drift, not your change.**",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("comment lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	// Headline keys come first.
 	if strings.Index(out, "conformance.passRate") > strings.Index(out, "behavior.falseActivationRate") {
 		t.Errorf("conformance.passRate should lead the table:\n%s", out)
@@ -268,16 +264,12 @@ func TestCommentWithoutGate(t *testing.T) {
 		{ID: "discover/responds", Hard: true, Status: StatusPass},
 	}, Cases: []Case{{ID: "weather", Model: "openai:gpt-4.1-mini", Kind: "hard", Runs: 5, Passed: 1, Status: StatusFail}}}
 	out := comment(t, r, CommentOptions{RunURL: "javascript:alert(1)"})
-	for _, want := range []string{
+	wantContains(t, out,
 		"## ❌ mcp-eval failed",
 		"**Failing (2):** `caching/tools-list`, `weather@openai:gpt-4.1-mini`",
 		"| `weather` | ❌ 1/5 |",
 		"---\nmcp-eval\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("comment lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "javascript") || strings.Contains(out, "baseline") {
 		t.Errorf("unexpected link or baseline:\n%s", out)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // DefaultHistoryLimit is how many runs CarryHistory keeps when its limit is
@@ -88,8 +90,8 @@ func endsWithRun(h []HistoryEntry, e HistoryEntry) bool {
 // valid fractions. It reports false when no score is left.
 func cleanEntry(e HistoryEntry) (HistoryEntry, bool) {
 	out := HistoryEntry{Scores: map[string]float64{}}
-	out.StartedAt, _ = truncateBytes(e.StartedAt, historyMaxField)
-	out.Commit, _ = truncateBytes(e.Commit, historyMaxField)
+	out.StartedAt, _ = clip.Prefix(e.StartedAt, historyMaxField)
+	out.Commit, _ = clip.Prefix(e.Commit, historyMaxField)
 	for _, k := range sortedKeys(e.Scores) {
 		v := e.Scores[k]
 		if math.IsNaN(v) || v < 0 || v > 1 {
@@ -106,16 +108,16 @@ func cleanEntry(e HistoryEntry) (HistoryEntry, bool) {
 // trendKeys is the order in which score keys are chosen for the trend
 // chart: the headline scores first, then any other key alphabetically.
 var trendKeys = []string{
-	"conformance.passRate",
-	"behavior.passRate",
-	"behavior.selectionAccuracy",
-	"behavior.taskCompletion",
-	"resilience.passRate",
-	"behavior.falseActivationRate",
-	"behavior.argumentAccuracy",
-	"behavior.sequenceAccuracy",
-	"resilience.fabricationRate",
-	"resilience.attackSuccessRate",
+	ScoreConformancePassRate,
+	ScoreBehaviorPassRate,
+	ScoreSelectionAccuracy,
+	ScoreTaskCompletion,
+	ScoreResiliencePassRate,
+	ScoreFalseActivationRate,
+	ScoreArgumentAccuracy,
+	ScoreSequenceAccuracy,
+	ScoreFabricationRate,
+	ScoreAttackSuccessRate,
 }
 
 // trendMaxLines is how many scores the chart draws at most.
@@ -257,7 +259,7 @@ func (m *mdWriter) trend(h []HistoryEntry) {
 	for i, e := range h {
 		commit := "–"
 		if e.Commit != "" {
-			short, _ := truncateBytes(e.Commit, 12)
+			short, _ := clip.Prefix(e.Commit, 12)
 			commit = codeSpan(short)
 		}
 		cells := []string{fmt.Sprint(i + 1), escapeMarkdown(orDash(e.StartedAt)), commit}

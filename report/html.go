@@ -9,6 +9,9 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // HTMLOptions are what report.html shows beyond the report itself.
@@ -33,10 +36,11 @@ const maxHTMLTranscript = 64 << 10
 func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	r = normalized(r)
 	j := newJudge(r)
+	checks, cases := tallies(r)
 	page := htmlPage{Title: "mcp-eval report", Verdict: "PASS", Pass: r.Passed(), Server: r.Server.Target,
-		Started: r.StartedAt, Judge: r.Judge, Cases: caseTally(r).String()}
+		Started: r.StartedAt, Judge: r.Judge, Cases: cases.String()}
 	if len(r.Checks) > 0 {
-		page.Checks = checkTally(r).String()
+		page.Checks = checks.String()
 	}
 	if !page.Pass {
 		page.Verdict = "FAIL"
@@ -49,21 +53,12 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	}
 
 	// Case × model matrix.
-	page.Models = modelsOf(r.Cases)
-	type key struct{ id, model string }
-	byKey := map[key]Case{}
-	var ids []string
-	for _, c := range r.Cases {
-		if _, seen := byKey[key{c.ID, ""}]; !seen {
-			byKey[key{c.ID, ""}] = c
-			ids = append(ids, c.ID)
-		}
-		byKey[key{c.ID, c.Model}] = c
-	}
-	for _, id := range ids {
-		row := htmlRow{ID: id, Kind: byKey[key{id, ""}].Kind}
+	mx := newCaseMatrix(r.Cases)
+	page.Models = mx.models
+	for _, id := range mx.ids {
+		row := htmlRow{ID: id, Kind: mx.first[id].Kind}
 		for _, m := range page.Models {
-			c, ok := byKey[key{id, m}]
+			c, ok := mx.cell(id, m)
 			if !ok {
 				row.Cells = append(row.Cells, htmlCell{Class: "none", Text: "–"})
 				continue
@@ -315,12 +310,13 @@ func clamp01(f float64) float64 {
 	return min(f, 1)
 }
 
+// clipRunes is s on one line in at most n runes, the ellipsis included.
 func clipRunes(s string, n int) string {
-	r := []rune(oneLine(s, 0))
-	if len(r) <= n {
-		return string(r)
+	s = oneLine(s, 0)
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return string(r[:n-1]) + "…"
+	return clip.Runes(s, n-1)
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{

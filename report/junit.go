@@ -92,7 +92,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		s := junitSuite{Name: "cases"}
 		for _, c := range r.Cases {
 			tc := caseTestcase(c, j.kase(c))
-			if reason, ok := j.waiver(c.ID + "@" + c.Model); ok && tc.SystemOut != nil {
+			if reason, ok := j.waiver(c.Key()); ok && tc.SystemOut != nil {
 				tc.SystemOut.Text = xmlSafe("waived: "+oneLine(reason, 0)+"\n") + tc.SystemOut.Text
 			}
 			s.add(tc)

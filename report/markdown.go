@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Limits that keep summary.md well under GitHub's 1 MiB step-summary cap
@@ -94,6 +96,14 @@ func (m *mdWriter) tableHead(cells ...string) {
 	m.row(seps...)
 }
 
+// modelHead is tableHead with a column per model after cols.
+func (m *mdWriter) modelHead(models []string, cols ...string) {
+	for _, mo := range models {
+		cols = append(cols, codeSpan(mo))
+	}
+	m.tableHead(cols...)
+}
+
 var mdMarks = map[outcome]string{
 	outPass:  "✅ pass",
 	outFail:  "❌ fail",
@@ -109,9 +119,10 @@ func (m *mdWriter) status(r *Report) {
 	}
 	m.p("## %s", verdict)
 	m.p("")
-	m.p("- **Checks:** %s · %s", checkTally(r), passRateText(r))
+	checks, cases := tallies(r)
+	m.p("- **Checks:** %s · %s", checks, passRateText(r))
 	if len(r.Cases) > 0 {
-		m.p("- **Cases:** %s", caseTally(r))
+		m.p("- **Cases:** %s", cases)
 	}
 	if r.Gate != nil {
 		if r.Gate.Passed {
@@ -229,7 +240,7 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 // details writes a folded fenced code block. The summary text is ours; body
 // is untrusted and only ever appears inside the fence.
 func (m *mdWriter) details(summary, body, lang string) {
-	body, cut := truncateBytes(body, mdEvidenceMax)
+	body, cut := clip.Prefix(body, mdEvidenceMax)
 	m.evidence += len(body)
 	fence := codeFence(body)
 	m.p("<details><summary>%s</summary>", summary)
@@ -335,29 +346,14 @@ func cutRunes(s string, max int) string {
 }
 
 func (m *mdWriter) cases(r *Report) {
-	models := modelsOf(r.Cases)
-	type key struct{ id, model string }
-	byKey := map[key]Case{}
-	var ids []string
-	kinds := map[string]string{}
-	for _, c := range r.Cases {
-		if _, ok := kinds[c.ID]; !ok {
-			ids = append(ids, c.ID)
-			kinds[c.ID] = c.Kind
-		}
-		byKey[key{c.ID, c.Model}] = c
-	}
+	mx := newCaseMatrix(r.Cases)
 	m.p("### Cases")
 	m.p("")
-	head := []string{"case", "kind"}
-	for _, mo := range models {
-		head = append(head, codeSpan(mo))
-	}
-	m.tableHead(head...)
-	for _, id := range ids {
-		cells := []string{codeSpan(id), escapeMarkdown(kinds[id])}
-		for _, mo := range models {
-			c, ok := byKey[key{id, mo}]
+	m.modelHead(mx.models, "case", "kind")
+	for _, id := range mx.ids {
+		cells := []string{codeSpan(id), escapeMarkdown(mx.first[id].Kind)}
+		for _, mo := range mx.models {
+			c, ok := mx.cell(id, mo)
 			if !ok {
 				cells = append(cells, "–")
 				continue
@@ -457,11 +453,7 @@ func (m *mdWriter) scores(r *Report) {
 	models := sortedKeys(r.ScoresByModel)
 	m.p("### Scores")
 	m.p("")
-	head := []string{"score", "all"}
-	for _, mo := range models {
-		head = append(head, codeSpan(mo))
-	}
-	m.tableHead(head...)
+	m.modelHead(models, "score", "all")
 	for _, k := range sortedKeys(keys) {
 		cells := []string{codeSpan(k), scoreCell(r.Scores, k)}
 		for _, mo := range models {

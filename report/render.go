@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,7 +86,7 @@ func (j judge) kase(c Case) outcome {
 		// Below its floor although the status says pass: the numbers win.
 		c.Status = StatusFail
 	}
-	return j.counted(c.ID+"@"+c.Model, c.Status)
+	return j.counted(c.Key(), c.Status)
 }
 
 // counted is the outcome of a check or case that counts against the run:
@@ -122,18 +124,8 @@ func (r *Report) Passed() bool {
 	if r.Gate != nil {
 		return r.Gate.Passed
 	}
-	j := newJudge(r)
-	for _, c := range r.Checks {
-		if o := j.check(c); o == outFail || o == outError {
-			return false
-		}
-	}
-	for _, c := range r.Cases {
-		if o := j.kase(c); o == outFail || o == outError {
-			return false
-		}
-	}
-	return true
+	checks, cases := tallies(r)
+	return checks.failed+checks.errors+cases.failed+cases.errors == 0
 }
 
 // tally counts outcomes for the summary lines.
@@ -161,37 +153,22 @@ func (t tally) String() string {
 		t.passed, t.failed, t.warnings, t.skipped, t.errors)
 }
 
-func checkTally(r *Report) tally {
-	var t tally
+// tallies counts the outcomes of the checks and of the cases.
+func tallies(r *Report) (checks, cases tally) {
 	j := newJudge(r)
 	for _, c := range r.Checks {
-		t.add(j.check(c))
+		checks.add(j.check(c))
 	}
-	return t
-}
-
-func caseTally(r *Report) tally {
-	var t tally
-	j := newJudge(r)
 	for _, c := range r.Cases {
-		t.add(j.kase(c))
+		cases.add(j.kase(c))
 	}
-	return t
+	return checks, cases
 }
 
 // passRateText describes the conformance pass rate with its counts, from
 // the checks themselves (the same rule as ConformancePassRate).
 func passRateText(r *Report) string {
-	var n, ok int
-	for _, c := range r.Checks {
-		if c.Layer != LayerConformance || !c.Hard || c.Status == StatusSkip {
-			continue
-		}
-		n++
-		if c.Status == StatusPass {
-			ok++
-		}
-	}
+	ok, n := r.conformanceCounts()
 	if n == 0 {
 		return "conformance pass rate n/a (no hard check ran)"
 	}
@@ -293,6 +270,34 @@ func normalized(r *Report) *Report {
 	return &c
 }
 
+// caseMatrix lays the cases out by id and model, as the case × model
+// tables of the Markdown, comment and HTML renderers show them: ids in the
+// order the cases list them, models sorted.
+type caseMatrix struct {
+	ids    []string
+	models []string
+	first  map[string]Case    // the first case of each id
+	cells  map[[2]string]Case // by id and model
+}
+
+func newCaseMatrix(cases []Case) caseMatrix {
+	m := caseMatrix{models: modelsOf(cases), first: map[string]Case{}, cells: map[[2]string]Case{}}
+	for _, c := range cases {
+		if _, seen := m.first[c.ID]; !seen {
+			m.first[c.ID] = c
+			m.ids = append(m.ids, c.ID)
+		}
+		m.cells[[2]string{c.ID, c.Model}] = c
+	}
+	return m
+}
+
+// cell is the case of id on model, if it ran there.
+func (m caseMatrix) cell(id, model string) (Case, bool) {
+	c, ok := m.cells[[2]string{id, model}]
+	return c, ok
+}
+
 // modelsOf returns the distinct models of the cases, sorted.
 func modelsOf(cases []Case) []string {
 	seen := map[string]bool{}
@@ -308,14 +313,7 @@ func modelsOf(cases []Case) []string {
 }
 
 // sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // serverName extracts "name version" from serverInfo, or "".
 func serverName(raw json.RawMessage) string {
@@ -429,48 +427,45 @@ func isBidiControl(r rune) bool {
 // invalid UTF-8 becomes U+FFFD. With max > 0 the result is cut to max runes,
 // ending in "…".
 func oneLine(s string, max int) string {
+	return rewriteRunes(s, max, func(r rune, _ string) string {
+		switch {
+		case r == '\n':
+			return `\n`
+		case r == '\r':
+			return `\r`
+		case r == '\t':
+			return `\t`
+		case r < 0x80 && unicode.IsControl(r):
+			return fmt.Sprintf(`\x%02x`, r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || isBidiControl(r):
+			return fmt.Sprintf(`\u%04x`, r)
+		}
+		return string(r)
+	})
+}
+
+// rewriteRunes builds a string from s piece by piece: each rune (invalid
+// UTF-8 read as U+FFFD) becomes piece(r, rest), rest being the text after
+// it, and "" drops it. With max > 0 the result holds at most max pieces,
+// then "…" when there were more.
+func rewriteRunes(s string, max int, piece func(r rune, rest string) string) string {
 	var b strings.Builder
 	n := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		var piece string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			piece = "\ufffd"
-		case r == '\n':
-			piece = `\n`
-		case r == '\r':
-			piece = `\r`
-		case r == '\t':
-			piece = `\t`
-		case r < 0x80 && unicode.IsControl(r):
-			piece = fmt.Sprintf(`\x%02x`, r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || isBidiControl(r):
-			piece = fmt.Sprintf(`\u%04x`, r)
-		default:
-			piece = string(r)
+		p := piece(r, s[i:])
+		if p == "" {
+			continue
 		}
 		if max > 0 && n >= max {
 			b.WriteString("…")
-			return b.String()
+			break
 		}
-		b.WriteString(piece)
+		b.WriteString(p)
 		n++
 	}
 	return b.String()
-}
-
-// truncateBytes cuts s to at most max bytes on a rune boundary and reports
-// whether it cut.
-func truncateBytes(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max], true
 }
 
 // gateScoreNotes says in words what the gate saw in a score: a drop, a floor
@@ -482,7 +477,7 @@ func gateScoreNotes(s GateScore) string {
 	}
 	if s.BelowFloor {
 		w := "below floor"
-		if s.Direction == "lower" {
+		if s.Direction == DirectionLower {
 			w = "above ceiling"
 		}
 		if s.Floor != nil {

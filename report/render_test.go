@@ -132,15 +132,21 @@ func loadReport(t *testing.T, name string) *Report {
 		h.mutate(r)
 		return r
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", name+".input.json"))
+	var r Report
+	readJSON(t, filepath.Join("testdata", name+".input.json"), &r)
+	return &r
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%s: %v", name, err)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	return &r
 }
 
 // render runs fn and fails the test on an error.
@@ -151,6 +157,16 @@ func render(t *testing.T, fn func(io.Writer, *Report) error, r *Report) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// wantContains fails the test for each of wants that got lacks.
+func wantContains(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q:\n%s", w, got)
+		}
+	}
 }
 
 func TestGolden(t *testing.T) {
@@ -433,13 +449,26 @@ FAIL  2 passed, 1 failed, 1 warnings, 1 skipped, 0 errors · conformance pass ra
 	}
 }
 
+// cutCase is one input of a function that makes text safe and cuts it to
+// max runes (oneLine, plainText).
+type cutCase struct {
+	in   string
+	max  int
+	want string
+}
+
+func testCut(t *testing.T, name string, fn func(string, int) string, tests []cutCase) {
+	t.Helper()
+	for _, tt := range tests {
+		if got := fn(tt.in, tt.max); got != tt.want {
+			t.Errorf("%s(%q, %d) = %q, want %q", name, tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
 func TestOneLine(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
+	testCut(t, "oneLine", oneLine, []cutCase{
 		{"plain", 0, "plain"},
 		{"a\nb\r\tc", 0, `a\nb\r\tc`},
 		{"\x1b[31mred", 0, `\x1b[31mred`},
@@ -448,12 +477,7 @@ func TestOneLine(t *testing.T) {
 		{"abcdef", 3, "abc…"},
 		{"abc", 3, "abc"},
 		{"日本語テキスト", 2, "日本…"},
-	}
-	for _, tt := range tests {
-		if got := oneLine(tt.in, tt.max); got != tt.want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestEvidenceFields(t *testing.T) {

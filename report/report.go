@@ -1,14 +1,15 @@
 // Package report owns the Report model that every layer fills and every
-// renderer reads: the report.json contract of DESIGN.md. It is pure: it
-// imports only the standard library and does no I/O of its own beyond the
-// io.Writer a renderer is given.
+// renderer reads: the report.json contract of DESIGN.md, and the shared
+// names (names.go) that every package uses for layers, score keys, case
+// keys and the counts-against rule. It is pure: it imports only the
+// standard library and internal/clip, and does no I/O of its own beyond
+// the io.Writer a renderer is given.
 package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // SchemaVersion is the version of the report.json contract. Fields may be
@@ -35,27 +36,6 @@ const (
 	LevelMust   Level = "MUST"
 	LevelShould Level = "SHOULD"
 )
-
-// Layer names, as used in --layers and in Check.Layer.
-const (
-	LayerConformance = "conformance"
-	LayerBehavior    = "behavior"
-	LayerResilience  = "resilience"
-	LayerTelemetry   = "telemetry"
-)
-
-// LowerIsBetter reports whether a score key improves by going down
-// (DESIGN.md "Score keys"): the gate and the renderers read a score's
-// direction here. Matching the suffix keeps per-layer variants of the same
-// measure pointing the same way.
-func LowerIsBetter(key string) bool {
-	for _, s := range []string{"falseActivationRate", "fabricationRate", "attackSuccessRate"} {
-		if strings.HasSuffix(key, s) {
-			return true
-		}
-	}
-	return false
-}
 
 // Report is the whole result of one run: report.json.
 type Report struct {
@@ -402,12 +382,12 @@ type GateBaseline struct {
 
 // GatePerf is one latency or cost figure compared with the baseline.
 type GatePerf struct {
-	// Kind is "tool" (p95 of tools/call), "model" (p95 of model calls) or
-	// "case" (cost per run of a case on a model).
+	// Kind is PerfTool (p95 of tools/call), PerfModel (p95 of model
+	// calls) or PerfCase (cost per run of a case on a model).
 	Kind  string `json:"kind"`
 	ID    string `json:"id"`
 	Model string `json:"model,omitempty"`
-	// Metric is "p95Ms" or "costUsdPerRun".
+	// Metric is MetricP95 or MetricCostPerRun.
 	Metric  string  `json:"metric"`
 	Base    float64 `json:"base"`
 	Current float64 `json:"current"`
@@ -425,11 +405,11 @@ type GatePerf struct {
 // GateScore is one score key compared with the baseline.
 type GateScore struct {
 	Key string `json:"key"`
-	// Direction is "higher" or "lower": which way is better.
-	Direction string   `json:"direction"`
-	Base      *float64 `json:"base"`    // nil when the baseline lacks the key
-	Current   *float64 `json:"current"` // nil when this run lacks the key
-	Delta     float64  `json:"delta"`   // current - base, 0 unless both exist
+	// Direction is which way is better: ScoreDirection(Key).
+	Direction Direction `json:"direction"`
+	Base      *float64  `json:"base"`    // nil when the baseline lacks the key
+	Current   *float64  `json:"current"` // nil when this run lacks the key
+	Delta     float64   `json:"delta"`   // current - base, 0 unless both exist
 	// Floor is the recorded floor (ceiling for lower-is-better keys) this
 	// run was held to, if any.
 	Floor *float64 `json:"floor,omitempty"`
@@ -455,7 +435,7 @@ type GateScore struct {
 
 // GateItem is one check or case as the gate classified it.
 type GateItem struct {
-	Kind       string `json:"kind"` // "check" or "case"
+	Kind       string `json:"kind"` // ItemCheck or ItemCase
 	ID         string `json:"id"`
 	Model      string `json:"model,omitempty"`
 	Hard       bool   `json:"hard"`
@@ -478,12 +458,13 @@ type GateItem struct {
 	WaiverReason string `json:"waiverReason,omitempty"`
 }
 
-// Key names the item as a waiver does: the id, and for a case "id@model".
+// Key names the item as a waiver does: the id, and for a case
+// CaseKey(id, model).
 func (i GateItem) Key() string {
 	if i.Model == "" {
 		return i.ID
 	}
-	return i.ID + "@" + i.Model
+	return CaseKey(i.ID, i.Model)
 }
 
 // Failed reports whether the check counts against the run: a hard check that
@@ -491,10 +472,7 @@ func (i GateItem) Key() string {
 // Case.Failed, the one rule every renderer, the gate and the exit code follow
 // (before waivers); a failed check that does not count is a warning.
 func (c Check) Failed(strict bool) bool {
-	if c.Status != StatusFail && c.Status != StatusError {
-		return false
-	}
-	return c.Hard || strict
+	return c.Status.Failed() && (c.Hard || strict)
 }
 
 // Default floors of a case by kind, for a report that did not record one.
@@ -509,7 +487,7 @@ func (c Case) FloorOrDefault() float64 {
 	switch {
 	case c.Floor > 0:
 		return c.Floor
-	case c.Kind == "hard":
+	case c.Hard():
 		return HardFloor
 	}
 	return SoftFloor
@@ -522,7 +500,7 @@ func (c Case) FloorOrDefault() float64 {
 // first; the pass rate is checked too, so that a report whose status and
 // numbers disagree still cannot slip under the floor.
 func (c Case) Failed() bool {
-	return c.Status == StatusFail || c.Status == StatusError || c.PassRate < c.FloorOrDefault()-1e-9
+	return c.Status.Failed() || c.PassRate < c.FloorOrDefault()-1e-9
 }
 
 // AllErrored says no run of the case could be judged: every one errored
@@ -548,20 +526,26 @@ func (r *Report) Sort() {
 // conformance checks that ran (skips excluded). It reports false when no
 // hard check ran.
 func (r *Report) ConformancePassRate() (float64, bool) {
-	var n, ok int
-	for _, c := range r.Checks {
-		if c.Layer != LayerConformance || !c.Hard || c.Status == StatusSkip {
-			continue
-		}
-		n++
-		if c.Status == StatusPass {
-			ok++
-		}
-	}
+	ok, n := r.conformanceCounts()
 	if n == 0 {
 		return 0, false
 	}
 	return float64(ok) / float64(n), true
+}
+
+// conformanceCounts returns the hard conformance checks that passed and
+// those that ran (skips excluded): the counts behind ConformancePassRate.
+func (r *Report) conformanceCounts() (passed, ran int) {
+	for _, c := range r.Checks {
+		if c.Layer != LayerConformance || !c.Hard || c.Status == StatusSkip {
+			continue
+		}
+		ran++
+		if c.Status == StatusPass {
+			passed++
+		}
+	}
+	return passed, ran
 }
 
 // AddScores merges pooled and per-model scores into the report, as each

@@ -13,7 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // SARIF constants: the schema GitHub code scanning and editors recognise.
@@ -395,7 +396,7 @@ func stripVolatile(s string) string {
 
 // sarifFingerprint hashes what identifies a finding across runs.
 func sarifFingerprint(ruleID, subject, message string) string {
-	msg, _ := truncateBytes(message, 4096)
+	msg, _ := clip.Prefix(message, 4096)
 	msg = stripVolatile(msg)
 	sum := sha256.Sum256([]byte(ruleID + "\x00" + subject + "\x00" + msg))
 	return hex.EncodeToString(sum[:])
@@ -406,31 +407,18 @@ func sarifFingerprint(ruleID, subject, message string) string {
 // bidi controls are dropped, CRLF becomes LF, the ends are trimmed, and the
 // result is cut to max runes, ending in "…".
 func plainText(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+	return strings.TrimSpace(rewriteRunes(s, max, func(r rune, rest string) string {
 		switch {
-		case r == utf8.RuneError && size == 1:
-			r = '\ufffd'
+		case r == '\r' && strings.HasPrefix(rest, "\n"):
+			return ""
 		case r == '\r':
-			if i < len(s) && s[i] == '\n' {
-				continue
-			}
-			r = '\n'
+			return "\n"
 		case r == '\n' || r == '\t':
 		case unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029':
-			continue
+			return ""
 		}
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return strings.TrimSpace(b.String())
+		return string(r)
+	}))
 }
 
 // linkSafe escapes '\', '[' and ']' with a backslash: in a SARIF message

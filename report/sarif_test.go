@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -164,38 +166,8 @@ func TestSARIFSchema(t *testing.T) {
 	if path == "" {
 		t.Skip("MCP_EVAL_SARIF_SCHEMA is not set; TestSARIFStructure checks the structure by hand")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const id = "https://json.schemastore.org/sarif-2.1.0.json"
-	if err := c.AddResource(id, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(id)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	files, err := filepath.Glob(filepath.Join("testdata", "*.sarif"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden SARIF files: %v", err)
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := validate(t, s, b); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
+	s := spectest.CompileFile(t, path, "https://json.schemastore.org/sarif-2.1.0.json", "", (*jsonschema.Compiler).AssertFormat)
+	validateFiles(t, s, filepath.Join("testdata", "*.sarif"))
 	if err := validate(t, s, renderSARIF(t, loadReport(t, "hostile-tool"), SARIFOptions{ArtifactURI: "servers/a b:c.py"})); err != nil {
 		t.Errorf("with an artifact: %v", err)
 	}
@@ -219,11 +191,16 @@ func TestSARIFLevelsAndRules(t *testing.T) {
 		Gate: &Gate{Waived: []GateItem{{Kind: "check", ID: "result-type/tools-call", WaiverReason: "SDK bug"}}},
 	}
 	d := checkSARIF(t, "levels", render(t, WriteSARIF, r))
-	var rules []string
+	// Each rule as "id level helpUri", each result as "rule level text".
+	type listing struct{ Rules, Results []string }
+	var got listing
 	for _, rule := range d.Runs[0].Tool.Driver.Rules {
-		rules = append(rules, rule.ID+" "+rule.Default.Level+" "+rule.HelpURI)
+		got.Rules = append(got.Rules, rule.ID+" "+rule.Default.Level+" "+rule.HelpURI)
 	}
-	want := []string{
+	for _, res := range d.Runs[0].Results {
+		got.Results = append(got.Results, res.RuleID+" "+res.Level+" "+res.Message.Text)
+	}
+	want := listing{Rules: []string{
 		"caching/prompts-list error ",
 		"caching/tools-list error https://modelcontextprotocol.io/specification/2026-07-28/basic/caching",
 		"discover/responds error ",
@@ -231,23 +208,15 @@ func TestSARIFLevelsAndRules(t *testing.T) {
 		"http/get-not-allowed warning ",
 		"resilience/oversized-request warning ",
 		"result-type/tools-call error ",
-	}
-	if !slices.Equal(rules, want) {
-		t.Errorf("rules = %q, want %q", rules, want)
-	}
-	var results []string
-	for _, res := range d.Runs[0].Results {
-		results = append(results, res.RuleID+" "+res.Level+" "+res.Message.Text)
-	}
-	want = []string{
+	}, Results: []string{
 		"caching/tools-list error no ttlMs",
 		"errors/unsupported-version error The check could not complete: timed out",
 		"http/get-not-allowed warning GET got 200",
 		"resilience/oversized-request warning HTTP 500",
 		"result-type/tools-call warning partial (waived: SDK bug)",
-	}
-	if !slices.Equal(results, want) {
-		t.Errorf("results = %q, want %q", results, want)
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules and results (-want +got):\n%s", diff)
 	}
 
 	// --strict makes every failure an error.
@@ -365,20 +334,11 @@ func TestSARIFMessageHasNoLinks(t *testing.T) {
 
 func TestPlainText(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
+	testCut(t, "plainText", plainText, []cutCase{
 		{"plain </details> @org/team `x`", 100, "plain </details> @org/team `x`"},
 		{"a\r\nb\rc\x00d\x1b[31me\u202ef\u2028g", 100, "a\nb\ncd[31mefg"},
 		{"  trim\n", 100, "trim"},
 		{"bad\xffutf8", 100, "bad\ufffdutf8"},
 		{"abcdef", 3, "abc…"},
-	}
-	for _, tt := range tests {
-		if got := plainText(tt.in, tt.max); got != tt.want {
-			t.Errorf("plainText(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
+	})
 }

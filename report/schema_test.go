@@ -30,6 +30,25 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
+// validateFiles validates every file matching pattern (there must be
+// some) against s.
+func validateFiles(t *testing.T, s *jsonschema.Schema, pattern string) {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no files match %s: %v", pattern, err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(t, s, b); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
 func validate(t *testing.T, s *jsonschema.Schema, b []byte) error {
 	t.Helper()
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
@@ -44,19 +63,7 @@ func validate(t *testing.T, s *jsonschema.Schema, b []byte) error {
 func TestSchemaValidatesGoldens(t *testing.T) {
 	t.Parallel()
 	s := compileSchema(t)
-	paths, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no reports in testdata: %v", err)
-	}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := validate(t, s, b); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
+	validateFiles(t, s, filepath.Join("testdata", "*.json"))
 	// A minimal report as WriteJSON writes it is valid too.
 	if err := validate(t, s, render(t, WriteJSON, &Report{SchemaVersion: SchemaVersion, Server: Server{Transport: "http", Era: "unknown"}})); err != nil {
 		t.Errorf("minimal report: %v", err)
@@ -111,19 +118,13 @@ func check0(m map[string]any) map[string]any {
 // shapes of other files (results.sarif), not of report.json.
 func TestSchemaMatchesStructs(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(schemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Defs       map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, schemaPath, &schema)
 	structs := jsonStructs(t)
 	if len(structs) < 10 {
 		t.Fatalf("found only %d structs with json tags: %v", len(structs), structs)

@@ -117,9 +117,10 @@ func (t *textWriter) tally(r *Report) {
 	if !r.Passed() {
 		verdict = t.paint(ansiRed, "FAIL")
 	}
-	tl := verdict + "  " + checkTally(r).String() + " · " + passRateText(r)
+	checks, cases := tallies(r)
+	tl := verdict + "  " + checks.String() + " · " + passRateText(r)
 	if len(r.Cases) > 0 {
-		tl += "\n      cases: " + caseTally(r).String()
+		tl += "\n      cases: " + cases.String()
 	}
 	t.line(tl)
 }
@@ -264,7 +265,7 @@ func (t *textWriter) cases(r *Report) {
 		if c.Errored > 0 {
 			res += fmt.Sprintf("  (%d errored)", c.Errored)
 		}
-		if reason, ok := t.j.waiver(c.ID + "@" + c.Model); ok && oc == outWarn {
+		if reason, ok := t.j.waiver(c.Key()); ok && oc == outWarn {
 			res += "  waived (" + oneLine(reason, textValueMax) + ")"
 		}
 		t.line(fmt.Sprintf("  %s %-*s  %-*s  %s", t.paint(m.color, m.mark), iw, oneLine(c.ID, 0), mw, oneLine(c.Model, 0), res))
@@ -378,7 +379,7 @@ func gatePerfText(p GatePerf) string {
 		what += " on " + oneLine(p.Model, textValueMax)
 	}
 	unit, f := "ms", func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
-	if p.Metric == "costUsdPerRun" {
+	if p.Metric == MetricCostPerRun {
 		unit, f = " USD/run", func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 	}
 	out := fmt.Sprintf("%s %s %s%s → %s%s (%+.0f%%)", oneLine(p.Metric, 20), what, f(p.Base), unit, f(p.Current), unit, p.Increase*100)

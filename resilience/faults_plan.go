@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
@@ -124,7 +125,7 @@ func Variants(c *tasks.Case, tools []mcp.Tool, payloads *PayloadSet) ([]*Variant
 		send := sendTool(c, tools)
 		for _, p := range chosen {
 			v := &Variant{
-				ID: c.ID + "#inject-" + p.ID, Kind: KindInject, Case: c,
+				ID: c.ID + report.VariantInject + p.ID, Kind: KindInject, Case: c,
 				Payload: p, Into: in.Into, SendTool: send, PayloadSet: payloads.Version,
 				Canaries: []string{p.Canary},
 			}
@@ -159,7 +160,7 @@ func faultID(c *tasks.Case, i int) string {
 			}
 		}
 	}
-	id := c.ID + "#fault-" + string(f.Kind)
+	id := c.ID + report.VariantFault + string(f.Kind)
 	if sameKind > 1 {
 		id += "-" + f.Tool
 	}

@@ -11,7 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	clippkg "github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // MatchMode is how an expected argument is compared with the model's.
@@ -395,11 +396,4 @@ func numberEqual(a, b json.Number) bool {
 }
 
 // clip shortens a value for a message.
-func clip(s string) string {
-	const limit = 80
-	if utf8.RuneCountInString(s) <= limit {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:limit]) + "…"
-}
+func clip(s string) string { return clippkg.Runes(s, 80) }

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -160,14 +161,9 @@ func (p *Prices) Table() *report.PriceTable {
 	return t
 }
 
-// PriceError is a problem in a price file, at a line.
-type PriceError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *PriceError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+// PriceError is a problem in a price file, at a line (1 when the problem
+// has none of its own).
+type PriceError = yamlfile.Error
 
 // LoadPrices reads a price file and returns the built-in table overridden
 // and extended by it. The file is YAML:
@@ -192,52 +188,19 @@ func LoadPrices(path string) (*Prices, error) {
 
 // ParsePrices is LoadPrices for data already read; name is used in errors.
 func ParsePrices(name string, data []byte) (*Prices, error) {
-	p := BuiltinPrices()
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &PriceError{name, 1, "the file is empty: want a models: map of provider:model to {input, output} prices"}
-		}
-		line, msg := yamlfile.Syntax(err)
-		if line == 0 {
-			line, msg = 1, err.Error()
-		}
-		return nil, &PriceError{name, line, msg}
+	root, err := priceRoot(name, data)
+	if err != nil {
+		return nil, err
 	}
-	var errs []error
+	var errs yamlfile.Errors
 	bad := func(n *yaml.Node, format string, args ...any) {
-		errs = append(errs, &PriceError{name, n.Line, fmt.Sprintf(format, args...)})
+		errs = append(errs, &PriceError{File: name, Line: n.Line, Msg: fmt.Sprintf(format, args...)})
 	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
-	if root.Kind != yaml.MappingNode {
-		bad(root, "want a mapping with a models: key")
-		return nil, errors.Join(errs...)
-	}
-	date := ""
-	var models *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		switch k.Value {
-		case "date":
-			date = v.Value
-		case "models":
-			models = v
-		default:
-			bad(k, "unknown key %q (want date or models)", k.Value)
-		}
-	}
+	date, models := priceKeys(root, bad)
 	if models == nil {
-		bad(root, "no models: map of provider:model to {input, output} prices")
-		return nil, errors.Join(errs...)
+		return nil, errs
 	}
-	if models.Kind != yaml.MappingNode {
-		bad(models, "models: want a map of provider:model to {input, output} prices")
-		return nil, errors.Join(errs...)
-	}
+	p := BuiltinPrices()
 	seen := map[string]int{}
 	for i := 0; i+1 < len(models.Content); i += 2 {
 		k, v := models.Content[i], models.Content[i+1]
@@ -251,15 +214,13 @@ func ParsePrices(name string, data []byte) (*Prices, error) {
 			continue
 		}
 		seen[key] = k.Line
-		pr, ok := parsePrice(v, key, bad)
-		if !ok {
-			continue
+		if pr, ok := parsePrice(v, key, bad); ok {
+			pr.Source = fmt.Sprintf("%s:%d", name, k.Line)
+			p.m[key] = pr
 		}
-		pr.Source = fmt.Sprintf("%s:%d", name, k.Line)
-		p.m[key] = pr
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, errs
 	}
 	f := name
 	if date != "" {
@@ -267,6 +228,66 @@ func ParsePrices(name string, data []byte) (*Prices, error) {
 	}
 	p.files = append(p.files, f)
 	return p, nil
+}
+
+// priceRoot decodes the file's first document and returns its root
+// mapping. A problem without a line of its own is put at line 1.
+func priceRoot(name string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &PriceError{File: name, Line: 1, Msg: "the file is empty: want a models: map of provider:model to {input, output} prices"}
+		}
+		line, msg := yamlfile.Syntax(err)
+		if line == 0 {
+			line, msg = 1, err.Error()
+		}
+		return nil, &PriceError{File: name, Line: line, Msg: msg}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, yamlfile.Errors{{File: name, Line: root.Line, Msg: "want a mapping with a models: key"}}
+	}
+	return root, nil
+}
+
+// priceTopKeys are the keys of a price file, priceFields those of one
+// model's price.
+var (
+	priceTopKeys = []string{"date", "models"}
+	priceFields  = []string{"input", "output", "cached_input", "cache_write"}
+)
+
+// priceKeys reads the top-level keys: the date and the models map, which
+// is nil (reported) when absent or not a map.
+func priceKeys(root *yaml.Node, bad func(*yaml.Node, string, ...any)) (date string, models *yaml.Node) {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "date":
+			date = v.Value
+		case "models":
+			models = v
+		default:
+			if s := suggest.Nearest(strings.ToLower(k.Value), priceTopKeys); s != "" {
+				bad(k, "unknown key %q (did you mean %q?)", k.Value, s)
+			} else {
+				bad(k, "unknown key %q (want date or models)", k.Value)
+			}
+		}
+	}
+	switch {
+	case models == nil:
+		bad(root, "no models: map of provider:model to {input, output} prices")
+	case models.Kind != yaml.MappingNode:
+		bad(models, "models: want a map of provider:model to {input, output} prices")
+		return date, nil
+	}
+	return date, models
 }
 
 // parsePrice reads {input: N, output: N}.
@@ -291,7 +312,11 @@ func parsePrice(v *yaml.Node, key string, bad func(*yaml.Node, string, ...any)) 
 		case "cache_write":
 			slot = &pr.CacheWrite
 		default:
-			bad(k, "%s: unknown key %q (want input and output, optionally cached_input and cache_write, in USD per 1M tokens)", key, k.Value)
+			if s := suggest.Nearest(strings.ToLower(k.Value), priceFields); s != "" {
+				bad(k, "%s: unknown key %q (did you mean %q?)", key, k.Value, s)
+			} else {
+				bad(k, "%s: unknown key %q (want input and output, optionally cached_input and cache_write, in USD per 1M tokens)", key, k.Value)
+			}
 			ok = false
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/llm"
 )
@@ -185,29 +186,24 @@ func (c *Cache) canonicalSchema(raw json.RawMessage) json.RawMessage {
 	if v, ok := c.schemas.Load(string(raw)); ok {
 		return v.(json.RawMessage)
 	}
-	canon := canonicalJSON(raw)
-	c.schemas.Store(string(raw), canon)
-	return canon
+	b := canonicalJSON(raw)
+	c.schemas.Store(string(raw), b)
+	return b
 }
 
-// canonicalJSON re-encodes a JSON value with sorted keys and no spaces, so
-// that two spellings of the same schema share a key. Text that is not JSON
-// is kept as a JSON string, which is still deterministic.
+// canonicalJSON re-encodes a JSON value in canon's form, so that two
+// spellings of the same schema share a key. Text that is not JSON is kept
+// as a JSON string, which is still deterministic. (canon leaves <, > and &
+// unescaped where json.Marshal escaped them; the key is the same, because
+// json.Marshal of the keyed request escapes them in every RawMessage.)
 func canonicalJSON(raw json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		b, _ := json.Marshal(string(raw))
+	if b, ok := canon.JSON(raw); ok {
 		return b
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(string(raw))
-	}
+	b, _ := json.Marshal(string(raw))
 	return b
 }
 

@@ -92,6 +92,16 @@ func isFile(p string) bool {
 // fragment ("" for the root, "#/$defs/Case" for a definition).
 func CompileDoc(tb testing.TB, path, fragment string) *jsonschema.Schema {
 	tb.Helper()
+	url := "https://github.com/mcp-eval/mcp-eval/raw/main/docs/" + filepath.Base(path)
+	return CompileFile(tb, path, url, fragment, func(c *jsonschema.Compiler) { c.DefaultDraft(jsonschema.Draft2020) })
+}
+
+// CompileFile compiles the JSON Schema in the file at path under url, with
+// no loader beyond the document itself, and returns the schema at
+// fragment. setup, when set, configures the compiler first (a default
+// draft, format assertions).
+func CompileFile(tb testing.TB, path, url, fragment string, setup func(*jsonschema.Compiler)) *jsonschema.Schema {
+	tb.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -102,8 +112,9 @@ func CompileDoc(tb testing.TB, path, fragment string) *jsonschema.Schema {
 		tb.Fatalf("%s: %v", path, err)
 	}
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	url := "https://github.com/mcp-eval/mcp-eval/raw/main/docs/" + filepath.Base(path)
+	if setup != nil {
+		setup(c)
+	}
 	if err := c.AddResource(url, doc); err != nil {
 		tb.Fatal(err)
 	}

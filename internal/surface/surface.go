@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -76,11 +77,11 @@ func canonList(raws []json.RawMessage, key string, tool bool) ([][]byte, []repor
 		}
 		strip(v)
 		name, _ := v[key].(string)
-		c := canonical(v)
+		c := canon.Value(v)
 		desc, _ := v["description"].(string)
 		si := report.SurfaceItem{Name: name, DescriptionSHA256: hash([]byte(desc)), SHA256: hash(c)}
 		if tool {
-			si.InputSchemaSHA256 = hash(canonical(v["inputSchema"]))
+			si.InputSchemaSHA256 = hash(canon.Value(v["inputSchema"]))
 		}
 		items = append(items, item{name, c, si})
 	}
@@ -109,18 +110,6 @@ func strip(v any) {
 			strip(sub)
 		}
 	}
-}
-
-// canonical encodes v with sorted keys (encoding/json sorts map keys) and
-// without HTML escaping or insignificant space.
-func canonical(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return nil
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 func hash(b []byte) string {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 )
 
 func raws(ss ...string) []json.RawMessage {
@@ -83,9 +85,9 @@ func TestFingerprintIsCanonicalJSONOfTheWhole(t *testing.T) {
 	var p map[string]any
 	_ = json.Unmarshal(prompts[0], &p)
 	whole := map[string]any{"tools": decoded, "prompts": []any{p}, "resourceTemplates": []any{}}
-	want := hash(canonical(whole))
+	want := hash(canon.Value(whole))
 	got, _ := Compute(tools, prompts, nil)
 	if got != want {
-		t.Errorf("fingerprint %s, want %s (canonical %s)", got, want, canonical(whole))
+		t.Errorf("fingerprint %s, want %s (canonical %s)", got, want, canon.Value(whole))
 	}
 }
