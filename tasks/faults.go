@@ -131,15 +131,7 @@ func (p *parser) faults(n *yaml.Node, ctx string) []*Fault {
 				}
 				f.Kind = FaultKind(s)
 				if !slices.Contains(FaultKinds, f.Kind) {
-					msg := fmt.Sprintf("%s.kind: unknown fault kind %q (want %s)", fctx, s, kindList())
-					names := make([]string, len(FaultKinds))
-					for i, k := range FaultKinds {
-						names[i] = string(k)
-					}
-					if near := nearest(s, names); near != "" {
-						msg = fmt.Sprintf("%s.kind: unknown fault kind %q (did you mean %q?)", fctx, s, near)
-					}
-					p.errorf(v.Line, "%s", msg)
+					p.errorf(v.Line, "%s", unknownName(fctx+".kind", "fault kind", s, enumNames(FaultKinds), kindList()))
 					ok = false
 				}
 			case "after":
@@ -167,13 +159,7 @@ func (p *parser) faults(n *yaml.Node, ctx string) []*Fault {
 	return out
 }
 
-func kindList() string {
-	s := make([]string, len(FaultKinds))
-	for i, k := range FaultKinds {
-		s[i] = string(k)
-	}
-	return strings.Join(s, " | ")
-}
+func kindList() string { return strings.Join(enumNames(FaultKinds), " | ") }
 
 // inject parses a case's inject: mapping.
 func (p *parser) inject(n *yaml.Node, ctx string) *Inject {

@@ -606,3 +606,17 @@ func TestParseListForm(t *testing.T) {
 		t.Errorf("%s: %v", seedExample, err)
 	}
 }
+
+// TestCaseFieldsCoverCaseKeys keeps the table of case key readers in step
+// with caseKeys, the list the did-you-mean and the schema test read.
+func TestCaseFieldsCoverCaseKeys(t *testing.T) {
+	t.Parallel()
+	for _, k := range caseKeys {
+		if caseFields[k] == nil {
+			t.Errorf("case key %q has no reader in caseFields", k)
+		}
+	}
+	if len(caseFields) != len(caseKeys) {
+		t.Errorf("caseFields has %d readers for %d caseKeys", len(caseFields), len(caseKeys))
+	}
+}
