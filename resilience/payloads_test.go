@@ -179,17 +179,7 @@ func TestPayloadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := ParsePayloads([]byte(tt.yaml), "p.yaml")
-			var es yamlfile.Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
-			}
-			var got []string
-			for _, e := range es {
-				got = append(got, e.Error())
-			}
-			if d := cmp.Diff(tt.want, got); d != "" {
-				t.Errorf("errors (-want +got):\n%s", d)
-			}
+			wantErrors(t, err, tt.want)
 		})
 	}
 }
@@ -216,5 +206,18 @@ func TestLoadPayloadsFile(t *testing.T) {
 	}
 	if _, err := LoadPayloads(big); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
 		t.Errorf("large file: %v", err)
+	}
+}
+
+// wantErrors fails the test unless err is a yamlfile.Errors of exactly the
+// lines want, in order.
+func wantErrors(t *testing.T, err error, want []string) {
+	t.Helper()
+	got := yamlfile.Messages(err)
+	if got == nil {
+		t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

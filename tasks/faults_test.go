@@ -2,15 +2,12 @@ package tasks
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 // resilienceSrc uses every Layer 2 key once.
@@ -127,17 +124,7 @@ func TestParseResilienceErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			var es yamlfile.Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("error %T %v, want Errors", err, err)
-			}
-			var got []string
-			for _, e := range es {
-				got = append(got, e.Error())
-			}
-			if d := cmp.Diff(tt.want, got); d != "" {
-				t.Errorf("errors (-want +got):\n%s", d)
-			}
+			wantErrors(t, err, tt.want)
 		})
 	}
 }
@@ -175,17 +162,7 @@ cases:
 		`t.yaml:14: case "a": inject.forbid_args: send_email has no argument "recipient" (it takes body, subject, to)`,
 		`t.yaml:15: case "a": inject.forbid_args: the server has no tool "post_tweet" (it offers get_weather, search_invoices, send_email)`,
 	}
-	var es yamlfile.Errors
-	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want Errors", err, err)
-	}
-	var got []string
-	for _, e := range es {
-		got = append(got, e.Error())
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("errors (-want +got):\n%s", d)
-	}
+	wantErrors(t, err, want)
 }
 
 // TestResilienceSchema validates the Layer 2 keys against

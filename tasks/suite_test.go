@@ -292,20 +292,7 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			var got []string
-			var es yamlfile.Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("error is %T, want Errors: %v", err, err)
-			}
-			for _, e := range es {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
+			wantErrors(t, err, tt.want)
 			var one *yamlfile.Error
 			if !errors.As(err, &one) || one.File != "t.yaml" {
 				t.Errorf("errors.As(*Error) = %v", one)
@@ -409,17 +396,7 @@ cases:
 		`t.yaml:30: case "e": expect_args: search_invoices has no argument "costumer" (did you mean "customer"?)`,
 		`t.yaml:31: case "e": expect_args.status: ["open"] is not one of the values search_invoices accepts: "open", "paid", "overdue"`,
 	}
-	var es yamlfile.Errors
-	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want Errors", err, err)
-	}
-	var got []string
-	for _, e := range es {
-		got = append(got, e.Error())
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("errors (-want +got):\n%s", diff)
-	}
+	wantErrors(t, err, want)
 
 	// No tools at all.
 	err = s.Validate(nil)
@@ -618,5 +595,18 @@ func TestCaseFieldsCoverCaseKeys(t *testing.T) {
 	}
 	if len(caseFields) != len(caseKeys) {
 		t.Errorf("caseFields has %d readers for %d caseKeys", len(caseFields), len(caseKeys))
+	}
+}
+
+// wantErrors fails the test unless err is a yamlfile.Errors of exactly the
+// lines want, in order.
+func wantErrors(t *testing.T, err error, want []string) {
+	t.Helper()
+	got := yamlfile.Messages(err)
+	if got == nil {
+		t.Fatalf("error %T %v, want Errors", err, err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

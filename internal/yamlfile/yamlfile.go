@@ -36,12 +36,25 @@ func (e *Error) Error() string {
 // order. errors.As finds each *Error in it.
 type Errors []*Error
 
-func (es Errors) Error() string {
+func (es Errors) Error() string { return strings.Join(es.lines(), "\n") }
+
+func (es Errors) lines() []string {
 	s := make([]string, len(es))
 	for i, e := range es {
 		s[i] = e.Error()
 	}
-	return strings.Join(s, "\n")
+	return s
+}
+
+// Messages returns the FILE:LINE: message line of each problem in err, in
+// order, or nil when err holds no Errors (a test compares them with the
+// lines it wants).
+func Messages(err error) []string {
+	var es Errors
+	if !errors.As(err, &es) {
+		return nil
+	}
+	return es.lines()
 }
 
 // Unwrap returns the errors, for errors.Is and errors.As.

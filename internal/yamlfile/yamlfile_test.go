@@ -2,8 +2,10 @@ package yamlfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,5 +82,17 @@ func TestDocument(t *testing.T) {
 				t.Fatalf("Document error = %v, want prefix %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestMessages(t *testing.T) {
+	t.Parallel()
+	es := Errors{{File: "f.yaml", Line: 3, Msg: "bad"}, {File: "f.yaml", Msg: "worse"}}
+	want := []string{"f.yaml:3: bad", "f.yaml: worse"}
+	if got := Messages(fmt.Errorf("loading: %w", es)); !slices.Equal(got, want) {
+		t.Errorf("Messages(wrapped Errors) = %q, want %q", got, want)
+	}
+	if got := Messages(errors.New("plain")); got != nil {
+		t.Errorf("Messages(plain error) = %q, want nil", got)
 	}
 }
