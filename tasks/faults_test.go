@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // resilienceSrc uses every Layer 2 key once.
@@ -41,7 +42,7 @@ func TestParseResilienceKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	opts := cmp.Options{cmpopts.IgnoreUnexported(Fault{}, Inject{})}
@@ -77,7 +78,7 @@ func TestParseResilienceKeys(t *testing.T) {
 		t.Errorf("Fails (-want +got):\n%s", d)
 	}
 	// Layer 1 tasks ignore the Layer 2 keys.
-	if task := s.Cases[0].Task(weatherTools(t), "m"); task.OnResult != nil {
+	if task := s.Cases[0].Task(taskstest.WeatherTools(t), "m"); task.OnResult != nil {
 		t.Error("Case.Task sets OnResult")
 	}
 }
@@ -153,7 +154,7 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Validate(weatherTools(t))
+	err = s.Validate(taskstest.WeatherTools(t))
 	want := []string{
 		`t.yaml:8: case "a": faults[1].tool: the server has no tool "get_wether" (did you mean "get_weather"?)`,
 		`t.yaml:9: case "a": faults[2].tool: the server has no tool "launch_rockets" (it offers get_weather, search_invoices, send_email)`,

@@ -14,31 +14,12 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // shippedTasks is the golden file the example server ships with, the
 // default of --golden.
 const shippedTasks = "../golden/tasks.yaml"
-
-// weatherTools returns the example server's tools/list (testdata/README.md
-// says how the copy was made).
-func weatherTools(t *testing.T) []mcp.Tool {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "weather-tools.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Tools []mcp.Tool `json:"tools"`
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Tools) != 3 {
-		t.Fatalf("weather-tools.json has %d tools, want 3", len(list.Tools))
-	}
-	return list.Tools
-}
 
 // TestShippedSuite loads golden/tasks.yaml, validates it against the
 // example server's real tools, and checks it has what the issue asks for.
@@ -48,7 +29,7 @@ func TestShippedSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	var negative, chains, hard, soft, rubrics, rubricFiles, semantic, regex int
@@ -111,7 +92,7 @@ func TestParseFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
@@ -385,7 +366,7 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Validate(weatherTools(t))
+	err = s.Validate(taskstest.WeatherTools(t))
 	want := []string{
 		`t.yaml:4: defaults: stub_results: the server has no tool "send_mail" (did you mean "send_email"?)`,
 		`t.yaml:8: case "a": expect_tool: the server has no tool "get_wether" (did you mean "get_weather"?)`,
@@ -483,7 +464,7 @@ func TestTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := weatherTools(t)
+	tools := taskstest.WeatherTools(t)
 	c := s.Cases[0]
 	task := c.Task(tools, "gpt-test")
 	zero := 0.0
