@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -85,23 +85,12 @@ func failing(err error) step {
 // elicitation decides whether the client declares that capability.
 func fixtureServer(t *testing.T, elicitation bool) (*mcptest.Server, *mcp.Client, []mcp.Tool) {
 	t.Helper()
-	fx := mcptest.NewHandler(mcptest.Options{})
-	srv := httptest.NewServer(fx)
-	t.Cleanup(srv.Close)
 	opts := mcp.Options{}
 	if elicitation {
 		opts.Capabilities = map[string]any{"elicitation": map[string]any{}}
 	}
-	c, err := mcp.Connect(t.Context(), &mcp.HTTPTarget{URL: srv.URL}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	tools, err := c.ListTools(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fx, c, tools
+	fx, c, tools := connect.HTTP(t, mcptest.Options{}, opts)
+	return fx.Server, c, tools
 }
 
 // lastToolMessage returns the content of the last tool message the model
