@@ -119,9 +119,7 @@ func (p *parser) faults(n *yaml.Node, ctx string) []*Fault {
 			switch key {
 			case "tool":
 				f.toolLine = v.Line
-				var good bool
-				f.Tool, good = p.str(v, fctx+".tool", true)
-				ok = ok && good
+				f.Tool = p.strOK(v, fctx+".tool", &ok)
 			case "kind":
 				kindSeen = true
 				s, good := p.str(v, fctx+".kind", true)
@@ -173,34 +171,10 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 	p.fields(n, ctx+": ", injectKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "payloads":
-			items := []*yaml.Node{v}
-			if v.Kind == yaml.SequenceNode {
-				items = v.Content
-				if len(items) == 0 || len(items) > maxInjectItems {
-					p.errorf(v.Line, "%s.payloads must list 1 to %d payload ids, categories or all", ctx, maxInjectItems)
-					ok = false
-				}
-			}
-			for _, item := range items {
-				item = resolve(item)
-				s, good := p.str(item, ctx+".payloads item", true)
-				if !good {
-					ok = false
-					continue
-				}
-				if slices.Contains(in.Payloads, s) {
-					p.errorf(item.Line, "%s.payloads: %q is listed twice", ctx, s)
-					ok = false
-					continue
-				}
-				in.Payloads = append(in.Payloads, s)
-				in.PayloadLines = append(in.PayloadLines, item.Line)
-			}
+			ok = p.injectPayloads(v, ctx, in) && ok
 		case "into":
 			in.intoLine = v.Line
-			var good bool
-			in.Into, good = p.str(v, ctx+".into", true)
-			ok = ok && good
+			in.Into = p.strOK(v, ctx+".into", &ok)
 		case "canary":
 			s, good := p.str(v, ctx+".canary", true)
 			if good && utf8.RuneCountInString(strings.TrimSpace(s)) < minCanaryChars {
@@ -210,20 +184,7 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 			in.Canary = strings.TrimSpace(s)
 			ok = ok && good
 		case "forbid_tools":
-			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-				p.errorf(v.Line, "%s.forbid_tools must be a non-empty list of tool names", ctx)
-				ok = false
-				return
-			}
-			for _, item := range v.Content {
-				item = resolve(item)
-				s, good := p.str(item, ctx+".forbid_tools item", true)
-				if good {
-					in.ForbidTools = append(in.ForbidTools, s)
-					in.forbidLines = append(in.forbidLines, item.Line)
-				}
-				ok = ok && good
-			}
+			ok = p.injectForbidTools(v, ctx, in) && ok
 		case "forbid_args":
 			ok = p.forbidArgs(v, ctx+".forbid_args", in) && ok
 		}
@@ -235,6 +196,55 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 		return nil
 	}
 	return in
+}
+
+// injectPayloads reads inject.payloads: one selector or a list of them
+// (payload ids, categories, all), each at most once.
+func (p *parser) injectPayloads(v *yaml.Node, ctx string, in *Inject) bool {
+	ok := true
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+		if len(items) == 0 || len(items) > maxInjectItems {
+			p.errorf(v.Line, "%s.payloads must list 1 to %d payload ids, categories or all", ctx, maxInjectItems)
+			ok = false
+		}
+	}
+	for _, item := range items {
+		item = resolve(item)
+		s, good := p.str(item, ctx+".payloads item", true)
+		if !good {
+			ok = false
+			continue
+		}
+		if slices.Contains(in.Payloads, s) {
+			p.errorf(item.Line, "%s.payloads: %q is listed twice", ctx, s)
+			ok = false
+			continue
+		}
+		in.Payloads = append(in.Payloads, s)
+		in.PayloadLines = append(in.PayloadLines, item.Line)
+	}
+	return ok
+}
+
+// injectForbidTools reads inject.forbid_tools, a non-empty list of names.
+func (p *parser) injectForbidTools(v *yaml.Node, ctx string, in *Inject) bool {
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		p.errorf(v.Line, "%s.forbid_tools must be a non-empty list of tool names", ctx)
+		return false
+	}
+	ok := true
+	for _, item := range v.Content {
+		item = resolve(item)
+		s, good := p.str(item, ctx+".forbid_tools item", true)
+		if good {
+			in.ForbidTools = append(in.ForbidTools, s)
+			in.forbidLines = append(in.forbidLines, item.Line)
+		}
+		ok = ok && good
+	}
+	return ok
 }
 
 // forbidArgs reads forbid_args: {tool: {argument: text}}.

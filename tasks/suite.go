@@ -648,6 +648,14 @@ func (p *parser) str(n *yaml.Node, what string, required bool) (string, bool) {
 	return n.Value, true
 }
 
+// strOK reads required text as str does and clears *ok on an error, for
+// readers that keep an entry only when all of it is right.
+func (p *parser) strOK(n *yaml.Node, what string, ok *bool) string {
+	s, good := p.str(n, what, true)
+	*ok = *ok && good
+	return s
+}
+
 func (p *parser) strList(n *yaml.Node, what string) []string {
 	if n.Kind != yaml.SequenceNode {
 		p.errorf(n.Line, "%s must be a list", what)
