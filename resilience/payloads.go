@@ -223,11 +223,7 @@ const maxPayloadFileBytes = 1 << 20
 // says extends: none. Every error is a yamlfile.Errors naming the file and,
 // where there is one, the line: the CLI reports it and exits 2.
 func LoadPayloads(path string) (*PayloadSet, error) {
-	data, err := yamlfile.Read(path, maxPayloadFileBytes, "payload file")
-	if err != nil {
-		return nil, err
-	}
-	return ParsePayloads(data, path)
+	return yamlfile.Load(path, maxPayloadFileBytes, "payload file", ParsePayloads)
 }
 
 // ParsePayloads parses a payload file's contents; path names it in errors.
@@ -272,11 +268,7 @@ func parsePayloads(data []byte, path string, base func() *PayloadSet) (*PayloadS
 }
 
 func (p *payloadParser) parse(data []byte, base func() *PayloadSet) *PayloadSet {
-	if len(data) > maxPayloadFileBytes {
-		p.errorf(0, "the payload file is larger than %d MiB", maxPayloadFileBytes>>20)
-		return nil
-	}
-	root, err := yamlfile.Document(p.file, data, "the payload file", "version: 1 and a list of payloads")
+	root, err := yamlfile.Document(p.file, data, maxPayloadFileBytes, "the payload file", "version: 1 and a list of payloads")
 	if err != nil {
 		p.errs = append(p.errs, err)
 		return nil
@@ -579,10 +571,9 @@ func (p *payloadParser) text(n *yaml.Node, what string) (string, bool) {
 }
 
 func (p *payloadParser) integer(n *yaml.Node, what string) (int, bool) {
-	var i int
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+	i, ok := yamlfile.Int(n)
+	if !ok {
 		p.errorf(n.Line, "%s must be a whole number", what)
-		return 0, false
 	}
-	return i, true
+	return i, ok
 }

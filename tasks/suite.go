@@ -193,11 +193,7 @@ func (c *Case) RunsOr(n int) int {
 // naming the file (and the line, where there is one): the CLI reports it and
 // exits 2.
 func Load(path string) (*Suite, error) {
-	data, err := yamlfile.Read(path, maxFileBytes, "golden file")
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data, path)
+	return yamlfile.Load(path, maxFileBytes, "golden file", Parse)
 }
 
 // Parse parses a tasks file's contents; path names it in errors and is the
@@ -254,11 +250,7 @@ func (p *parser) errorf(line int, format string, args ...any) {
 }
 
 func (p *parser) parse(data []byte) *Suite {
-	if len(data) > maxFileBytes {
-		p.errorf(0, "the golden file is larger than %d MiB", maxFileBytes>>20)
-		return nil
-	}
-	doc, err := yamlfile.Document(p.file, data, "the golden file", "version: 1 and a list of cases")
+	doc, err := yamlfile.Document(p.file, data, maxFileBytes, "the golden file", "version: 1 and a list of cases")
 	if err != nil {
 		p.errs = append(p.errs, err)
 		return nil
@@ -680,12 +672,11 @@ func (p *parser) boolean(n *yaml.Node, what string) bool {
 }
 
 func (p *parser) intValue(n *yaml.Node, what string) (int, bool) {
-	var i int
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+	i, ok := yamlfile.Int(n)
+	if !ok {
 		p.errorf(n.Line, "%s must be a whole number", what)
-		return 0, false
 	}
-	return i, true
+	return i, ok
 }
 
 func (p *parser) boundedInt(n *yaml.Node, what string, limit int) int {
