@@ -171,7 +171,17 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 	p.fields(n, ctx+": ", injectKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "payloads":
-			ok = p.injectPayloads(v, ctx, in) && ok
+			items := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				items = v.Content
+				if len(items) == 0 || len(items) > maxInjectItems {
+					p.errorf(v.Line, "%s.payloads must list 1 to %d payload ids, categories or all", ctx, maxInjectItems)
+					ok = false
+				}
+			}
+			var good bool
+			in.Payloads, in.PayloadLines, good = p.nameList(items, ctx+".payloads", true)
+			ok = ok && good
 		case "into":
 			in.intoLine = v.Line
 			in.Into = p.strOK(v, ctx+".into", &ok)
@@ -184,7 +194,14 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 			in.Canary = strings.TrimSpace(s)
 			ok = ok && good
 		case "forbid_tools":
-			ok = p.injectForbidTools(v, ctx, in) && ok
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				p.errorf(v.Line, "%s.forbid_tools must be a non-empty list of tool names", ctx)
+				ok = false
+				return
+			}
+			var good bool
+			in.ForbidTools, in.forbidLines, good = p.nameList(v.Content, ctx+".forbid_tools", false)
+			ok = ok && good
 		case "forbid_args":
 			ok = p.forbidArgs(v, ctx+".forbid_args", in) && ok
 		}
@@ -198,53 +215,27 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 	return in
 }
 
-// injectPayloads reads inject.payloads: one selector or a list of them
-// (payload ids, categories, all), each at most once.
-func (p *parser) injectPayloads(v *yaml.Node, ctx string, in *Inject) bool {
-	ok := true
-	items := []*yaml.Node{v}
-	if v.Kind == yaml.SequenceNode {
-		items = v.Content
-		if len(items) == 0 || len(items) > maxInjectItems {
-			p.errorf(v.Line, "%s.payloads must list 1 to %d payload ids, categories or all", ctx, maxInjectItems)
-			ok = false
-		}
-	}
+// nameList reads items as required text (payload selectors, tool names),
+// with the line of each; unique refuses one listed twice. ok is false after
+// any error; the names read so far come back anyway.
+func (p *parser) nameList(items []*yaml.Node, what string, unique bool) (names []string, lines []int, ok bool) {
+	ok = true
 	for _, item := range items {
 		item = resolve(item)
-		s, good := p.str(item, ctx+".payloads item", true)
+		s, good := p.str(item, what+" item", true)
 		if !good {
 			ok = false
 			continue
 		}
-		if slices.Contains(in.Payloads, s) {
-			p.errorf(item.Line, "%s.payloads: %q is listed twice", ctx, s)
+		if unique && slices.Contains(names, s) {
+			p.errorf(item.Line, "%s: %q is listed twice", what, s)
 			ok = false
 			continue
 		}
-		in.Payloads = append(in.Payloads, s)
-		in.PayloadLines = append(in.PayloadLines, item.Line)
+		names = append(names, s)
+		lines = append(lines, item.Line)
 	}
-	return ok
-}
-
-// injectForbidTools reads inject.forbid_tools, a non-empty list of names.
-func (p *parser) injectForbidTools(v *yaml.Node, ctx string, in *Inject) bool {
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		p.errorf(v.Line, "%s.forbid_tools must be a non-empty list of tool names", ctx)
-		return false
-	}
-	ok := true
-	for _, item := range v.Content {
-		item = resolve(item)
-		s, good := p.str(item, ctx+".forbid_tools item", true)
-		if good {
-			in.ForbidTools = append(in.ForbidTools, s)
-			in.forbidLines = append(in.forbidLines, item.Line)
-		}
-		ok = ok && good
-	}
-	return ok
+	return names, lines, ok
 }
 
 // forbidArgs reads forbid_args: {tool: {argument: text}}.
