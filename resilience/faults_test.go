@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // testTools is a small tool surface: a read-only lookup and a tool with
@@ -238,7 +239,7 @@ cases:
 		t.Fatal(err)
 	}
 	_, err = NewPlan(s.Cases, testTools(), nil)
-	wantErrors(t, err, []string{
+	taskstest.WantErrors(t, err, []string{
 		`t.yaml:8: case "a": inject.payloads: the payload set builtin@1 has no payload or category "override-verification-cod" (did you mean "override-verification-code"?)`,
 		`t.yaml:10: case "a": inject.payloads: the payload set builtin@1 has no payload or category "sql-injection" (use all, a category such as instruction-override, or an id: override-verification-code, override-fake-system, exfil-send-attendees, hidden-unicode-tags, hidden-zero-width, markdown-image-beacon, spoof-tool-result, spoof-trusted-tool)`,
 		`t.yaml:14: case "b": inject.payloads: the payload set builtin@1 has no payload or category "instruction_override" (did you mean "instruction-override"?)`,

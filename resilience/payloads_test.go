@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // TestBuiltinPayloads checks the shipped set: it loads, covers every
@@ -179,7 +180,7 @@ func TestPayloadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := ParsePayloads([]byte(tt.yaml), "p.yaml")
-			wantErrors(t, err, tt.want)
+			taskstest.WantErrors(t, err, tt.want)
 		})
 	}
 }
@@ -206,18 +207,5 @@ func TestLoadPayloadsFile(t *testing.T) {
 	}
 	if _, err := LoadPayloads(big); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
 		t.Errorf("large file: %v", err)
-	}
-}
-
-// wantErrors fails the test unless err is a yamlfile.Errors of exactly the
-// lines want, in order.
-func wantErrors(t *testing.T, err error, want []string) {
-	t.Helper()
-	got := yamlfile.Messages(err)
-	if got == nil {
-		t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

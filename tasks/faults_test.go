@@ -125,7 +125,7 @@ func TestParseResilienceErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			wantErrors(t, err, tt.want)
+			taskstest.WantErrors(t, err, tt.want)
 		})
 	}
 }
@@ -163,7 +163,7 @@ cases:
 		`t.yaml:14: case "a": inject.forbid_args: send_email has no argument "recipient" (it takes body, subject, to)`,
 		`t.yaml:15: case "a": inject.forbid_args: the server has no tool "post_tweet" (it offers get_weather, search_invoices, send_email)`,
 	}
-	wantErrors(t, err, want)
+	taskstest.WantErrors(t, err, want)
 }
 
 // TestResilienceSchema validates the Layer 2 keys against

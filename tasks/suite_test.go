@@ -273,7 +273,7 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			wantErrors(t, err, tt.want)
+			taskstest.WantErrors(t, err, tt.want)
 			var one *yamlfile.Error
 			if !errors.As(err, &one) || one.File != "t.yaml" {
 				t.Errorf("errors.As(*Error) = %v", one)
@@ -377,7 +377,7 @@ cases:
 		`t.yaml:30: case "e": expect_args: search_invoices has no argument "costumer" (did you mean "customer"?)`,
 		`t.yaml:31: case "e": expect_args.status: ["open"] is not one of the values search_invoices accepts: "open", "paid", "overdue"`,
 	}
-	wantErrors(t, err, want)
+	taskstest.WantErrors(t, err, want)
 
 	// No tools at all.
 	err = s.Validate(nil)
@@ -576,18 +576,5 @@ func TestCaseFieldsCoverCaseKeys(t *testing.T) {
 	}
 	if len(caseFields) != len(caseKeys) {
 		t.Errorf("caseFields has %d readers for %d caseKeys", len(caseFields), len(caseKeys))
-	}
-}
-
-// wantErrors fails the test unless err is a yamlfile.Errors of exactly the
-// lines want, in order.
-func wantErrors(t *testing.T, err error, want []string) {
-	t.Helper()
-	got := yamlfile.Messages(err)
-	if got == nil {
-		t.Fatalf("error %T %v, want Errors", err, err)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

@@ -1,6 +1,7 @@
 // Package taskstest is what the tests of the golden file's readers (tasks,
-// golden) share: the example server's tools to validate cases against, and
-// a scripted semantic matcher in place of a judge model.
+// golden, resilience) share: the example server's tools to validate cases
+// against, a scripted semantic matcher in place of a judge model, and the
+// comparison of FILE:LINE error lists.
 //
 // It imports testing and is meant for _test.go files only. It must not
 // import tasks, whose own tests use it.
@@ -12,6 +13,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -36,6 +39,19 @@ func WeatherTools(tb testing.TB) []mcp.Tool {
 		tb.Fatalf("weather-tools.json has %d tools, want 3", len(list.Tools))
 	}
 	return list.Tools
+}
+
+// WantErrors fails the test unless err is a yamlfile.Errors of exactly the
+// lines want, in order.
+func WantErrors(tb testing.TB, err error, want []string) {
+	tb.Helper()
+	got := yamlfile.Messages(err)
+	if got == nil {
+		tb.Fatalf("error %T %v, want yamlfile.Errors", err, err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		tb.Errorf("errors (-want +got):\n%s", d)
+	}
 }
 
 // Similar is a tasks.SimilarityJudge that answers from a table.
