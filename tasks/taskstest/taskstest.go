@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
