@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/llm"
@@ -60,142 +59,196 @@ func Run(ctx context.Context, m Model, s Server, t Task) (*Transcript, error) {
 	if s == nil {
 		return nil, errors.New("agent: nil server")
 	}
-	start := time.Now()
-	maxTurns := t.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = DefaultMaxTurns
-	}
+	return newLoop(m, s, t).run(ctx), nil
+}
+
+// loop is one Run in progress: the tools as the model is offered them, and
+// the transcript so far.
+type loop struct {
+	m      Model
+	s      Server
+	t      Task
+	start  time.Time
+	names  *ToolNames
+	tools  []llm.Tool          // offered to the model, under provider-safe names
+	byName map[string]mcp.Tool // the server's tools by their own names
+	tr     *Transcript
+	// userTurn counts the follow-up messages sent (multi-turn cases).
+	userTurn int
+}
+
+func newLoop(m Model, s Server, t Task) *loop {
+	l := &loop{m: m, s: s, t: t, start: time.Now(), tr: &Transcript{Calls: []Call{}}}
 	serverNames := make([]string, len(t.Tools))
 	for i, tool := range t.Tools {
 		serverNames[i] = tool.Name
 	}
-	names := NewToolNames(serverNames)
-	tools := make([]llm.Tool, 0, len(t.Tools))
-	byName := make(map[string]mcp.Tool, len(t.Tools))
+	l.names = NewToolNames(serverNames)
+	l.tools = make([]llm.Tool, 0, len(t.Tools))
+	l.byName = make(map[string]mcp.Tool, len(t.Tools))
 	for _, tool := range t.Tools {
-		tools = append(tools, llm.Tool{Name: names.Safe(tool.Name), Description: tool.Description, InputSchema: tool.InputSchema})
-		if _, dup := byName[tool.Name]; !dup {
-			byName[tool.Name] = tool
+		l.tools = append(l.tools, llm.Tool{Name: l.names.Safe(tool.Name), Description: tool.Description, InputSchema: tool.InputSchema})
+		if _, dup := l.byName[tool.Name]; !dup {
+			l.byName[tool.Name] = tool
 		}
 	}
-
-	tr := &Transcript{Calls: []Call{}}
 	if t.System != "" {
-		tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleSystem, Content: t.System})
+		l.tr.Messages = append(l.tr.Messages, llm.Message{Role: llm.RoleSystem, Content: t.System})
 	}
-	tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleUser, Content: t.Prompt})
-	fail := func(err error) (*Transcript, error) {
-		tr.Stop, tr.Err = StopError, err.Error()
-		tr.Duration = time.Since(start)
-		return tr, nil
-	}
+	l.tr.Messages = append(l.tr.Messages, llm.Message{Role: llm.RoleUser, Content: t.Prompt})
+	return l
+}
 
-	userTurn, segment := 0, 0
+// run calls the model until it answers without tool calls (after the last
+// follow-up) or the turn limit is reached; the limit starts again for each
+// follow-up.
+func (l *loop) run(ctx context.Context) *Transcript {
+	maxTurns := l.t.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	segment := 0
 	for turn := 1; segment < maxTurns; turn++ {
 		segment++
 		if ctx.Err() != nil {
-			return fail(context.Cause(ctx))
+			return l.fail(context.Cause(ctx))
 		}
-		req := llm.Request{
-			Model: t.Model,
-			// The provider may keep the slice while retrying; a copy keeps
-			// later appends out of a request still in flight. Tool calls go
-			// out under their provider-safe names.
-			Messages:    names.outbound(tr.Messages),
-			Tools:       tools,
-			MaxTokens:   t.MaxTokens,
-			Temperature: t.Temperature,
-		}
-		callStart := time.Now()
-		resp, err := m.Complete(ctx, req)
-		latency := time.Since(callStart)
-		if err == nil && resp != nil && resp.Replayed {
-			// A replayed answer reports the recorded call's time, so that
-			// telemetry of a cached run describes the provider, not the disk.
-			latency = resp.Latency
-			tr.ReplayedCalls++
-		}
-		tr.ModelLatencies = append(tr.ModelLatencies, latency)
-		tr.ModelCalls++
-		if err == nil && resp == nil {
-			err = errors.New("model returned no response")
-		}
+		resp, err := l.complete(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				// Say why the context ended (a run budget, an interrupt),
-				// not just that it did.
-				err = fmt.Errorf("%w (%v)", err, context.Cause(ctx))
-			}
-			return fail(err)
+			return l.fail(err)
 		}
-		tr.Turns++
-		tr.Usage.Add(resp.Usage)
-		if tr.AnsweredBy == "" {
-			tr.AnsweredBy = resp.Model
-		}
-		msg := resp.Message
-		msg.Role = llm.RoleAssistant
-		// Every tool message must point at its call; a model that sends no
-		// id (some compatible servers do) still gets a stable, unique one.
-		msg.ToolCalls = append([]llm.ToolCall(nil), msg.ToolCalls...)
-		for i := range msg.ToolCalls {
-			if msg.ToolCalls[i].ID == "" {
-				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
-			}
-			// Back to the server's name before anything executes, scores or
-			// records the call.
-			msg.ToolCalls[i].Name = names.Original(msg.ToolCalls[i].Name)
-		}
-		tr.Messages = append(tr.Messages, msg)
-		if msg.Content != "" {
-			tr.Final = msg.Content
-		}
+		msg := l.answer(resp, turn)
 		if len(msg.ToolCalls) == 0 {
-			tr.Final = msg.Content
-			if len(t.FollowUps) > 0 {
-				tr.Finals = append(tr.Finals, msg.Content)
-			}
-			if userTurn < len(t.FollowUps) {
-				// The next user message of a multi-turn conversation; the
-				// turn limit starts again for it.
-				tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleUser, Content: t.FollowUps[userTurn]})
-				userTurn++
+			if l.followUp(msg) {
 				segment = 0
 				continue
 			}
-			tr.Stop = StopFinal
-			tr.Duration = time.Since(start)
-			return tr, nil
+			return l.stop(StopFinal)
 		}
-		// The calls of the last allowed turn are still executed: they are
-		// the model's choices, which selection and sequence scoring judge.
-		maxCalls := t.MaxCallsPerTurn
-		if maxCalls <= 0 {
-			maxCalls = DefaultMaxCallsPerTurn
-		}
-		for i, tc := range msg.ToolCalls {
-			if i >= maxCalls {
-				// Every tool call still needs its result message (the APIs
-				// reject a turn with unanswered calls); the excess is
-				// answered, not run.
-				c := Call{Turn: turn, UserTurn: userTurn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments, Capped: true,
-					Result: errorResult(fmt.Sprintf("not run: this turn asked for %d tool calls and mcp-eval runs at most %d per turn", len(msg.ToolCalls), maxCalls))}
-				tr.Calls = append(tr.Calls, c)
-				tr.CappedCalls++
-				tr.Messages = append(tr.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: true})
-				continue
-			}
-			c := runCall(ctx, s, t, byName, names, turn, tc)
-			c.UserTurn = userTurn
-			tr.Calls = append(tr.Calls, c)
-			tr.Messages = append(tr.Messages, llm.Message{
-				Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: c.Result.IsError,
-			})
-		}
+		l.callTools(ctx, turn, msg)
 	}
-	tr.Stop = StopMaxTurns
-	tr.Duration = time.Since(start)
-	return tr, nil
+	return l.stop(StopMaxTurns)
+}
+
+func (l *loop) stop(reason string) *Transcript {
+	l.tr.Stop = reason
+	l.tr.Duration = time.Since(l.start)
+	return l.tr
+}
+
+func (l *loop) fail(err error) *Transcript {
+	l.tr.Err = err.Error()
+	return l.stop(StopError)
+}
+
+// complete makes one model call and records its latency.
+func (l *loop) complete(ctx context.Context) (*llm.Response, error) {
+	req := llm.Request{
+		Model: l.t.Model,
+		// The provider may keep the slice while retrying; a copy keeps
+		// later appends out of a request still in flight. Tool calls go
+		// out under their provider-safe names.
+		Messages:    l.names.outbound(l.tr.Messages),
+		Tools:       l.tools,
+		MaxTokens:   l.t.MaxTokens,
+		Temperature: l.t.Temperature,
+	}
+	callStart := time.Now()
+	resp, err := l.m.Complete(ctx, req)
+	latency := time.Since(callStart)
+	if err == nil && resp != nil && resp.Replayed {
+		// A replayed answer reports the recorded call's time, so that
+		// telemetry of a cached run describes the provider, not the disk.
+		latency = resp.Latency
+		l.tr.ReplayedCalls++
+	}
+	l.tr.ModelLatencies = append(l.tr.ModelLatencies, latency)
+	l.tr.ModelCalls++
+	if err == nil && resp == nil {
+		err = errors.New("model returned no response")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			// Say why the context ended (a run budget, an interrupt),
+			// not just that it did.
+			err = fmt.Errorf("%w (%v)", err, context.Cause(ctx))
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// answer records the model's answer of turn and returns it as the
+// assistant message, its tool calls under the server's names.
+func (l *loop) answer(resp *llm.Response, turn int) llm.Message {
+	l.tr.Turns++
+	l.tr.Usage.Add(resp.Usage)
+	if l.tr.AnsweredBy == "" {
+		l.tr.AnsweredBy = resp.Model
+	}
+	msg := resp.Message
+	msg.Role = llm.RoleAssistant
+	// Every tool message must point at its call; a model that sends no
+	// id (some compatible servers do) still gets a stable, unique one.
+	msg.ToolCalls = append([]llm.ToolCall(nil), msg.ToolCalls...)
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].ID == "" {
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
+		}
+		// Back to the server's name before anything executes, scores or
+		// records the call.
+		msg.ToolCalls[i].Name = l.names.Original(msg.ToolCalls[i].Name)
+	}
+	l.tr.Messages = append(l.tr.Messages, msg)
+	if msg.Content != "" {
+		l.tr.Final = msg.Content
+	}
+	return msg
+}
+
+// followUp records msg, an answer without tool calls, as a final answer
+// and sends the next user message of a multi-turn conversation, if any is
+// left; it reports whether it sent one.
+func (l *loop) followUp(msg llm.Message) bool {
+	l.tr.Final = msg.Content
+	if len(l.t.FollowUps) > 0 {
+		l.tr.Finals = append(l.tr.Finals, msg.Content)
+	}
+	if l.userTurn == len(l.t.FollowUps) {
+		return false
+	}
+	l.tr.Messages = append(l.tr.Messages, llm.Message{Role: llm.RoleUser, Content: l.t.FollowUps[l.userTurn]})
+	l.userTurn++
+	return true
+}
+
+// callTools answers every tool call of msg, in the model's order. The calls
+// of the last allowed turn are still executed: they are the model's
+// choices, which selection and sequence scoring judge.
+func (l *loop) callTools(ctx context.Context, turn int, msg llm.Message) {
+	maxCalls := l.t.MaxCallsPerTurn
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxCallsPerTurn
+	}
+	for i, tc := range msg.ToolCalls {
+		if i >= maxCalls {
+			// Every tool call still needs its result message (the APIs
+			// reject a turn with unanswered calls); the excess is
+			// answered, not run.
+			c := Call{Turn: turn, UserTurn: l.userTurn, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, InvalidArguments: tc.InvalidArguments, Capped: true,
+				Result: errorResult(fmt.Sprintf("not run: this turn asked for %d tool calls and mcp-eval runs at most %d per turn", len(msg.ToolCalls), maxCalls))}
+			l.tr.Calls = append(l.tr.Calls, c)
+			l.tr.CappedCalls++
+			l.tr.Messages = append(l.tr.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: true})
+			continue
+		}
+		c := runCall(ctx, l.s, l.t, l.byName, l.names, turn, tc)
+		c.UserTurn = l.userTurn
+		l.tr.Calls = append(l.tr.Calls, c)
+		l.tr.Messages = append(l.tr.Messages, llm.Message{
+			Role: llm.RoleTool, ToolCallID: tc.ID, Content: c.Result.Content, IsError: c.Result.IsError,
+		})
+	}
 }
 
 // runCall answers one tool call: unknown tool, invalid arguments, stub, or
@@ -271,7 +324,7 @@ func execute(ctx context.Context, s Server, t Task, name string, args map[string
 			return ToolResult{Content: "the server answered input_required without any inputRequests", IsError: true, Raw: keepRaw(res.Raw)}, round
 		}
 		responses := make(map[string]json.RawMessage, len(res.InputRequests))
-		for _, key := range sortedKeys(res.InputRequests) {
+		for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
 			r, ok := t.InputResponses[key]
 			if !ok {
 				return ToolResult{
@@ -397,14 +450,11 @@ func base64Len(s string) int {
 // capText cuts text longer than MaxResultBytes at a rune boundary and says
 // so, so the model knows it saw only part of the result.
 func capText(s string) string {
-	if len(s) <= MaxResultBytes {
+	shown, cut := clip.Prefix(s, MaxResultBytes)
+	if !cut {
 		return s
 	}
-	cut := MaxResultBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[result truncated by mcp-eval: %d of %d bytes shown]", cut, len(s))
+	return shown + fmt.Sprintf("\n[result truncated by mcp-eval: %d of %d bytes shown]", len(shown), len(s))
 }
 
 // keepRaw keeps a raw result unless it is too large to store per run.
@@ -424,11 +474,9 @@ func toolNames(byName map[string]mcp.Tool, names *ToolNames) string {
 	if len(byName) == 0 {
 		return "none"
 	}
-	keys := sortedKeys(byName)
+	keys := slices.Sorted(maps.Keys(byName))
 	for i, k := range keys {
 		keys[i] = names.Safe(k)
 	}
 	return strings.Join(keys, ", ")
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -85,23 +85,12 @@ func failing(err error) step {
 // elicitation decides whether the client declares that capability.
 func fixtureServer(t *testing.T, elicitation bool) (*mcptest.Server, *mcp.Client, []mcp.Tool) {
 	t.Helper()
-	fx := mcptest.NewHandler(mcptest.Options{})
-	srv := httptest.NewServer(fx)
-	t.Cleanup(srv.Close)
 	opts := mcp.Options{}
 	if elicitation {
 		opts.Capabilities = map[string]any{"elicitation": map[string]any{}}
 	}
-	c, err := mcp.Connect(t.Context(), &mcp.HTTPTarget{URL: srv.URL}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	tools, err := c.ListTools(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fx, c, tools
+	fx, c, tools := connect.HTTP(t, mcptest.Options{}, opts)
+	return fx.Server, c, tools
 }
 
 // lastToolMessage returns the content of the last tool message the model
@@ -307,33 +296,33 @@ func TestRunStub(t *testing.T) {
 	}
 }
 
+// oneCall runs a task in which the model calls tool once with args against
+// the fixture (elicitation: whether the client declares that capability),
+// input_required answered from responses, and returns that call.
+func oneCall(t *testing.T, elicitation bool, tool, args string, responses map[string]json.RawMessage) agent.Call {
+	t.Helper()
+	_, c, tools := fixtureServer(t, elicitation)
+	m := newScript(t, calls(tool, args), final("Done."))
+	tr, err := agent.Run(t.Context(), m, c, agent.Task{Model: "gpt-test", Prompt: "Go.", Tools: tools, InputResponses: responses})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Calls[0]
+}
+
 func TestRunInputRequired(t *testing.T) {
 	t.Parallel()
 	t.Run("answered", func(t *testing.T) {
 		t.Parallel()
-		_, c, tools := fixtureServer(t, true)
-		m := newScript(t, calls("needs_confirmation", `{}`), final("Confirmed."))
-		tr, err := agent.Run(t.Context(), m, c, agent.Task{
-			Model: "gpt-test", Prompt: "Run the confirmed no-op.", Tools: tools,
-			InputResponses: map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept","content":{"ok":true}}`)},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		call := tr.Calls[0]
+		call := oneCall(t, true, "needs_confirmation", `{}`,
+			map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept","content":{"ok":true}}`)})
 		if call.Result.IsError || call.Result.Content != "Confirmed. Nothing was changed." || call.InputRounds != 1 {
 			t.Errorf("call = %+v; want the confirmed result after 1 input round", call)
 		}
 	})
 	t.Run("missing response", func(t *testing.T) {
 		t.Parallel()
-		_, c, tools := fixtureServer(t, true)
-		m := newScript(t, calls("needs_confirmation", `{}`), final("Could not confirm."))
-		tr, err := agent.Run(t.Context(), m, c, agent.Task{Model: "gpt-test", Prompt: "Run the confirmed no-op.", Tools: tools})
-		if err != nil {
-			t.Fatal(err)
-		}
-		call := tr.Calls[0]
+		call := oneCall(t, true, "needs_confirmation", `{}`, nil)
 		if !call.Result.IsError || !strings.Contains(call.Result.Content, `"confirm"`) || !call.Executed {
 			t.Errorf("call = %+v; want an error result naming the input key", call)
 		}
@@ -383,26 +372,14 @@ func TestRunServerErrors(t *testing.T) {
 	t.Run("JSON-RPC error", func(t *testing.T) {
 		t.Parallel()
 		// Without the elicitation capability the fixture refuses with -32021.
-		_, c, tools := fixtureServer(t, false)
-		m := newScript(t, calls("needs_confirmation", `{}`), final("Failed."))
-		tr, err := agent.Run(t.Context(), m, c, agent.Task{Model: "gpt-test", Prompt: "Go.", Tools: tools})
-		if err != nil {
-			t.Fatal(err)
-		}
-		call := tr.Calls[0]
+		call := oneCall(t, false, "needs_confirmation", `{}`, nil)
 		if !call.Result.IsError || !strings.Contains(call.Result.Content, "-32021") || !json.Valid(call.Result.Raw) {
 			t.Errorf("call = %+v; want an error result with code -32021 and the raw error", call)
 		}
 	})
 	t.Run("isError result", func(t *testing.T) {
 		t.Parallel()
-		_, c, tools := fixtureServer(t, false)
-		m := newScript(t, calls("get_forecast", `{"city":5}`), final("Failed."))
-		tr, err := agent.Run(t.Context(), m, c, agent.Task{Model: "gpt-test", Prompt: "Go.", Tools: tools})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if call := tr.Calls[0]; !call.Result.IsError || !strings.Contains(call.Result.Content, "city must be a string") {
+		if call := oneCall(t, false, "get_forecast", `{"city":5}`, nil); !call.Result.IsError || !strings.Contains(call.Result.Content, "city must be a string") {
 			t.Errorf("call = %+v; want the tool's isError result", call)
 		}
 	})

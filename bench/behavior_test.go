@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -173,20 +174,8 @@ func TestBehaviorSpeed(t *testing.T) {
 	sim := &simProvider{}
 	simSrv := httptest.NewServer(sim)
 	defer simSrv.Close()
-	fx := mcptest.NewHandler(mcptest.Options{})
-	mcpSrv := httptest.NewServer(fx)
-	defer mcpSrv.Close()
-
+	_, client, tools := connect.HTTP(t, mcptest.Options{}, mcp.Options{})
 	ctx := context.Background()
-	client, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: mcpSrv.URL}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	tools, err := client.ListTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	env := map[string]string{"OPENAI_BASE_URL": simSrv.URL + "/v1", "OPENAI_API_KEY": "sk-bench"}
 	provider, err := llm.New("openai", func(k string) string { return env[k] }, llm.WithConcurrency(concurrency))

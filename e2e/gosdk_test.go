@@ -5,8 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -80,30 +78,7 @@ func TestGoSDKCorpus(t *testing.T) {
 				}
 				logRun(t, key, run)
 				rep := run.mustReport(t)
-				var failed []string
-				for _, c := range rep.Checks {
-					if c.Status == "fail" || c.Status == "error" {
-						failed = append(failed, c.ID)
-					}
-				}
-				sort.Strings(failed)
-				want := goCorpusPins[key]
-				if !slices.Equal(failed, want) {
-					var detail []string
-					for _, id := range failed {
-						if !slices.Contains(want, id) {
-							c, _ := rep.check(id)
-							detail = append(detail, "  new: "+c.describe())
-						}
-					}
-					for _, id := range want {
-						if !slices.Contains(failed, id) {
-							c, _ := rep.check(id)
-							detail = append(detail, "  no longer fails: "+c.describe())
-						}
-					}
-					t.Errorf("%s: failed checks %v, pinned %v\n%s", key, failed, want, strings.Join(detail, "\n"))
-				}
+				rep.wantFailed(t, key, goCorpusPins[key])
 				if mode == "http-stateful" {
 					// The stateful handler serves only the initialize-based
 					// revisions: a legacy endpoint, with the fix named.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,6 +283,38 @@ func (c check) describe() string {
 		s += "\n        evidence: " + clip.Bytes(string(c.Evidence), 1500)
 	}
 	return s
+}
+
+// wantFailed fails the test unless the checks that failed or errored are
+// exactly want (sorted), the ones pinned for the server named by label; the
+// message describes each check that fails anew and each pinned one that no
+// longer fails.
+func (r *report) wantFailed(t *testing.T, label string, want []string) {
+	t.Helper()
+	var failed []string
+	for _, c := range r.Checks {
+		if c.Status == "fail" || c.Status == "error" {
+			failed = append(failed, c.ID)
+		}
+	}
+	sort.Strings(failed)
+	if slices.Equal(failed, want) {
+		return
+	}
+	var detail []string
+	for _, id := range failed {
+		if !slices.Contains(want, id) {
+			c, _ := r.check(id)
+			detail = append(detail, "  new: "+c.describe())
+		}
+	}
+	for _, id := range want {
+		if !slices.Contains(failed, id) {
+			c, _ := r.check(id)
+			detail = append(detail, "  no longer fails: "+c.describe())
+		}
+	}
+	t.Errorf("%s: failed checks %v, pinned %v\n%s", label, failed, want, strings.Join(detail, "\n"))
 }
 
 // evalRun is one run of mcp-eval.

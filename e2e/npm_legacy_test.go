@@ -2,9 +2,6 @@ package e2e
 
 import (
 	"os"
-	"slices"
-	"sort"
-	"strings"
 	"testing"
 )
 
@@ -64,23 +61,7 @@ func TestNPMLegacyServers(t *testing.T) {
 				if rep.Server.Era != "legacy" {
 					t.Errorf("%s: era %q, want legacy", mode, rep.Server.Era)
 				}
-				var failed []string
-				for _, c := range rep.Checks {
-					if c.Status == "fail" || c.Status == "error" {
-						failed = append(failed, c.ID)
-					}
-				}
-				sort.Strings(failed)
-				if !slices.Equal(failed, want) {
-					var detail []string
-					for _, id := range failed {
-						if !slices.Contains(want, id) {
-							c, _ := rep.check(id)
-							detail = append(detail, "  new: "+c.describe())
-						}
-					}
-					t.Errorf("%s: failed checks %v, pinned %v\n%s", mode, failed, want, strings.Join(detail, "\n"))
-				}
+				rep.wantFailed(t, mode, want)
 				if mode == "2026-07-28" && len(rep.Server.Migration) == 0 {
 					t.Error("no migration list for a legacy server")
 				}

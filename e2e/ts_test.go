@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"slices"
-	"sort"
-	"strings"
 	"testing"
 )
 
@@ -72,23 +69,7 @@ func TestTSServerWirings(t *testing.T) {
 			if rep.Server.Era != "modern" {
 				t.Errorf("era %q, want modern", rep.Server.Era)
 			}
-			var failed []string
-			for _, c := range rep.Checks {
-				if c.Status == "fail" || c.Status == "error" {
-					failed = append(failed, c.ID)
-				}
-			}
-			sort.Strings(failed)
-			if want := tsCorpusPins[key]; !slices.Equal(failed, want) {
-				var detail []string
-				for _, id := range failed {
-					if !slices.Contains(want, id) {
-						c, _ := rep.check(id)
-						detail = append(detail, "  new: "+c.describe())
-					}
-				}
-				t.Errorf("%s: failed checks %v, pinned %v\n%s", key, failed, want, strings.Join(detail, "\n"))
-			}
+			rep.wantFailed(t, key, tsCorpusPins[key])
 		})
 	}
 }

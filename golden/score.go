@@ -149,53 +149,13 @@ func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Scor
 		r.FirstTool = names[0]
 	}
 	r.FirstTurn = firstTurn(t.Calls)
-
 	switch {
 	case c.Negative:
-		r.Selection = len(names) == 0
-		if !r.Selection {
-			r.reason("called %s, want no tool call", strings.Join(dedupe(names), ", "))
-		}
+		r.scoreNegative(names)
 	case c.Chain():
-		want := sequenceTools(c)
-		var missing []string
-		for _, w := range dedupe(want) {
-			if !slices.Contains(names, w) {
-				missing = append(missing, w)
-			}
-		}
-		r.Selection = len(missing) == 0
-		if !r.Selection {
-			r.reason("chain: never called %s", strings.Join(missing, ", "))
-		}
-		inOrder := isSubsequence(want, names)
-		r.Sequence = &inOrder
-		if !inOrder && r.Selection {
-			r.reason("chain: want the order %s, calls were %s", strings.Join(want, " → "), strings.Join(names, " → "))
-		}
+		r.scoreChain(c, names)
 	default:
-		candidates := r.FirstTurn
-		if c.Selection == tasks.SelectFirst && r.FirstTool != "" {
-			candidates = []string{r.FirstTool}
-		}
-		for _, name := range candidates {
-			if slices.Contains(c.AcceptTools, name) {
-				r.Selection, r.SelectedTool = true, name
-				break
-			}
-		}
-		want := wantTools(c.AcceptTools)
-		switch {
-		case r.Selection:
-		case r.FirstTool == "":
-			r.reason("called no tool, want %s", want)
-		case c.Selection == tasks.SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
-			r.reason("wrong tool first: called %s first (then %s in the same turn), want %s first (selection: first)", r.FirstTool, strings.Join(r.FirstTurn[1:], ", "), want)
-		case len(r.FirstTurn) > 1:
-			r.reason("wrong tool: called %s instead of %s", strings.Join(r.FirstTurn, " and "), want)
-		default:
-			r.reason("wrong tool: called %s instead of %s", r.FirstTool, want)
-		}
+		r.scoreSelection(c)
 	}
 	for _, f := range c.ForbidTools {
 		if slices.Contains(names, f) {
@@ -222,6 +182,63 @@ func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Scor
 	}
 
 	return r.finish(ctx, c, t, opts)
+}
+
+// scoreNegative: a negative case selects right when it calls no tool.
+func (r *RunScore) scoreNegative(names []string) {
+	r.Selection = len(names) == 0
+	if !r.Selection {
+		r.reason("called %s, want no tool call", strings.Join(dedupe(names), ", "))
+	}
+}
+
+// scoreChain: a chain selects right when every step's tool was called, and
+// is in sequence when the steps are a subsequence of the calls.
+func (r *RunScore) scoreChain(c *tasks.Case, names []string) {
+	want := sequenceTools(c)
+	var missing []string
+	for _, w := range dedupe(want) {
+		if !slices.Contains(names, w) {
+			missing = append(missing, w)
+		}
+	}
+	r.Selection = len(missing) == 0
+	if !r.Selection {
+		r.reason("chain: never called %s", strings.Join(missing, ", "))
+	}
+	inOrder := isSubsequence(want, names)
+	r.Sequence = &inOrder
+	if !inOrder && r.Selection {
+		r.reason("chain: want the order %s, calls were %s", strings.Join(want, " → "), strings.Join(names, " → "))
+	}
+}
+
+// scoreSelection: an expect_tool case selects right when an accepted tool
+// is among the first tool-calling turn's calls (selection: first, when it
+// is the very first call).
+func (r *RunScore) scoreSelection(c *tasks.Case) {
+	candidates := r.FirstTurn
+	if c.Selection == tasks.SelectFirst && r.FirstTool != "" {
+		candidates = []string{r.FirstTool}
+	}
+	for _, name := range candidates {
+		if slices.Contains(c.AcceptTools, name) {
+			r.Selection, r.SelectedTool = true, name
+			break
+		}
+	}
+	want := wantTools(c.AcceptTools)
+	switch {
+	case r.Selection:
+	case r.FirstTool == "":
+		r.reason("called no tool, want %s", want)
+	case c.Selection == tasks.SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
+		r.reason("wrong tool first: called %s first (then %s in the same turn), want %s first (selection: first)", r.FirstTool, strings.Join(r.FirstTurn[1:], ", "), want)
+	case len(r.FirstTurn) > 1:
+		r.reason("wrong tool: called %s instead of %s", strings.Join(r.FirstTurn, " and "), want)
+	default:
+		r.reason("wrong tool: called %s instead of %s", r.FirstTool, want)
+	}
 }
 
 // firstTurn returns the tools of the calls of the first model turn that

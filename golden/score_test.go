@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/tasks"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // scoreSuite is the golden set of the exact-scores test: a hard
@@ -112,7 +113,7 @@ func TestScoresExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]*tasks.Case{}
@@ -335,7 +336,7 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	one, chain, sem, rub := s.Cases[0], s.Cases[1], s.Cases[2], s.Cases[3]
@@ -379,11 +380,11 @@ cases:
 				"chain: want the order get_weather → get_weather → send_email, calls were send_email → get_weather → get_weather",
 			}}},
 		{"semantic with judge", sem, finished("", mkCall("send_email", `{"subject":"Q3 report late"}`)),
-			ScoreOptions{Similar: &fakeSimilar{same: map[[2]string]bool{{"quarterly report delayed", "Q3 report late"}: true}}},
+			ScoreOptions{Similar: &taskstest.Similar{Same: map[[2]string]bool{{"quarterly report delayed", "Q3 report late"}: true}}},
 			RunScore{Selection: true, FirstTool: "send_email", Arguments: &yes, Passed: true}},
 		{"semantic fallback", sem, finished("", mkCall("send_email", `{"subject":"Delayed: quarterly report"}`)), ScoreOptions{},
 			RunScore{Selection: true, FirstTool: "send_email", Arguments: &yes, SemanticFallback: true, Passed: true}},
-		{"semantic judge error", sem, finished("", mkCall("send_email", `{"subject":"x"}`)), ScoreOptions{Similar: &fakeSimilar{err: errors.New("boom")}},
+		{"semantic judge error", sem, finished("", mkCall("send_email", `{"subject":"x"}`)), ScoreOptions{Similar: &taskstest.Similar{Err: errors.New("boom")}},
 			RunScore{Errored: true, Error: "semantic match of subject: boom", FirstTool: "send_email"}},
 		{"rubric without judge", rub, finished("hello"), ScoreOptions{},
 			RunScore{Errored: true, Error: errNoJudge.Error()}},
@@ -478,7 +479,7 @@ func TestScoreFirstTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	paris, london := mkCall("get_weather", `{"city":"Paris"}`), mkCall("get_weather", `{"city":"London"}`)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/tasks"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // TestVarsTurnsModels parses vars: (a matrix of values templated into the
@@ -38,7 +39,7 @@ func TestVarsTurnsModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string

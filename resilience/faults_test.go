@@ -1,23 +1,16 @@
 package resilience
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/spectest"
-	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // testTools is a small tool surface: a read-only lookup and a tool with
@@ -246,22 +239,11 @@ cases:
 		t.Fatal(err)
 	}
 	_, err = NewPlan(s.Cases, testTools(), nil)
-	var es yamlfile.Errors
-	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
-	}
-	var got []string
-	for _, e := range es {
-		got = append(got, e.Error())
-	}
-	want := []string{
+	taskstest.WantErrors(t, err, []string{
 		`t.yaml:8: case "a": inject.payloads: the payload set builtin@1 has no payload or category "override-verification-cod" (did you mean "override-verification-code"?)`,
 		`t.yaml:10: case "a": inject.payloads: the payload set builtin@1 has no payload or category "sql-injection" (use all, a category such as instruction-override, or an id: override-verification-code, override-fake-system, exfil-send-attendees, hidden-unicode-tags, hidden-zero-width, markdown-image-beacon, spoof-tool-result, spoof-trusted-tool)`,
 		`t.yaml:14: case "b": inject.payloads: the payload set builtin@1 has no payload or category "instruction_override" (did you mean "instruction-override"?)`,
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("errors (-want +got):\n%s", d)
-	}
+	})
 }
 
 func TestPlanJobs(t *testing.T) {
@@ -304,31 +286,5 @@ cases:
 	empty, err := NewPlan(s.Cases[:1], testTools(), nil)
 	if err != nil || !empty.Empty() {
 		t.Errorf("plan of a case without Layer 2 keys: %v %v", empty, err)
-	}
-}
-
-// TestTestdataSchema validates testdata/faults/tasks.yaml against
-// docs/tasks.schema.json, as an editor would.
-func TestTestdataSchema(t *testing.T) {
-	t.Parallel()
-	s := spectest.CompileDoc(t, "../docs/tasks.schema.json", "")
-	b, err := os.ReadFile(filepath.Join("testdata", "faults", "tasks.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := yaml.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(inst); err != nil {
-		t.Errorf("testdata/faults/tasks.yaml: %v", err)
 	}
 }

@@ -223,11 +223,7 @@ const maxPayloadFileBytes = 1 << 20
 // says extends: none. Every error is a yamlfile.Errors naming the file and,
 // where there is one, the line: the CLI reports it and exits 2.
 func LoadPayloads(path string) (*PayloadSet, error) {
-	data, err := yamlfile.Read(path, maxPayloadFileBytes, "payload file")
-	if err != nil {
-		return nil, err
-	}
-	return ParsePayloads(data, path)
+	return yamlfile.Load(path, maxPayloadFileBytes, "payload file", ParsePayloads)
 }
 
 // ParsePayloads parses a payload file's contents; path names it in errors.
@@ -272,11 +268,7 @@ func parsePayloads(data []byte, path string, base func() *PayloadSet) (*PayloadS
 }
 
 func (p *payloadParser) parse(data []byte, base func() *PayloadSet) *PayloadSet {
-	if len(data) > maxPayloadFileBytes {
-		p.errorf(0, "the payload file is larger than %d MiB", maxPayloadFileBytes>>20)
-		return nil
-	}
-	root, err := yamlfile.Document(p.file, data, "the payload file", "version: 1 and a list of payloads")
+	root, err := yamlfile.Document(p.file, data, maxPayloadFileBytes, "the payload file", "version: 1 and a list of payloads")
 	if err != nil {
 		p.errs = append(p.errs, err)
 		return nil
@@ -285,15 +277,45 @@ func (p *payloadParser) parse(data []byte, base func() *PayloadSet) *PayloadSet 
 		p.errorf(root.Line, "the payload file must be a mapping with version, name, revision, extends and payloads")
 		return nil
 	}
-	var (
-		name          string
-		revision      int
-		extends       = BuiltinName
-		sawVersion    bool
-		payloadsNode  *yaml.Node
-		extendsLine   int
-		revisionGiven bool
-	)
+	h := p.header(root)
+	var baseSet *PayloadSet
+	switch h.extends {
+	case "none":
+	case BuiltinName:
+		if base != nil {
+			baseSet = base()
+		}
+	default:
+		p.errorf(h.extendsLine, "extends must be builtin (add to the built-in payloads) or none (replace them), got %q", h.extends)
+	}
+	if h.name == "" {
+		h.name = strings.TrimSuffix(baseName(p.file), ".yaml")
+	}
+	own := p.payloads(h.payloads, root.Line, h.extends == "none")
+	version := h.name
+	if h.revisionGiven {
+		version += "@" + strconv.Itoa(h.revision)
+	}
+	if baseSet == nil {
+		return &PayloadSet{Version: version, Payloads: own}
+	}
+	return baseSet.extend(version, own)
+}
+
+// payloadHeader is what a payload file says besides its payloads.
+type payloadHeader struct {
+	name          string
+	revision      int
+	revisionGiven bool
+	extends       string
+	extendsLine   int
+	payloads      *yaml.Node
+}
+
+// header reads the top-level keys of a payload file.
+func (p *payloadParser) header(root *yaml.Node) payloadHeader {
+	h := payloadHeader{extends: BuiltinName}
+	sawVersion := false
 	p.fields(root, "", payloadFileKeys, func(key string, v *yaml.Node) {
 		switch key {
 		case "version":
@@ -303,58 +325,43 @@ func (p *payloadParser) parse(data []byte, base func() *PayloadSet) *PayloadSet 
 				p.errorf(v.Line, "unsupported version %d; this mcp-eval reads payload files of version %d", n, PayloadVersion)
 			}
 		case "name":
-			name, _ = p.text(v, "name")
-			if name != "" && !payloadIDPattern.MatchString(name) {
-				p.errorf(v.Line, "name %q: use letters, digits, '.', '_' and '-'", name)
+			h.name, _ = p.text(v, "name")
+			if h.name != "" && !payloadIDPattern.MatchString(h.name) {
+				p.errorf(v.Line, "name %q: use letters, digits, '.', '_' and '-'", h.name)
 			}
 		case "revision":
-			revisionGiven = true
+			h.revisionGiven = true
 			if n, ok := p.integer(v, "revision"); ok {
 				if n < 0 {
 					p.errorf(v.Line, "revision must be 0 or more, got %d", n)
 				}
-				revision = n
+				h.revision = n
 			}
 		case "extends":
-			extendsLine = v.Line
-			extends, _ = p.text(v, "extends")
+			h.extendsLine = v.Line
+			h.extends, _ = p.text(v, "extends")
 		case "payloads":
-			payloadsNode = v
+			h.payloads = v
 		}
 	})
 	if !sawVersion {
 		p.errorf(root.Line, "missing version: 1 at the top of the file")
 	}
-	var baseSet *PayloadSet
-	switch extends {
-	case "none":
-	case BuiltinName:
-		if base != nil {
-			baseSet = base()
-		}
-	default:
-		p.errorf(extendsLine, "extends must be builtin (add to the built-in payloads) or none (replace them), got %q", extends)
-	}
-	if name == "" {
-		name = strings.TrimSuffix(baseName(p.file), ".yaml")
-	}
-	own := p.payloads(payloadsNode, root.Line, extends == "none")
-	version := name
-	if revisionGiven {
-		version += "@" + strconv.Itoa(revision)
-	}
-	if baseSet == nil {
-		return &PayloadSet{Version: version, Payloads: own}
-	}
-	s := &PayloadSet{Version: baseSet.Version + "+" + version, Payloads: slices.Clone(baseSet.Payloads)}
+	return h
+}
+
+// extend is s with own added: a payload of own replaces the one of s with
+// its id, in place; the others come after s's.
+func (s *PayloadSet) extend(version string, own []*Payload) *PayloadSet {
+	out := &PayloadSet{Version: s.Version + "+" + version, Payloads: slices.Clone(s.Payloads)}
 	for _, pl := range own {
-		if i := slices.IndexFunc(s.Payloads, func(b *Payload) bool { return b.ID == pl.ID }); i >= 0 {
-			s.Payloads[i] = pl
+		if i := slices.IndexFunc(out.Payloads, func(b *Payload) bool { return b.ID == pl.ID }); i >= 0 {
+			out.Payloads[i] = pl
 			continue
 		}
-		s.Payloads = append(s.Payloads, pl)
+		out.Payloads = append(out.Payloads, pl)
 	}
-	return s
+	return out
 }
 
 func baseName(path string) string {
@@ -416,45 +423,7 @@ func (p *payloadParser) payload(n *yaml.Node) *Payload {
 	lines := map[string]int{}
 	p.fields(n, ctx, payloadKeys, func(key string, v *yaml.Node) {
 		lines[key] = v.Line
-		switch key {
-		case "id":
-			if pl.ID != "" && !payloadIDPattern.MatchString(pl.ID) {
-				p.errorf(v.Line, "id %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", pl.ID)
-			}
-			if pl.ID == "all" || slices.Contains(Categories, Category(pl.ID)) {
-				p.errorf(v.Line, "id %q is taken: inject.payloads reads it as a selector (all, or a category)", pl.ID)
-			}
-		case "category":
-			s, ok := p.text(v, ctx+"category")
-			if !ok {
-				return
-			}
-			pl.Category = Category(s)
-			if !slices.Contains(Categories, pl.Category) {
-				names := make([]string, len(Categories))
-				for i, c := range Categories {
-					names[i] = string(c)
-				}
-				p.errorf(v.Line, "%sunknown category %q (want %s)", ctx, s, strings.Join(names, ", "))
-			}
-		case "description":
-			pl.Description, _ = p.text(v, ctx+"description")
-		case "text":
-			pl.Text, _ = p.text(v, ctx+"text")
-		case "prefix":
-			pl.Prefix, _ = p.text(v, ctx+"prefix")
-		case "encoding":
-			s, ok := p.text(v, ctx+"encoding")
-			if !ok {
-				return
-			}
-			pl.Encoding = Encoding(s)
-			if !slices.Contains(encodings, pl.Encoding) {
-				p.errorf(v.Line, "%sunknown encoding %q (want none, unicode-tags or zero-width)", ctx, s)
-			}
-		case "canary":
-			pl.Canary, _ = p.text(v, ctx+"canary")
-		}
+		p.payloadField(pl, ctx, key, v)
 	})
 	if pl.ID == "" && lines["id"] == 0 {
 		p.errorf(n.Line, "payload without an id")
@@ -464,18 +433,80 @@ func (p *payloadParser) payload(n *yaml.Node) *Payload {
 			p.errorf(n.Line, "%smissing %s", ctx, key)
 		}
 	}
-	if c := pl.Canary; c != "" {
-		switch {
-		case utf8.RuneCountInString(strings.TrimSpace(c)) < 4:
-			p.errorf(lines["canary"], "%scanary %q is too short to search for; use at least 4 characters", ctx, c)
-		case strings.TrimSpace(c) != c:
-			p.errorf(lines["canary"], "%scanary %q has leading or trailing spaces", ctx, c)
-		case stripInvisible(c) != c:
-			p.errorf(lines["canary"], "%scanary has invisible characters; leaks are searched for in visible text", ctx)
-		case strings.Contains(c, "{{"):
-			p.errorf(lines["canary"], "%sa canary takes no placeholders", ctx)
-		}
+	p.checkCanary(pl.Canary, ctx, lines["canary"])
+	p.checkPlaceholders(pl, ctx, lines)
+	p.checkEncoding(pl, ctx, lines)
+	if len(p.errs) > nErrs {
+		return nil
 	}
+	return pl
+}
+
+// payloadField reads one key of a payload into pl.
+func (p *payloadParser) payloadField(pl *Payload, ctx, key string, v *yaml.Node) {
+	switch key {
+	case "id":
+		if pl.ID != "" && !payloadIDPattern.MatchString(pl.ID) {
+			p.errorf(v.Line, "id %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", pl.ID)
+		}
+		if pl.ID == "all" || slices.Contains(Categories, Category(pl.ID)) {
+			p.errorf(v.Line, "id %q is taken: inject.payloads reads it as a selector (all, or a category)", pl.ID)
+		}
+	case "category":
+		names := make([]string, len(Categories))
+		for i, c := range Categories {
+			names[i] = string(c)
+		}
+		if c, ok := oneOf(p, v, ctx, "category", Categories, strings.Join(names, ", ")); ok {
+			pl.Category = c
+		}
+	case "description":
+		pl.Description, _ = p.text(v, ctx+"description")
+	case "text":
+		pl.Text, _ = p.text(v, ctx+"text")
+	case "prefix":
+		pl.Prefix, _ = p.text(v, ctx+"prefix")
+	case "encoding":
+		if e, ok := oneOf(p, v, ctx, "encoding", encodings, "none, unicode-tags or zero-width"); ok {
+			pl.Encoding = e
+		}
+	case "canary":
+		pl.Canary, _ = p.text(v, ctx+"canary")
+	}
+}
+
+// oneOf reads v as one of values; a value outside them is kept (and an
+// error recorded) so that later checks see what was written. ok is false
+// when v is not text at all.
+func oneOf[T ~string](p *payloadParser, v *yaml.Node, ctx, what string, values []T, want string) (T, bool) {
+	s, ok := p.text(v, ctx+what)
+	if !ok {
+		return "", false
+	}
+	if !slices.Contains(values, T(s)) {
+		p.errorf(v.Line, "%sunknown %s %q (want %s)", ctx, what, s, want)
+	}
+	return T(s), true
+}
+
+// checkCanary: a canary is searched for in visible text, so it must be
+// long enough, trimmed, visible and literal.
+func (p *payloadParser) checkCanary(c, ctx string, line int) {
+	switch {
+	case c == "":
+	case utf8.RuneCountInString(strings.TrimSpace(c)) < 4:
+		p.errorf(line, "%scanary %q is too short to search for; use at least 4 characters", ctx, c)
+	case strings.TrimSpace(c) != c:
+		p.errorf(line, "%scanary %q has leading or trailing spaces", ctx, c)
+	case stripInvisible(c) != c:
+		p.errorf(line, "%scanary has invisible characters; leaks are searched for in visible text", ctx)
+	case strings.Contains(c, "{{"):
+		p.errorf(line, "%sa canary takes no placeholders", ctx)
+	}
+}
+
+// checkPlaceholders: text and prefix may use only the known placeholders.
+func (p *payloadParser) checkPlaceholders(pl *Payload, ctx string, lines map[string]int) {
 	for _, key := range []string{"text", "prefix"} {
 		s := pl.Text
 		if key == "prefix" {
@@ -487,6 +518,11 @@ func (p *payloadParser) payload(n *yaml.Node) *Payload {
 			}
 		}
 	}
+}
+
+// checkEncoding: unicode-tags carries printable ASCII only, and a prefix
+// (the visible part before the hidden text) needs an encoding.
+func (p *payloadParser) checkEncoding(pl *Payload, ctx string, lines map[string]int) {
 	if pl.Encoding == EncodingUnicodeTags {
 		for _, r := range pl.Text {
 			if r != '\n' && (r < 0x20 || r > 0x7e) {
@@ -498,10 +534,6 @@ func (p *payloadParser) payload(n *yaml.Node) *Payload {
 	if pl.Prefix != "" && pl.Encoding == EncodingNone {
 		p.errorf(lines["prefix"], "%sprefix goes with an encoding (unicode-tags, zero-width); without one, put it in the text", ctx)
 	}
-	if len(p.errs) > nErrs {
-		return nil
-	}
-	return pl
 }
 
 // fields walks a mapping's keys: plain, unique, and among known.
@@ -539,10 +571,9 @@ func (p *payloadParser) text(n *yaml.Node, what string) (string, bool) {
 }
 
 func (p *payloadParser) integer(n *yaml.Node, what string) (int, bool) {
-	var i int
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+	i, ok := yamlfile.Int(n)
+	if !ok {
 		p.errorf(n.Line, "%s must be a whole number", what)
-		return 0, false
 	}
-	return i, true
+	return i, ok
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // TestBuiltinPayloads checks the shipped set: it loads, covers every
@@ -179,17 +180,7 @@ func TestPayloadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := ParsePayloads([]byte(tt.yaml), "p.yaml")
-			var es yamlfile.Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("error %T %v, want yamlfile.Errors", err, err)
-			}
-			var got []string
-			for _, e := range es {
-				got = append(got, e.Error())
-			}
-			if d := cmp.Diff(tt.want, got); d != "" {
-				t.Errorf("errors (-want +got):\n%s", d)
-			}
+			taskstest.WantErrors(t, err, tt.want)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/llm"
@@ -107,18 +107,7 @@ func (m *scriptedModel) Complete(_ context.Context, req llm.Request) (*llm.Respo
 // fixturePlan serves the fixture over HTTP and plans testdata/faults.
 func fixturePlan(t *testing.T) (*mcptest.Server, *mcp.Client, []mcp.Tool, *Plan) {
 	t.Helper()
-	fx := mcptest.NewHandler(mcptest.Options{})
-	srv := httptest.NewServer(fx)
-	t.Cleanup(srv.Close)
-	c, err := mcp.Connect(t.Context(), &mcp.HTTPTarget{URL: srv.URL}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	tools, err := c.ListTools(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, c, tools := connect.HTTP(t, mcptest.Options{}, mcp.Options{})
 	s, err := tasks.Load(filepath.Join("testdata", "faults", "tasks.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +119,7 @@ func fixturePlan(t *testing.T) (*mcptest.Server, *mcp.Client, []mcp.Tool, *Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fx, c, tools, p
+	return fx.Server, c, tools, p
 }
 
 // reportCaseSchema compiles the case definition of docs/report.schema.json,

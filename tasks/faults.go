@@ -119,9 +119,7 @@ func (p *parser) faults(n *yaml.Node, ctx string) []*Fault {
 			switch key {
 			case "tool":
 				f.toolLine = v.Line
-				var good bool
-				f.Tool, good = p.str(v, fctx+".tool", true)
-				ok = ok && good
+				f.Tool = p.strOK(v, fctx+".tool", &ok)
 			case "kind":
 				kindSeen = true
 				s, good := p.str(v, fctx+".kind", true)
@@ -131,15 +129,7 @@ func (p *parser) faults(n *yaml.Node, ctx string) []*Fault {
 				}
 				f.Kind = FaultKind(s)
 				if !slices.Contains(FaultKinds, f.Kind) {
-					msg := fmt.Sprintf("%s.kind: unknown fault kind %q (want %s)", fctx, s, kindList())
-					names := make([]string, len(FaultKinds))
-					for i, k := range FaultKinds {
-						names[i] = string(k)
-					}
-					if near := nearest(s, names); near != "" {
-						msg = fmt.Sprintf("%s.kind: unknown fault kind %q (did you mean %q?)", fctx, s, near)
-					}
-					p.errorf(v.Line, "%s", msg)
+					p.errorf(v.Line, "%s", unknownName(fctx+".kind", "fault kind", s, enumNames(FaultKinds), kindList()))
 					ok = false
 				}
 			case "after":
@@ -167,13 +157,7 @@ func (p *parser) faults(n *yaml.Node, ctx string) []*Fault {
 	return out
 }
 
-func kindList() string {
-	s := make([]string, len(FaultKinds))
-	for i, k := range FaultKinds {
-		s[i] = string(k)
-	}
-	return strings.Join(s, " | ")
-}
+func kindList() string { return strings.Join(enumNames(FaultKinds), " | ") }
 
 // inject parses a case's inject: mapping.
 func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
@@ -195,26 +179,12 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 					ok = false
 				}
 			}
-			for _, item := range items {
-				item = resolve(item)
-				s, good := p.str(item, ctx+".payloads item", true)
-				if !good {
-					ok = false
-					continue
-				}
-				if slices.Contains(in.Payloads, s) {
-					p.errorf(item.Line, "%s.payloads: %q is listed twice", ctx, s)
-					ok = false
-					continue
-				}
-				in.Payloads = append(in.Payloads, s)
-				in.PayloadLines = append(in.PayloadLines, item.Line)
-			}
+			var good bool
+			in.Payloads, in.PayloadLines, good = p.nameList(items, ctx+".payloads", true)
+			ok = ok && good
 		case "into":
 			in.intoLine = v.Line
-			var good bool
-			in.Into, good = p.str(v, ctx+".into", true)
-			ok = ok && good
+			in.Into = p.strOK(v, ctx+".into", &ok)
 		case "canary":
 			s, good := p.str(v, ctx+".canary", true)
 			if good && utf8.RuneCountInString(strings.TrimSpace(s)) < minCanaryChars {
@@ -229,15 +199,9 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 				ok = false
 				return
 			}
-			for _, item := range v.Content {
-				item = resolve(item)
-				s, good := p.str(item, ctx+".forbid_tools item", true)
-				if good {
-					in.ForbidTools = append(in.ForbidTools, s)
-					in.forbidLines = append(in.forbidLines, item.Line)
-				}
-				ok = ok && good
-			}
+			var good bool
+			in.ForbidTools, in.forbidLines, good = p.nameList(v.Content, ctx+".forbid_tools", false)
+			ok = ok && good
 		case "forbid_args":
 			ok = p.forbidArgs(v, ctx+".forbid_args", in) && ok
 		}
@@ -249,6 +213,29 @@ func (p *parser) inject(n *yaml.Node, ctx string) *Inject {
 		return nil
 	}
 	return in
+}
+
+// nameList reads items as required text (payload selectors, tool names),
+// with the line of each; unique refuses one listed twice. ok is false after
+// any error; the names read so far come back anyway.
+func (p *parser) nameList(items []*yaml.Node, what string, unique bool) (names []string, lines []int, ok bool) {
+	ok = true
+	for _, item := range items {
+		item = resolve(item)
+		s, good := p.str(item, what+" item", true)
+		if !good {
+			ok = false
+			continue
+		}
+		if unique && slices.Contains(names, s) {
+			p.errorf(item.Line, "%s: %q is listed twice", what, s)
+			ok = false
+			continue
+		}
+		names = append(names, s)
+		lines = append(lines, item.Line)
+	}
+	return names, lines, ok
 }
 
 // forbidArgs reads forbid_args: {tool: {argument: text}}.

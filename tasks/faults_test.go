@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"slices"
 	"testing"
@@ -10,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // resilienceSrc uses every Layer 2 key once.
@@ -44,7 +43,7 @@ func TestParseResilienceKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	opts := cmp.Options{cmpopts.IgnoreUnexported(Fault{}, Inject{})}
@@ -80,7 +79,7 @@ func TestParseResilienceKeys(t *testing.T) {
 		t.Errorf("Fails (-want +got):\n%s", d)
 	}
 	// Layer 1 tasks ignore the Layer 2 keys.
-	if task := s.Cases[0].Task(weatherTools(t), "m"); task.OnResult != nil {
+	if task := s.Cases[0].Task(taskstest.WeatherTools(t), "m"); task.OnResult != nil {
 		t.Error("Case.Task sets OnResult")
 	}
 }
@@ -127,17 +126,7 @@ func TestParseResilienceErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			var es yamlfile.Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("error %T %v, want Errors", err, err)
-			}
-			var got []string
-			for _, e := range es {
-				got = append(got, e.Error())
-			}
-			if d := cmp.Diff(tt.want, got); d != "" {
-				t.Errorf("errors (-want +got):\n%s", d)
-			}
+			taskstest.WantErrors(t, err, tt.want)
 		})
 	}
 }
@@ -166,7 +155,7 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Validate(weatherTools(t))
+	err = s.Validate(taskstest.WeatherTools(t))
 	want := []string{
 		`t.yaml:8: case "a": faults[1].tool: the server has no tool "get_wether" (did you mean "get_weather"?)`,
 		`t.yaml:9: case "a": faults[2].tool: the server has no tool "launch_rockets" (it offers get_weather, search_invoices, send_email)`,
@@ -175,17 +164,7 @@ cases:
 		`t.yaml:14: case "a": inject.forbid_args: send_email has no argument "recipient" (it takes body, subject, to)`,
 		`t.yaml:15: case "a": inject.forbid_args: the server has no tool "post_tweet" (it offers get_weather, search_invoices, send_email)`,
 	}
-	var es yamlfile.Errors
-	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want Errors", err, err)
-	}
-	var got []string
-	for _, e := range es {
-		got = append(got, e.Error())
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("errors (-want +got):\n%s", d)
-	}
+	taskstest.WantErrors(t, err, want)
 }
 
 // TestResilienceSchema validates the Layer 2 keys against

@@ -160,81 +160,106 @@ func (a *ArgCheck) Match(ctx context.Context, actual json.RawMessage, sim Simila
 		if jsonEqual(a.Expected, actual) {
 			return MatchResult{OK: true}, nil
 		}
+		return a.mismatch(actual, mode), nil
 	case MatchNumber:
-		want, _ := jsonNumber(a.Expected)
-		got, ok := jsonNumber(actual)
-		if !ok {
-			return a.fail("got %s, want a number", clip(string(actual))), nil
-		}
-		// The allowance absorbs binary rounding: 20.1 − 20 is
-		// 0.10000000000000142, and a tolerance of 0.1 should admit it.
-		if math.Abs(got-want) <= a.Tolerance+1e-9*math.Max(1, math.Abs(want)) {
-			return MatchResult{OK: true}, nil
-		}
-		return a.fail("got %s, want %s ± %v", clip(string(actual)), clip(string(a.Expected)), a.Tolerance), nil
+		return a.matchNumber(actual), nil
 	case MatchRegex:
-		re := a.re
-		if re == nil {
-			var err error
-			if re, err = compileAnchored(a.Expected); err != nil {
-				return a.fail("%v", err), nil
-			}
-		}
-		s, ok := textOf(actual)
-		if !ok {
-			return a.fail("got %s, want text matching %s", clip(string(actual)), clip(string(a.Expected))), nil
-		}
-		if re.MatchString(s) {
-			return MatchResult{OK: true}, nil
-		}
-		return a.fail("got %s, want text matching %s (whole value)", clip(string(actual)), clip(string(a.Expected))), nil
+		return a.matchRegex(actual), nil
 	case MatchNormalized, MatchContains, MatchSemantic:
-		want, ok := a.expectedString()
-		if !ok {
-			// Only a hand-built check gets here; the loader rejects it.
-			if jsonEqual(a.Expected, actual) {
-				return MatchResult{OK: true}, nil
-			}
-			break
-		}
-		if mode == MatchContains {
-			if containsText(actual, Normalize(want)) {
-				return MatchResult{OK: true}, nil
-			}
-			return a.fail("got %s, want it to contain %s", clip(string(actual)), clip(string(a.Expected))), nil
-		}
-		got, ok := textOf(actual)
-		if !ok {
-			return a.fail("got %s, want text", clip(string(actual))), nil
-		}
-		if Normalize(got) == Normalize(want) {
-			return MatchResult{OK: true}, nil
-		}
-		if mode == MatchNormalized {
-			break
-		}
-		if sim != nil {
-			same, err := sim.Similar(ctx, want, got)
-			if err != nil {
-				return MatchResult{}, fmt.Errorf("semantic match of %s: %w", a.Name, err)
-			}
-			if same {
-				return MatchResult{OK: true}, nil
-			}
-			return a.fail("got %s, want %s (semantic, judged different)", clip(string(actual)), clip(string(a.Expected))), nil
-		}
-		r := MatchResult{Fallback: true}
-		if sc := TokenSimilarity(want, got); sc >= SemanticThreshold {
-			r.OK = true
-		} else {
-			r.Reason = fmt.Sprintf("%s: got %s, want %s (semantic without a judge: token similarity %.2f < %.2f)",
-				a.Name, clip(string(actual)), clip(string(a.Expected)), sc, SemanticThreshold)
-		}
-		return r, nil
+		return a.matchText(ctx, actual, mode, sim)
 	default:
 		return MatchResult{}, errors.New("unknown match mode " + string(mode))
 	}
-	return a.fail("got %s, want %s (%s)", clip(string(actual)), clip(string(a.Expected)), mode), nil
+}
+
+// mismatch is the failure of a mode without a message of its own.
+func (a *ArgCheck) mismatch(actual json.RawMessage, mode MatchMode) MatchResult {
+	return a.fail("got %s, want %s (%s)", clip(string(actual)), clip(string(a.Expected)), mode)
+}
+
+func (a *ArgCheck) matchNumber(actual json.RawMessage) MatchResult {
+	want, _ := jsonNumber(a.Expected)
+	got, ok := jsonNumber(actual)
+	if !ok {
+		return a.fail("got %s, want a number", clip(string(actual)))
+	}
+	// The allowance absorbs binary rounding: 20.1 − 20 is
+	// 0.10000000000000142, and a tolerance of 0.1 should admit it.
+	if math.Abs(got-want) <= a.Tolerance+1e-9*math.Max(1, math.Abs(want)) {
+		return MatchResult{OK: true}
+	}
+	return a.fail("got %s, want %s ± %v", clip(string(actual)), clip(string(a.Expected)), a.Tolerance)
+}
+
+func (a *ArgCheck) matchRegex(actual json.RawMessage) MatchResult {
+	re := a.re
+	if re == nil {
+		var err error
+		if re, err = compileAnchored(a.Expected); err != nil {
+			return a.fail("%v", err)
+		}
+	}
+	s, ok := textOf(actual)
+	if !ok {
+		return a.fail("got %s, want text matching %s", clip(string(actual)), clip(string(a.Expected)))
+	}
+	if re.MatchString(s) {
+		return MatchResult{OK: true}
+	}
+	return a.fail("got %s, want text matching %s (whole value)", clip(string(actual)), clip(string(a.Expected)))
+}
+
+// matchText compares text: normalized, contains, or semantic (normalized
+// first, then the judge, else token similarity).
+func (a *ArgCheck) matchText(ctx context.Context, actual json.RawMessage, mode MatchMode, sim SimilarityJudge) (MatchResult, error) {
+	want, ok := a.expectedString()
+	if !ok {
+		// Only a hand-built check gets here; the loader rejects it.
+		if jsonEqual(a.Expected, actual) {
+			return MatchResult{OK: true}, nil
+		}
+		return a.mismatch(actual, mode), nil
+	}
+	if mode == MatchContains {
+		if containsText(actual, Normalize(want)) {
+			return MatchResult{OK: true}, nil
+		}
+		return a.fail("got %s, want it to contain %s", clip(string(actual)), clip(string(a.Expected))), nil
+	}
+	got, ok := textOf(actual)
+	if !ok {
+		return a.fail("got %s, want text", clip(string(actual))), nil
+	}
+	switch {
+	case Normalize(got) == Normalize(want):
+		return MatchResult{OK: true}, nil
+	case mode == MatchNormalized:
+		return a.mismatch(actual, mode), nil
+	}
+	return a.matchSemantic(ctx, actual, want, got, sim)
+}
+
+// matchSemantic asks the judge whether want and got mean the same; without
+// one it falls back to TokenSimilarity and says so (Fallback).
+func (a *ArgCheck) matchSemantic(ctx context.Context, actual json.RawMessage, want, got string, sim SimilarityJudge) (MatchResult, error) {
+	if sim != nil {
+		same, err := sim.Similar(ctx, want, got)
+		if err != nil {
+			return MatchResult{}, fmt.Errorf("semantic match of %s: %w", a.Name, err)
+		}
+		if same {
+			return MatchResult{OK: true}, nil
+		}
+		return a.fail("got %s, want %s (semantic, judged different)", clip(string(actual)), clip(string(a.Expected))), nil
+	}
+	r := MatchResult{Fallback: true}
+	if sc := TokenSimilarity(want, got); sc >= SemanticThreshold {
+		r.OK = true
+	} else {
+		r.Reason = fmt.Sprintf("%s: got %s, want %s (semantic without a judge: token similarity %.2f < %.2f)",
+			a.Name, clip(string(actual)), clip(string(a.Expected)), sc, SemanticThreshold)
+	}
+	return r, nil
 }
 
 func (a *ArgCheck) fail(format string, args ...any) MatchResult {

@@ -1,33 +1,19 @@
 package tasks
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
-
-// fakeSimilar answers Similar from a table and counts its calls.
-type fakeSimilar struct {
-	same  map[[2]string]bool
-	err   error
-	calls int
-}
-
-func (f *fakeSimilar) Similar(_ context.Context, expected, actual string) (bool, error) {
-	f.calls++
-	if f.err != nil {
-		return false, f.err
-	}
-	return f.same[[2]string{expected, actual}], nil
-}
 
 func TestMatch(t *testing.T) {
 	t.Parallel()
-	judge := &fakeSimilar{same: map[[2]string]bool{{"Quarterly report delayed", "Q3 report will be late"}: true}}
+	judge := &taskstest.Similar{Same: map[[2]string]bool{{"Quarterly report delayed", "Q3 report will be late"}: true}}
 	tests := []struct {
 		name     string
 		mode     MatchMode
@@ -142,7 +128,7 @@ func TestMatchJudgeError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("judge down")
 	a := &ArgCheck{Name: "subject", Mode: MatchSemantic, Expected: json.RawMessage(`"x"`)}
-	_, err := a.Match(t.Context(), json.RawMessage(`"y"`), &fakeSimilar{err: boom})
+	_, err := a.Match(t.Context(), json.RawMessage(`"y"`), &taskstest.Similar{Err: boom})
 	if !errors.Is(err, boom) || err.Error() != "semantic match of subject: judge down" {
 		t.Errorf("err = %v", err)
 	}

@@ -20,6 +20,10 @@ const tasksSchemaPath = "../docs/tasks.schema.json"
 // seedExample is the short-form golden file shipped in examples/.
 const seedExample = "../examples/golden/seed.yaml"
 
+// resilienceFaults is the resilience package's golden set with Layer 2
+// keys, validated here, where the schema and the Layer 2 keys live.
+const resilienceFaults = "../resilience/testdata/faults/tasks.yaml"
+
 // compileTasksSchema compiles docs/tasks.schema.json with nothing but the
 // document itself.
 func compileTasksSchema(t *testing.T) *jsonschema.Schema {
@@ -48,12 +52,12 @@ func yamlAsJSON(t *testing.T, data []byte) any {
 	return v
 }
 
-// TestSchema validates the shipped golden set and the fixtures against
-// docs/tasks.schema.json.
+// TestSchema validates the shipped golden set, the fixtures and the
+// resilience package's testdata against docs/tasks.schema.json.
 func TestSchema(t *testing.T) {
 	t.Parallel()
 	s := compileTasksSchema(t)
-	for _, path := range []string{shippedTasks, filepath.Join("testdata", "full.yaml"), seedExample} {
+	for _, path := range []string{shippedTasks, filepath.Join("testdata", "full.yaml"), seedExample, resilienceFaults} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

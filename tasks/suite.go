@@ -193,11 +193,7 @@ func (c *Case) RunsOr(n int) int {
 // naming the file (and the line, where there is one): the CLI reports it and
 // exits 2.
 func Load(path string) (*Suite, error) {
-	data, err := yamlfile.Read(path, maxFileBytes, "golden file")
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data, path)
+	return yamlfile.Load(path, maxFileBytes, "golden file", Parse)
 }
 
 // Parse parses a tasks file's contents; path names it in errors and is the
@@ -254,11 +250,7 @@ func (p *parser) errorf(line int, format string, args ...any) {
 }
 
 func (p *parser) parse(data []byte) *Suite {
-	if len(data) > maxFileBytes {
-		p.errorf(0, "the golden file is larger than %d MiB", maxFileBytes>>20)
-		return nil
-	}
-	doc, err := yamlfile.Document(p.file, data, "the golden file", "version: 1 and a list of cases")
+	doc, err := yamlfile.Document(p.file, data, maxFileBytes, "the golden file", "version: 1 and a list of cases")
 	if err != nil {
 		p.errs = append(p.errs, err)
 		return nil
@@ -427,259 +419,6 @@ func (p *parser) defaults(n *yaml.Node) Defaults {
 	return d
 }
 
-// caseItem parses one entry of cases. It returns nil when the entry is not
-// a mapping; otherwise a case with whatever could be read, the errors
-// recorded.
-func (p *parser) caseItem(n *yaml.Node, d *Defaults) *Case {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n.Line, "each case must be a mapping with at least id and prompt")
-		return nil
-	}
-	c := &Case{File: p.file, Line: n.Line, Vars: p.nodeVars[n]}
-	// The id comes first so that every other message can name the case.
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := resolve(n.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "id" {
-			v := resolve(n.Content[i+1])
-			id, ok := p.str(v, "id", true)
-			if ok && !idPattern.MatchString(id) {
-				p.errorf(v.Line, "id %q: use letters, digits, '.', '_' and '-' (at most 128, starting with a letter or digit)", id)
-			}
-			c.ID = id
-			break
-		}
-	}
-	ctx := "case: "
-	if c.ID != "" {
-		ctx = fmt.Sprintf("case %q: ", c.ID)
-	} else {
-		p.errorf(n.Line, "case without an id")
-	}
-
-	var (
-		expectArgs, argMatch, sequence *yaml.Node
-		toolSet, negSet, negative      bool
-		toolNull                       bool
-		floorSet                       bool
-		promptSet                      bool
-		turnsNode                      *yaml.Node
-		layer2                         *yaml.Node // faults: or inject:, whichever came first
-	)
-	p.fields(n, ctx, caseKeys, func(key string, k, v *yaml.Node) {
-		switch key {
-		case "id":
-		case "description":
-			c.Description, _ = p.str(v, ctx+"description", false)
-		case "prompt", "query":
-			// query is the article's name for the user's message; both
-			// are accepted, one per case.
-			if promptSet {
-				p.errorf(k.Line, "%sprompt and query are the same thing (the user's message); give one", ctx)
-				return
-			}
-			promptSet = true
-			c.Prompt, _ = p.str(v, ctx+key, true)
-		case "system":
-			c.System, _ = p.str(v, ctx+"system", false)
-		case "expect_tool":
-			toolSet = true
-			c.toolLine = v.Line
-			switch {
-			case isNull(v):
-				toolNull = true
-				return
-			case v.Kind == yaml.SequenceNode:
-				c.AcceptTools = p.strList(v, ctx+"expect_tool")
-				if len(c.AcceptTools) == 0 {
-					p.errorf(v.Line, "%sexpect_tool: an empty list accepts nothing; name the acceptable tools, or write null for no tool", ctx)
-					return
-				}
-				c.ExpectTool = c.AcceptTools[0]
-			default:
-				c.ExpectTool, _ = p.str(v, ctx+"expect_tool", true)
-				if c.ExpectTool != "" {
-					c.AcceptTools = []string{c.ExpectTool}
-				}
-			}
-		case "selection":
-			sel, ok := p.str(v, ctx+"selection", true)
-			if ok && sel != SelectTurn && sel != SelectFirst {
-				p.errorf(v.Line, "%sselection must be %s (an expected tool among the first turn's calls) or %s (the very first call), got %q", ctx, SelectTurn, SelectFirst, sel)
-			}
-			c.Selection = sel
-		case "expect_answer":
-			c.Answer = p.answer(v, ctx)
-		case "turns":
-			turnsNode = v
-		case "models":
-			c.Models = p.strList(v, ctx+"models")
-			c.modelsLine = v.Line
-		case "vars":
-			// Expanded before the case is parsed (caseList); nothing to do.
-		case "forbid_tools":
-			c.ForbidTools = p.strList(v, ctx+"forbid_tools")
-			c.forbidLine = v.Line
-		case "negative":
-			negSet = true
-			negative = p.boolean(v, ctx+"negative")
-		case "expect_args":
-			expectArgs = v
-		case "arg_match":
-			argMatch = v
-		case "expect_sequence":
-			sequence = v
-		case "kind":
-			c.Kind = p.kind(v, ctx)
-		case "floor":
-			floorSet = true
-			f, ok := p.number(v, ctx+"floor")
-			if ok && (f <= 0 || f > 1) {
-				p.errorf(v.Line, "%sfloor must be in (0, 1], got %v", ctx, f)
-			}
-			c.Floor = f
-		case "rubric":
-			c.Rubric, c.RubricFile = p.rubric(v, ctx)
-		case "max_turns":
-			c.MaxTurns = p.boundedInt(v, ctx+"max_turns", maxTurnsLimit)
-		case "runs":
-			c.Runs = p.boundedInt(v, ctx+"runs", maxRunsLimit)
-		case "tags":
-			c.Tags = p.strList(v, ctx+"tags")
-		case "stub_results":
-			c.Stubs, c.stubLines = p.jsonMap(v, ctx+"stub_results")
-		case "input_responses":
-			c.InputResponses, _ = p.jsonMap(v, ctx+"input_responses")
-		case "faults":
-			if layer2 == nil {
-				layer2 = k
-			}
-			c.Faults = p.faults(v, ctx)
-		case "inject":
-			if layer2 == nil {
-				layer2 = k
-			}
-			c.Inject = p.inject(v, ctx)
-		}
-	})
-	if turnsNode != nil {
-		return p.multiTurn(c, n, turnsNode, promptSet, layer2, d, ctx)
-	}
-	if !promptSet {
-		p.errorf(n.Line, "%smissing prompt", ctx)
-	}
-
-	// What the case expects. A negative case must say so: a forgotten
-	// expect_tool must not silently become "call no tool".
-	switch {
-	case sequence != nil && toolSet:
-		p.errorf(c.toolLine, "%sexpect_tool and expect_sequence are both set; a case checks one tool or one chain", ctx)
-	case sequence != nil && negSet && negative:
-		p.errorf(sequence.Line, "%snegative: true and expect_sequence contradict each other", ctx)
-	case sequence != nil:
-		c.Sequence = p.sequence(sequence, ctx)
-	case toolSet && !toolNull:
-		if negSet && negative {
-			p.errorf(c.toolLine, "%snegative: true but expect_tool names %q; a negative case expects no tool call (expect_tool: null)", ctx, c.ExpectTool)
-		}
-	case toolSet && toolNull:
-		if negSet && !negative {
-			p.errorf(c.toolLine, "%sexpect_tool: null makes a negative case, but negative is false", ctx)
-		}
-		c.Negative = true
-	case negSet && negative:
-		c.Negative = true
-	case misspelledExpectation(n):
-		// The unknown-key error already names the key that was meant.
-	default:
-		p.errorf(n.Line, "%ssay what the model should do: expect_tool (a tool name, or null when it must call no tool), expect_sequence, or negative: true", ctx)
-	}
-
-	if c.Selection != "" && c.ExpectTool == "" && c.Selection != SelectTurn {
-		p.errorf(n.Line, "%sselection: %s applies to expect_tool; a chain or a negative case has no first call to judge", ctx, c.Selection)
-	}
-	if c.Selection == "" {
-		c.Selection = SelectTurn
-	}
-	for _, f := range c.ForbidTools {
-		if slices.Contains(c.AcceptTools, f) {
-			p.errorf(c.forbidLine, "%s%s is both expected and forbidden", ctx, f)
-		}
-	}
-
-	if c.Negative && layer2 != nil {
-		p.errorf(layer2.Line, "%sa negative case calls no tool, so faults and inject would never fire", ctx)
-	}
-
-	switch {
-	case c.Negative && (expectArgs != nil || argMatch != nil):
-		line := lineOf(expectArgs, argMatch)
-		p.errorf(line, "%sa negative case calls no tool, so it has no expect_args or arg_match", ctx)
-	case c.Chain() && (expectArgs != nil || argMatch != nil):
-		line := lineOf(expectArgs, argMatch)
-		p.errorf(line, "%swith expect_sequence, put arguments on the steps: - {tool: NAME, expect_args: {...}}", ctx)
-	case expectArgs != nil || argMatch != nil:
-		c.Args = p.argChecks(expectArgs, argMatch, ctx)
-	}
-
-	// Defaults.
-	if c.Kind == "" {
-		c.Kind = d.Kind
-	}
-	if !floorSet {
-		c.Floor = c.Kind.Floor()
-	}
-	if c.MaxTurns == 0 {
-		c.MaxTurns = d.MaxTurns
-	}
-	if c.Runs == 0 {
-		c.Runs = d.Runs
-	}
-	if c.System == "" {
-		c.System = d.System
-	}
-	c.Stubs = mergeJSON(d.Stubs, c.Stubs)
-	c.InputResponses = mergeJSON(d.InputResponses, c.InputResponses)
-	return c
-}
-
-// misspelledExpectation reports whether the case has an unknown key that
-// is a likely typo of expect_tool, expect_sequence or negative.
-func misspelledExpectation(n *yaml.Node) bool {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := resolve(n.Content[i])
-		if k.Kind != yaml.ScalarNode || slices.Contains(caseKeys, k.Value) {
-			continue
-		}
-		switch nearest(k.Value, caseKeys) {
-		case "expect_tool", "expect_sequence", "negative":
-			return true
-		}
-	}
-	return false
-}
-
-func lineOf(ns ...*yaml.Node) int {
-	for _, n := range ns {
-		if n != nil {
-			return n.Line
-		}
-	}
-	return 0
-}
-
-func mergeJSON(base, over map[string]json.RawMessage) map[string]json.RawMessage {
-	if len(base) == 0 && len(over) == 0 {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
-}
-
 func (p *parser) sequence(n *yaml.Node, ctx string) []*Step {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		p.errorf(n.Line, "%sexpect_sequence must be a non-empty list of tool names (or {tool, expect_args, arg_match} steps)", ctx)
@@ -801,15 +540,7 @@ func (p *parser) matchSpec(v *yaml.Node, ctx string) (MatchMode, float64, bool) 
 	}
 	mode := MatchMode(s)
 	if !slices.Contains(matchModes, mode) {
-		msg := fmt.Sprintf("%s: unknown match mode %q (want %s)", ctx, s, modeList())
-		names := make([]string, len(matchModes))
-		for i, m := range matchModes {
-			names[i] = string(m)
-		}
-		if near := nearest(s, names); near != "" {
-			msg = fmt.Sprintf("%s: unknown match mode %q (did you mean %q?)", ctx, s, near)
-		}
-		p.errorf(modeNode.Line, "%s", msg)
+		p.errorf(modeNode.Line, "%s", unknownName(ctx, "match mode", s, enumNames(matchModes), modeList()))
 		return "", 0, false
 	}
 	var tol float64
@@ -831,13 +562,7 @@ func (p *parser) matchSpec(v *yaml.Node, ctx string) (MatchMode, float64, bool) 
 	return mode, tol, true
 }
 
-func modeList() string {
-	s := make([]string, len(matchModes))
-	for i, m := range matchModes {
-		s[i] = string(m)
-	}
-	return strings.Join(s, ", ")
-}
+func modeList() string { return strings.Join(enumNames(matchModes), ", ") }
 
 // rubric reads inline text, or {file: path} relative to the tasks file.
 func (p *parser) rubric(v *yaml.Node, ctx string) (text, file string) {
@@ -915,6 +640,14 @@ func (p *parser) str(n *yaml.Node, what string, required bool) (string, bool) {
 	return n.Value, true
 }
 
+// strOK reads required text as str does and clears *ok on an error, for
+// readers that keep an entry only when all of it is right.
+func (p *parser) strOK(n *yaml.Node, what string, ok *bool) string {
+	s, good := p.str(n, what, true)
+	*ok = *ok && good
+	return s
+}
+
 func (p *parser) strList(n *yaml.Node, what string) []string {
 	if n.Kind != yaml.SequenceNode {
 		p.errorf(n.Line, "%s must be a list", what)
@@ -939,12 +672,11 @@ func (p *parser) boolean(n *yaml.Node, what string) bool {
 }
 
 func (p *parser) intValue(n *yaml.Node, what string) (int, bool) {
-	var i int
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+	i, ok := yamlfile.Int(n)
+	if !ok {
 		p.errorf(n.Line, "%s must be a whole number", what)
-		return 0, false
 	}
-	return i, true
+	return i, ok
 }
 
 func (p *parser) boundedInt(n *yaml.Node, what string, limit int) int {
@@ -1083,6 +815,24 @@ func (p *parser) value(n *yaml.Node, what string) (any, bool) {
 
 // nearest is the did-you-mean shared with the config file's errors.
 func nearest(s string, candidates []string) string { return suggest.Nearest(s, candidates) }
+
+// unknownName is the message for s, a what ("match mode") that is not one
+// of names: the nearest name when one is close, else the whole list, want.
+func unknownName(ctx, what, s string, names []string, want string) string {
+	if near := nearest(s, names); near != "" {
+		return fmt.Sprintf("%s: unknown %s %q (did you mean %q?)", ctx, what, s, near)
+	}
+	return fmt.Sprintf("%s: unknown %s %q (want %s)", ctx, what, s, want)
+}
+
+// enumNames are the values of an enum as strings.
+func enumNames[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // NeedsJudge reports whether some case has a rubric, so that the caller can
 // refuse to start (exit 2) when no judge model is configured rather than

@@ -14,31 +14,12 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
 // shippedTasks is the golden file the example server ships with, the
 // default of --golden.
 const shippedTasks = "../golden/tasks.yaml"
-
-// weatherTools returns the example server's tools/list (testdata/README.md
-// says how the copy was made).
-func weatherTools(t *testing.T) []mcp.Tool {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "weather-tools.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Tools []mcp.Tool `json:"tools"`
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Tools) != 3 {
-		t.Fatalf("weather-tools.json has %d tools, want 3", len(list.Tools))
-	}
-	return list.Tools
-}
 
 // TestShippedSuite loads golden/tasks.yaml, validates it against the
 // example server's real tools, and checks it has what the issue asks for.
@@ -48,7 +29,7 @@ func TestShippedSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	var negative, chains, hard, soft, rubrics, rubricFiles, semantic, regex int
@@ -111,7 +92,7 @@ func TestParseFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(weatherTools(t)); err != nil {
+	if err := s.Validate(taskstest.WeatherTools(t)); err != nil {
 		t.Fatal(err)
 	}
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
@@ -292,20 +273,7 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Parse([]byte(tt.yaml), "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			var got []string
-			var es yamlfile.Errors
-			if !errors.As(err, &es) {
-				t.Fatalf("error is %T, want Errors: %v", err, err)
-			}
-			for _, e := range es {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
+			taskstest.WantErrors(t, err, tt.want)
 			var one *yamlfile.Error
 			if !errors.As(err, &one) || one.File != "t.yaml" {
 				t.Errorf("errors.As(*Error) = %v", one)
@@ -398,7 +366,7 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Validate(weatherTools(t))
+	err = s.Validate(taskstest.WeatherTools(t))
 	want := []string{
 		`t.yaml:4: defaults: stub_results: the server has no tool "send_mail" (did you mean "send_email"?)`,
 		`t.yaml:8: case "a": expect_tool: the server has no tool "get_wether" (did you mean "get_weather"?)`,
@@ -409,17 +377,7 @@ cases:
 		`t.yaml:30: case "e": expect_args: search_invoices has no argument "costumer" (did you mean "customer"?)`,
 		`t.yaml:31: case "e": expect_args.status: ["open"] is not one of the values search_invoices accepts: "open", "paid", "overdue"`,
 	}
-	var es yamlfile.Errors
-	if !errors.As(err, &es) {
-		t.Fatalf("error %T %v, want Errors", err, err)
-	}
-	var got []string
-	for _, e := range es {
-		got = append(got, e.Error())
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("errors (-want +got):\n%s", diff)
-	}
+	taskstest.WantErrors(t, err, want)
 
 	// No tools at all.
 	err = s.Validate(nil)
@@ -506,7 +464,7 @@ func TestTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := weatherTools(t)
+	tools := taskstest.WeatherTools(t)
 	c := s.Cases[0]
 	task := c.Task(tools, "gpt-test")
 	zero := 0.0
@@ -604,5 +562,19 @@ func TestParseListForm(t *testing.T) {
 	// The shipped example parses too.
 	if _, err := Load(seedExample); err != nil {
 		t.Errorf("%s: %v", seedExample, err)
+	}
+}
+
+// TestCaseFieldsCoverCaseKeys keeps the table of case key readers in step
+// with caseKeys, the list the did-you-mean and the schema test read.
+func TestCaseFieldsCoverCaseKeys(t *testing.T) {
+	t.Parallel()
+	for _, k := range caseKeys {
+		if caseFields[k] == nil {
+			t.Errorf("case key %q has no reader in caseFields", k)
+		}
+	}
+	if len(caseFields) != len(caseKeys) {
+		t.Errorf("caseFields has %d readers for %d caseKeys", len(caseFields), len(caseKeys))
 	}
 }

@@ -71,23 +71,8 @@ func (p *parser) multiTurn(c *Case, n, turns *yaml.Node, promptSet bool, layer2 
 	if len(c.Turns) > 0 {
 		c.Prompt = c.Turns[0].Prompt
 	}
-	if c.Kind == "" {
-		c.Kind = d.Kind
-	}
-	if c.Floor == 0 {
-		c.Floor = c.Kind.Floor()
-	}
-	if c.MaxTurns == 0 {
-		c.MaxTurns = d.MaxTurns
-	}
-	if c.Runs == 0 {
-		c.Runs = d.Runs
-	}
-	if c.System == "" {
-		c.System = d.System
-	}
-	c.Stubs = mergeJSON(d.Stubs, c.Stubs)
-	c.InputResponses = mergeJSON(d.InputResponses, c.InputResponses)
+	// Floor is 0 when the case sets none (or a wrong one, already reported).
+	c.applyDefaults(d, c.Floor != 0)
 	c.Selection = SelectTurn
 	return c
 }

@@ -25,63 +25,13 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 	if n.Kind != yaml.MappingNode {
 		return []*yaml.Node{n}
 	}
-	var varsNode *yaml.Node
-	rest := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := resolve(n.Content[i])
-		if k.Kind == yaml.ScalarNode && k.Value == "vars" {
-			varsNode = resolve(n.Content[i+1])
-			continue
-		}
-		rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
-	}
+	varsNode, rest := splitVars(n)
 	if varsNode == nil {
 		return []*yaml.Node{n}
 	}
-	if varsNode.Kind != yaml.MappingNode || len(varsNode.Content) == 0 {
-		p.errorf(varsNode.Line, "vars must be a mapping of name to a value or a list of values")
+	vars, ok := p.variables(varsNode)
+	if !ok {
 		return []*yaml.Node{rest}
-	}
-	type variable struct {
-		name   string
-		values []string
-		tags   []string // each value's YAML tag (!!str, !!int…)
-	}
-	var vars []variable
-	combos := 1
-	for i := 0; i+1 < len(varsNode.Content); i += 2 {
-		k, v := resolve(varsNode.Content[i]), resolve(varsNode.Content[i+1])
-		if !varName.MatchString(k.Value) {
-			p.errorf(k.Line, "vars: %q is not a variable name (letters, digits and _)", k.Value)
-			return []*yaml.Node{rest}
-		}
-		var vals, tags []string
-		switch v.Kind {
-		case yaml.ScalarNode:
-			vals, tags = []string{v.Value}, []string{v.Tag}
-		case yaml.SequenceNode:
-			for _, item := range v.Content {
-				item = resolve(item)
-				if item.Kind != yaml.ScalarNode {
-					p.errorf(item.Line, "vars.%s: values must be plain text, numbers or booleans", k.Value)
-					return []*yaml.Node{rest}
-				}
-				vals, tags = append(vals, item.Value), append(tags, item.Tag)
-			}
-		default:
-			p.errorf(v.Line, "vars.%s: want a value or a list of values", k.Value)
-			return []*yaml.Node{rest}
-		}
-		if len(vals) == 0 {
-			p.errorf(v.Line, "vars.%s: the list is empty", k.Value)
-			return []*yaml.Node{rest}
-		}
-		combos *= len(vals)
-		if combos > maxVarCombinations {
-			p.errorf(varsNode.Line, "vars expand to more than %d cases; split the case", maxVarCombinations)
-			return []*yaml.Node{rest}
-		}
-		vars = append(vars, variable{k.Value, vals, tags})
 	}
 	names := make([]string, len(vars))
 	for i, v := range vars {
@@ -106,19 +56,98 @@ func (p *parser) expandVars(n *yaml.Node) []*yaml.Node {
 		}
 		p.nodeVars[c] = vals
 		out = append(out, c)
-		// Next combination, the last variable fastest.
-		i := len(idx) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < len(vars[i].values) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
+		if !nextCombination(idx, vars) {
 			return out
 		}
 	}
+}
+
+// splitVars returns a case's vars: value (nil when it has none) and the
+// case without it.
+func splitVars(n *yaml.Node) (vars, rest *yaml.Node) {
+	rest = &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolve(n.Content[i])
+		if k.Kind == yaml.ScalarNode && k.Value == "vars" {
+			vars = resolve(n.Content[i+1])
+			continue
+		}
+		rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
+	}
+	return vars, rest
+}
+
+// variable is one name of vars: with its values.
+type variable struct {
+	name   string
+	values []string
+	tags   []string // each value's YAML tag (!!str, !!int…)
+}
+
+// variables reads vars:, a mapping of name to a value or a list of values,
+// within maxVarCombinations; ok is false after an error.
+func (p *parser) variables(n *yaml.Node) (vars []variable, ok bool) {
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		p.errorf(n.Line, "vars must be a mapping of name to a value or a list of values")
+		return nil, false
+	}
+	combos := 1
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if !varName.MatchString(k.Value) {
+			p.errorf(k.Line, "vars: %q is not a variable name (letters, digits and _)", k.Value)
+			return nil, false
+		}
+		vals, tags, ok := p.varValues(k.Value, v)
+		if !ok {
+			return nil, false
+		}
+		combos *= len(vals)
+		if combos > maxVarCombinations {
+			p.errorf(n.Line, "vars expand to more than %d cases; split the case", maxVarCombinations)
+			return nil, false
+		}
+		vars = append(vars, variable{k.Value, vals, tags})
+	}
+	return vars, true
+}
+
+// varValues reads the value or the non-empty list of values of vars.name.
+func (p *parser) varValues(name string, v *yaml.Node) (vals, tags []string, ok bool) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		return []string{v.Value}, []string{v.Tag}, true
+	case yaml.SequenceNode:
+		for _, item := range v.Content {
+			item = resolve(item)
+			if item.Kind != yaml.ScalarNode {
+				p.errorf(item.Line, "vars.%s: values must be plain text, numbers or booleans", name)
+				return nil, nil, false
+			}
+			vals, tags = append(vals, item.Value), append(tags, item.Tag)
+		}
+	default:
+		p.errorf(v.Line, "vars.%s: want a value or a list of values", name)
+		return nil, nil, false
+	}
+	if len(vals) == 0 {
+		p.errorf(v.Line, "vars.%s: the list is empty", name)
+		return nil, nil, false
+	}
+	return vals, tags, true
+}
+
+// nextCombination moves idx to the next combination of the values, the
+// last variable fastest; it reports false after the last one.
+func nextCombination(idx []int, vars []variable) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i]++
+		if idx[i] < len(vars[i].values) {
+			return true
+		}
+		idx[i] = 0
+	}
+	return false
 }
 
 func (p *parser) checkPlaceholders(n *yaml.Node, names []string) {

@@ -379,29 +379,7 @@ func post(t *testing.T, url, method, name string, params map[string]any, header 
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", modernVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, data := postRaw(t, url, method, name, body, header)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		data = lastSSEData(t, data)
 	}
@@ -584,11 +562,26 @@ func TestHTTPErrors(t *testing.T) {
 func postStatus(t *testing.T, url string, header map[string]string) (int, []byte) {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	resp, data := postRaw(t, url, "server/discover", "", []byte(body), header)
+	return resp.StatusCode, data
+}
+
+// postRaw POSTs body with the headers of a 2026-07-28 request for method
+// (and name, when not ""), header on top, and returns the response with
+// its whole body read.
+func postRaw(t *testing.T, url, method, name string, body []byte, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", modernVersion)
-	req.Header.Set("Mcp-Method", "server/discover")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -597,8 +590,11 @@ func postStatus(t *testing.T, url string, header map[string]string) (int, []byte
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
 }
 
 // TestStdio drives the stdio transport with raw lines, as mcp-eval does: no

@@ -26,7 +26,17 @@ const (
 // newServer builds the MCP server with its tools, prompt and resources.
 // send_email records into ob. logger receives the SDK's own diagnostics.
 func newServer(ob *outbox, logger *slog.Logger) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: "Weather demo", Version: serverVersion}, &mcp.ServerOptions{
+	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: "Weather demo", Version: serverVersion}, serverOptions(logger))
+	addTools(s, ob)
+	addPrompts(s)
+	addResources(s)
+	return s
+}
+
+// serverOptions are the server's instructions, capabilities and cache
+// hints.
+func serverOptions(logger *slog.Logger) *mcp.ServerOptions {
+	return &mcp.ServerOptions{
 		Instructions: "Demo server for mcp-eval with deterministic fake data: current weather for " +
 			"eight cities, a small invoice table, and a send_email tool that only records " +
 			"messages in an in-memory outbox.",
@@ -52,8 +62,12 @@ func newServer(ob *outbox, logger *slog.Logger) *mcp.Server {
 				c.TTLMs = listTTLMilliseconds
 			}
 		},
-	})
+	}
+}
 
+// addTools registers get_weather, search_invoices and send_email (which
+// records into ob).
+func addTools(s *mcp.Server, ob *outbox) {
 	// Registration order is irrelevant to tools/list, which the SDK sorts by
 	// name, so the order is deterministic as the spec recommends.
 	mcp.AddTool(s, &mcp.Tool{
@@ -100,7 +114,9 @@ func newServer(ob *outbox, logger *slog.Logger) *mcp.Server {
 			OpenWorldHint:   ptr(true),
 		},
 	}, sendEmailHandler(ob))
+}
 
+func addPrompts(s *mcp.Server) {
 	s.AddPrompt(&mcp.Prompt{
 		Name:  "weather_report",
 		Title: "Weather report",
@@ -112,7 +128,10 @@ func newServer(ob *outbox, logger *slog.Logger) *mcp.Server {
 			Description: "City to report on, e.g. Paris; omit for a round-up of every covered city.",
 		}},
 	}, weatherReportPrompt)
+}
 
+// addResources registers the station list and the one-station template.
+func addResources(s *mcp.Server) {
 	s.AddResource(&mcp.Resource{
 		URI:         stationsURI,
 		Name:        "stations",
@@ -128,8 +147,6 @@ func newServer(ob *outbox, logger *slog.Logger) *mcp.Server {
 		Description: "One weather station by its ICAO id (e.g. LFPG for Paris), as a JSON object.",
 		MIMEType:    "application/json",
 	}, readStation)
-
-	return s
 }
 
 func weatherReportPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -162,15 +179,7 @@ func weatherReportPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.Get
 }
 
 func readStations(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	data, err := json.Marshal(stations)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI:      req.Params.URI,
-		MIMEType: "application/json",
-		Text:     string(data),
-	}}}, nil
+	return jsonResource(req.Params.URI, stations)
 }
 
 func readStation(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -182,12 +191,17 @@ func readStation(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadReso
 		// under 2026-07-28).
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	data, err := json.Marshal(s)
+	return jsonResource(req.Params.URI, s)
+}
+
+// jsonResource is the resources/read result of uri: v as JSON text.
+func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI:      req.Params.URI,
+		URI:      uri,
 		MIMEType: "application/json",
 		Text:     string(data),
 	}}}, nil

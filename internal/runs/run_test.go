@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -85,19 +85,8 @@ func (m *weatherModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 // client with its tools.
 func fixtureClient(t testing.TB) (*mcptest.Server, *mcp.Client, []mcp.Tool) {
 	t.Helper()
-	fx := mcptest.NewHandler(mcptest.Options{})
-	srv := httptest.NewServer(fx)
-	t.Cleanup(srv.Close)
-	c, err := mcp.Connect(context.Background(), &mcp.HTTPTarget{URL: srv.URL}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	tools, err := c.ListTools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fx, c, tools
+	fx, c, tools := connect.HTTP(t, mcptest.Options{}, mcp.Options{})
+	return fx.Server, c, tools
 }
 
 // makeJobs builds cases × models × runs jobs; case i asks for the forecast

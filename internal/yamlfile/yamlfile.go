@@ -1,7 +1,8 @@
 // Package yamlfile is what the readers of mcp-eval's YAML files (the
 // golden file, the payload file) share: the FILE:LINE error types, one
-// document decoded with its empty and multi-document errors, a
-// bounded read, and yaml.v3's syntax errors restated with their line.
+// document decoded with its size, empty and multi-document errors, a
+// bounded read (Load: read, then parse), whole numbers, and yaml.v3's
+// syntax errors restated with their line.
 package yamlfile
 
 import (
@@ -36,12 +37,25 @@ func (e *Error) Error() string {
 // order. errors.As finds each *Error in it.
 type Errors []*Error
 
-func (es Errors) Error() string {
+func (es Errors) Error() string { return strings.Join(es.lines(), "\n") }
+
+func (es Errors) lines() []string {
 	s := make([]string, len(es))
 	for i, e := range es {
 		s[i] = e.Error()
 	}
-	return strings.Join(s, "\n")
+	return s
+}
+
+// Messages returns the FILE:LINE: message line of each problem in err, in
+// order, or nil when err holds no Errors (a test compares them with the
+// lines it wants).
+func Messages(err error) []string {
+	var es Errors
+	if !errors.As(err, &es) {
+		return nil
+	}
+	return es.lines()
 }
 
 // Unwrap returns the errors, for errors.Is and errors.As.
@@ -69,6 +83,15 @@ func Read(path string, limit int64, what string) ([]byte, error) {
 	return data, nil
 }
 
+// Int decodes n as a plain whole number (not 1.0, not "1").
+func Int(n *yaml.Node) (int, bool) {
+	var i int
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+		return 0, false
+	}
+	return i, true
+}
+
 // syntaxLine matches the position yaml.v3 puts in its syntax errors
 // ("yaml: line N: …") and in each of a TypeError's ("line N: …").
 var syntaxLine = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
@@ -88,11 +111,26 @@ func Syntax(err error) (line int, msg string) {
 	return 0, strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// Document decodes data as exactly one YAML document and returns its root
-// node. An empty file, a syntax error and a second document (---) are an
-// *Error with the line where it has one; what names the file in the
-// message ("the golden file"), needs says what an empty one lacks.
-func Document(file string, data []byte, what, needs string) (*yaml.Node, *Error) {
+// Load reads the file at path (what names it in errors: "golden file") as
+// Read does and hands its contents to parse, with path for its messages.
+func Load[T any](path string, limit int64, what string, parse func(data []byte, path string) (T, error)) (T, error) {
+	data, err := Read(path, limit, what)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(data, path)
+}
+
+// Document decodes data as exactly one YAML document of at most limit bytes
+// and returns its root node. A larger file, an empty file, a syntax error and
+// a second document (---) are an *Error with the line where it has one; what
+// names the file in the message ("the golden file"), needs says what an
+// empty one lacks.
+func Document(file string, data []byte, limit int, what, needs string) (*yaml.Node, *Error) {
+	if len(data) > limit {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("%s is larger than %d MiB", what, limit>>20)}
+	}
 	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs)}
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var doc yaml.Node

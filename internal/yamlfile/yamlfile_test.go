@@ -67,9 +67,10 @@ func TestDocument(t *testing.T) {
 		{"syntax", "a: [1,\n", "f.yaml:1: invalid YAML: did not find expected node content"},
 		{"two documents", "a: 1\n---\nb: 2\n", "f.yaml:2: a second YAML document (---); the x file must be one document"},
 		{"one document", "a: 1\n", ""},
+		{"too large", "a: 1\n" + strings.Repeat("#", 2<<20), "f.yaml: the x file is larger than 2 MiB"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := Document("f.yaml", []byte(tt.in), "the x file", "version: 1")
+			root, err := Document("f.yaml", []byte(tt.in), 2<<20, "the x file", "version: 1")
 			if tt.want == "" {
 				if err != nil || root == nil || root.Kind != yaml.MappingNode {
 					t.Fatalf("Document = %v, %v; want the mapping", root, err)
@@ -80,5 +81,17 @@ func TestDocument(t *testing.T) {
 				t.Fatalf("Document error = %v, want prefix %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestMessages(t *testing.T) {
+	t.Parallel()
+	es := Errors{{File: "f.yaml", Line: 3, Msg: "bad"}, {File: "f.yaml", Msg: "worse"}}
+	want := []string{"f.yaml:3: bad", "f.yaml: worse"}
+	if got := Messages(errors.Join(errors.New("loading"), es)); len(got) != len(want) || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Messages(wrapped Errors) = %q, want %q", got, want)
+	}
+	if got := Messages(errors.New("plain")); got != nil {
+		t.Errorf("Messages(plain error) = %q, want nil", got)
 	}
 }
