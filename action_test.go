@@ -536,21 +536,6 @@ func assertPathOutputs(t *testing.T, workspace string, outputs map[string]string
 	}
 }
 
-func TestWorkspacePath(t *testing.T) {
-	ws := filepath.FromSlash("/github/workspace")
-	for _, tt := range []struct{ ws, in, want string }{
-		{ws, filepath.Join(ws, "mcp-eval-report", "report.json"), "mcp-eval-report/report.json"},
-		{ws, filepath.Join(ws, "a", "b", "c.sarif"), "a/b/c.sarif"},
-		{ws, filepath.FromSlash("/tmp/out/report.json"), filepath.FromSlash("/tmp/out/report.json")},
-		{ws, filepath.FromSlash("/github/workspace2/report.json"), filepath.FromSlash("/github/workspace2/report.json")},
-		{"", filepath.FromSlash("/x/report.json"), filepath.FromSlash("/x/report.json")},
-	} {
-		if got := workspacePath(tt.ws, tt.in); got != tt.want {
-			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.ws, tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestActionHostModeStdio is the setup action's route: `mcp-eval action` on
 // the host, inputs as flags, a stdio server that needs the host's runtime
 // (here the example server, built for this machine), the token from
@@ -599,35 +584,6 @@ func TestActionHostModeStdio(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "mcp-eval-report", "report.json"))
 	if !bytes.Contains(b, []byte(`"transport": "stdio"`)) {
 		t.Errorf("report.json is not of the stdio server:\n%.300s", b)
-	}
-}
-
-func TestActionFlags(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want map[string]string
-		err  string
-	}{
-		{args: []string{"--server-url=http://x/mcp", "--runs", "3"}, want: map[string]string{"INPUT_SERVER-URL": "http://x/mcp", "INPUT_RUNS": "3", "INPUT_MODELS": "from-env"}},
-		{args: []string{"--server-ur=http://x"}, err: "unknown flag --server-ur (did you mean --server-url?)"},
-		{args: []string{"--runs"}, err: "flag --runs needs a value"},
-		{args: []string{"conformance"}, err: `unexpected argument "conformance"`},
-	} {
-		got, err := actionFlags(tt.args, env(map[string]string{"INPUT_MODELS": "from-env", "INPUT_RUNS": "9"}))
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", tt.args, err)
-		}
-		for k, v := range tt.want {
-			if got(k) != v {
-				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
-			}
-		}
 	}
 }
 

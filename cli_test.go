@@ -78,16 +78,6 @@ func TestMistakesGetOneLine(t *testing.T) {
 	})
 }
 
-func TestLayersAcceptBehaviour(t *testing.T) {
-	cfg, err := parseConfig("run", []string{"--server-url", "http://127.0.0.1:1/mcp", "--layers", "conformance,behaviour", "--models", "openai:m"}, env(nil), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cfg.layers(); !slices.Equal(got, []string{"conformance", "behavior"}) {
-		t.Errorf("layers %v", got)
-	}
-}
-
 // TestHelpPerCommand: each subcommand's --help goes to stdout, exits 0, and
 // lists exactly the flags that command takes.
 func TestHelpPerCommand(t *testing.T) {

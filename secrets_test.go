@@ -17,7 +17,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/internal/config"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/pipeline"
 )
 
 // secretValue has every character class an encoder treats specially, so
@@ -195,18 +197,18 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	}
 }
 
-// TestEvaluateReturnsMaskedReport: the report evaluate hands its caller
+// TestEvaluateReturnsMaskedReport: the report pipeline.Evaluate hands its caller
 // (the Action renders its comment and annotations from it) is masked too,
 // in every string, not only in the files.
 func TestEvaluateReturnsMaskedReport(t *testing.T) {
 	sp := spellingsOf(secretValue)["json every character escaped"]
 	getenv := env(map[string]string{"MCP_EVAL_TEST_TOKEN": secretValue})
-	cfg, err := parseConfig("run", []string{"--server-url", echoServer(t, sp), "--layers", "conformance", "--runs", "1",
-		"--out", t.TempDir(), "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, getenv, &bytes.Buffer{})
+	cfg, err := config.Parse("run", []string{"--server-url", echoServer(t, sp), "--layers", "conformance", "--runs", "1",
+		"--out", t.TempDir(), "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := evaluate(context.Background(), cfg, getenv, &bytes.Buffer{}, &bytes.Buffer{})
+	r, err := pipeline.Evaluate(context.Background(), cfg, pipeline.Env{Getenv: getenv, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Process: process})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,13 @@ type Error struct {
 	File string
 	Line int // 0 when the problem has no line (an unreadable file)
 	Msg  string
+	// empty marks Document's error for a file with no document.
+	empty bool
 }
+
+// Empty reports whether e is Document's error for an empty file (or one of
+// comments only), for a reader to which an empty file is no error.
+func (e *Error) Empty() bool { return e.empty }
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
@@ -93,7 +99,7 @@ func Syntax(err error) (line int, msg string) {
 // *Error with the line where it has one; what names the file in the
 // message ("the golden file"), needs says what an empty one lacks.
 func Document(file string, data []byte, what, needs string) (*yaml.Node, *Error) {
-	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs)}
+	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs), empty: true}
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

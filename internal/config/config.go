@@ -1,7 +1,13 @@
-package main
+// Package config is mcp-eval's configuration: the Config of a run and the
+// flags of every command (one source for parsing and --help), applied in a
+// fixed order (defaults, then mcp-eval.yaml, then the flags, which win),
+// the config file's reader (FILE:LINE errors and did-you-mean, as the other
+// YAML readers give), validation before any network call, the expansion of
+// --header, and the run's secrets (Redactor). It knows no layer's logic and
+// does no evaluation: package pipeline runs what a Config describes.
+package config
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,12 +18,10 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
-	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -28,7 +32,7 @@ type Config struct {
 	ServerCmd       string
 	ServerStart     string
 	StartTimeout    time.Duration
-	Headers         listFlag
+	Headers         ListFlag
 	Layers          string
 	Golden          string
 	Models          string
@@ -41,16 +45,16 @@ type Config struct {
 	Shard           string
 	Strict          bool
 	NoCache         bool
-	SafeTools       listFlag
+	SafeTools       ListFlag
 	ProtocolVersion string
 	MaxMessageBytes int64
-	Checks          listFlag
+	Checks          ListFlag
 	Concurrency     int
 	Verbose         bool
 	Quiet           bool
 	Color           string
 	ConfigPath      string
-	Gate            gateFlags
+	Gate            GateFlags
 	JudgeModel      string
 	JudgePrompt     string
 	// The model layers' bounds: each HTTP attempt to a provider, the
@@ -61,13 +65,13 @@ type Config struct {
 	ModelBudget      time.Duration
 	MaxCallsPerTurn  int
 	ModelMaxTokens   int
-	StubTools        listFlag
+	StubTools        ListFlag
 	CacheDir         string
 	Payloads         string
 	Prices           string
 	// Secrets names environment variables whose values are masked in
 	// every output, besides the ones mcp-eval knows (secrets: in the config).
-	Secrets listFlag
+	Secrets ListFlag
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -81,17 +85,18 @@ type Config struct {
 	fileLines map[string][]string
 }
 
-// source names where option name came from, as the user gave it: the
+// Source names where option name came from, as the user gave it: the
 // config file and line ("mcp-eval.yaml:4: server-url") or the flag
 // ("--server-url"). For a list option, i picks the value.
-func (c *Config) source(name string, i int) string {
+func (c *Config) Source(name string, i int) string {
 	if lines := c.fileLines[name]; len(lines) > 0 {
 		return lines[min(i, len(lines)-1)] + ": " + name
 	}
 	return "--" + name
 }
 
-func defaultConfig() *Config {
+// Default is the configuration before the config file and the flags.
+func Default() *Config {
 	return &Config{
 		StartTimeout:    60 * time.Second,
 		CacheDir:        ".mcp-eval-cache",
@@ -114,31 +119,31 @@ func defaultConfig() *Config {
 	}
 }
 
-// listFlag is a repeatable flag; each use may also hold a comma list,
+// ListFlag is a repeatable flag; each use may also hold a comma list,
 // except for --header whose values may contain commas.
-type listFlag struct {
-	vals  []string
+type ListFlag struct {
+	Vals  []string
 	comma bool
 }
 
-func (l *listFlag) String() string { return strings.Join(l.vals, ",") }
+func (l *ListFlag) String() string { return strings.Join(l.Vals, ",") }
 
-func (l *listFlag) Set(s string) error {
+func (l *ListFlag) Set(s string) error {
 	if !l.comma {
-		l.vals = append(l.vals, s)
+		l.Vals = append(l.Vals, s)
 		return nil
 	}
 	for _, v := range strings.Split(s, ",") {
 		if v = strings.TrimSpace(v); v != "" {
-			l.vals = append(l.vals, v)
+			l.Vals = append(l.Vals, v)
 		}
 	}
 	return nil
 }
 
-// flagSet binds every option of the run and conformance commands to cfg.
+// FlagSet binds every option of the run and conformance commands to cfg.
 // The same names are the keys of the config file.
-func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
+func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.ServerURL, "server-url", cfg.ServerURL, "Streamable HTTP endpoint of the server under test")
@@ -165,7 +170,7 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
 	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
 	boundFlags(fs, cfg)
-	cfg.Gate.bind(fs)
+	cfg.Gate.Bind(fs)
 	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)")
 	fs.DurationVar(&cfg.ModelTimeout, "model-timeout", cfg.ModelTimeout, "deadline of each request to a model provider (retries have their own 2m budget per call)")
 	fs.IntVar(&cfg.ModelConcurrency, "model-concurrency", cfg.ModelConcurrency, "model requests in flight at once per provider")
@@ -183,50 +188,22 @@ func flagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// usageError is a bad flag or value: exit 2, with usage.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// configError is a bad config file, golden file or environment: exit 2,
-// with the place named, without usage.
-type configError struct{ msg string }
-
-func (e *configError) Error() string { return e.msg }
-
-// parseConfig parses flags, then fills what the flags did not set from the
+// Parse parses flags, then fills what the flags did not set from the
 // config file, then validates.
-func parseConfig(name string, args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
-	cfg := defaultConfig()
-	fs := flagSet(name, cfg, io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usagef("%s", flagError(err, fs))
+func Parse(name string, args []string, getenv func(string) string) (*Config, error) {
+	cfg := Default()
+	fs := FlagSet(name, cfg, io.Discard)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q (flags take their value after a space or =, and a command with spaces needs quotes)", fs.Arg(0))
+		return nil, exitcode.Usagef("unexpected argument %q (flags take their value after a space or =, and a command with spaces needs quotes)", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	cfg.flagsSet = set
-	path := cfg.ConfigPath
-	if path == "" {
-		if _, err := os.Stat("mcp-eval.yaml"); err == nil {
-			path = "mcp-eval.yaml"
-		}
-	}
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, &configError{fmt.Sprintf("config file: %v", err)}
-		}
-		if err := applyConfigFile(cfg, fs, set, path, data); err != nil {
-			return nil, err
-		}
+	if err := applyFile(cfg, fs, set); err != nil {
+		return nil, err
 	}
 	// Set marks flags as visited too, so this covers the config file.
 	fs.Visit(func(f *flag.Flag) {
@@ -237,69 +214,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	return cfg, cfg.validate(getenv)
 }
 
-// applyConfigFile sets every key of the YAML file that no flag set. Keys
-// are the flag names; values are scalars or lists of scalars.
-func applyConfigFile(cfg *Config, fs *flag.FlagSet, set map[string]bool, path string, data []byte) error {
-	cfg.fileLines = map[string][]string{}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		if line, msg := yamlfile.Syntax(err); line > 0 {
-			return &configError{fmt.Sprintf("%s:%d: invalid YAML: %s", path, line, msg)}
-		}
-		return &configError{fmt.Sprintf("%s: %v", path, err)}
-	}
-	if len(doc.Content) == 0 {
-		return nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return &configError{fmt.Sprintf("%s:%d: the config file must be a mapping of option names to values", path, root.Line)}
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		f := fs.Lookup(k.Value)
-		if f == nil || k.Value == "config" {
-			msg := fmt.Sprintf("%s:%d: unknown option %q", path, k.Line, k.Value)
-			if s := suggest.Nearest(k.Value, flagNames(fs)); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			return &configError{msg}
-		}
-		if set[k.Value] {
-			continue
-		}
-		var vals []string
-		switch v.Kind {
-		case yaml.ScalarNode:
-			vals = []string{v.Value}
-		case yaml.SequenceNode:
-			for _, item := range v.Content {
-				if item.Kind != yaml.ScalarNode {
-					return &configError{fmt.Sprintf("%s:%d: %s: list items must be plain values", path, item.Line, k.Value)}
-				}
-				vals = append(vals, item.Value)
-			}
-			if _, isList := f.Value.(*listFlag); !isList {
-				vals = []string{strings.Join(vals, ",")}
-			}
-		default:
-			return &configError{fmt.Sprintf("%s:%d: %s: want a value or a list", path, v.Line, k.Value)}
-		}
-		for i, s := range vals {
-			line := v.Line
-			if v.Kind == yaml.SequenceNode && len(vals) == len(v.Content) {
-				line = v.Content[i].Line
-			}
-			cfg.fileLines[k.Value] = append(cfg.fileLines[k.Value], fmt.Sprintf("%s:%d", path, line))
-			if err := fs.Set(k.Value, s); err != nil {
-				return &configError{fmt.Sprintf("%s:%d: %s: %v", path, line, k.Value, err)}
-			}
-		}
-	}
-	return nil
-}
-
-func flagNames(fs *flag.FlagSet) []string {
+// FlagNames are the names of fs's flags, for a did-you-mean.
+func FlagNames(fs *flag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
 	return out
@@ -311,33 +227,33 @@ var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resili
 var layerAliases = map[string]string{"behaviour": "behavior"}
 
 func (c *Config) validate(getenv func(string) string) error {
-	src := func(name string) string { return c.source(name, 0) }
+	src := func(name string) string { return c.Source(name, 0) }
 	switch {
 	case c.ServerURL == "" && c.ServerCmd == "":
-		return usagef("no server: give --server-url URL or --server-cmd 'CMD ARGS'")
+		return exitcode.Usagef("no server: give --server-url URL or --server-cmd 'CMD ARGS'")
 	case c.ServerURL != "" && c.ServerCmd != "":
-		return usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
+		return exitcode.Usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
 	case c.ServerStart != "" && c.ServerURL == "":
-		return usagef("%s needs --server-url: the address the started server answers at", src("server-start"))
+		return exitcode.Usagef("%s needs --server-url: the address the started server answers at", src("server-start"))
 	case c.Format != "text" && c.Format != "json":
-		return usagef("%s must be text or json, got %q", src("format"), c.Format)
+		return exitcode.Usagef("%s must be text or json, got %q", src("format"), c.Format)
 	case c.Color != "auto" && c.Color != "always" && c.Color != "never":
-		return usagef("%s must be auto, always or never, got %q", src("color"), c.Color)
+		return exitcode.Usagef("%s must be auto, always or never, got %q", src("color"), c.Color)
 	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
-		return usagef("%s must be %s or %s, got %q", src("protocol-version"), mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
+		return exitcode.Usagef("%s must be %s or %s, got %q", src("protocol-version"), mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
 	case c.ModelTimeout < time.Second || c.ModelTimeout > time.Hour:
-		return usagef("%s must be between 1s and 1h, got %v", src("model-timeout"), c.ModelTimeout)
+		return exitcode.Usagef("%s must be between 1s and 1h, got %v", src("model-timeout"), c.ModelTimeout)
 	case c.ModelConcurrency < 1 || c.ModelConcurrency > 256:
-		return usagef("%s must be between 1 and 256, got %d", src("model-concurrency"), c.ModelConcurrency)
+		return exitcode.Usagef("%s must be between 1 and 256, got %d", src("model-concurrency"), c.ModelConcurrency)
 	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
-		return usagef("%s must be between 0 (none) and 24h, got %v", src("model-budget"), c.ModelBudget)
+		return exitcode.Usagef("%s must be between 0 (none) and 24h, got %v", src("model-budget"), c.ModelBudget)
 	case c.ModelMaxTokens < 0 || c.ModelMaxTokens > 1<<20:
-		return usagef("%s must be between 0 (provider default) and 1048576, got %d", src("model-max-tokens"), c.ModelMaxTokens)
+		return exitcode.Usagef("%s must be between 0 (provider default) and 1048576, got %d", src("model-max-tokens"), c.ModelMaxTokens)
 	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:
-		return usagef("%s must be between 1 and 1000, got %d", src("max-calls-per-turn"), c.MaxCallsPerTurn)
+		return exitcode.Usagef("%s must be between 1 and 1000, got %d", src("max-calls-per-turn"), c.MaxCallsPerTurn)
 	}
 	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
-		return usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
+		return exitcode.Usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
 	}
 	for _, l := range strings.Split(c.Layers, ",") {
 		l = strings.TrimSpace(l)
@@ -348,18 +264,18 @@ func (c *Config) validate(getenv func(string) string) error {
 		if s := suggest.Nearest(l, slices.Sorted(maps.Keys(knownLayers))); s != "" {
 			msg = fmt.Sprintf("%s: unknown layer %q (did you mean %q?)", src("layers"), l, s)
 		}
-		return usagef("%s", msg)
+		return exitcode.Usagef("%s", msg)
 	}
-	if _, err := c.headers(getenv); err != nil {
+	if _, err := c.ExpandHeaders(getenv); err != nil {
 		return err
 	}
 	if err := c.validateChecks(); err != nil {
 		return err
 	}
-	for i, v := range c.Secrets.vals {
+	for i, v := range c.Secrets.Vals {
 		if !envName.MatchString(v) {
 			// Not quoted back: a value pasted by mistake may be the secret.
-			return usagef("--secrets: entry number %d is not an environment variable name (want names such as MY_SERVICE_TOKEN, not their values)", i+1)
+			return exitcode.Usagef("--secrets: entry number %d is not an environment variable name (want names such as MY_SERVICE_TOKEN, not their values)", i+1)
 		}
 	}
 	return nil
@@ -372,39 +288,39 @@ func (c *Config) validateChecks() error {
 	for _, ch := range conformance.Checks() {
 		known[ch.ID], known[ch.Group()] = true, true
 	}
-	for i, v := range c.Checks.vals {
+	for i, v := range c.Checks.Vals {
 		if known[v] {
 			continue
 		}
-		msg := fmt.Sprintf("%s: unknown check or group %q (docs/checks.md lists them)", c.source("checks", i), v)
+		msg := fmt.Sprintf("%s: unknown check or group %q (docs/checks.md lists them)", c.Source("checks", i), v)
 		if s := suggest.Nearest(v, slices.Sorted(maps.Keys(known))); s != "" {
-			msg = fmt.Sprintf("%s: unknown check or group %q (did you mean %q?)", c.source("checks", i), v, s)
+			msg = fmt.Sprintf("%s: unknown check or group %q (did you mean %q?)", c.Source("checks", i), v, s)
 		}
-		return usagef("%s", msg)
+		return exitcode.Usagef("%s", msg)
 	}
 	return nil
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// header is one --header after $VAR expansion.
-type header struct{ name, value string }
+// Header is one --header after $VAR expansion.
+type Header struct{ Name, Value string }
 
-// headers parses --header values, expanding $VAR and ${VAR} from the
+// ExpandHeaders parses --header values, expanding $VAR and ${VAR} from the
 // environment. An unset variable is an error naming it: sending an empty
 // Authorization header would fail later in a far less clear way.
-func (c *Config) headers(getenv func(string) string) ([]header, error) {
-	var out []header
-	for i, h := range c.Headers.vals {
+func (c *Config) ExpandHeaders(getenv func(string) string) ([]Header, error) {
+	var out []Header
+	for i, h := range c.Headers.Vals {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
-		src := c.source("header", i)
+		src := c.Source("header", i)
 		if len(c.fileLines["header"]) == 0 {
 			src = fmt.Sprintf("--header number %d", i+1)
 		}
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
 			// The value is not quoted back: it may be the credential itself.
-			return nil, usagef("%s: want 'Name: value' (the value is not shown: it may be a secret)", src)
+			return nil, exitcode.Usagef("%s: want 'Name: value' (the value is not shown: it may be a secret)", src)
 		}
 		var missing string
 		value = os.Expand(strings.TrimSpace(value), func(v string) string {
@@ -415,22 +331,22 @@ func (c *Config) headers(getenv func(string) string) ([]header, error) {
 			return s
 		})
 		if missing != "" {
-			return nil, &configError{fmt.Sprintf("%s (%s): environment variable %s is not set", src, name, missing)}
+			return nil, exitcode.Configf("%s (%s): environment variable %s is not set", src, name, missing)
 		}
-		out = append(out, header{name, value})
+		out = append(out, Header{name, value})
 	}
 	return out, nil
 }
 
-// target and transport describe the server for telemetry.
-func (c *Config) target() string {
+// Target and Transport describe the server for telemetry.
+func (c *Config) Target() string {
 	if c.ServerURL != "" {
 		return c.ServerURL
 	}
 	return c.ServerCmd
 }
 
-func (c *Config) transport() string {
+func (c *Config) Transport() string {
 	if c.ServerURL != "" {
 		return "http"
 	}
@@ -441,11 +357,11 @@ func (c *Config) transport() string {
 // wherever mcp-eval runs: the model API keys and the GitHub token.
 var envSecrets = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"}
 
-// envRedactor masks the credentials of the environment alone, for what is
+// EnvRedactor masks the credentials of the environment alone, for what is
 // printed before the configuration is read. A short value ("ollama" for a
 // local server) is no credential worth masking and is left as it is rather
 // than failing the run.
-func envRedactor(getenv func(string) string) *redact.Redactor {
+func EnvRedactor(getenv func(string) string) *redact.Redactor {
 	var secrets []redact.Secret
 	for _, v := range envSecrets {
 		if val := strings.TrimSpace(getenv(v)); len(val) >= redact.MinLen {
@@ -456,26 +372,26 @@ func envRedactor(getenv func(string) string) *redact.Redactor {
 	return r
 }
 
-// redactor knows every secret of the run: each --header value after $VAR
+// Redactor knows every secret of the run: each --header value after $VAR
 // expansion (and the credential alone, without a scheme such as "Bearer"),
 // the variables --secrets (secrets: in the config file) names, the model
 // API keys and the GitHub token. A header or --secrets value shorter than
 // redact.MinLen is refused: it cannot be masked without masking ordinary
-// text. Model keys and tokens are treated as envRedactor does.
-func (c *Config) redactor(getenv func(string) string) (*redact.Redactor, error) {
-	hs, err := c.headers(getenv)
+// text. Model keys and tokens are treated as EnvRedactor does.
+func (c *Config) Redactor(getenv func(string) string) (*redact.Redactor, error) {
+	hs, err := c.ExpandHeaders(getenv)
 	if err != nil {
 		return nil, err
 	}
 	var secrets []redact.Secret
 	for _, h := range hs {
-		src := "--header " + h.name
-		secrets = append(secrets, redact.Secret{Source: src, Value: h.value})
-		if _, cred, ok := strings.Cut(h.value, " "); ok {
+		src := "--header " + h.Name
+		secrets = append(secrets, redact.Secret{Source: src, Value: h.Value})
+		if _, cred, ok := strings.Cut(h.Value, " "); ok {
 			secrets = append(secrets, redact.Secret{Source: src + " (the credential after its scheme)", Value: strings.TrimSpace(cred)})
 		}
 	}
-	for _, v := range c.Secrets.vals {
+	for _, v := range c.Secrets.Vals {
 		// An unset variable has nothing to mask: a fork's pull request runs
 		// without the repository's secrets, and that is no error.
 		secrets = append(secrets, redact.Secret{Source: "--secrets " + v, Value: strings.TrimSpace(getenv(v))})
@@ -487,14 +403,14 @@ func (c *Config) redactor(getenv func(string) string) (*redact.Redactor, error) 
 	}
 	r, err := redact.New(secrets...)
 	if err != nil {
-		return nil, &configError{err.Error()}
+		return nil, exitcode.Config(err)
 	}
 	return r, nil
 }
 
-// layers resolves --layers: auto means conformance, plus the model layers
+// ResolvedLayers resolves --layers: auto means conformance, plus the model layers
 // when --models is given.
-func (c *Config) layers() []string {
+func (c *Config) ResolvedLayers() []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(l string) {
