@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,17 +267,14 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	if out, err := dockerCLI(t, 30*time.Second, nil, "image", "inspect", "-f", "{{.Size}}", image); err == nil {
 		t.Logf("image %s: %s bytes (the binary on an empty base)", image, strings.TrimSpace(out))
 	}
-	f := &fakeGitHub{t: t}
-	f.blob = httptest.NewServer(http.NotFoundHandler())
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
+	f := &fakeGitHub{}
+	apiURL := serveFakeGitHub(t, f, nil)
 
 	t.Run("HTTP server: outputs, summary and comment on the host", func(t *testing.T) {
 		server := mcptest.Serve(t, mcptest.Options{})
 		l := newRunnerLayout(t)
 		const token = "ghs_0123456789abcdefDOCKER"
-		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token}, api.URL+"/api/v3")
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token}, apiURL)
 		t.Logf("docker run to the first check line: %v", r.firstCheck)
 		if r.code != 0 {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -327,7 +322,7 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	}
 	t.Run("server-cmd: a static binary in the workspace", func(t *testing.T) {
 		l := static(t)
-		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "./bin/weather-server", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, api.URL+"/api/v3")
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "./bin/weather-server", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, apiURL)
 		if r.code != 0 || r.outputs["passed"] != "true" {
 			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 		}
@@ -340,14 +335,14 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 			"INPUT_SERVER-START": fmt.Sprintf("./bin/weather-server --http 127.0.0.1:%d", port),
 			"INPUT_SERVER-URL":   fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			"INPUT_COMMENT":      "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER",
-		}, api.URL+"/api/v3")
+		}, apiURL)
 		if r.code != 0 || r.outputs["passed"] != "true" {
 			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 		}
 	})
 	t.Run("server-cmd needing node: one line pointing at host mode", func(t *testing.T) {
 		l := newRunnerLayout(t)
-		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "node build/index.js", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, api.URL+"/api/v3")
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "node build/index.js", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, apiURL)
 		if r.code == 0 || r.code == 1 {
 			t.Errorf("exit %d, want a could-not-evaluate code", r.code)
 		}
