@@ -346,11 +346,7 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 		if r.code == 0 || r.code == 1 {
 			t.Errorf("exit %d, want a could-not-evaluate code", r.code)
 		}
-		for _, w := range []string{`input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1"} {
-			if !strings.Contains(r.stderr, w) {
-				t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-			}
-		}
+		mustContain(t, "stderr", r.stderr, `input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1")
 	})
 }
 

@@ -84,16 +84,21 @@ type modelRig struct {
 
 func newModelRig(t *testing.T, golden string) *modelRig {
 	m := &modelRig{t: t, dir: t.TempDir()}
-	srv := mcptest.Serve(t, mcptest.Options{})
 	model := scriptedOpenAI(t, &m.calls)
 	t.Cleanup(model.Close)
-	m.server = srv.URL
+	m.use(golden, model.URL)
+	return m
+}
+
+// use serves the fixture MCP server for the rig, writes golden as its
+// tasks file and points the openai provider at the model at modelURL.
+func (m *modelRig) use(golden, modelURL string) {
+	m.server = mcptest.Serve(m.t, mcptest.Options{}).URL
 	m.tasks = filepath.Join(m.dir, "tasks.yaml")
 	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
-		t.Fatal(err)
+		m.t.Fatal(err)
 	}
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
-	return m
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"})
 }
 
 // run runs mcp-eval against the rig with 2 runs per case, writing under
@@ -454,7 +459,6 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 	m := &modelRig{t: t, dir: t.TempDir()}
 	var judgeCalls atomic.Int64
-	srv := mcptest.Serve(t, mcptest.Options{})
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.calls.Add(1)
 		b, _ := io.ReadAll(r.Body)
@@ -479,12 +483,7 @@ func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 		writeOpenAI(w, req.Model, "Sunny in Paris.")
 	}))
 	t.Cleanup(model.Close)
-	m.server = srv.URL
-	m.tasks = filepath.Join(m.dir, "tasks.yaml")
-	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	m.use(golden, model.URL)
 	return m, &judgeCalls
 }
 

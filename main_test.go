@@ -47,6 +47,16 @@ func TestSplitCommand(t *testing.T) {
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// mustContain reports each of wants that text (what it is) lacks.
+func mustContain(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+}
+
 // runCLI runs the program in-process and returns its exit code and output.
 func runCLI(t *testing.T, getenv func(string) string, args ...string) (int, string, string) {
 	t.Helper()
