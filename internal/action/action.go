@@ -406,11 +406,7 @@ func maskHeaders(w io.Writer, cfg *config.Config, getenv func(string) string) er
 		return err
 	}
 	for _, h := range hs {
-		vals := []string{h.Value}
-		if _, cred, ok := strings.Cut(h.Value, " "); ok {
-			vals = append(vals, strings.TrimSpace(cred))
-		}
-		for _, v := range vals {
+		for _, v := range h.Secrets() {
 			if len(v) < redact.MinLen {
 				continue
 			}

@@ -73,11 +73,12 @@ func Mask(r *report.Report, red *redact.Redactor) *report.Report {
 // masked in each rendered file in every spelling (red.JSON for the JSON
 // files, red.Bytes for the others); r is already masked (Mask).
 func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) error {
-	files := []struct {
+	type outputFile struct {
 		name   string
 		render func(io.Writer, *report.Report) error
 		mask   func([]byte) []byte
-	}{
+	}
+	files := []outputFile{
 		{"report.json", report.WriteJSON, red.JSON},
 		{"summary.md", report.WriteMarkdown, red.Bytes},
 		{"junit.xml", report.WriteJUnit, red.Bytes},
@@ -88,11 +89,7 @@ func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) er
 	if len(r.Cases) > 0 {
 		// One page for people who would rather look than read, with the
 		// transcripts the model layers wrote (already masked).
-		files = append(files, struct {
-			name   string
-			render func(io.Writer, *report.Report) error
-			mask   func([]byte) []byte
-		}{"report.html", func(w io.Writer, r *report.Report) error {
+		files = append(files, outputFile{"report.html", func(w io.Writer, r *report.Report) error {
 			return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
 		}, red.Bytes})
 	}
