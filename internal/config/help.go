@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 )
 
 // Usage is the text of mcp-eval --help.
@@ -81,33 +78,3 @@ var modelOnlyFlags = map[string]bool{
 	"layers": true, "golden": true, "models": true, "judge-model": true, "stub-tools": true,
 	"cache-dir": true, "no-cache": true, "shard": true, "payloads": true, "prices": true,
 }
-
-// ParseCommand parses the flags of mcp-eval run or conformance. Conformance
-// is run with Layer 0 forced, and refuses the flags of the model layers. A
-// golden file given to run without --models is refused as a flag and noted
-// on stderr from the config file: it would be silently ignored.
-func ParseCommand(cmd string, args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
-	cfg, err := Parse(cmd, args, getenv)
-	if err != nil {
-		return nil, err
-	}
-	if cmd == "conformance" {
-		for f := range cfg.flagsSet {
-			if modelOnlyFlags[f] {
-				return nil, exitcode.Usagef("--%s is a flag of mcp-eval run: conformance runs Layer 0 alone, without a model", f)
-			}
-		}
-		cfg.Layers = "conformance"
-	} else if cfg.Models == "" && strings.Contains(cfg.Layers, "auto") && (cfg.flagsSet["golden"] || len(cfg.fileLines["golden"]) > 0) {
-		msg := fmt.Sprintf("%s is set without --models: the behaviour layer needs a model to run the golden tasks, e.g. --models openai:gpt-4.1-mini", cfg.Source("golden", 0))
-		if cfg.flagsSet["golden"] {
-			return nil, exitcode.Usagef("%s", msg)
-		}
-		fmt.Fprintf(stderr, "mcp-eval: note: %s; only the layers without a model run\n", msg)
-	}
-	return cfg, nil
-}
-
-// RunsGiven says --runs came from the command line or the config file, so
-// it overrides the runs a golden file sets.
-func (c *Config) RunsGiven() bool { return c.runsSet }
