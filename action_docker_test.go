@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/github/githubtest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
@@ -256,7 +257,7 @@ func runDockerAction(t *testing.T, image string, l runnerLayout, inputs map[stri
 	r.code = cmd.ProcessState.ExitCode()
 	r.stdout, r.stderr = log.String(), stderr.String()
 	r.rawOutputFile, _ = os.ReadFile(outputPath)
-	r.outputs = parseOutputs(t, r.rawOutputFile)
+	r.outputs = githubtest.Outputs(t, string(r.rawOutputFile))
 	r.summary, _ = os.ReadFile(summaryPath)
 	return r
 }

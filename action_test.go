@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/github/githubtest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -295,7 +296,7 @@ func readOutputs(t *testing.T, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parseOutputs(t, b)
+	return githubtest.Outputs(t, string(b))
 }
 
 func (f *fakeGitHub) handler() http.Handler {
@@ -443,7 +444,7 @@ func TestActionEndToEnd(t *testing.T) {
 			if !bytes.Contains(out, []byte("passed<<")) || !bytes.Contains(out, []byte("report-path<<")) {
 				t.Errorf("outputs:\n%s", out)
 			}
-			assertPathOutputs(t, dir, parseOutputs(t, out))
+			assertPathOutputs(t, dir, githubtest.Outputs(t, string(out)))
 			if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
 				t.Errorf("summary:\n%s", sum)
 			}
@@ -490,38 +491,6 @@ func TestActionEndToEnd(t *testing.T) {
 			io.Discard.Write(nil)
 		})
 	}
-}
-
-// parseOutputs reads a GITHUB_OUTPUT file the way the runner's
-// FileCommandManager does: name<<DELIMITER lines up to the delimiter, or
-// name=value on one line.
-func parseOutputs(t *testing.T, b []byte) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if l == "" {
-			continue
-		}
-		if name, delim, ok := strings.Cut(l, "<<"); ok && !strings.Contains(name, "=") {
-			var val []string
-			for i++; i < len(lines) && lines[i] != delim; i++ {
-				val = append(val, lines[i])
-			}
-			if i == len(lines) {
-				t.Fatalf("output %s: delimiter %s never closes", name, delim)
-			}
-			out[name] = strings.Join(val, "\n")
-			continue
-		}
-		name, val, ok := strings.Cut(l, "=")
-		if !ok {
-			t.Fatalf("output line %q is neither name=value nor name<<delimiter", l)
-		}
-		out[name] = val
-	}
-	return out
 }
 
 // assertPathOutputs checks what the next step on the host sees: each path
