@@ -299,9 +299,9 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	}
 	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
 	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
-	outputs["exit-code"], outputs["error"] = "0", ""
+	outputs["exit-code"], outputs["error"] = strconv.Itoa(exitcode.OK), ""
 	if !passed {
-		outputs["exit-code"] = "1"
+		outputs["exit-code"] = strconv.Itoa(exitcode.Failed)
 	}
 	if rel := workspacePath(a.ws, cfg.Out); filepath.IsAbs(rel) && a.ws != "" {
 		fmt.Fprintf(a.stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, a.ws)
