@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/github/githubtest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
@@ -258,7 +257,7 @@ func runDockerAction(t *testing.T, image string, l runnerLayout, inputs map[stri
 	r.code = cmd.ProcessState.ExitCode()
 	r.stdout, r.stderr = log.String(), stderr.String()
 	r.rawOutputFile, _ = os.ReadFile(outputPath)
-	r.outputs = parseOutputs(t, r.rawOutputFile)
+	r.outputs = githubtest.Outputs(t, string(r.rawOutputFile))
 	r.summary, _ = os.ReadFile(summaryPath)
 	return r
 }
@@ -269,17 +268,14 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	if out, err := dockerCLI(t, 30*time.Second, nil, "image", "inspect", "-f", "{{.Size}}", image); err == nil {
 		t.Logf("image %s: %s bytes (the binary on an empty base)", image, strings.TrimSpace(out))
 	}
-	f := &fakeGitHub{t: t}
-	f.blob = httptest.NewServer(http.NotFoundHandler())
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
+	f := &fakeGitHub{}
+	apiURL := serveFakeGitHub(t, f, nil)
 
 	t.Run("HTTP server: outputs, summary and comment on the host", func(t *testing.T) {
 		server := mcptest.Serve(t, mcptest.Options{})
 		l := newRunnerLayout(t)
 		const token = "ghs_0123456789abcdefDOCKER"
-		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token}, api.URL+"/api/v3")
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-URL": server.URL, "INPUT_GITHUB-TOKEN": token}, apiURL)
 		t.Logf("docker run to the first check line: %v", r.firstCheck)
 		if r.code != 0 {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -327,7 +323,7 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	}
 	t.Run("server-cmd: a static binary in the workspace", func(t *testing.T) {
 		l := static(t)
-		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "./bin/weather-server", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, api.URL+"/api/v3")
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "./bin/weather-server", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, apiURL)
 		if r.code != 0 || r.outputs["passed"] != "true" {
 			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 		}
@@ -340,22 +336,18 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 			"INPUT_SERVER-START": fmt.Sprintf("./bin/weather-server --http 127.0.0.1:%d", port),
 			"INPUT_SERVER-URL":   fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			"INPUT_COMMENT":      "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER",
-		}, api.URL+"/api/v3")
+		}, apiURL)
 		if r.code != 0 || r.outputs["passed"] != "true" {
 			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 		}
 	})
 	t.Run("server-cmd needing node: one line pointing at host mode", func(t *testing.T) {
 		l := newRunnerLayout(t)
-		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "node build/index.js", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, api.URL+"/api/v3")
+		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "node build/index.js", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, apiURL)
 		if r.code == 0 || r.code == 1 {
 			t.Errorf("exit %d, want a could-not-evaluate code", r.code)
 		}
-		for _, w := range []string{`input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1"} {
-			if !strings.Contains(r.stderr, w) {
-				t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-			}
-		}
+		mustContain(t, "stderr", r.stderr, `input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1")
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/github/githubtest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -27,39 +29,11 @@ import (
 // TestActionYAML keeps action.yml, the inputs the code reads and the
 // README's inputs table in step.
 func TestActionYAML(t *testing.T) {
-	b, err := os.ReadFile("action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a struct {
-		Inputs map[string]struct {
-			Description string  `yaml:"description"`
-			Default     *string `yaml:"default"`
-		} `yaml:"inputs"`
-		Outputs map[string]struct {
-			Description string `yaml:"description"`
-		} `yaml:"outputs"`
-		Runs struct {
-			Using string   `yaml:"using"`
-			Image string   `yaml:"image"`
-			Args  []string `yaml:"args"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(b, &a); err != nil {
-		t.Fatal(err)
-	}
-	readme, _ := os.ReadFile("README.md")
+	var a actionYAML
+	readYAML(t, "action.yml", &a)
 	for _, name := range github.InputNames {
-		in, ok := a.Inputs[name]
-		if !ok {
+		if _, ok := a.Inputs[name]; !ok {
 			t.Errorf("action.yml lacks input %s, which the action reads", name)
-			continue
-		}
-		if in.Description == "" || in.Default == nil {
-			t.Errorf("input %s needs a description and a default", name)
-		}
-		if !bytes.Contains(readme, []byte("| `"+name+"` |")) {
-			t.Errorf("README's inputs table lacks %s", name)
 		}
 	}
 	if len(a.Inputs) != len(github.InputNames) {
@@ -70,57 +44,82 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml lacks output %s", name)
 		}
 	}
-	for name := range a.Outputs {
-		if !bytes.Contains(readme, []byte("`"+name+"`")) {
-			t.Errorf("README does not document output %s", name)
-		}
-	}
+	checkActionDocs(t, "action.yml", a)
 	if a.Runs.Using != "docker" || !releasedImage.MatchString(a.Runs.Image) || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "action" {
 		t.Errorf("runs: %+v; want docker, a released docker://ghcr.io/mcp-eval/mcp-eval:vX.Y.Z (never a Dockerfile: no compile at job start), args [action]", a.Runs)
+	}
+}
+
+// actionYAML is an action.yml as the tests read it: the Docker action's
+// and the setup action's (a composite one).
+type actionYAML struct {
+	Inputs map[string]struct {
+		Description string  `yaml:"description"`
+		Default     *string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]struct {
+		Description string `yaml:"description"`
+		Value       string `yaml:"value"`
+	} `yaml:"outputs"`
+	Runs struct {
+		Using string   `yaml:"using"`
+		Image string   `yaml:"image"`
+		Args  []string `yaml:"args"`
+		Steps []struct {
+			Shell string            `yaml:"shell"`
+			Run   string            `yaml:"run"`
+			Env   map[string]string `yaml:"env"`
+		} `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+// defaultOf is the default of input name ("" when it has none).
+func (a *actionYAML) defaultOf(name string) string {
+	if d := a.Inputs[name].Default; d != nil {
+		return *d
+	}
+	return ""
+}
+
+// readYAML decodes the YAML file at path into v.
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// checkActionDocs: every input of the action at file has a description, a
+// default and a row in the README's table, and the README names every
+// output.
+func checkActionDocs(t *testing.T, file string, a actionYAML) {
+	t.Helper()
+	readme, _ := os.ReadFile("README.md")
+	for name, in := range a.Inputs {
+		if in.Description == "" || in.Default == nil {
+			t.Errorf("%s: input %s needs a description and a default", file, name)
+		}
+		if !bytes.Contains(readme, []byte("| `"+name+"` |")) {
+			t.Errorf("README's table of %s lacks input %s", file, name)
+		}
+	}
+	for name := range a.Outputs {
+		if !bytes.Contains(readme, []byte("`"+name+"`")) {
+			t.Errorf("README does not document output %s of %s", name, file)
+		}
 	}
 }
 
 // TestSetupActionYAML keeps setup/action.yml and the README's setup
 // table in step, and its one step on the install script.
 func TestSetupActionYAML(t *testing.T) {
-	b, err := os.ReadFile("setup/action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a struct {
-		Inputs map[string]struct {
-			Description string  `yaml:"description"`
-			Default     *string `yaml:"default"`
-		} `yaml:"inputs"`
-		Outputs map[string]struct {
-			Value string `yaml:"value"`
-		} `yaml:"outputs"`
-		Runs struct {
-			Using string `yaml:"using"`
-			Steps []struct {
-				Shell string            `yaml:"shell"`
-				Run   string            `yaml:"run"`
-				Env   map[string]string `yaml:"env"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(b, &a); err != nil {
-		t.Fatal(err)
-	}
-	readme, _ := os.ReadFile("README.md")
-	for name, in := range a.Inputs {
-		if in.Description == "" || in.Default == nil {
-			t.Errorf("setup input %s needs a description and a default", name)
-		}
-		if !bytes.Contains(readme, []byte("| `"+name+"` |")) {
-			t.Errorf("README's setup table lacks %s", name)
-		}
-	}
-	for name := range a.Outputs {
-		if !bytes.Contains(readme, []byte("`"+name+"`")) {
-			t.Errorf("README does not name setup output %s", name)
-		}
-	}
+	var a actionYAML
+	readYAML(t, "setup/action.yml", &a)
+	checkActionDocs(t, "setup/action.yml", a)
 	if a.Runs.Using != "composite" || len(a.Runs.Steps) != 1 || a.Runs.Steps[0].Shell != "bash" ||
 		!strings.Contains(a.Runs.Steps[0].Run, `"$GITHUB_ACTION_PATH/install.sh"`) ||
 		a.Runs.Steps[0].Env["MCP_EVAL_VERSION"] != "${{ inputs.version }}" {
@@ -136,10 +135,6 @@ var releasedImage = regexp.MustCompile(`^docker://ghcr\.io/mcp-eval/mcp-eval:v[0
 // the Dockerfile's release target), then rewrites action.yml to it before
 // moving the tags and publishing. The rewrite itself is run on a copy.
 func TestReleaseWorkflowPinsActionImage(t *testing.T) {
-	b, err := os.ReadFile(".github/workflows/release.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var wf struct {
 		On struct {
 			Push struct {
@@ -156,9 +151,7 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
-	if err := yaml.Unmarshal(b, &wf); err != nil {
-		t.Fatal(err)
-	}
+	readYAML(t, ".github/workflows/release.yml", &wf)
 	image := wf.Env["IMAGE"]
 	if image != "ghcr.io/mcp-eval/mcp-eval" {
 		t.Fatalf("release.yml env IMAGE = %q, want the repository action.yml names", image)
@@ -192,21 +185,11 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 	}
 
 	// Both actions name the same release.
-	var cur, curSetup struct {
-		Runs struct {
-			Image string `yaml:"image"`
-		} `yaml:"runs"`
-		Inputs map[string]struct {
-			Default string `yaml:"default"`
-		} `yaml:"inputs"`
-	}
-	ab, _ := os.ReadFile("action.yml")
-	sb, _ := os.ReadFile("setup/action.yml")
-	if yaml.Unmarshal(ab, &cur) != nil || yaml.Unmarshal(sb, &curSetup) != nil {
-		t.Fatal("action.yml or setup/action.yml does not parse")
-	}
-	if want := "docker://" + image + ":" + curSetup.Inputs["version"].Default; cur.Runs.Image != want {
-		t.Errorf("action.yml runs %q but setup/action.yml installs %q: pin both to one release", cur.Runs.Image, curSetup.Inputs["version"].Default)
+	var cur, curSetup actionYAML
+	readYAML(t, "action.yml", &cur)
+	readYAML(t, "setup/action.yml", &curSetup)
+	if want := "docker://" + image + ":" + curSetup.defaultOf("version"); cur.Runs.Image != want {
+		t.Errorf("action.yml runs %q but setup/action.yml installs %q: pin both to one release", cur.Runs.Image, curSetup.defaultOf("version"))
 	}
 
 	// The rewrite, on a copy: only runs.image changes.
@@ -226,14 +209,8 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 		t.Fatalf("pin-image.sh: %v\n%s", err, out)
 	}
 	got, _ := os.ReadFile(cp)
-	var a struct {
-		Runs struct {
-			Image string `yaml:"image"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(got, &a); err != nil {
-		t.Fatal(err)
-	}
+	var a actionYAML
+	readYAML(t, cp, &a)
 	if a.Runs.Image != "docker://"+image+":v9.8.7" {
 		t.Errorf("after pin-image.sh, runs.image = %q", a.Runs.Image)
 	}
@@ -250,16 +227,9 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 	if changed > 1 {
 		t.Errorf("pin-image.sh changed %d lines, want only runs.image", changed)
 	}
-	var setup struct {
-		Inputs map[string]struct {
-			Default string `yaml:"default"`
-		} `yaml:"inputs"`
-	}
-	got, _ = os.ReadFile(setupCp)
-	if err := yaml.Unmarshal(got, &setup); err != nil {
-		t.Fatal(err)
-	}
-	if v := setup.Inputs["version"].Default; v != "v9.8.7" {
+	var setup actionYAML
+	readYAML(t, setupCp, &setup)
+	if v := setup.defaultOf("version"); v != "v9.8.7" {
 		t.Errorf("after pin-image.sh, the setup action installs %q by default, want v9.8.7", v)
 	}
 	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "latest", cp, setupCp).CombinedOutput(); err == nil {
@@ -276,6 +246,57 @@ type fakeGitHub struct {
 	comments []string // bodies; comment i has id i+1, by github-actions[bot]
 	edits    int
 	blob     *httptest.Server
+}
+
+// serveFakeGitHub serves f's API and its artifact blob host (blob; nil
+// answers 404 to everything) for the test's life, and returns the API's
+// base URL as GITHUB_API_URL gives it.
+func serveFakeGitHub(t *testing.T, f *fakeGitHub, blob http.Handler) string {
+	t.Helper()
+	f.t = t
+	if blob == nil {
+		blob = http.NotFoundHandler()
+	}
+	f.blob = httptest.NewServer(blob)
+	t.Cleanup(f.blob.Close)
+	api := httptest.NewServer(f.handler())
+	t.Cleanup(api.Close)
+	return api.URL + "/api/v3"
+}
+
+// stepFiles creates the step's GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+// files in dir, empty, as the runner does.
+func stepFiles(dir string) (outputs, summary string) {
+	outputs, summary = filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	os.WriteFile(outputs, nil, 0o644)
+	os.WriteFile(summary, nil, 0o644)
+	return outputs, summary
+}
+
+// pullRequestStep is the environment of an Action step on a labeled pull
+// request of acme/weather-mcp, with its workspace in dir and the GitHub
+// API at apiURL, plus more (inputs, secrets); it returns the variables and
+// the output and summary files.
+func pullRequestStep(dir, apiURL string, more map[string]string) (vars map[string]string, outputs, summary string) {
+	outputs, summary = stepFiles(dir)
+	vars = map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
+		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": apiURL,
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+	}
+	maps.Copy(vars, more)
+	return vars, outputs, summary
+}
+
+// readOutputs parses the step's GITHUB_OUTPUT file.
+func readOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return githubtest.Outputs(t, string(b))
 }
 
 func (f *fakeGitHub) handler() http.Handler {
@@ -391,32 +412,21 @@ func TestActionEndToEnd(t *testing.T) {
 			wantIn: []string{"<!-- mcp-eval:comment key=", "caching/tools-list"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeGitHub{t: t, baseline: tt.baseline}
-			f.blob = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			f := &fakeGitHub{baseline: tt.baseline}
+			apiURL := serveFakeGitHub(t, f, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Authorization") != "" {
 					t.Error("the artifact blob host received the token")
 				}
 				w.Write(f.baseline)
 			}))
-			defer f.blob.Close()
-			api := httptest.NewServer(f.handler())
-			defer api.Close()
-
 			dir := t.TempDir()
-			outputs := filepath.Join(dir, "output")
-			summary := filepath.Join(dir, "summary")
-			os.WriteFile(outputs, nil, 0o644)
-			os.WriteFile(summary, nil, 0o644)
-			vars := map[string]string{
-				"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
-				"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
-				"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
-				"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
-				"GITHUB_SHA": "abc123", "GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "forecast-units",
+			vars, outputs, summary := pullRequestStep(dir, apiURL, map[string]string{
+				"GITHUB_SERVER_URL": "https://github.com",
+				"GITHUB_SHA":        "abc123", "GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "forecast-units",
 				"INPUT_SERVER-URL": tt.server, "INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1",
 				"INPUT_LAYERS": "auto", "INPUT_COMMENT": "true", "INPUT_BASELINE-ARTIFACT": "mcp-eval-report",
 				"INPUT_EVAL-LABEL": "run-evals",
-			}
+			})
 			code, stdout, stderr := runCLI(t, env(vars), "action")
 			if code != tt.wantCode {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
@@ -434,7 +444,7 @@ func TestActionEndToEnd(t *testing.T) {
 			if !bytes.Contains(out, []byte("passed<<")) || !bytes.Contains(out, []byte("report-path<<")) {
 				t.Errorf("outputs:\n%s", out)
 			}
-			assertPathOutputs(t, dir, parseOutputs(t, out))
+			assertPathOutputs(t, dir, githubtest.Outputs(t, string(out)))
 			if !bytes.Contains(sum, []byte("mcp-eval")) || !bytes.Contains(sum, []byte("### Notes")) {
 				t.Errorf("summary:\n%s", sum)
 			}
@@ -483,38 +493,6 @@ func TestActionEndToEnd(t *testing.T) {
 	}
 }
 
-// parseOutputs reads a GITHUB_OUTPUT file the way the runner's
-// FileCommandManager does: name<<DELIMITER lines up to the delimiter, or
-// name=value on one line.
-func parseOutputs(t *testing.T, b []byte) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if l == "" {
-			continue
-		}
-		if name, delim, ok := strings.Cut(l, "<<"); ok && !strings.Contains(name, "=") {
-			var val []string
-			for i++; i < len(lines) && lines[i] != delim; i++ {
-				val = append(val, lines[i])
-			}
-			if i == len(lines) {
-				t.Fatalf("output %s: delimiter %s never closes", name, delim)
-			}
-			out[name] = strings.Join(val, "\n")
-			continue
-		}
-		name, val, ok := strings.Cut(l, "=")
-		if !ok {
-			t.Fatalf("output line %q is neither name=value nor name<<delimiter", l)
-		}
-		out[name] = val
-	}
-	return out
-}
-
 // assertPathOutputs checks what the next step on the host sees: each path
 // output is relative (the host's working directory is the workspace) and
 // names an existing file there.
@@ -536,56 +514,22 @@ func assertPathOutputs(t *testing.T, workspace string, outputs map[string]string
 	}
 }
 
-func TestWorkspacePath(t *testing.T) {
-	ws := filepath.FromSlash("/github/workspace")
-	for _, tt := range []struct{ ws, in, want string }{
-		{ws, filepath.Join(ws, "mcp-eval-report", "report.json"), "mcp-eval-report/report.json"},
-		{ws, filepath.Join(ws, "a", "b", "c.sarif"), "a/b/c.sarif"},
-		{ws, filepath.FromSlash("/tmp/out/report.json"), filepath.FromSlash("/tmp/out/report.json")},
-		{ws, filepath.FromSlash("/github/workspace2/report.json"), filepath.FromSlash("/github/workspace2/report.json")},
-		{"", filepath.FromSlash("/x/report.json"), filepath.FromSlash("/x/report.json")},
-	} {
-		if got := workspacePath(tt.ws, tt.in); got != tt.want {
-			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.ws, tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestActionHostModeStdio is the setup action's route: `mcp-eval action` on
 // the host, inputs as flags, a stdio server that needs the host's runtime
 // (here the example server, built for this machine), the token from
 // GITHUB_TOKEN as a run step passes it.
 func TestActionHostModeStdio(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the example server")
-	}
+	server := buildExampleServer(t)
 	dir := t.TempDir()
-	server := filepath.Join(dir, "weather-server")
-	if out, err := exec.Command("go", "build", "-o", server, "./examples/weather-server").CombinedOutput(); err != nil {
-		t.Fatalf("building the example server: %v\n%s", err, out)
-	}
-	f := &fakeGitHub{t: t}
-	f.blob = httptest.NewServer(http.NotFoundHandler())
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
-	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
-	os.WriteFile(outputs, nil, 0o644)
-	os.WriteFile(summary, nil, 0o644)
+	f := &fakeGitHub{}
+	apiURL := serveFakeGitHub(t, f, nil)
 	const token = "ghs_0123456789abcdefHOSTMODE"
-	vars := map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
-		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
-		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3",
-		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
-		"GITHUB_TOKEN": token,
-	}
+	vars, outputs, _ := pullRequestStep(dir, apiURL, map[string]string{"GITHUB_TOKEN": token})
 	code, stdout, stderr := runCLI(t, env(vars), "action", "--server-cmd", "'"+server+"'", "--runs=1")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	out, _ := os.ReadFile(outputs)
-	o := parseOutputs(t, out)
+	o := readOutputs(t, outputs)
 	if o["passed"] != "true" {
 		t.Errorf("passed = %q", o["passed"])
 	}
@@ -602,35 +546,6 @@ func TestActionHostModeStdio(t *testing.T) {
 	}
 }
 
-func TestActionFlags(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want map[string]string
-		err  string
-	}{
-		{args: []string{"--server-url=http://x/mcp", "--runs", "3"}, want: map[string]string{"INPUT_SERVER-URL": "http://x/mcp", "INPUT_RUNS": "3", "INPUT_MODELS": "from-env"}},
-		{args: []string{"--server-ur=http://x"}, err: "unknown flag --server-ur (did you mean --server-url?)"},
-		{args: []string{"--runs"}, err: "flag --runs needs a value"},
-		{args: []string{"conformance"}, err: `unexpected argument "conformance"`},
-	} {
-		got, err := actionFlags(tt.args, env(map[string]string{"INPUT_MODELS": "from-env", "INPUT_RUNS": "9"}))
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", tt.args, err)
-		}
-		for k, v := range tt.want {
-			if got(k) != v {
-				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
-			}
-		}
-	}
-}
-
 // A run that cannot evaluate after one that passed: the same comment, the
 // summary and the outputs now say so and why, instead of "passed".
 func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
@@ -639,32 +554,18 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 	goneURL := gone.URL + "/mcp"
 	gone.Close() // nothing listens there any more
 
-	f := &fakeGitHub{t: t}
-	f.blob = httptest.NewServer(http.NotFoundHandler())
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
+	f := &fakeGitHub{}
+	apiURL := serveFakeGitHub(t, f, nil)
 	const token = "ghs_0123456789abcdefEXIT3"
 	step := func(t *testing.T, inputs map[string]string) (int, string, map[string]string, []byte) {
-		dir := t.TempDir()
-		outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
-		os.WriteFile(outputs, nil, 0o644)
-		os.WriteFile(summary, nil, 0o644)
-		vars := map[string]string{
-			"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
-			"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
-			"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
-			"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
-			"GITHUB_WORKFLOW": "mcp-eval", "GITHUB_JOB": "eval",
+		vars, outputs, summary := pullRequestStep(t.TempDir(), apiURL, map[string]string{
+			"GITHUB_SERVER_URL": "https://github.com", "GITHUB_WORKFLOW": "mcp-eval", "GITHUB_JOB": "eval",
 			"INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1", "INPUT_TIMEOUT": "2s",
-		}
-		for k, v := range inputs {
-			vars[k] = v
-		}
+		})
+		maps.Copy(vars, inputs)
 		code, stdout, _ := runCLI(t, env(vars), "action")
-		out, _ := os.ReadFile(outputs)
 		sum, _ := os.ReadFile(summary)
-		return code, stdout, parseOutputs(t, out), sum
+		return code, stdout, readOutputs(t, outputs), sum
 	}
 
 	if code, _, o, _ := step(t, map[string]string{"INPUT_SERVER-URL": clean.URL}); code != 0 || o["passed"] != "true" {
@@ -790,9 +691,7 @@ func TestExampleWorkflows(t *testing.T) {
 func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
 	clean := mcptest.Serve(t, mcptest.Options{})
 	dir := t.TempDir()
-	summary, outputs := filepath.Join(dir, "summary"), filepath.Join(dir, "output")
-	os.WriteFile(summary, nil, 0o644)
-	os.WriteFile(outputs, nil, 0o644)
+	outputs, summary := stepFiles(dir)
 	const secret = "mcp-header-secret-0123456789"
 	vars := map[string]string{
 		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "schedule", "GITHUB_EVENT_PATH": "github/testdata/schedule.json",
@@ -804,16 +703,13 @@ func TestActionScheduledWithoutModelsAndHeaderMask(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, w := range []string{"::add-mask::Bearer " + secret, "::add-mask::" + secret} {
-		if !strings.Contains(stdout, w+"\n") {
-			t.Errorf("stdout lacks %q: the expanded header value must be masked", w)
-		}
-	}
+	// The expanded header value is what must be masked.
+	mustContain(t, "stdout", stdout, "::add-mask::Bearer "+secret+"\n", "::add-mask::"+secret+"\n")
 	sum, _ := os.ReadFile(summary)
 	if bytes.Contains(sum, []byte("All layers")) || !bytes.Contains(sum, []byte("the models input is empty")) {
 		t.Errorf("summary's layer note:\n%s", sum)
 	}
-	o := parseOutputs(t, func() []byte { b, _ := os.ReadFile(outputs); return b }())
+	o := readOutputs(t, outputs)
 	if o["layers"] != "conformance" || o["exit-code"] != "0" {
 		t.Errorf("outputs %v", o)
 	}
@@ -838,27 +734,18 @@ func TestActionPublishesAGivenReport(t *testing.T) {
 	}
 	baseJSON, _ := os.ReadFile(filepath.Join(baseDir, "report.json"))
 
-	f := &fakeGitHub{t: t, baseline: zipReport(t, baseJSON)}
-	f.blob = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(f.baseline) }))
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
+	f := &fakeGitHub{baseline: zipReport(t, baseJSON)}
+	apiURL := serveFakeGitHub(t, f, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(f.baseline) }))
 	dir := t.TempDir()
-	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
-	os.WriteFile(outputs, nil, 0o644)
-	os.WriteFile(summary, nil, 0o644)
-	vars := map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
-		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
-		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3", "GITHUB_SERVER_URL": "https://github.com",
-		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+	vars, outputs, summary := pullRequestStep(dir, apiURL, map[string]string{
+		"GITHUB_SERVER_URL":  "https://github.com",
 		"INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefMERGED", "INPUT_REPORT": merged,
-	}
+	})
 	code, _, stderr := runCLI(t, env(vars), "action")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the merged report regressed against the baseline)\n%s", code, stderr)
 	}
-	o := parseOutputs(t, func() []byte { b, _ := os.ReadFile(outputs); return b }())
+	o := readOutputs(t, outputs)
 	if o["passed"] != "false" || o["exit-code"] != "1" {
 		t.Errorf("outputs %v", o)
 	}
@@ -876,26 +763,15 @@ func TestActionPublishesAGivenReport(t *testing.T) {
 // the reason a run could not evaluate is masked in the comment, the
 // summary, the outputs and the annotation.
 func TestActionPublishesOnlyRedactedText(t *testing.T) {
-	f := &fakeGitHub{t: t}
-	f.blob = httptest.NewServer(http.NotFoundHandler())
-	defer f.blob.Close()
-	api := httptest.NewServer(f.handler())
-	defer api.Close()
-	dir := t.TempDir()
-	outputs, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
-	os.WriteFile(outputs, nil, 0o644)
-	os.WriteFile(summary, nil, 0o644)
+	f := &fakeGitHub{}
+	apiURL := serveFakeGitHub(t, f, nil)
 	const secret = "sk-proj-0123456789_abcdef_SECRET"
-	vars := map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
-		"GITHUB_EVENT_PATH": "github/testdata/pull_request_labeled.json", "GITHUB_REPOSITORY": "acme/weather-mcp",
-		"GITHUB_RUN_ID": "100", "GITHUB_API_URL": api.URL + "/api/v3",
-		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
+	vars, outputs, summary := pullRequestStep(t.TempDir(), apiURL, map[string]string{
 		"OPENAI_API_KEY":     secret,
 		"INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefREDACT",
 		// A careless workflow: the key pasted where the program goes.
 		"INPUT_SERVER-CMD": secret + " --stdio",
-	}
+	})
 	code, stdout, _ := runCLI(t, env(vars), "action")
 	if code != 3 {
 		t.Fatalf("exit %d, want 3", code)
@@ -930,8 +806,7 @@ func TestActionHostModeNodeStdio(t *testing.T) {
 		t.Skip("real servers not installed: run bash .ci/install-deps.sh and source .cache/deps/env.sh")
 	}
 	dir := t.TempDir()
-	outputs := filepath.Join(dir, "output")
-	os.WriteFile(outputs, nil, 0o644)
+	outputs, _ := stepFiles(dir)
 	vars := map[string]string{
 		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main",
 		"GITHUB_OUTPUT": outputs, "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": dir,
@@ -941,8 +816,7 @@ func TestActionHostModeNodeStdio(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	out, _ := os.ReadFile(outputs)
-	o := parseOutputs(t, out)
+	o := readOutputs(t, outputs)
 	assertPathOutputs(t, dir, o)
 	var rep report.Report
 	b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o["report-path"])))

@@ -84,16 +84,21 @@ type modelRig struct {
 
 func newModelRig(t *testing.T, golden string) *modelRig {
 	m := &modelRig{t: t, dir: t.TempDir()}
-	srv := mcptest.Serve(t, mcptest.Options{})
 	model := scriptedOpenAI(t, &m.calls)
 	t.Cleanup(model.Close)
-	m.server = srv.URL
+	m.use(golden, model.URL)
+	return m
+}
+
+// use serves the fixture MCP server for the rig, writes golden as its
+// tasks file and points the openai provider at the model at modelURL.
+func (m *modelRig) use(golden, modelURL string) {
+	m.server = mcptest.Serve(m.t, mcptest.Options{}).URL
 	m.tasks = filepath.Join(m.dir, "tasks.yaml")
 	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
-		t.Fatal(err)
+		m.t.Fatal(err)
 	}
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
-	return m
+	m.getenv = env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"})
 }
 
 // run runs mcp-eval against the rig with 2 runs per case, writing under
@@ -103,6 +108,20 @@ func (m *modelRig) run(out string, extra ...string) (code int, stdout, stderr, r
 		"--runs", "2", "--out", filepath.Join(m.dir, out), "--cache-dir", filepath.Join(m.dir, "cache")}, extra...)
 	code, stdout, stderr = runCLI(m.t, m.getenv, args...)
 	return code, stdout, stderr, filepath.Join(m.dir, out, "report.json")
+}
+
+// runExample runs mcp-eval run on the example server bin with the scripted
+// model at modelURL as openai:scripted, judged by openai:judge, writing
+// under a new directory; it returns the exit code, the output and the
+// report's path.
+func runExample(t *testing.T, bin, modelURL string, args ...string) (code int, stdout, stderr, reportPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	all := append([]string{"run", "--server-cmd", bin, "--models", "openai:scripted", "--judge-model", "openai:judge",
+		"--out", out, "--cache-dir", filepath.Join(dir, "cache")}, args...)
+	code, stdout, stderr = runCLI(t, env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"}), all...)
+	return code, stdout, stderr, filepath.Join(out, "report.json")
 }
 
 func loadReport(t *testing.T, path string) report.Report {
@@ -220,14 +239,7 @@ func TestShardAndMerge(t *testing.T) {
 // never calls a tool and a scripted judge that fails every rubric: exactly
 // the negative cases pass, and the pooled scores say so.
 func TestShippedGoldenSetOnExampleServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the example server")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "weather-server")
-	if out, err := exec.Command("go", "build", "-o", bin, "./examples/weather-server").CombinedOutput(); err != nil {
-		t.Fatalf("build example server: %v\n%s", err, out)
-	}
+	bin := buildExampleServer(t)
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model string `json:"model"`
@@ -242,18 +254,11 @@ func TestShippedGoldenSetOnExampleServer(t *testing.T) {
 		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, req.Model, b)
 	}))
 	defer model.Close()
-	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
-		"run", "--server-cmd", bin, "--layers", "behavior", "--models", "openai:scripted", "--judge-model", "openai:judge",
-		"--golden", "golden/tasks.yaml", "--runs", "1", "--out", out, "--cache-dir", filepath.Join(dir, "cache"))
+	code, stdout, stderr, path := runExample(t, bin, model.URL, "--layers", "behavior", "--golden", "golden/tasks.yaml", "--runs", "1")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (every positive case fails)\n%s\n%s", code, stdout, stderr)
 	}
-	var r report.Report
-	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := loadReport(t, path)
 	pass, fail, other := 0, 0, 0
 	for _, c := range r.Cases {
 		switch {
@@ -433,14 +438,11 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 		}
 	}))
 	defer model.Close()
-	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
-		"run", "--server-cmd", bin, "--layers", "behavior", "--models", "openai:scripted", "--judge-model", "openai:judge",
-		"--golden", "examples/golden/seed.yaml", "--runs", "2", "--out", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"))
+	code, stdout, stderr, path := runExample(t, bin, model.URL, "--layers", "behavior", "--golden", "examples/golden/seed.yaml", "--runs", "2")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	r := loadReport(t, filepath.Join(dir, "out", "report.json"))
+	r := loadReport(t, path)
 	if len(r.Cases) != 4 {
 		t.Fatalf("%d cases, want 4", len(r.Cases))
 	}
@@ -457,7 +459,6 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 	m := &modelRig{t: t, dir: t.TempDir()}
 	var judgeCalls atomic.Int64
-	srv := mcptest.Serve(t, mcptest.Options{})
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.calls.Add(1)
 		b, _ := io.ReadAll(r.Body)
@@ -482,12 +483,7 @@ func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 		writeOpenAI(w, req.Model, "Sunny in Paris.")
 	}))
 	t.Cleanup(model.Close)
-	m.server = srv.URL
-	m.tasks = filepath.Join(m.dir, "tasks.yaml")
-	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"})
+	m.use(golden, model.URL)
 	return m, &judgeCalls
 }
 
@@ -677,15 +673,12 @@ func TestShippedGoldenSetResilience(t *testing.T) {
 		}
 	}))
 	defer model.Close()
-	dir := t.TempDir()
-	_, stdout, stderr := runCLI(t, env(map[string]string{"OPENAI_BASE_URL": model.URL + "/v1"}),
-		"run", "--server-cmd", bin, "--layers", "resilience,telemetry", "--models", "openai:scripted", "--judge-model", "openai:judge",
-		"--golden", "golden/tasks.yaml", "--runs", "1", "--model-max-tokens", "2048",
-		"--out", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"))
+	_, stdout, stderr, path := runExample(t, bin, model.URL, "--layers", "resilience,telemetry", "--golden", "golden/tasks.yaml",
+		"--runs", "1", "--model-max-tokens", "2048")
 	if strings.Contains(stderr, "had nothing to run") {
 		t.Fatalf("the resilience layer ran nothing:\n%s", stderr)
 	}
-	r := loadReport(t, filepath.Join(dir, "out", "report.json"))
+	r := loadReport(t, path)
 	faults, injects := 0, 0
 	for _, c := range r.Cases {
 		if c.InputTokens == 0 || c.CostUSD != nil {

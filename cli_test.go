@@ -78,16 +78,6 @@ func TestMistakesGetOneLine(t *testing.T) {
 	})
 }
 
-func TestLayersAcceptBehaviour(t *testing.T) {
-	cfg, err := parseConfig("run", []string{"--server-url", "http://127.0.0.1:1/mcp", "--layers", "conformance,behaviour", "--models", "openai:m"}, env(nil), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cfg.layers(); !slices.Equal(got, []string{"conformance", "behavior"}) {
-		t.Errorf("layers %v", got)
-	}
-}
-
 // TestHelpPerCommand: each subcommand's --help goes to stdout, exits 0, and
 // lists exactly the flags that command takes.
 func TestHelpPerCommand(t *testing.T) {
@@ -149,8 +139,8 @@ func TestGateShowsItsWork(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, stdout)
 	}
-	for _, want := range []string{
-		"gate failed · baseline " + base,
+	mustContain(t, "gate output", stdout,
+		"gate failed · baseline "+base,
 		"  baseline run: started ",
 		"same server fingerprint",
 		"  ✗ Hard check caching/tools-list failed",
@@ -161,17 +151,12 @@ func TestGateShowsItsWork(t *testing.T) {
 		"--require-significance",
 		"  Δ conformance.passRate 1.000 → ",
 		"FAIL  ",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("gate output lacks %q:\n%s", want, stdout)
-		}
-	}
+	)
 	code, stdout, _ = runCLI(t, env(nil), "gate", "--report", base, "--baseline", base, "--drift", "fail")
-	for _, want := range []string{"gate passed", "  decided: passed, no rule below failed", "  Δ conformance.passRate 1.000 → 1.000 (+0.000)", "(--drift fail)"} {
-		if code != 0 || !strings.Contains(stdout, want) {
-			t.Errorf("exit %d; gate output lacks %q:\n%s", code, want, stdout)
-		}
+	if code != 0 {
+		t.Errorf("gate against itself: exit %d", code)
 	}
+	mustContain(t, "gate output", stdout, "gate passed", "  decided: passed, no rule below failed", "  Δ conformance.passRate 1.000 → 1.000 (+0.000)", "(--drift fail)")
 	code, stdout, _ = runCLI(t, env(nil), "gate", "--report", base)
 	if code != 0 || !strings.Contains(stdout, "no baseline: scores are not compared") || !strings.Contains(stdout, "note: ") {
 		t.Errorf("no baseline: exit %d\n%s", code, stdout)

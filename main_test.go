@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcp-eval/mcp-eval/internal/config"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/pipeline"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -43,6 +46,16 @@ func TestSplitCommand(t *testing.T) {
 }
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// mustContain reports each of wants that text (what it is) lacks.
+func mustContain(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+}
 
 // runCLI runs the program in-process and returns its exit code and output.
 func runCLI(t *testing.T, getenv func(string) string, args ...string) (int, string, string) {
@@ -108,18 +121,18 @@ func TestConfigFile(t *testing.T) {
 	}
 	t.Run("flags override the file, lists accepted", func(t *testing.T) {
 		p := write("server-url: http://127.0.0.1:9/mcp\nruns: 3\nsafe-tools: [a, b]\nheader:\n  - 'X-A: 1'\n  - 'X-B: 2'\n")
-		cfg, err := parseConfig("conformance", []string{"--config", p, "--runs", "7"}, env(nil), &bytes.Buffer{})
+		cfg, err := config.Parse("conformance", []string{"--config", p, "--runs", "7"}, env(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if cfg.Runs != 7 || cfg.ServerURL != "http://127.0.0.1:9/mcp" {
 			t.Errorf("runs %d url %q", cfg.Runs, cfg.ServerURL)
 		}
-		if diff := cmp.Diff([]string{"a", "b"}, cfg.SafeTools.vals); diff != "" {
+		if diff := cmp.Diff([]string{"a", "b"}, cfg.SafeTools.Vals); diff != "" {
 			t.Errorf("safe-tools (-want +got):\n%s", diff)
 		}
-		if len(cfg.Headers.vals) != 2 {
-			t.Errorf("headers %v", cfg.Headers.vals)
+		if len(cfg.Headers.Vals) != 2 {
+			t.Errorf("headers %v", cfg.Headers.Vals)
 		}
 	})
 	t.Run("unknown key names the line and the nearest key", func(t *testing.T) {
@@ -283,3 +296,9 @@ func TestGateAndWaivers(t *testing.T) {
 		t.Errorf("missing report: exit %d\n%s", code, stderr)
 	}
 }
+
+// serverLogCap and newCappedLog are start_test.go's names for the
+// server.log cap, which moved to package pipeline with the rest of the run.
+const serverLogCap = pipeline.ServerLogCap
+
+func newCappedLog(w io.Writer, max int64) *pipeline.CappedLog { return pipeline.NewCappedLog(w, max) }

@@ -3,62 +3,25 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
-	"html"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/internal/config"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/pipeline"
+	"github.com/mcp-eval/mcp-eval/internal/redact/redacttest"
 )
 
 // secretValue has every character class an encoder treats specially, so
 // that each spelling differs from the raw value.
 const secretValue = `tok/en<>&"x'9+=Z`
-
-// spellingsOf writes v in every form a server or an encoder may give it,
-// computed here with the standard library's encoders rather than by the
-// redactor under test.
-func spellingsOf(v string) map[string]string {
-	jsonHTML, _ := json.Marshal(v)
-	var plain bytes.Buffer
-	enc := json.NewEncoder(&plain)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	jh := string(jsonHTML[1 : len(jsonHTML)-1])
-	jp := strings.TrimSpace(plain.String())
-	jp = jp[1 : len(jp)-1]
-	var x bytes.Buffer
-	_ = xml.EscapeText(&x, []byte(v))
-	var every strings.Builder // a JSON encoder may escape any character
-	for _, c := range v {
-		fmt.Fprintf(&every, `\u%04X`, c)
-	}
-	return map[string]string{
-		"json every character escaped": every.String(),
-		"raw":                          v,
-		"json":                         jh,
-		"json no html":                 jp,
-		"json slash":                   strings.ReplaceAll(jh, "/", `\/`),
-		"json no html slash":           strings.ReplaceAll(jp, "/", `\/`),
-		"query":                        url.QueryEscape(v),
-		"path":                         url.PathEscape(v),
-		"base64":                       base64.StdEncoding.EncodeToString([]byte(v)),
-		"base64 url":                   base64.URLEncoding.EncodeToString([]byte(v)),
-		"base64 raw":                   base64.RawStdEncoding.EncodeToString([]byte(v)),
-		"base64 raw url":               base64.RawURLEncoding.EncodeToString([]byte(v)),
-		"html":                         html.EscapeString(v),
-		"xml":                          x.String(),
-	}
-}
 
 // echoServer is the fixture behind a hostile proxy that writes the secret,
 // in the given spelling, into its serverInfo name and into every JSON-RPC
@@ -96,12 +59,12 @@ func echoServer(t *testing.T, spelled string) string {
 // spelling of the secret is found in any file under --out, on stdout or on
 // stderr.
 func TestNoSecretInAnyOutput(t *testing.T) {
-	all := spellingsOf(secretValue)
+	all := redacttest.Spellings(secretValue)
 	// What a run may write it as: every spelling of the value and of the
 	// header holding it.
 	var forbidden []string
 	for _, v := range []string{secretValue, "Bearer " + secretValue} {
-		for _, sp := range spellingsOf(v) {
+		for _, sp := range redacttest.Spellings(v) {
 			forbidden = append(forbidden, sp)
 		}
 	}
@@ -195,18 +158,18 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	}
 }
 
-// TestEvaluateReturnsMaskedReport: the report evaluate hands its caller
+// TestEvaluateReturnsMaskedReport: the report pipeline.Evaluate hands its caller
 // (the Action renders its comment and annotations from it) is masked too,
 // in every string, not only in the files.
 func TestEvaluateReturnsMaskedReport(t *testing.T) {
-	sp := spellingsOf(secretValue)["json every character escaped"]
+	sp := redacttest.Spellings(secretValue)["json every character escaped"]
 	getenv := env(map[string]string{"MCP_EVAL_TEST_TOKEN": secretValue})
-	cfg, err := parseConfig("run", []string{"--server-url", echoServer(t, sp), "--layers", "conformance", "--runs", "1",
-		"--out", t.TempDir(), "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, getenv, &bytes.Buffer{})
+	cfg, err := config.Parse("run", []string{"--server-url", echoServer(t, sp), "--layers", "conformance", "--runs", "1",
+		"--out", t.TempDir(), "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := evaluate(context.Background(), cfg, getenv, &bytes.Buffer{}, &bytes.Buffer{})
+	r, err := pipeline.Evaluate(context.Background(), cfg, pipeline.Env{Getenv: getenv, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Process: process})
 	if err != nil {
 		t.Fatal(err)
 	}

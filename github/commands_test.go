@@ -1,7 +1,6 @@
 package github
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"maps"
@@ -13,45 +12,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcp-eval/mcp-eval/github/githubtest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
-
-// parseOutputs reads a GITHUB_OUTPUT file the way the runner does
-// (actions/runner SetOutputFileCommand): "name=value" lines, or
-// "name<<DELIM" followed by lines up to a line equal to DELIM.
-func parseOutputs(t *testing.T, data string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(data))
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
-			continue
-		}
-		if k, delim, ok := strings.Cut(line, "<<"); ok && !strings.Contains(k, "=") {
-			var val []string
-			closed := false
-			for sc.Scan() {
-				if sc.Text() == delim {
-					closed = true
-					break
-				}
-				val = append(val, sc.Text())
-			}
-			if !closed {
-				t.Fatalf("output %s: delimiter %s never closed", k, delim)
-			}
-			out[k] = strings.Join(val, "\n")
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			t.Fatalf("invalid output line %q", line)
-		}
-		out[k] = v
-	}
-	return out
-}
 
 func TestWriteOutputsCannotBeInjected(t *testing.T) {
 	t.Parallel()
@@ -71,7 +34,7 @@ func TestWriteOutputsCannotBeInjected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := parseOutputs(t, string(data))
+	got := githubtest.Outputs(t, string(data))
 	want := maps.Clone(in)
 	want["layers"] = "conformance"
 	if !maps.Equal(got, want) {

@@ -6,6 +6,13 @@
 //
 // The pieces, in the order a run uses them:
 //
+//   - [NewPlan] checks everything the model layers need before any network
+//     call (the golden set, the providers and their keys, the judge and its
+//     prompt); [Plan.Bind] binds it to the server's tools as a [ModelRun]:
+//     the runner, its cache, --model-budget and the judge, which Layer 2's
+//     model half runs its variants through too ([ModelRun.Run]).
+//     [ModelRun.Behavior] is Layer 1: it runs the cases, keeps the
+//     transcripts of failed runs and scores them.
 //   - tasks.Load reads and tasks.Suite.Validate checks the file; a case's
 //     tasks.Case.Task is the agent.Task of one of its runs.
 //   - [ScoreCase] scores the transcripts of one case on one model;
@@ -20,7 +27,8 @@
 //     with the prompt kept in judge/judge_prompt.txt.
 //
 // golden imports agent, mcp, report, llm and the neutral packages it shares
-// with Layer 2 (tasks, judge, internal/runs, internal/stats); it never
+// with Layer 2 (tasks, judge, internal/runs, internal/stats), and
+// internal/exitcode for the kind of a planning error; it never
 // imports another layer (conformance, resilience, telemetry) or the GitHub
 // code.
 package golden

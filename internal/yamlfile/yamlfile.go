@@ -24,7 +24,13 @@ type Error struct {
 	File string
 	Line int // 0 when the problem has no line (an unreadable file)
 	Msg  string
+	// empty marks Document's error for a file with no document.
+	empty bool
 }
+
+// Empty reports whether e is Document's error for an empty file (or one of
+// comments only), for a reader to which an empty file is no error.
+func (e *Error) Empty() bool { return e.empty }
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
@@ -131,7 +137,7 @@ func Document(file string, data []byte, limit int, what, needs string) (*yaml.No
 	if len(data) > limit {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("%s is larger than %d MiB", what, limit>>20)}
 	}
-	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs)}
+	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs), empty: true}
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

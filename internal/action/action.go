@@ -1,11 +1,18 @@
-package main
+// Package action is `mcp-eval action`, the GitHub Action's orchestration:
+// it reads INPUT_* (or host mode's flags) and the GITHUB_* environment,
+// selects the layers of this event (selectLayers), builds the run's Config
+// (configure), composes the per-layer baselines of the last green runs
+// (baselines), runs pipeline.Evaluate (or gates a given merged report,
+// pipeline.Publish), and publishes: annotations, the sticky pull request
+// comment, the job summary, the outputs (publish). Everything published
+// goes through the run's redactor. It drives the pipeline and package
+// github; no layer imports it.
+package action
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,13 +24,16 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
+	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
-// actionCommand is `mcp-eval action`, the container's entry point (and
+// Command is `mcp-eval action`, the container's entry point (and
 // host mode's): the same run as the CLI, configured from INPUT_* (or
 // flags) and the GITHUB_* environment, plus the per-layer baselines, the
 // job summary, outputs, annotations and the pull request comment. API
@@ -32,22 +42,24 @@ import (
 // (exit 2 or 3) still writes the summary, the outputs, an annotation and
 // the comment, saying so and why, so that nothing keeps claiming the last
 // result. Everything published goes through the run's redactor.
-func actionCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	getenv, err := actionFlags(args, getenv)
+func Command(ctx context.Context, args []string, env pipeline.Env) error {
+	getenv, err := actionFlags(args, env.Getenv)
 	if err != nil {
 		return err
 	}
-	env, err := github.ReadEnv(getenv)
+	env.Getenv = getenv
+	stdout, stderr := env.Stdout, env.Stderr
+	ghEnv, err := github.ReadEnv(getenv)
 	if err != nil {
-		return &configError{err.Error()}
+		return exitcode.Config(err)
 	}
-	ev, err := github.ReadEvent(env)
+	ev, err := github.ReadEvent(ghEnv)
 	if err != nil {
-		return &configError{err.Error()}
+		return exitcode.Config(err)
 	}
 	in, err := github.ReadInputs(getenv)
 	if err != nil {
-		return &configError{err.Error()}
+		return exitcode.Config(err)
 	}
 	if in.GitHubToken == "" {
 		// Host mode has no action.yml default of ${{ github.token }}; a
@@ -58,18 +70,18 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err := github.MaskInputs(stdout, in); err != nil {
 		return err
 	}
-	a := &action{env: env, ev: ev, in: in, stdout: stdout, stderr: stderr, red: tokenRedactor(in.GitHubToken)}
+	a := &action{run: env, env: ghEnv, ev: ev, in: in, stdout: stdout, stderr: stderr, red: tokenRedactor(in.GitHubToken)}
 	a.key = github.NormalizeKey(in.CommentKey)
 	if a.key == "" {
 		a.key = github.DefaultCommentKey(getenv)
 	}
-	a.client, err = github.NewClient(env, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
+	a.client, err = github.NewClient(ghEnv, ev, github.Config{Token: in.GitHubToken, ArtifactName: in.BaselineArtifact})
 	if err != nil {
 		a.warn(err)
 		a.client = nil
 	}
-	if err := a.run(ctx, getenv); err != nil {
-		if code := errorCode(err); code != 0 && !a.published {
+	if err := a.runAction(ctx); err != nil {
+		if code := exitcode.Of(err); code != exitcode.OK && !a.published {
 			a.couldNotEvaluate(ctx, code, err)
 		}
 		return err
@@ -79,6 +91,7 @@ func actionCommand(ctx context.Context, args []string, getenv func(string) strin
 
 // action is one run of the action: what it publishes, and where.
 type action struct {
+	run       pipeline.Env // the run's program environment
 	env       github.Env
 	ev        github.Event
 	in        github.Inputs
@@ -106,21 +119,21 @@ func plainNote(s string) note { return note{md: report.EscapeMarkdown(s), text: 
 
 func markdownNote(s string) note { return note{md: s, text: s} }
 
-func (a *action) run(ctx context.Context, getenv func(string) string) error {
+func (a *action) runAction(ctx context.Context) error {
 	flags, given, err := a.selectLayers(ctx)
 	if err != nil {
 		return err
 	}
-	cfg, err := a.configure(flags, getenv)
+	cfg, err := a.configure(flags)
 	if err != nil {
 		return err
 	}
 	baselines, baselineURL := a.baselines(ctx, cfg)
 	var r *report.Report
 	if given != nil {
-		r, err = publishReport(cfg, given, a.red, a.stdout)
+		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
 	} else {
-		r, err = evaluate(ctx, cfg, getenv, a.stdout, a.stderr)
+		r, err = pipeline.Evaluate(ctx, cfg, a.run)
 	}
 	if err != nil {
 		return err
@@ -149,7 +162,7 @@ func (a *action) selectLayers(ctx context.Context) (flags []string, given *repor
 	}
 	sel, err := github.SelectLayers(in.Layers, ev, in.EvalLabel, labelPresent)
 	if err != nil {
-		return nil, nil, usagef("layers: %v", err)
+		return nil, nil, exitcode.Usagef("layers: %v", err)
 	}
 	if strings.TrimSpace(in.Models) == "" {
 		// Without models the model layers cannot run; auto drops them,
@@ -163,7 +176,7 @@ func (a *action) selectLayers(ctx context.Context) (flags []string, given *repor
 	if in.Report != "" {
 		// Publish mode: the merged report of sharded jobs is gated and
 		// published as one run, with one comment; no server is contacted.
-		if given, err = readReport("input report", in.Report); err != nil {
+		if given, err = pipeline.ReadReport("input report", in.Report); err != nil {
 			return nil, nil, err
 		}
 		sel.Layers = given.Layers
@@ -185,12 +198,13 @@ func (a *action) selectLayers(ctx context.Context) (flags []string, given *repor
 
 // configure parses the flags into the run's Config, builds its redactor,
 // masks the expanded header values and puts --out in the workspace.
-func (a *action) configure(flags []string, getenv func(string) string) (*Config, error) {
-	cfg, err := parseConfig("action", flags, getenv, a.stderr)
+func (a *action) configure(flags []string) (*config.Config, error) {
+	getenv := a.run.Getenv
+	cfg, err := config.Parse("action", flags, getenv)
 	if err != nil {
 		return nil, err
 	}
-	if a.red, err = cfg.redactor(getenv); err != nil {
+	if a.red, err = cfg.Redactor(getenv); err != nil {
 		return nil, err
 	}
 	// The runner masks the header input as written ($VAR templates); the
@@ -210,7 +224,7 @@ func (a *action) configure(flags []string, getenv func(string) string) (*Config,
 // produced it (DESIGN.md "GitHub Action"), composes them into one report
 // for the gate and points cfg.Baseline at it. Trouble is a note, never a
 // failure: the run then applies absolute floors only.
-func (a *action) baselines(ctx context.Context, cfg *Config) (bs *github.Baselines, baselineURL string) {
+func (a *action) baselines(ctx context.Context, cfg *config.Config) (bs *github.Baselines, baselineURL string) {
 	layers := a.sel.Layers
 	if a.client != nil && cfg.Baseline == "" {
 		var err error
@@ -245,7 +259,7 @@ func (a *action) baselines(ctx context.Context, cfg *Config) (bs *github.Baselin
 // publish carries the layers this run did not produce forward in its
 // artifact, and writes the annotations, the PR comment, the job summary,
 // the notes and the outputs; the exit code follows the report's verdict.
-func (a *action) publish(ctx context.Context, cfg *Config, r *report.Report, baselines *github.Baselines, baselineURL string) error {
+func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Report, baselines *github.Baselines, baselineURL string) error {
 	passed := r.Passed()
 	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
 		a.warn(err)
@@ -258,7 +272,7 @@ func (a *action) publish(ctx context.Context, cfg *Config, r *report.Report, bas
 	// The comment and annotations render from a redacted copy: rendering
 	// escapes text (a_b as a\_b in Markdown), which would respell a
 	// secret past a redactor applied afterwards.
-	pub := a.redactReport(r)
+	pub := pipeline.Mask(r, a.red)
 	if err := a.annotate(github.ReportAnnotationsAt(pub, annotationSources(cfg, pub))); err != nil {
 		return err
 	}
@@ -285,9 +299,9 @@ func (a *action) publish(ctx context.Context, cfg *Config, r *report.Report, bas
 	}
 	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
 	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
-	outputs["exit-code"], outputs["error"] = "0", ""
+	outputs["exit-code"], outputs["error"] = strconv.Itoa(exitcode.OK), ""
 	if !passed {
-		outputs["exit-code"] = "1"
+		outputs["exit-code"] = strconv.Itoa(exitcode.Failed)
 	}
 	if rel := workspacePath(a.ws, cfg.Out); filepath.IsAbs(rel) && a.ws != "" {
 		fmt.Fprintf(a.stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, a.ws)
@@ -297,7 +311,7 @@ func (a *action) publish(ctx context.Context, cfg *Config, r *report.Report, bas
 	}
 	a.published = true
 	if !passed {
-		return &exitError{code: 1}
+		return exitcode.New(exitcode.Failed, "")
 	}
 	return nil
 }
@@ -371,22 +385,6 @@ func (a *action) couldNotEvaluate(ctx context.Context, code int, cause error) {
 	}
 }
 
-// errorCode is the exit code exitCode gives err, without printing.
-func errorCode(err error) int {
-	var ue *usageError
-	var ce *configError
-	var ee *exitError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue), errors.As(err, &ce):
-		return 2
-	case errors.As(err, &ee):
-		return ee.code
-	}
-	return 1
-}
-
 // tokenRedactor masks the GitHub token until the run's full redactor
 // (headers, model keys) exists.
 func tokenRedactor(token string) *redact.Redactor {
@@ -402,17 +400,13 @@ func tokenRedactor(token string) *redact.Redactor {
 
 // maskHeaders registers each expanded header value (and an Authorization
 // credential without its scheme) with the runner's log masking.
-func maskHeaders(w io.Writer, cfg *Config, getenv func(string) string) error {
-	hs, err := cfg.headers(getenv)
+func maskHeaders(w io.Writer, cfg *config.Config, getenv func(string) string) error {
+	hs, err := cfg.ExpandHeaders(getenv)
 	if err != nil {
 		return err
 	}
 	for _, h := range hs {
-		vals := []string{h.value}
-		if _, cred, ok := strings.Cut(h.value, " "); ok {
-			vals = append(vals, strings.TrimSpace(cred))
-		}
-		for _, v := range vals {
+		for _, v := range h.Secrets() {
 			if len(v) < redact.MinLen {
 				continue
 			}
@@ -494,15 +488,15 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 		a := args[i]
 		name, ok := strings.CutPrefix(a, "--")
 		if !ok || name == "" {
-			return nil, usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
+			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
 		if !slices.Contains(github.InputNames, name) {
-			return nil, usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
 		}
 		if !hasVal {
 			if i+1 == len(args) {
-				return nil, usagef("action: flag --%s needs a value", name)
+				return nil, exitcode.Usagef("action: flag --%s needs a value", name)
 			}
 			i++
 			val = args[i]
@@ -563,7 +557,7 @@ func baselineLabel(bs *github.Baselines, layers []string) string {
 // annotationSources says where annotations can point: each golden case's
 // line (the file was already read and checked by the run, so an error
 // here only loses the line) and the waiver file.
-func annotationSources(cfg *Config, r *report.Report) github.Sources {
+func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 	var src github.Sources
 	if len(r.Cases) > 0 && cfg.Golden != "" {
 		if suite, err := tasks.Load(cfg.Golden); err == nil {
@@ -581,50 +575,4 @@ func annotationSources(cfg *Config, r *report.Report) github.Sources {
 		}
 	}
 	return src
-}
-
-// publishReport gates a report that was made elsewhere (mcp-eval merge of
-// the shard jobs) against the baseline, and writes its outputs as a run
-// would, so that the action publishes it with one summary and one comment.
-func publishReport(cfg *Config, r *report.Report, red *redact.Redactor, stdout io.Writer) (*report.Report, error) {
-	var base *report.Report
-	if cfg.Baseline != "" {
-		var err error
-		if base, err = readReport("--baseline", cfg.Baseline); err != nil {
-			return nil, err
-		}
-	}
-	r.Gate = nil
-	if err := applyGate(r, base, cfg); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, &configError{fmt.Sprintf("--out: %v", err)}
-	}
-	if err := writeOutputs(cfg, r, red); err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := report.WriteText(&out, r, report.TextOptions{}); err != nil {
-		return nil, fmt.Errorf("render: %w", err)
-	}
-	_, err := stdout.Write(red.Bytes(out.Bytes()))
-	return r, err
-}
-
-// redactReport is r with every secret of the run masked in every field, by
-// way of its JSON (whose escaped spellings the redactor knows).
-func (a *action) redactReport(r *report.Report) *report.Report {
-	if a.red.Empty() {
-		return r
-	}
-	var b bytes.Buffer
-	if report.WriteJSON(&b, r) != nil {
-		return r
-	}
-	var out report.Report
-	if json.Unmarshal(a.red.Bytes(b.Bytes()), &out) != nil {
-		return r
-	}
-	return &out
 }

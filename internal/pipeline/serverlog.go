@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -6,15 +6,15 @@ import (
 	"sync"
 )
 
-// serverLogCap is the most server.log holds: a server that floods stderr
+// ServerLogCap is the most server.log holds: a server that floods stderr
 // must not fill the disk. The first and the last halves are kept, since a
 // crash is explained at the end and a bad start at the beginning.
-const serverLogCap = 10 << 20
+const ServerLogCap = 10 << 20
 
-// cappedLog writes the first max/2 bytes through to w and keeps the last
+// CappedLog writes the first max/2 bytes through to w and keeps the last
 // max/2 in a ring, which Close writes after a line saying how much was
 // left out.
-type cappedLog struct {
+type CappedLog struct {
 	mu      sync.Mutex
 	w       io.Writer
 	head    int64 // bytes written through
@@ -26,11 +26,12 @@ type cappedLog struct {
 	closed  bool
 }
 
-func newCappedLog(w io.Writer, max int64) *cappedLog {
-	return &cappedLog{w: w, max: max}
+// NewCappedLog keeps at most max bytes of what is written to w.
+func NewCappedLog(w io.Writer, max int64) *CappedLog {
+	return &CappedLog{w: w, max: max}
 }
 
-func (c *cappedLog) Write(p []byte) (int, error) {
+func (c *CappedLog) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := len(p)
@@ -74,7 +75,7 @@ func (c *cappedLog) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *cappedLog) filled() int {
+func (c *CappedLog) filled() int {
 	if c.full {
 		return len(c.ring)
 	}
@@ -82,7 +83,7 @@ func (c *cappedLog) filled() int {
 }
 
 // Close writes the kept tail, after a note if anything was left out.
-func (c *cappedLog) Close() error {
+func (c *CappedLog) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

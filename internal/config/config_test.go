@@ -1,9 +1,9 @@
-package main
+package config
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +56,7 @@ func TestBoundedFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.flag+"="+tt.value, func(t *testing.T) {
 			base := []string{"--server-url", "http://127.0.0.1:1/mcp"}
-			cfg, err := parseConfig("run", append(base, "--"+tt.flag, tt.value), env(nil), &bytes.Buffer{})
+			cfg, err := Parse("run", append(base, "--"+tt.flag, tt.value), noEnv)
 			if tt.wantErr == "" {
 				if err != nil || !tt.check(cfg) {
 					t.Fatalf("--%s %s: err %v, config %+v", tt.flag, tt.value, err, cfg)
@@ -70,7 +70,7 @@ func TestBoundedFlags(t *testing.T) {
 			// The same value from the config file names the file and line.
 			p := filepath.Join(dir, "mcp-eval.yaml")
 			os.WriteFile(p, []byte("server-url: http://127.0.0.1:1/mcp\n"+tt.flag+": "+tt.value+"\n"), 0o644)
-			_, err = parseConfig("run", []string{"--config", p}, env(nil), &bytes.Buffer{})
+			_, err = Parse("run", []string{"--config", p}, noEnv)
 			want = p + ":2: " + tt.flag + ": " + tt.wantErr
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("config file: error %v, want it to start with %q", err, want)
@@ -92,5 +92,17 @@ func TestFormatSize(t *testing.T) {
 		if got := formatSize(n); got != want {
 			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func noEnv(string) string { return "" }
+
+func TestLayersAcceptBehaviour(t *testing.T) {
+	cfg, err := Parse("run", []string{"--server-url", "http://127.0.0.1:1/mcp", "--layers", "conformance,behaviour", "--models", "openai:m"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.ResolvedLayers(); !slices.Equal(got, []string{"conformance", "behavior"}) {
+		t.Errorf("layers %v", got)
 	}
 }

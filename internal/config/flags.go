@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -161,14 +161,14 @@ const (
 var flagErrorRE = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): (.*)$`)
 
 // An unknown flag gets the nearest known one as a suggestion.
-func flagError(err error, fs *flag.FlagSet) string {
+func FlagError(err error, fs *flag.FlagSet) string {
 	msg := err.Error()
 	if m := flagErrorRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		name = strings.TrimPrefix(name, "-")
-		if s := suggest.Nearest(name, flagNames(fs)); s != "" {
+		if s := suggest.Nearest(name, FlagNames(fs)); s != "" {
 			return fmt.Sprintf("unknown flag --%s (did you mean --%s?)", name, s)
 		}
 		return "unknown flag --" + name

@@ -1,0 +1,327 @@
+package golden
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/judge"
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks"
+)
+
+// RunOptions are the bounds and outputs of the model runs (the flags of
+// the same names).
+type RunOptions struct {
+	Runs      int  // --runs
+	RunsGiven bool // --runs was given: it overrides the golden file's runs
+	StubTools []string
+	CacheDir  string
+	NoCache   bool
+	// ModelBudget is the wall time of all model runs (0: none).
+	ModelBudget      time.Duration
+	ModelConcurrency int
+	MaxCallsPerTurn  int
+	ModelMaxTokens   int
+	// Out is where transcripts/ goes ("" keeps none).
+	Out string
+	// Redactor masks the run's secrets in what is stored: the cache and
+	// the transcripts.
+	Redactor *redact.Redactor
+	// Stderr gets progress and warnings; TTY says it is a terminal.
+	Stderr io.Writer
+	TTY    bool
+}
+
+// ModelRun is a model plan bound to the server: its tools, a runner and a
+// judge, shared by both model layers (Layer 2's variants run through Run
+// too).
+type ModelRun struct {
+	o      RunOptions
+	plan   *Plan
+	tools  []mcp.Tool
+	runner *runs.Runner
+	judge  *judge.Judge // nil with --judge-model none
+	// judgeCalls is the judge's model through the cache; it counts the
+	// judge's calls and usage.
+	judgeCalls *runs.CachedModel
+	// deadline is when --model-budget ends, set by the first run.
+	deadline time.Time
+	// results of every run of both layers, for telemetry.
+	results []runs.Result
+}
+
+// Bind validates the golden set against the server's tools and sets up the
+// runner, its cache and the judge.
+func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*ModelRun, error) {
+	if err := p.Suite.Validate(tools); err != nil {
+		return nil, exitcode.Config(err)
+	}
+	// One record/replay cache for every model call, the judge's included;
+	// what it writes goes through the run's redactor.
+	cache := runs.NewCache(o.CacheDir)
+	cache.Bypass = o.NoCache
+	cache.Redactor = o.Redactor
+	mr := &ModelRun{o: o, plan: p, tools: tools}
+	if p.judgeProvider != nil {
+		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0)
+		mr.judge = judge.New(mr.judgeCalls, p.judgeModel).WithPrompt(p.judgePrompt)
+	}
+	if w := p.selfGradingWarning(); w != "" {
+		fmt.Fprintf(o.Stderr, "mcp-eval: warning: %s\n", w)
+	}
+	providers := map[string]agent.Model{}
+	for name, m := range p.providers {
+		providers[name] = m
+	}
+	mr.runner = &runs.Runner{
+		Providers:   providers,
+		Server:      server,
+		Concurrency: o.ModelConcurrency * len(providers),
+		Cache:       cache,
+		Progress:    o.Stderr,
+		TTY:         o.TTY,
+	}
+	return mr, nil
+}
+
+// JudgeInfo is the report's record of the judge, its own usage and cost
+// (by cost, the price table's) included.
+func (mr *ModelRun) JudgeInfo(cost func(model string, u llm.Usage) (float64, bool)) *report.JudgeInfo {
+	p := mr.plan
+	info := &report.JudgeInfo{Model: p.judgeSpec, PromptSHA256: p.judgePrompt.SHA256, PromptFile: p.judgePrompt.File,
+		Disabled: p.judgeSpec == ""}
+	if p.selfGradingWarning() != "" {
+		// Only when the judge grades something: a judge that is never
+		// asked flatters nobody.
+		info.SelfGraded = p.selfGraded
+	}
+	if mr.judgeCalls != nil {
+		u := mr.judgeCalls.Usage()
+		info.Calls, info.InputTokens, info.OutputTokens = mr.judgeCalls.Misses(), u.InputTokens, u.OutputTokens
+		if usd, ok := cost(p.judgeSpec, u); ok {
+			info.CostUSD = &usd
+		}
+	}
+	return info
+}
+
+// Judge is the judge, nil with --judge-model none.
+func (mr *ModelRun) Judge() *judge.Judge { return mr.judge }
+
+// Tools are the server's tools the runs offer the models.
+func (mr *ModelRun) Tools() []mcp.Tool { return mr.tools }
+
+// Results are the runs of both model layers so far, for telemetry.
+func (mr *ModelRun) Results() []runs.Result { return mr.results }
+
+// RunsOf is how often a case runs: --runs when given, else the golden file's.
+func (mr *ModelRun) RunsOf(c *tasks.Case) int {
+	if mr.o.RunsGiven {
+		return mr.o.Runs
+	}
+	return c.RunsOr(mr.o.Runs)
+}
+
+// Behavior runs the golden set on every model and scores it (Layer 1).
+func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
+	stub := mr.o.StubTools
+	var jobs []runs.Job
+	for _, c := range mr.plan.Cases {
+		for _, spec := range mr.plan.Models {
+			if !c.RunsOn(spec) {
+				continue
+			}
+			_, model, _ := llm.ParseSpec(spec)
+			for i := 0; i < mr.RunsOf(c); i++ {
+				task := c.Task(mr.tools, model)
+				for _, name := range stub {
+					if task.Stubs == nil {
+						task.Stubs = map[string]json.RawMessage{}
+					}
+					if _, ok := task.Stubs[name]; !ok {
+						task.Stubs[name] = json.RawMessage(`"stubbed by mcp-eval (--stub-tools): the call was not executed"`)
+					}
+				}
+				jobs = append(jobs, runs.Job{CaseID: c.ID, Model: spec, Run: i, Task: task})
+			}
+		}
+	}
+	results := mr.Run(ctx, jobs)
+
+	byCase := map[string]*tasks.Case{}
+	for _, c := range mr.plan.Cases {
+		byCase[c.ID] = c
+	}
+	type key struct{ id, model string }
+	grouped := map[key][]*agent.Transcript{}
+	var order []key
+	for _, r := range results {
+		k := key{r.Job.CaseID, r.Job.Model}
+		if _, ok := grouped[k]; !ok {
+			order = append(order, k)
+		}
+		grouped[k] = append(grouped[k], r.Transcript)
+	}
+	opts := mr.scoreOptions()
+	var scored []*CaseScore
+	for _, k := range order {
+		cs := ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
+		mr.keepTranscripts(cs, grouped[k])
+		scored = append(scored, cs)
+	}
+	mr.FlushCache() // the judge's answers
+	return Summarize(scored)
+}
+
+// maxTranscriptBytes bounds one transcript file; a run whose record is
+// larger (a server answering megabytes, many turns) is cut with a note.
+const maxTranscriptBytes = 4 << 20
+
+// keepTranscripts writes the transcripts of a case's failed and errored
+// runs (every run when the case is flaky, so passes and failures can be
+// compared) under --out/transcripts/, through the run's redactor, and
+// lists them in the case's report entry. A write failure is a warning: the
+// report matters more.
+func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
+	if mr.o.Out == "" || cs.Report.Status == report.StatusSkip {
+		return
+	}
+	dir := filepath.Join("transcripts", safeName(cs.Case.ID+"@"+cs.Model))
+	for i, r := range cs.Runs {
+		if r.Passed && !cs.Report.Flaky || i >= len(trs) || trs[i] == nil {
+			continue
+		}
+		status := "failed"
+		switch {
+		case r.Errored:
+			status = "errored"
+		case r.Passed:
+			status = "passed"
+		}
+		rec := struct {
+			Case       string            `json:"case"`
+			Model      string            `json:"model"`
+			Run        int               `json:"run"`
+			Status     string            `json:"status"`
+			Reasons    []string          `json:"reasons,omitempty"`
+			Error      string            `json:"error,omitempty"`
+			Transcript *agent.Transcript `json:"transcript"`
+		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, trs[i]}
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			continue
+		}
+		if len(b) > maxTranscriptBytes {
+			b, _ = json.MarshalIndent(map[string]any{"case": rec.Case, "model": rec.Model, "run": rec.Run, "status": status,
+				"reasons": rec.Reasons, "error": rec.Error, "note": fmt.Sprintf("the transcript is %d bytes, more than the %d kept", len(b), maxTranscriptBytes)}, "", "  ")
+		}
+		rel := filepath.ToSlash(filepath.Join(dir, fmt.Sprintf("run-%d.json", r.Run)))
+		path := filepath.Join(mr.o.Out, filepath.FromSlash(rel))
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
+		if err == nil {
+			err = os.WriteFile(path, mr.o.Redactor.Bytes(b), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: could not write %s: %v\n", path, err)
+			continue
+		}
+		cs.Report.Transcripts = append(cs.Report.Transcripts, rel)
+	}
+}
+
+// safeName keeps a name usable as one path element on every system and in
+// a Markdown link: letters, digits, '.', '_', '-' and '@'; anything else
+// becomes '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '@':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// FlushCache waits for the cache's writes (the judge's answers, recorded
+// after the runner returned) and warns once if one failed.
+func (mr *ModelRun) FlushCache() {
+	if err := mr.runner.Cache.Flush(); err != nil {
+		fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: could not write the model-call cache: %v\n", err)
+	}
+}
+
+// scoreOptions are the judges Layer 1 scores with: none at all with
+// --judge-model none (a nil *judge.Judge must not become a non-nil
+// interface).
+func (mr *ModelRun) scoreOptions() ScoreOptions {
+	if mr.judge == nil {
+		return ScoreOptions{NoJudge: "--judge-model none turns the judge off"}
+	}
+	return ScoreOptions{Judge: mr.judge, Similar: mr.judge}
+}
+
+// Run runs jobs within what is left of --model-budget: when it is spent,
+// runs in flight end at their next model or tool call and the rest do not
+// start, all as errored runs that say why; the report is still written.
+// The results are kept for telemetry (Results), and a tool that is not
+// read-only but was really executed is warned about.
+func (mr *ModelRun) Run(ctx context.Context, jobs []runs.Job) []runs.Result {
+	if mr.o.ModelBudget > 0 {
+		if mr.deadline.IsZero() {
+			mr.deadline = time.Now().Add(mr.o.ModelBudget)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, mr.deadline,
+			fmt.Errorf("the model budget (--model-budget %s) was spent", mr.o.ModelBudget))
+		defer cancel()
+	}
+	for i := range jobs {
+		jobs[i].Task.MaxCallsPerTurn = mr.o.MaxCallsPerTurn
+		if mr.o.ModelMaxTokens > 0 {
+			jobs[i].Task.MaxTokens = mr.o.ModelMaxTokens
+		}
+	}
+	results := mr.runner.Run(ctx, jobs)
+	capped, runs := 0, 0
+	for _, r := range results {
+		if r.Transcript != nil && r.Transcript.CappedCalls > 0 {
+			capped += r.Transcript.CappedCalls
+			runs++
+		}
+	}
+	if capped > 0 {
+		fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: %d tool calls in %d runs were not run: a model turn asked for more than %d (--max-calls-per-turn); the transcripts mark them capped\n",
+			capped, runs, mr.o.MaxCallsPerTurn)
+	}
+	mr.results = append(mr.results, results...)
+	mr.warnWrites(results)
+	return results
+}
+
+// warnWrites says loudly when a tool that is not read-only was really
+// executed: the model layers run what the model calls unless it is stubbed.
+func (mr *ModelRun) warnWrites(results []runs.Result) {
+	writes := runs.ExecutedWrites(results)
+	names := make([]string, 0, len(writes))
+	for n := range writes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: %s is not marked readOnlyHint and was really executed %d times on the server; stub it with stub_results in %s or --stub-tools %s\n",
+			n, writes[n], mr.plan.Golden, n)
+	}
+}

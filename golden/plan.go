@@ -1,0 +1,186 @@
+package golden
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/judge"
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/tasks"
+)
+
+// JudgeNone is the --judge-model value that turns the judge off.
+const JudgeNone = "none"
+
+// PlanOptions are what the model layers take from the run's configuration
+// (the flags of the same names).
+type PlanOptions struct {
+	// Behavior is Layer 1; Resilience the model half of Layer 2, which runs
+	// the golden cases' variants on the same models with the same judge.
+	Behavior, Resilience bool
+	Golden               string // --golden
+	Models               string // --models, a comma list of provider:model
+	Shard                string // --shard i/n
+	JudgeModel           string // --judge-model: provider:model, none, or "" for the first model
+	JudgePrompt          string // --judge-prompt
+	ModelConcurrency     int
+	ModelTimeout         time.Duration
+	Getenv               func(string) string
+	// Observer sees every HTTP attempt of the tested models (telemetry);
+	// the judge's client has none, so its usage is reported apart.
+	Observer llm.Observer
+}
+
+// Plan is what the model layers need, checked before any network call: a
+// bad golden file or a missing API key is exit 2, not a half-run.
+type Plan struct {
+	Behavior, Resilience bool
+	Golden               string       // the golden file's path, for messages
+	Suite                *tasks.Suite // the golden set
+	Cases                []*tasks.Case
+	Models               []string // provider:model specs, in --models order
+	providers            map[string]llm.Provider
+	judgeSpec            string // "" with --judge-model none
+	judgeModel           string
+	judgeProvider        llm.Provider // the judge's own client, outside telemetry
+	judgePrompt          *judge.Prompt
+	selfGraded           []string // tested models that are the judge
+	judgeDefault         bool     // no --judge-model: the first model judges
+}
+
+// NewPlan reads the golden set, the providers and the judge. It returns nil
+// when no model layer runs: behavior was not asked for, and resilience runs
+// only its deterministic probes without --models.
+func NewPlan(o PlanOptions) (*Plan, error) {
+	p := &Plan{Behavior: o.Behavior, Resilience: o.Resilience, Golden: o.Golden, providers: map[string]llm.Provider{}}
+	if !p.Behavior && !p.Resilience {
+		return nil, nil
+	}
+	if strings.TrimSpace(o.Models) == "" {
+		return nil, exitcode.Usagef("--layers behavior needs --models, e.g. --models openai:gpt-4.1-mini")
+	}
+	suite, err := tasks.Load(o.Golden)
+	if err != nil {
+		return nil, exitcode.Config(err)
+	}
+	p.Suite, p.Cases = suite, suite.Cases
+	if o.Shard != "" {
+		i, n, err := parseShard(o.Shard)
+		if err != nil {
+			return nil, err
+		}
+		p.Cases = suite.Shard(i, n)
+	}
+	if err := p.addModels(o); err != nil {
+		return nil, err
+	}
+	if err := suite.CheckModels(p.Models); err != nil {
+		return nil, exitcode.Config(err)
+	}
+	return p, p.addJudge(o)
+}
+
+// addModels creates one client per provider of --models.
+func (p *Plan) addModels(o PlanOptions) error {
+	opts := []llm.Option{llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)}
+	if o.Observer != nil {
+		opts = append(opts, llm.WithObserver(o.Observer))
+	}
+	for _, spec := range strings.Split(o.Models, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		name, _, err := llm.ParseSpec(spec)
+		if err != nil {
+			return exitcode.Usagef("--models %q: %v", spec, err)
+		}
+		if _, ok := p.providers[name]; !ok {
+			if p.providers[name], err = newProvider(name, spec, "--models", o.Getenv, opts...); err != nil {
+				return err
+			}
+		}
+		p.Models = append(p.Models, spec)
+	}
+	return nil
+}
+
+// addJudge reads the judge's prompt and creates the judge's client.
+func (p *Plan) addJudge(o PlanOptions) error {
+	var err error
+	p.judgePrompt = judge.DefaultPrompt()
+	if o.JudgePrompt != "" {
+		if p.judgePrompt, err = judge.LoadPrompt(o.JudgePrompt); err != nil {
+			return exitcode.Config(err)
+		}
+	}
+	p.judgeSpec = strings.TrimSpace(o.JudgeModel)
+	if strings.EqualFold(p.judgeSpec, JudgeNone) {
+		p.judgeSpec = ""
+		return nil
+	}
+	if p.judgeSpec == "" {
+		// The default judge is the first tested model: convenient, and
+		// said loudly (selfGradingWarning), since a model then grades its
+		// own runs.
+		p.judgeSpec, p.judgeDefault = p.Models[0], true
+	}
+	name, model, err := llm.ParseSpec(p.judgeSpec)
+	if err != nil {
+		return exitcode.Usagef("--judge-model %q: %v (or none for no judge)", p.judgeSpec, err)
+	}
+	p.judgeModel = model
+	// The judge gets a client of its own with no telemetry observer, so
+	// its tokens and cost are reported apart from the tested models' even
+	// when it is one of them.
+	if p.judgeProvider, err = newProvider(name, p.judgeSpec, "--judge-model", o.Getenv,
+		llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)); err != nil {
+		return err
+	}
+	for _, m := range p.Models {
+		if strings.EqualFold(m, p.judgeSpec) {
+			p.selfGraded = append(p.selfGraded, m)
+		}
+	}
+	return nil
+}
+
+// newProvider is llm.New with its error as the exit code wants it: a
+// missing key is a configuration error, a bad spec a usage error.
+func newProvider(name, spec, flagName string, getenv func(string) string, opts ...llm.Option) (llm.Provider, error) {
+	p, err := llm.New(name, getenv, opts...)
+	if err != nil {
+		var ee *llm.EnvError
+		if errors.As(err, &ee) {
+			return nil, exitcode.Configf("%s %s: %v", flagName, spec, err)
+		}
+		return nil, exitcode.Usagef("%s %q: %v", flagName, spec, err)
+	}
+	return p, nil
+}
+
+// selfGradingWarning says that a model grades its own runs, or "".
+func (p *Plan) selfGradingWarning() string {
+	if len(p.selfGraded) == 0 || !p.Suite.NeedsJudge() && !p.Suite.HasSemantic() {
+		return ""
+	}
+	how := "--judge-model is " + p.judgeSpec
+	if p.judgeDefault {
+		how = "no --judge-model was given, so the first of --models judges"
+	}
+	return fmt.Sprintf("the judge %s is also a tested model (%s): it grades its own runs, which flatters it; set --judge-model to another model, or --judge-model none", p.judgeSpec, how)
+}
+
+// parseShard parses --shard i/n (1-based).
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, exitcode.Usagef("--shard %q: want i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
+	}
+	return i, n, nil
+}

@@ -1,0 +1,51 @@
+package action
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWorkspacePath(t *testing.T) {
+	ws := filepath.FromSlash("/github/workspace")
+	for _, tt := range []struct{ ws, in, want string }{
+		{ws, filepath.Join(ws, "mcp-eval-report", "report.json"), "mcp-eval-report/report.json"},
+		{ws, filepath.Join(ws, "a", "b", "c.sarif"), "a/b/c.sarif"},
+		{ws, filepath.FromSlash("/tmp/out/report.json"), filepath.FromSlash("/tmp/out/report.json")},
+		{ws, filepath.FromSlash("/github/workspace2/report.json"), filepath.FromSlash("/github/workspace2/report.json")},
+		{"", filepath.FromSlash("/x/report.json"), filepath.FromSlash("/x/report.json")},
+	} {
+		if got := workspacePath(tt.ws, tt.in); got != tt.want {
+			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.ws, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestActionFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want map[string]string
+		err  string
+	}{
+		{args: []string{"--server-url=http://x/mcp", "--runs", "3"}, want: map[string]string{"INPUT_SERVER-URL": "http://x/mcp", "INPUT_RUNS": "3", "INPUT_MODELS": "from-env"}},
+		{args: []string{"--server-ur=http://x"}, err: "unknown flag --server-ur (did you mean --server-url?)"},
+		{args: []string{"--runs"}, err: "flag --runs needs a value"},
+		{args: []string{"conformance"}, err: `unexpected argument "conformance"`},
+	} {
+		got, err := actionFlags(tt.args, func(k string) string { return map[string]string{"INPUT_MODELS": "from-env", "INPUT_RUNS": "9"}[k] })
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		for k, v := range tt.want {
+			if got(k) != v {
+				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
+			}
+		}
+	}
+}

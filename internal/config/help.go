@@ -1,0 +1,80 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Usage is the text of mcp-eval --help.
+const Usage = `mcp-eval evaluates a Model Context Protocol server before it ships.
+
+Usage:
+  mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
+  mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
+  mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
+  mcp-eval merge       -o report.json shard1.json shard2.json ...
+  mcp-eval action      (the GitHub Action's entry point: INPUT_* and GITHUB_*)
+  mcp-eval version
+
+conformance is run --layers conformance: Layer 0, deterministic, no model.
+Run mcp-eval CMD --help for the flags of CMD (also keys of mcp-eval.yaml).
+
+Exit codes: 0 all gates pass · 1 a check or case counted against the run, or
+a gate failed · 2 usage or configuration error · 3 the server could not be
+started or reached.
+`
+
+// Commands are the subcommands, with the synopsis their --help starts with.
+var Commands = map[string]string{
+	"conformance": "mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]\n\nLayer 0 alone: the deterministic protocol checks, no model.",
+	"run":         "mcp-eval run --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nThe layers --layers selects; the model layers need --models.",
+	"gate":        "mcp-eval gate --report report.json [--baseline baseline.json] [flags]\n\nThe gate alone, on a report and its baseline: every score's delta, the notes, and the rule that decided.",
+	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
+	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* and the GITHUB_* environment, no flags.",
+	"version":     "mcp-eval version\n\nPrints the version.",
+}
+
+// PrintHelp writes cmd's synopsis and exactly its flags.
+func PrintHelp(cmd string, w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s\n", Commands[cmd])
+	fs := commandFlags(cmd)
+	if fs == nil {
+		return
+	}
+	fmt.Fprint(w, "\nFlags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// commandFlags is the flag set of cmd as its --help shows it, nil for a
+// command without flags.
+func commandFlags(cmd string) *flag.FlagSet {
+	switch cmd {
+	case "run":
+		return FlagSet("run", Default(), io.Discard)
+	case "conformance":
+		all := FlagSet("conformance", Default(), io.Discard)
+		fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+		all.VisitAll(func(f *flag.Flag) {
+			if !modelOnlyFlags[f.Name] {
+				fs.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		return fs
+	case "gate":
+		fs, _ := GateFlagSet()
+		return fs
+	case "merge":
+		fs, _ := MergeFlagSet()
+		return fs
+	}
+	return nil
+}
+
+// modelOnlyFlags are the flags of run that conformance (Layer 0 alone, no
+// model) does not take.
+var modelOnlyFlags = map[string]bool{
+	"layers": true, "golden": true, "models": true, "judge-model": true, "stub-tools": true,
+	"cache-dir": true, "no-cache": true, "shard": true, "payloads": true, "prices": true,
+}

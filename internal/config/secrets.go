@@ -1,0 +1,111 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+)
+
+// Header is one --header after $VAR expansion.
+type Header struct{ Name, Value string }
+
+// Secrets are the values of h to mask: the whole value, and, after a
+// scheme such as "Bearer", the credential alone.
+func (h Header) Secrets() []string {
+	vals := []string{h.Value}
+	if _, cred, ok := strings.Cut(h.Value, " "); ok {
+		vals = append(vals, strings.TrimSpace(cred))
+	}
+	return vals
+}
+
+// ExpandHeaders parses --header values, expanding $VAR and ${VAR} from the
+// environment. An unset variable is an error naming it: sending an empty
+// Authorization header would fail later in a far less clear way.
+func (c *Config) ExpandHeaders(getenv func(string) string) ([]Header, error) {
+	var out []Header
+	for i, h := range c.Headers.Vals {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		src := c.Source("header", i)
+		if len(c.fileLines["header"]) == 0 {
+			src = fmt.Sprintf("--header number %d", i+1)
+		}
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			// The value is not quoted back: it may be the credential itself.
+			return nil, exitcode.Usagef("%s: want 'Name: value' (the value is not shown: it may be a secret)", src)
+		}
+		var missing string
+		value = os.Expand(strings.TrimSpace(value), func(v string) string {
+			s := getenv(v)
+			if s == "" && missing == "" {
+				missing = v
+			}
+			return s
+		})
+		if missing != "" {
+			return nil, exitcode.Configf("%s (%s): environment variable %s is not set", src, name, missing)
+		}
+		out = append(out, Header{name, value})
+	}
+	return out, nil
+}
+
+// wherever mcp-eval runs: the model API keys and the GitHub token.
+var envSecrets = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"}
+
+// EnvRedactor masks the credentials of the environment alone, for what is
+// printed before the configuration is read. A short value ("ollama" for a
+// local server) is no credential worth masking and is left as it is rather
+// than failing the run.
+func EnvRedactor(getenv func(string) string) *redact.Redactor {
+	r, _ := redact.New(envSecretValues(getenv)...)
+	return r
+}
+
+// envSecretValues are the values of envSecrets long enough to mask.
+func envSecretValues(getenv func(string) string) []redact.Secret {
+	var secrets []redact.Secret
+	for _, v := range envSecrets {
+		if val := strings.TrimSpace(getenv(v)); len(val) >= redact.MinLen {
+			secrets = append(secrets, redact.Secret{Source: v, Value: val})
+		}
+	}
+	return secrets
+}
+
+// Redactor knows every secret of the run: each --header value after $VAR
+// expansion (and the credential alone, without a scheme such as "Bearer"),
+// the variables --secrets (secrets: in the config file) names, the model
+// API keys and the GitHub token. A header or --secrets value shorter than
+// redact.MinLen is refused: it cannot be masked without masking ordinary
+// text. Model keys and tokens are treated as EnvRedactor does.
+func (c *Config) Redactor(getenv func(string) string) (*redact.Redactor, error) {
+	hs, err := c.ExpandHeaders(getenv)
+	if err != nil {
+		return nil, err
+	}
+	var secrets []redact.Secret
+	for _, h := range hs {
+		src := "--header " + h.Name
+		for i, v := range h.Secrets() {
+			if i > 0 {
+				src += " (the credential after its scheme)"
+			}
+			secrets = append(secrets, redact.Secret{Source: src, Value: v})
+		}
+	}
+	for _, v := range c.Secrets.Vals {
+		// An unset variable has nothing to mask: a fork's pull request runs
+		// without the repository's secrets, and that is no error.
+		secrets = append(secrets, redact.Secret{Source: "--secrets " + v, Value: strings.TrimSpace(getenv(v))})
+	}
+	r, err := redact.New(append(secrets, envSecretValues(getenv)...)...)
+	if err != nil {
+		return nil, exitcode.Config(err)
+	}
+	return r, nil
+}

@@ -1,0 +1,107 @@
+// Package pipeline owns the sequence of `mcp-eval run`: plan the run
+// (Plan), connect to the server, describe it once (internal/describe), run
+// the selected layers on that one description, merge their results into
+// one report, gate it (Gate) and render it (Render). Each step is a
+// function of the package that owns it: the layers (conformance, golden,
+// resilience, telemetry) check and score, report renders, gate decides;
+// this package only calls them in order. It also owns the report files the
+// gate and merge commands read and write (ReadReport, Publish, MergeFiles).
+//
+// pipeline may import the layers; no layer, and neither report nor gate,
+// imports it (deps_test.go).
+package pipeline
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/internal/describe"
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// Env is what a run gets from the program around it.
+type Env struct {
+	Getenv         func(string) string
+	Stdout, Stderr io.Writer
+	// Version is mcp-eval's, for the report and the MCP clientInfo.
+	Version string
+	// Process starts and reaches the server's process.
+	Process Process
+}
+
+// Process is how a run starts the server's process and reads its command
+// line; package main supplies it (the server start lives there).
+type Process struct {
+	// Start runs --server-start and waits until url answers; stop ends it
+	// and reports what was left behind on its writer.
+	Start func(ctx context.Context, cmdline, url string, timeout time.Duration, log io.Writer) (stop func(io.Writer), err error)
+	// Argv splits --server-cmd and checks that its program exists.
+	Argv func(cmdline string, getenv func(string) string) ([]string, error)
+	// ConnectError turns a failed mcp.Connect into the run's error.
+	ConnectError func(ctx context.Context, cfg *config.Config, err error, red *redact.Redactor) error
+	// Waiting reports on stderr while a stdio server starts.
+	Waiting func(stderr io.Writer) func(time.Duration)
+}
+
+// Run is `mcp-eval run` and `mcp-eval conformance` once the flags are
+// parsed: Evaluate, and exit 1 when the report did not pass.
+func Run(ctx context.Context, cfg *config.Config, env Env) error {
+	r, err := Evaluate(ctx, cfg, env)
+	if err != nil {
+		return err
+	}
+	if !r.Passed() {
+		return exitcode.New(exitcode.Failed, "")
+	}
+	return nil
+}
+
+// Evaluate runs the configured layers against the server, gates the
+// report, writes the outputs under --out and the report to stdout, and
+// returns the report, masked. The run and action commands share it.
+func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Report, err error) {
+	// Every secret of the run is masked in what it prints and in the error
+	// it returns, which the caller prints.
+	red, err := cfg.Redactor(env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = red.Error(err) }()
+	errw := red.Writer(env.Stderr)
+	defer errw.Flush()
+	env.Stderr = errw
+
+	// 1. Plan: everything that can be checked is checked before any
+	// network call (a bad golden file or a missing key is exit 2, not a
+	// half-run).
+	p, err := Plan(ctx, cfg, env, red)
+	if err != nil {
+		return nil, err
+	}
+	defer p.endExport(ctx)
+	// 2. Connect.
+	s, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	// 3. Describe the server once; 4. run the layers on that description
+	// and merge their results into one report.
+	desc := describe.Describe(ctx, s.client)
+	r, err := p.runLayers(ctx, s, desc)
+	if err != nil {
+		return nil, err
+	}
+	// 5. Gate.
+	if err := Gate(r, p.base, cfg); err != nil {
+		return nil, err
+	}
+	// 6. Render, from a masked copy, which the caller (the Action's
+	// comment and annotations) gets too.
+	r = Mask(r, red)
+	return r, Render(cfg, r, red, env)
+}

@@ -1,0 +1,136 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/golden"
+	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/resilience"
+	"github.com/mcp-eval/mcp-eval/telemetry"
+	"github.com/mcp-eval/mcp-eval/telemetry/otlp"
+)
+
+// RunPlan is a run checked before any network call: the layers, the
+// telemetry observers, the model plan and the baseline.
+type RunPlan struct {
+	cfg    *config.Config
+	env    Env // Stderr masked
+	layers []string
+	rec    *telemetry.Recorder
+	exp    *otlp.Exporter
+	mcpObs []mcp.Observer
+	models *golden.Plan // nil when no model layer runs
+	// payloads are the prompt injections of the model half of Layer 2.
+	payloads *resilience.PayloadSet
+	base     *report.Report
+	prices   *telemetry.Prices
+	// red masks the run's secrets in what the model layers store (the
+	// cache, transcripts).
+	red     *redact.Redactor
+	started time.Time
+}
+
+func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }
+
+// Plan reads the price table, the OTLP settings, the model plan and the
+// baseline. Telemetry observes the other layers through the mcp and llm
+// observer hooks; OTLP export is on whenever OTEL_EXPORTER_OTLP_ENDPOINT
+// says so.
+func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor) (*RunPlan, error) {
+	p := &RunPlan{cfg: cfg, env: env, layers: cfg.ResolvedLayers(), red: red, prices: telemetry.BuiltinPrices()}
+	if cfg.Prices != "" {
+		var err error
+		if p.prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {
+			return nil, exitcode.Config(err)
+		}
+	}
+	llmObs, err := p.observers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.planModels(llmObs); err != nil {
+		return nil, err
+	}
+	if cfg.Baseline != "" {
+		if p.base, err = ReadReport("--baseline", cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// observers sets up Layer 3's recorder and the OTLP export, and returns
+// what observes the model calls.
+func (p *RunPlan) observers(ctx context.Context) (llm.Observer, error) {
+	var llmObs []llm.Observer
+	if p.has(report.LayerTelemetry) {
+		p.rec = telemetry.New(p.prices)
+		p.mcpObs, llmObs = append(p.mcpObs, p.rec), append(llmObs, p.rec)
+	}
+	otlpCfg, otlpOn, err := otlp.ConfigFromEnv(p.env.Getenv)
+	if err != nil {
+		return nil, exitcode.Config(err)
+	}
+	if otlpOn {
+		exp, err := otlp.Start(ctx, otlpCfg, otlp.RunInfo{Version: p.env.Version, Target: p.cfg.Target(), Transport: p.cfg.Transport(),
+			Layers: p.layers, Commit: p.env.Getenv("GITHUB_SHA")}, p.prices)
+		if err != nil {
+			fmt.Fprintf(p.env.Stderr, "mcp-eval: warning: OpenTelemetry export is off: %v\n", err)
+		} else {
+			// Tool-call spans come from the StartRequest hook, which also
+			// puts each span's traceparent in the request's _meta so the
+			// server's own spans join the trace; as an mcp observer too it
+			// would record every tool call twice.
+			p.exp = exp
+			llmObs = append(llmObs, exp)
+		}
+	}
+	if len(llmObs) == 0 {
+		return nil, nil
+	}
+	return telemetry.LLMObservers(llmObs...), nil
+}
+
+// planModels plans the model layers (golden.NewPlan) and, for the model
+// half of Layer 2, reads the payloads.
+func (p *RunPlan) planModels(obs llm.Observer) error {
+	cfg := p.cfg
+	var err error
+	p.models, err = golden.NewPlan(golden.PlanOptions{
+		Behavior:   p.has(report.LayerBehavior),
+		Resilience: p.has(report.LayerResilience) && strings.TrimSpace(cfg.Models) != "",
+		Golden:     cfg.Golden, Models: cfg.Models, Shard: cfg.Shard,
+		JudgeModel: cfg.JudgeModel, JudgePrompt: cfg.JudgePrompt,
+		ModelConcurrency: cfg.ModelConcurrency, ModelTimeout: cfg.ModelTimeout,
+		Getenv: p.env.Getenv, Observer: obs,
+	})
+	if err != nil || p.models == nil || !p.models.Resilience {
+		return err
+	}
+	p.payloads = resilience.Builtin()
+	if cfg.Payloads != "" {
+		if p.payloads, err = resilience.LoadPayloads(cfg.Payloads); err != nil {
+			return exitcode.Config(err)
+		}
+	}
+	return nil
+}
+
+// endExport ends the OTLP export, if any, once the run is over.
+func (p *RunPlan) endExport(ctx context.Context) {
+	if p.exp == nil {
+		return
+	}
+	if err := p.exp.End(ctx, nil); err != nil {
+		fmt.Fprintf(p.env.Stderr, "mcp-eval: warning: OpenTelemetry export: %v\n", err)
+	}
+}

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/telemetry"
+)
+
+// session is the connected server: the client, the target it reached, and
+// what close undoes (the client, a started server, server.log), in that
+// order.
+type session struct {
+	client *mcp.Client
+	target mcp.Target
+	undo   []func()
+}
+
+func (s *session) close() {
+	for i := len(s.undo) - 1; i >= 0; i-- {
+		s.undo[i]()
+	}
+}
+
+// connect opens server.log, starts the server with --server-start, and
+// connects the MCP client to --server-url or --server-cmd. On an error
+// what was opened is closed again.
+func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
+	cfg, env := p.cfg, p.env
+	s := &session{}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	serverLog, closeLog, err := p.openServerLog()
+	if err != nil {
+		return nil, err
+	}
+	s.undo = append(s.undo, closeLog)
+	p.started = time.Now()
+	if cfg.ServerStart != "" {
+		stop, err := env.Process.Start(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
+		if err != nil {
+			return nil, exitcode.New(exitcode.NoEval, err.Error())
+		}
+		s.undo = append(s.undo, func() { stop(env.Stderr) })
+	}
+	if s.target, err = p.target(serverLog); err != nil {
+		return nil, err
+	}
+	if s.client, err = mcp.Connect(ctx, s.target, p.connectOptions()); err != nil {
+		return nil, env.Process.ConnectError(ctx, cfg, err, p.red)
+	}
+	s.undo = append(s.undo, func() { s.client.Close() })
+	return s, nil
+}
+
+// target is the server to connect to: --server-url with its headers, or
+// --server-cmd, whose stderr goes to server.log. Telemetry observes every
+// message either way.
+func (p *RunPlan) target(log io.Writer) (mcp.Target, error) {
+	cfg := p.cfg
+	var obs mcp.Observer
+	if len(p.mcpObs) > 0 {
+		obs = telemetry.MCPObservers(p.mcpObs...)
+	}
+	if cfg.ServerURL != "" {
+		hs, err := cfg.ExpandHeaders(p.env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		h := http.Header{}
+		for _, x := range hs {
+			h.Add(x.Name, x.Value)
+		}
+		return &mcp.HTTPTarget{URL: cfg.ServerURL, Header: h, MaxBytes: cfg.MaxMessageBytes, Client: mcp.NewHTTPClient(), Observer: obs}, nil
+	}
+	argv, err := p.env.Process.Argv(cfg.ServerCmd, p.env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs}}, nil
+}
+
+// connectOptions are the MCP client's options for the run: the timeouts,
+// the revision, start-up progress on stderr, and, with OTLP export on, a
+// span per tool call whose traceparent goes in the request's _meta.
+func (p *RunPlan) connectOptions() mcp.Options {
+	opts := mcp.Options{
+		ClientInfo: mcp.Implementation{Name: "mcp-eval", Version: p.env.Version},
+		Timeout:    p.cfg.Timeout,
+		Version:    p.cfg.ProtocolVersion,
+		// --start-timeout covers a stdio server's first answer too.
+		StartTimeout: p.cfg.StartTimeout,
+		Waiting:      p.env.Process.Waiting(p.env.Stderr),
+	}
+	if exp := p.exp; exp != nil {
+		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
+			if method != "tools/call" || name == "" || strings.HasPrefix(name, telemetry.ProbePrefix) {
+				return "", nil
+			}
+			return exp.StartToolCall(ctx, name)
+		}
+	}
+	return opts
+}
+
+// openServerLog creates OUT/server.log for what the server prints. It is
+// masked too: a server that logs its request headers would otherwise write
+// the token into an uploaded artifact. closeLog flushes and closes it; it
+// runs once the server has stopped (session.close).
+func (p *RunPlan) openServerLog() (_ io.Writer, closeLog func(), _ error) {
+	if err := os.MkdirAll(p.cfg.Out, 0o755); err != nil {
+		return nil, nil, exitcode.Configf("--out: %v", err)
+	}
+	f, err := os.Create(filepath.Join(p.cfg.Out, "server.log"))
+	if err != nil {
+		return nil, nil, exitcode.Configf("--out: %v", err)
+	}
+	// Capped (head and tail kept) so a server that floods stderr cannot
+	// fill the disk; masked before the cap, so what is kept is clean.
+	capped := NewCappedLog(f, ServerLogCap)
+	w := p.red.Writer(capped)
+	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
+}
