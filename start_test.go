@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/proc/proctest"
 )
 
 // TestMain lets the test binary play an HTTP MCP server for --server-start:
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 			child := exec.Command(exe, "-test.run=^$")
 			child.Env = append(os.Environ(), "MCP_EVAL_TEST_SLEEP=1", "MCP_EVAL_TEST_SERVE=")
 			child.Stdout = os.Stdout
-			setsid(child)
+			proctest.Setsid(child)
 			if err := child.Start(); err == nil {
 				fmt.Fprintf(os.Stderr, "escapee %d\n", child.Process.Pid)
 			}
@@ -154,12 +155,12 @@ func TestServerStartHygiene(t *testing.T) {
 	}
 	// Killed, it may linger a moment as a zombie until init reaps it.
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if running(pid) == "" {
+		if proctest.State(pid) == "" {
 			break
 		}
 		if time.Now().After(deadline) {
-			killPid(pid)
-			t.Errorf("escapee %d still running after the run (%s)", pid, running(pid))
+			proctest.Kill(pid)
+			t.Errorf("escapee %d still running after the run (state %s)", pid, proctest.State(pid))
 			break
 		}
 	}
@@ -198,21 +199,4 @@ func TestCappedLog(t *testing.T) {
 			}
 		})
 	}
-}
-
-// running returns the state of pid from /proc ("" when gone or a zombie).
-func running(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) == 0 || f[0] == "Z" || f[0] == "X" {
-		return ""
-	}
-	return "state " + f[0]
 }

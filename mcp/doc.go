@@ -14,6 +14,7 @@
 //
 // The server under test is untrusted: every request has a deadline, every
 // answer is read through a size limit, and nothing the server sends can make
-// the client panic. The package imports only the standard library; it knows
-// nothing of reports, layers or telemetry (see Observer).
+// the client panic. The package imports only the standard library and
+// mcp-eval's stdlib-only internal/proc (server processes: start, shutdown);
+// it knows nothing of reports, layers or telemetry (see Observer).
 package mcp

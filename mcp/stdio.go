@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/proc"
 )
 
 // Command describes a server to launch as a subprocess speaking stdio.
@@ -40,9 +42,7 @@ func (c Command) String() string { return strings.Join(c.Argv, " ") }
 // stdout. Requests are correlated with responses by id, so several may be in
 // flight at once.
 type Stdio struct {
-	cmd      *exec.Cmd
-	tag      string // see leftover.go
-	leftover []int
+	proc     *proc.Process
 	stdin    io.WriteCloser
 	observer Observer
 	stderr   *tailBuffer
@@ -75,25 +75,11 @@ var _ Transport = (*Stdio)(nil)
 // maxKept bounds the orphans and invalid lines remembered.
 const maxKept = 256
 
-// Shutdown timings (basic/transports/stdio.mdx §Shutdown, in the digest's
-// words: "The client closes stdin, waits, then escalates SIGTERM → SIGKILL
-// (or TerminateProcess on Windows). The server SHOULD exit on stdin EOF.").
-// The waits are short and each is bounded, so closing a hung server costs
-// at most stdinGrace + termGrace before SIGKILL, never a sum of timeouts.
-const (
-	// stdinGrace is how long a server may take to exit after stdin closes.
-	stdinGrace = 1 * time.Second
-	// termGrace is how long it may take after SIGTERM.
-	termGrace = 1 * time.Second
-	// killWait bounds the wait for the process to be reaped after SIGKILL.
-	killWait = 2 * time.Second
-	// pipeGrace is exec.Cmd.WaitDelay: once the process has exited, a
-	// descendant still holding its stderr pipe does not block the reaping.
-	pipeGrace = 500 * time.Millisecond
-	// drainGrace is how long answers already written to stdout may still be
-	// read after the process exited (a server may answer and exit at once).
-	drainGrace = 200 * time.Millisecond
-)
+// drainGrace is how long answers already written to stdout may still be
+// read after the process exited (a server may answer and exit at once).
+// The shutdown timings are internal/proc's (basic/transports/stdio.mdx
+// §Shutdown).
+const drainGrace = 200 * time.Millisecond
 
 // StartCommand launches the server. The context bounds only the start; the
 // process lives until Close.
@@ -106,13 +92,8 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	tag, tagEnv := NewProcessTag()
-	cmd.Env = append(append(os.Environ(), c.Env...), tagEnv)
-	cmd.WaitDelay = pipeGrace
-	setProcessGroup(cmd)
+	cmd.Env = append(os.Environ(), c.Env...)
 	s := &Stdio{
-		cmd:      cmd,
-		tag:      tag,
 		observer: c.Observer,
 		stderr:   &tailBuffer{max: 4 << 10},
 		pending:  map[string]chan *Message{},
@@ -139,11 +120,13 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	}
 	cmd.Stdout = stdoutW
 	s.stdin = stdin
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd)
+	if err != nil {
 		stdoutR.Close()
 		stdoutW.Close()
 		return nil, fmt.Errorf("%w: start %q: %v", ErrUnreachable, c.Argv[0], err)
 	}
+	s.proc = p
 	stdoutW.Close()
 	limit := c.MaxBytes
 	if limit <= 0 {
@@ -176,7 +159,7 @@ func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
 				}
 				s.mu.Unlock()
 				// The framing is lost: nothing after this can be trusted.
-				s.killGroup()
+				s.proc.Kill()
 				return
 			}
 			s.stdoutEnded()
@@ -205,9 +188,11 @@ func (s *Stdio) stdoutEnded() {
 	}
 }
 
-// waitLoop reaps the process and fails what is still pending.
+// waitLoop waits for the process to be reaped and fails what is still
+// pending.
 func (s *Stdio) waitLoop(stdout *os.File) {
-	waitErr := s.cmd.Wait()
+	<-s.proc.Exited()
+	waitErr := s.proc.Err()
 	// Answers written just before the exit are still in the pipe.
 	select {
 	case <-s.readDone:
@@ -215,8 +200,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	}
 	// A descendant may still hold stdout; the server itself is gone, and so
 	// is anything it left in its process group or outside it.
-	s.killGroup()
-	left := KillTagged(s.tag, s.cmd.Process.Pid)
+	s.proc.Kill()
 	stdout.Close()
 	s.mu.Lock()
 	switch {
@@ -226,7 +210,6 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	default:
 		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.lastLine()}
 	}
-	s.leftover = left
 	for k, ch := range s.pending {
 		close(ch)
 		delete(s.pending, k)
@@ -534,20 +517,16 @@ func (s *Stdio) silent() bool {
 
 // Leftovers returns the pids of processes the server left running outside
 // its process group (found by their tag and killed when it exited).
-func (s *Stdio) Leftovers() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]int(nil), s.leftover...)
-}
+func (s *Stdio) Leftovers() []int { return s.proc.Leftovers() }
 
 // StderrTail returns the last few KiB the server wrote to stderr.
 func (s *Stdio) StderrTail() string { return s.stderr.String() }
 
 // Close shuts the server down the way the spec describes
-// (basic/transports/stdio.mdx §Shutdown): close its stdin, wait for it to
-// exit, then SIGTERM, wait, then SIGKILL — to the whole process group, so
-// that wrappers such as `go run` or `npx` do not leave the real server
-// behind. Each wait is a named constant above.
+// (basic/transports/stdio.mdx §Shutdown): close its stdin, wait, SIGTERM,
+// wait, SIGKILL, to the whole process group (proc.Process.Stop, whose
+// waits are named constants there). Once the server has exited, what it
+// left in its group or outside it is killed too.
 func (s *Stdio) Close() error {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
@@ -558,33 +537,12 @@ func (s *Stdio) Close() error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.stdin.Close()
-	// Once the server itself has exited, the group is killed anyway (in
-	// waitLoop): a wrapper such as `go run` may have left the real server
-	// behind.
-	if s.waitDone(stdinGrace) {
-		return nil
-	}
-	s.signalGroup(termSignal)
-	if s.waitDone(termGrace) {
-		return nil
-	}
-	s.killGroup()
-	if !s.waitDone(killWait) {
-		s.closeErr = errors.New("server process did not exit after SIGKILL")
+	if s.closeErr = s.proc.Stop(s.stdin); s.closeErr == nil {
+		// The process is reaped: waitLoop fails what is pending and ends
+		// within drainGrace.
+		<-s.done
 	}
 	return s.closeErr
-}
-
-func (s *Stdio) waitDone(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.done:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // tailBuffer keeps the last max bytes written to it.
