@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Anomaly kinds: protocol-hygiene findings the transports record as they
@@ -111,7 +113,7 @@ func orAbsentID(id json.RawMessage) string {
 	if id == nil {
 		return "(absent)"
 	}
-	return truncate(string(id), 60)
+	return clip.Bytes(string(id), 60)
 }
 
 // idlessError reports whether m is an error response without an id (absent

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // startKey marks a context whose request may take the start-up budget.
@@ -265,7 +267,7 @@ func urlLine(s string) string {
 	lines := strings.Split(s, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "http://") || strings.Contains(l, "https://") {
-			return truncate(l, 200)
+			return clip.Bytes(l, 200)
 		}
 	}
 	return ""
@@ -309,7 +311,7 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 		}
 		e.Got = fmt.Sprintf("HTTP %d, %s", x.Status, ct)
 		if b := bytes.TrimSpace(x.Body); len(b) > 0 {
-			e.Got += fmt.Sprintf(", body %q", truncate(string(b), 120))
+			e.Got += fmt.Sprintf(", body %q", clip.Bytes(string(b), 120))
 		} else {
 			e.Got += ", empty body"
 		}

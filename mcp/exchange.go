@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Call is one request before it is sent. Probes may change any part of it.
@@ -55,7 +57,7 @@ func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
 	}
 	label := call.Method
 	if name != "" {
-		label += " " + truncate(name, 80)
+		label += " " + clip.Bytes(name, 80)
 	}
 	var hs *health
 	if src, ok := c.t.(healthSource); ok {
@@ -140,14 +142,14 @@ func Result(call *Call, x *Exchange) (json.RawMessage, error) {
 		if len(x.Invalid) > 0 {
 			detail = x.Invalid[0]
 		} else if len(x.Body) > 0 {
-			detail += ": " + truncate(string(bytes.TrimSpace(x.Body)), 200)
+			detail += ": " + clip.Bytes(string(bytes.TrimSpace(x.Body)), 200)
 		}
 		return nil, &ProtocolError{Method: call.Method, Status: x.Status, Detail: detail}
 	}
 	want, _ := json.Marshal(call.ID)
 	if !bytes.Equal(bytes.TrimSpace(x.Response.ID), want) && x.Response.Error == nil {
 		return nil, &ProtocolError{Method: call.Method, Status: x.Status,
-			Detail: fmt.Sprintf("response id %s does not match request id %s", truncate(string(x.Response.ID), 60), want)}
+			Detail: fmt.Sprintf("response id %s does not match request id %s", clip.Bytes(string(x.Response.ID), 60), want)}
 	}
 	if x.Response.Error != nil {
 		return nil, x.Response.Error

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // HTTP is the Streamable HTTP transport (basic/transports/streamable-http.mdx).
@@ -223,7 +225,7 @@ func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	if m.IsResponse() {
 		x.Response = m
 		if out.ID != nil && (m.ID == nil || idKey(m.ID) != idKey(out.ID)) && !idlessError(m) {
-			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: truncate(string(m.Raw), 200),
+			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: clip.Bytes(string(m.Raw), 200),
 				Detail: "the answer to " + out.Method + " carries id " + orAbsentID(m.ID) + ", not the request's id " + string(out.ID)})
 		}
 	}
@@ -360,7 +362,7 @@ func (sr *sseReader) dispatch() bool {
 	x, out := sr.x, sr.out
 	if err != nil {
 		x.Invalid = appendCapped(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
-		sr.h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: truncate(string(payload), 200)})
+		sr.h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: clip.Bytes(string(payload), 200)})
 		return false
 	}
 	if len(x.Messages) < maxStreamMessages {
@@ -378,7 +380,7 @@ func (sr *sseReader) dispatch() bool {
 		return true
 	}
 	if !idlessError(m) {
-		sr.h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: truncate(string(m.Raw), 200)})
+		sr.h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: clip.Bytes(string(m.Raw), 200)})
 	}
 	if x.Response == nil {
 		// An answer with another id: keep it (the caller reports the

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Bounds on one listing. They are mcp-eval's, not the spec's: the spec
@@ -34,7 +36,7 @@ type ListStopError struct {
 func (e *ListStopError) Error() string {
 	if e.Loop {
 		return fmt.Sprintf("%s: page %d returned nextCursor %q, already followed after page %d: a pagination loop; stopped after %d items",
-			e.Method, e.Pages, truncate(e.Cursor, 80), e.Again, e.Items)
+			e.Method, e.Pages, clip.Bytes(e.Cursor, 80), e.Again, e.Items)
 	}
 	return fmt.Sprintf("%s: stopped after %d pages and %d items, mcp-eval's bound on one listing (%d items, %d pages); not a fault of the server",
 		e.Method, e.Pages, e.Items, MaxListItems, MaxListPages)

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/proc"
 )
 
@@ -256,7 +257,7 @@ func (s *Stdio) deliver(line []byte) {
 	s.mu.Unlock()
 	m, err := parseOwned(line)
 	if err != nil {
-		excerpt := truncate(string(line), 200)
+		excerpt := clip.Bytes(string(line), 200)
 		s.mu.Lock()
 		s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, excerpt))
 		s.mu.Unlock()
@@ -275,7 +276,7 @@ func (s *Stdio) deliver(line []byte) {
 			s.mu.Unlock()
 			if ok {
 				s.record(Anomaly{Kind: AnomalyUnparseable, Evidence: excerpt,
-					Detail: "the answer to id " + truncate(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
+					Detail: "the answer to id " + clip.Bytes(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
 				ch <- &Message{ID: id, Raw: append(json.RawMessage(nil), line[:min(len(line), excerptBytes)]...), parseErr: err}
 				return
 			}
@@ -310,13 +311,13 @@ func (s *Stdio) deliver(line []byte) {
 	}
 	s.health.alive()
 	s.orphans = appendCapped(s.orphans, shrink(m))
-	excerpt := truncate(string(m.Raw), 200)
+	excerpt := clip.Bytes(string(m.Raw), 200)
 	switch {
 	case m.ID != nil && s.answered[key]:
-		s.record(Anomaly{Kind: AnomalyDuplicate, Detail: "a second response to id " + truncate(string(m.ID), 60), Evidence: excerpt})
+		s.record(Anomaly{Kind: AnomalyDuplicate, Detail: "a second response to id " + clip.Bytes(string(m.ID), 60), Evidence: excerpt})
 	case m.ID != nil && s.gaveUp[key]:
 		delete(s.gaveUp, key)
-		s.record(Anomaly{Kind: AnomalyLate, Detail: "a response to id " + truncate(string(m.ID), 60) + " after the request timed out or was cancelled", Evidence: excerpt})
+		s.record(Anomaly{Kind: AnomalyLate, Detail: "a response to id " + clip.Bytes(string(m.ID), 60) + " after the request timed out or was cancelled", Evidence: excerpt})
 	case m.Error != nil && (m.ID == nil || string(m.ID) == "null"):
 		// An error for a request whose id could not be read (JSON-RPC 2.0
 		// §5: id null): kept in Orphans, not an anomaly.
@@ -376,7 +377,7 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 		}
 		if m.parseErr != nil {
 			x.Invalid = []string{"the answer is not a JSON-RPC message: " + m.parseErr.Error()}
-			return x, &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + truncate(string(m.Raw), 200)}
+			return x, &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + clip.Bytes(string(m.Raw), 200)}
 		}
 		x.Messages = []*Message{m}
 		x.Response = m
@@ -577,7 +578,7 @@ func (t *tailBuffer) lastLine() string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	return truncate(s, 300)
+	return clip.Bytes(s, 300)
 }
 
 // readStdioLine reads one newline-terminated line (a trailing \r is

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // DefaultMaxMessageBytes caps one answer (a JSON body, an SSE stream or a
@@ -144,7 +146,7 @@ type UnauthorizedError struct {
 func (e *UnauthorizedError) Error() string {
 	s := fmt.Sprintf("unauthorized: the server wants credentials (see --header): HTTP %d", e.Status)
 	if e.Challenge != "" {
-		s += "; WWW-Authenticate: " + truncate(e.Challenge, 200)
+		s += "; WWW-Authenticate: " + clip.Bytes(e.Challenge, 200)
 	}
 	return s
 }
