@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"sync"
 	"time"
 
@@ -80,11 +81,7 @@ func (a *anomalies) Anomalies() []Anomaly {
 func (a *anomalies) AnomalyCounts() map[string]int {
 	a.amu.Lock()
 	defer a.amu.Unlock()
-	out := make(map[string]int, len(a.count))
-	for k, v := range a.count {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(a.count)
 }
 
 // anomalySource is implemented by the transports of this package.
