@@ -250,6 +250,9 @@ func shrink(m *Message) *Message {
 	return &c
 }
 
+// deliver hands one stdout line to the request it answers, or records it:
+// a server request or notification, an orphan, or a line that is no
+// JSON-RPC message.
 func (s *Stdio) deliver(line []byte) {
 	s.mu.Lock()
 	s.lines++
@@ -257,31 +260,7 @@ func (s *Stdio) deliver(line []byte) {
 	s.mu.Unlock()
 	m, err := parseOwned(line)
 	if err != nil {
-		excerpt := clip.Bytes(string(line), 200)
-		s.mu.Lock()
-		s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, excerpt))
-		s.mu.Unlock()
-		kind, what := AnomalyNonJSON, "stdout line "+strconv.Itoa(lineNo)+" is not a JSON-RPC message: "+err.Error()
-		if answers == 0 {
-			kind, what = AnomalyBanner, "stdout line "+strconv.Itoa(lineNo)+", before the first JSON-RPC message, is not one: "+err.Error()
-		}
-		// A line that is JSON with an id of a request in flight is that
-		// request's answer, unparseable: say so now rather than time out.
-		if id := lenientID(line); id != nil {
-			s.mu.Lock()
-			ch, ok := s.pending[idKey(id)]
-			if ok {
-				delete(s.pending, idKey(id))
-			}
-			s.mu.Unlock()
-			if ok {
-				s.record(Anomaly{Kind: AnomalyUnparseable, Evidence: excerpt,
-					Detail: "the answer to id " + clip.Bytes(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
-				ch <- &Message{ID: id, Raw: append(json.RawMessage(nil), line[:min(len(line), excerptBytes)]...), parseErr: err}
-				return
-			}
-		}
-		s.record(Anomaly{Kind: kind, Detail: what, Evidence: excerpt})
+		s.deliverInvalid(line, err, lineNo, answers == 0)
 		return
 	}
 	s.mu.Lock()
@@ -311,6 +290,42 @@ func (s *Stdio) deliver(line []byte) {
 	}
 	s.health.alive()
 	s.orphans = appendCapped(s.orphans, shrink(m))
+	s.recordOrphan(m, key)
+}
+
+// deliverInvalid records stdout line lineNo, which is no JSON-RPC message
+// (err says why): a banner when no message came before it.
+func (s *Stdio) deliverInvalid(line []byte, err error, lineNo int, first bool) {
+	excerpt := clip.Bytes(string(line), 200)
+	s.mu.Lock()
+	s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, excerpt))
+	s.mu.Unlock()
+	kind, what := AnomalyNonJSON, "stdout line "+strconv.Itoa(lineNo)+" is not a JSON-RPC message: "+err.Error()
+	if first {
+		kind, what = AnomalyBanner, "stdout line "+strconv.Itoa(lineNo)+", before the first JSON-RPC message, is not one: "+err.Error()
+	}
+	// A line that is JSON with an id of a request in flight is that
+	// request's answer, unparseable: say so now rather than time out.
+	if id := lenientID(line); id != nil {
+		s.mu.Lock()
+		ch, ok := s.pending[idKey(id)]
+		if ok {
+			delete(s.pending, idKey(id))
+		}
+		s.mu.Unlock()
+		if ok {
+			s.record(Anomaly{Kind: AnomalyUnparseable, Evidence: excerpt,
+				Detail: "the answer to id " + clip.Bytes(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
+			ch <- &Message{ID: id, Raw: append(json.RawMessage(nil), line[:min(len(line), excerptBytes)]...), parseErr: err}
+			return
+		}
+	}
+	s.record(Anomaly{Kind: kind, Detail: what, Evidence: excerpt})
+}
+
+// recordOrphan records a response that no request in flight waits for,
+// by why: a duplicate, a late answer, or an orphan. Called with s.mu held.
+func (s *Stdio) recordOrphan(m *Message, key string) {
 	excerpt := clip.Bytes(string(m.Raw), 200)
 	switch {
 	case m.ID != nil && s.answered[key]:
@@ -348,20 +363,9 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	}
 	var ch chan *Message
 	if out.ID != nil {
-		ch = make(chan *Message, 1)
-		key := idKey(out.ID)
-		s.mu.Lock()
-		if s.exitErr != nil {
-			err := s.exitErr
-			s.mu.Unlock()
+		if ch, err = s.register(out.ID); err != nil {
 			return x, err
 		}
-		if _, dup := s.pending[key]; dup {
-			s.mu.Unlock()
-			return x, fmt.Errorf("id %s is already in flight", out.ID)
-		}
-		s.pending[key] = ch
-		s.mu.Unlock()
 	}
 	if err := s.write(ctx, out.Body); err != nil {
 		s.forget(out.ID)
@@ -370,29 +374,52 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	if ch == nil {
 		return x, nil
 	}
+	return x, s.await(ctx, out, ch, x)
+}
+
+// register makes id a request in flight, whose answer deliver sends on
+// the channel returned.
+func (s *Stdio) register(id json.RawMessage) (chan *Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exitErr != nil {
+		return nil, s.exitErr
+	}
+	key := idKey(id)
+	if _, dup := s.pending[key]; dup {
+		return nil, fmt.Errorf("id %s is already in flight", id)
+	}
+	ch := make(chan *Message, 1)
+	s.pending[key] = ch
+	return ch, nil
+}
+
+// await waits for the answer to out on ch, the end of ctx or of the
+// process, and fills x with the answer.
+func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *Exchange) error {
 	select {
 	case m, ok := <-ch:
 		if !ok {
-			return x, s.exitError()
+			return s.exitError()
 		}
 		if m.parseErr != nil {
 			x.Invalid = []string{"the answer is not a JSON-RPC message: " + m.parseErr.Error()}
-			return x, &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + clip.Bytes(string(m.Raw), 200)}
+			return &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + clip.Bytes(string(m.Raw), 200)}
 		}
 		x.Messages = []*Message{m}
 		x.Response = m
-		return x, nil
+		return nil
 	case <-ctx.Done():
 		s.forget(out.ID)
 		// On stdio the client MUST send notifications/cancelled for a request
 		// it gives up on (basic/patterns/cancellation.mdx).
 		go s.cancel(out.ID)
 		if errors.Is(ctx.Err(), context.Canceled) {
-			return x, fmt.Errorf("%s: %w", out.Method, context.Canceled)
+			return fmt.Errorf("%s: %w", out.Method, context.Canceled)
 		}
-		return x, &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
+		return &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
 	case <-s.done:
-		return x, s.exitError()
+		return s.exitError()
 	}
 }
 
