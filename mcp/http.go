@@ -116,12 +116,7 @@ func (h *HTTP) Close() error {
 func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err error) {
 	start := time.Now()
 	x = &Exchange{Sent: out.Body}
-	defer func() {
-		x.Duration = time.Since(start)
-		if h.Observer != nil {
-			h.Observer.RequestDone(out.Method, out.Name, x.Duration, len(x.Body), err)
-		}
-	}()
+	defer func() { finish(h.Observer, out, x, start, len(x.Body), err) }()
 	req, err := h.newRequest(ctx, out)
 	if err != nil {
 		return x, err

@@ -347,14 +347,11 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	start := time.Now()
 	x = &Exchange{Sent: out.Body}
 	defer func() {
-		x.Duration = time.Since(start)
-		if s.observer != nil {
-			n := 0
-			if x.Response != nil {
-				n = len(x.Response.Raw)
-			}
-			s.observer.RequestDone(out.Method, out.Name, x.Duration, n, err)
+		n := 0
+		if x.Response != nil {
+			n = len(x.Response.Raw)
 		}
+		finish(s.observer, out, x, start, n, err)
 	}()
 	if bytes.ContainsAny(out.Body, "\n\r") {
 		// Messages MUST NOT contain embedded newlines on stdio; JSON encoding

@@ -189,6 +189,15 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After.Round(time.Millisecond))
 }
 
+// finish ends a transport's Exchange: it sets x's duration since start
+// and tells o, if set, about the exchange (bytesIn received, err).
+func finish(o Observer, out *Outgoing, x *Exchange, start time.Time, bytesIn int, err error) {
+	x.Duration = time.Since(start)
+	if o != nil {
+		o.RequestDone(out.Method, out.Name, x.Duration, bytesIn, err)
+	}
+}
+
 // Observer receives request timings; telemetry implements it so that this
 // package need not import it. Methods must be safe for concurrent use.
 type Observer interface {
