@@ -19,32 +19,6 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-func TestSplitCommand(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []string
-		wantErr bool
-	}{
-		{in: "go run ./examples/weather-server", want: []string{"go", "run", "./examples/weather-server"}},
-		{in: `node server.js --name "my server"`, want: []string{"node", "server.js", "--name", "my server"}},
-		{in: `sh -c 'echo $HOME; exit 1'`, want: []string{"sh", "-c", "echo $HOME; exit 1"}},
-		{in: `a\ b "x\"y" ''`, want: []string{"a b", `x"y`, ""}},
-		{in: "  ", wantErr: true},
-		{in: `node "unterminated`, wantErr: true},
-		{in: `node 'unterminated`, wantErr: true},
-	}
-	for _, tt := range tests {
-		got, err := splitCommand(tt.in)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("splitCommand(%q) err = %v", tt.in, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" && !tt.wantErr {
-			t.Errorf("splitCommand(%q) (-want +got):\n%s", tt.in, diff)
-		}
-	}
-}
-
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 // mustContain reports each of wants that text (what it is) lacks.

@@ -1,71 +1,19 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+
+	"github.com/mcp-eval/mcp-eval/internal/cmdline"
 )
 
-// splitCommand splits a command line the way a POSIX shell splits words,
-// without expanding anything: single quotes keep everything literally,
-// double quotes allow \" and \\, and a backslash outside quotes escapes the
-// next character. It lets --server-cmd 'node server.js --name "my server"'
-// work the same on every OS without running a shell.
-func splitCommand(s string) ([]string, error) {
-	var args []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				args = append(args, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			inWord = true
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-		case c == '"':
-			inWord = true
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("unterminated double quote")
-			}
-		case c == '\\':
-			inWord = true
-			if i+1 < len(s) {
-				i++
-				cur.WriteByte(s[i])
-			}
-		default:
-			inWord = true
-			cur.WriteByte(c)
-		}
-	}
-	if inWord {
-		args = append(args, cur.String())
-	}
-	if len(args) == 0 {
-		return nil, errors.New("empty command")
-	}
-	return args, nil
-}
+// splitCommand splits a command line into words with shell-like quoting,
+// expanding nothing (internal/cmdline): --server-cmd 'node server.js
+// --name "my server"' works the same on every OS without running a shell.
+func splitCommand(s string) ([]string, error) { return cmdline.Split(s) }
 
 // findProgram checks that a server command's program exists before it is
 // started, so that a missing runtime is one clear line naming the input and
@@ -99,23 +47,23 @@ func inDockerAction(getenv func(string) string) bool {
 	return getenv("GITHUB_ACTIONS") == "true" && getenv("GITHUB_WORKSPACE") == "/github/workspace"
 }
 
-// serverStartCommand is how --server-start runs its command line: through
+// serverStartCommand is the argv --server-start runs for its command line:
 // the system shell where there is one (so `npm start` or `PORT=8080
-// ./server` work), else split in Go and run directly, which is what the
-// Docker action's shell-less image needs for a static binary.
-func serverStartCommand(cmdline string, getenv func(string) string) (*exec.Cmd, error) {
+// ./server` work), else the line split in Go and run directly, which is
+// what the Docker action's shell-less image needs for a static binary.
+func serverStartCommand(line string, getenv func(string) string) ([]string, error) {
 	if runtime.GOOS == "windows" {
-		return exec.Command("cmd", "/C", cmdline), nil
+		return []string{"cmd", "/C", line}, nil
 	}
 	if _, err := os.Stat("/bin/sh"); err == nil {
-		return exec.Command("/bin/sh", "-c", cmdline), nil
+		return []string{"/bin/sh", "-c", line}, nil
 	}
-	argv, err := splitCommand(cmdline)
+	argv, err := splitCommand(line)
 	if err != nil {
 		return nil, &configError{"--server-start: " + err.Error()}
 	}
 	if err := findProgram("--server-start", argv, getenv); err != nil {
 		return nil, err
 	}
-	return exec.Command(argv[0], argv[1:]...), nil
+	return argv, nil
 }

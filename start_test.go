@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/proc/proctest"
 )
 
 // TestMain lets the test binary play an HTTP MCP server for --server-start:
@@ -41,7 +43,7 @@ func TestMain(m *testing.M) {
 			child := exec.Command(exe, "-test.run=^$")
 			child.Env = append(os.Environ(), "MCP_EVAL_TEST_SLEEP=1", "MCP_EVAL_TEST_SERVE=")
 			child.Stdout = os.Stdout
-			setsid(child)
+			proctest.Setsid(child)
 			if err := child.Start(); err == nil {
 				fmt.Fprintf(os.Stderr, "escapee %d\n", child.Process.Pid)
 			}
@@ -59,14 +61,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// freeAddr is a loopback address with a free port (freePort).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
 }
 
 func TestServerStart(t *testing.T) {
@@ -154,12 +152,12 @@ func TestServerStartHygiene(t *testing.T) {
 	}
 	// Killed, it may linger a moment as a zombie until init reaps it.
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if running(pid) == "" {
+		if proctest.State(pid) == "" {
 			break
 		}
 		if time.Now().After(deadline) {
-			killPid(pid)
-			t.Errorf("escapee %d still running after the run (%s)", pid, running(pid))
+			proctest.Kill(pid)
+			t.Errorf("escapee %d still running after the run (state %s)", pid, proctest.State(pid))
 			break
 		}
 	}
@@ -198,21 +196,4 @@ func TestCappedLog(t *testing.T) {
 			}
 		})
 	}
-}
-
-// running returns the state of pid from /proc ("" when gone or a zombie).
-func running(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) == 0 || f[0] == "Z" || f[0] == "X" {
-		return ""
-	}
-	return "state " + f[0]
 }

@@ -3,8 +3,11 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Anomaly kinds: protocol-hygiene findings the transports record as they
@@ -78,11 +81,7 @@ func (a *anomalies) Anomalies() []Anomaly {
 func (a *anomalies) AnomalyCounts() map[string]int {
 	a.amu.Lock()
 	defer a.amu.Unlock()
-	out := make(map[string]int, len(a.count))
-	for k, v := range a.count {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(a.count)
 }
 
 // anomalySource is implemented by the transports of this package.
@@ -111,7 +110,7 @@ func orAbsentID(id json.RawMessage) string {
 	if id == nil {
 		return "(absent)"
 	}
-	return truncate(string(id), 60)
+	return clip.Bytes(string(id), 60)
 }
 
 // idlessError reports whether m is an error response without an id (absent

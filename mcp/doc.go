@@ -14,6 +14,8 @@
 //
 // The server under test is untrusted: every request has a deadline, every
 // answer is read through a size limit, and nothing the server sends can make
-// the client panic. The package imports only the standard library; it knows
-// nothing of reports, layers or telemetry (see Observer).
+// the client panic. The package imports only the standard library and two
+// stdlib-only internal packages, internal/proc (server processes: start,
+// shutdown) and internal/clip (quoted text shortened on a rune boundary);
+// it knows nothing of reports, layers or telemetry (see Observer).
 package mcp

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // HTTP is the Streamable HTTP transport (basic/transports/streamable-http.mdx).
@@ -114,46 +116,10 @@ func (h *HTTP) Close() error {
 func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err error) {
 	start := time.Now()
 	x = &Exchange{Sent: out.Body}
-	defer func() {
-		x.Duration = time.Since(start)
-		if h.Observer != nil {
-			h.Observer.RequestDone(out.Method, out.Name, x.Duration, len(x.Body), err)
-		}
-	}()
-	method := out.HTTPMethod
-	if method == "" {
-		method = http.MethodPost
-	}
-	var body io.Reader
-	if method == http.MethodPost {
-		body = bytes.NewReader(out.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, h.URL, body)
+	defer func() { finish(h.Observer, out, x, start, len(x.Body), err) }()
+	req, err := h.newRequest(ctx, out)
 	if err != nil {
-		return x, fmt.Errorf("build request: %w", err)
-	}
-	// The client MUST list both media types in Accept (§Sending Messages).
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, vs := range h.Header {
-		req.Header[k] = append([]string(nil), vs...)
-	}
-	if sid := h.session(); sid != "" {
-		req.Header.Set(HeaderSessionID, sid)
-	}
-	for k, vs := range out.Header {
-		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-	}
-	for _, k := range out.Omit {
-		req.Header.Del(k)
-	}
-	// A Host header set on the call replaces the request's Host (net/http
-	// sends req.Host, not Header["Host"]): the DNS-rebinding probe.
-	if hv := req.Header.Get("Host"); hv != "" {
-		req.Host = hv
-		req.Header.Del("Host")
+		return x, err
 	}
 	x.SentHeader = req.Header.Clone()
 	if req.Host != "" && out.Header.Get("Host") != "" {
@@ -189,6 +155,48 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	return x, nil
 }
 
+// newRequest builds the HTTP request for out: POST by default, both media
+// types in Accept, the transport's headers, then the call's (which win),
+// less those out omits.
+func (h *HTTP) newRequest(ctx context.Context, out *Outgoing) (*http.Request, error) {
+	method := out.HTTPMethod
+	if method == "" {
+		method = http.MethodPost
+	}
+	var body io.Reader
+	if method == http.MethodPost {
+		body = bytes.NewReader(out.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.URL, body)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	// The client MUST list both media types in Accept (§Sending Messages).
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, vs := range h.Header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	if sid := h.session(); sid != "" {
+		req.Header.Set(HeaderSessionID, sid)
+	}
+	for k, vs := range out.Header {
+		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	for _, k := range out.Omit {
+		req.Header.Del(k)
+	}
+	// A Host header set on the call replaces the request's Host (net/http
+	// sends req.Host, not Header["Host"]): the DNS-rebinding probe.
+	if hv := req.Header.Get("Host"); hv != "" {
+		req.Host = hv
+		req.Header.Del("Host")
+	}
+	return req, nil
+}
+
 func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
 	b, err := readCapped(r, limit)
@@ -212,7 +220,7 @@ func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	if m.IsResponse() {
 		x.Response = m
 		if out.ID != nil && (m.ID == nil || idKey(m.ID) != idKey(out.ID)) && !idlessError(m) {
-			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: truncate(string(m.Raw), 200),
+			h.record(Anomaly{Kind: AnomalyOrphan, Evidence: clip.Bytes(string(m.Raw), 200),
 				Detail: "the answer to " + out.Method + " carries id " + orAbsentID(m.ID) + ", not the request's id " + string(out.ID)})
 		}
 	}
@@ -233,119 +241,148 @@ const maxRawKept = 1 << 20
 // SSE specification's rules).
 func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
-	counted := &countingReader{r: r, limit: limit}
-	br := bufio.NewReaderSize(counted, 64<<10)
-	var raw bytes.Buffer
-	// data holds the current event's data; each line is read into its end
-	// and cut back if it is not a data line, so an event is buffered once.
-	data := &bytes.Buffer{}
-	haveData := false
-	want := ""
+	sr := &sseReader{h: h, out: out, x: x, data: &bytes.Buffer{}}
 	if out.ID != nil {
-		want = idKey(out.ID)
+		sr.want = idKey(out.ID)
 	}
-	dispatch := func() bool {
-		if !haveData {
-			return false
-		}
-		payload := data.Bytes()
-		haveData = false
-		if len(bytes.TrimSpace(payload)) == 0 {
-			data.Reset()
-			return false
-		}
-		m, err := parseOwned(payload)
-		// The message owns the bytes now; start a new buffer.
-		data = &bytes.Buffer{}
-		if err != nil {
-			x.Invalid = appendCapped(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
-			h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: truncate(string(payload), 200)})
-			return false
-		}
-		if len(x.Messages) < maxStreamMessages {
-			x.Messages = append(x.Messages, m)
-		} else {
-			x.Dropped++
-		}
-		if m.IsResponse() {
-			if want == "" || idKey(m.ID) == want {
-				x.Response = m
-				// The final response SHOULD end the stream; stop reading at
-				// it rather than wait for a server that keeps it open.
-				return true
-			}
-			if !idlessError(m) {
-				h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: truncate(string(m.Raw), 200)})
-			}
-			if x.Response == nil {
-				// An answer with another id: keep it (the caller reports
-				// the mismatch) but read on in case the right one follows.
-				x.Response = m
-			}
-		}
-		return false
-	}
+	br := bufio.NewReaderSize(&countingReader{r: r, limit: limit}, 64<<10)
 	for {
-		start := data.Len()
-		err := readLineInto(br, &data, limit)
-		line := data.Bytes()[start:]
-		if raw.Len() < maxRawKept {
-			raw.Write(line[:min(len(line), maxRawKept-raw.Len())])
-			raw.WriteByte('\n')
-		}
+		start := sr.data.Len()
+		err := readLineInto(br, &sr.data, limit)
+		line := sr.data.Bytes()[start:]
+		sr.keepRaw(line)
 		if err != nil && len(line) == 0 {
-			data.Truncate(start)
-			x.Body = raw.Bytes()
-			if errors.Is(err, io.EOF) {
-				dispatch()
-				if x.Response == nil && out.ID != nil {
-					return fmt.Errorf("%w: SSE stream ended without a response", ErrClosed)
-				}
-				return nil
-			}
-			if errors.Is(err, errLimit) {
-				x.Body = x.Body[:min(len(x.Body), excerptBytes)]
-				n := data.Cap()
-				data = nil
-				refusedBig(n)
-				return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
-			}
-			return err
+			sr.data.Truncate(start)
+			return sr.end(err, limit)
 		}
-		switch {
-		case len(line) == 0:
-			data.Truncate(start)
-			if dispatch() {
-				x.Body = raw.Bytes()
-				return nil
-			}
-		case line[0] == ':':
-			// comment / keep-alive
-			data.Truncate(start)
-		default:
-			field, value, _ := bytes.Cut(line, []byte(":"))
-			if string(field) != "data" {
-				data.Truncate(start)
-				break
-			}
-			value = bytes.TrimPrefix(value, []byte(" "))
-			// Move the value to where the line began: after "\n" when it
-			// continues an event, else at the start.
-			b := data.Bytes()
-			at := start
-			if haveData {
-				b[at] = '\n'
-				at++
-			}
-			n := copy(b[at:], value)
-			data.Truncate(at + n)
-			haveData = true
+		if sr.line(line, start) {
+			x.Body = sr.raw.Bytes()
+			return nil
 		}
 		if ctx.Err() != nil {
-			x.Body = raw.Bytes()
+			x.Body = sr.raw.Bytes()
 			return ctx.Err()
 		}
 	}
+}
+
+// sseReader is the state of one SSE answer being read.
+type sseReader struct {
+	h   *HTTP
+	out *Outgoing
+	x   *Exchange
+	raw bytes.Buffer // the stream as read, up to maxRawKept, for x.Body
+	// data holds the current event's data; each line is read into its end
+	// and cut back if it is not a data line, so an event is buffered once.
+	data     *bytes.Buffer
+	haveData bool
+	want     string // idKey of the request's id; "" for a notification
+}
+
+func (sr *sseReader) keepRaw(line []byte) {
+	if sr.raw.Len() < maxRawKept {
+		sr.raw.Write(line[:min(len(line), maxRawKept-sr.raw.Len())])
+		sr.raw.WriteByte('\n')
+	}
+}
+
+// line handles one line, read into data at start; it reports whether the
+// response has arrived.
+func (sr *sseReader) line(line []byte, start int) bool {
+	switch {
+	case len(line) == 0:
+		sr.data.Truncate(start)
+		return sr.dispatch()
+	case line[0] == ':':
+		// comment / keep-alive
+		sr.data.Truncate(start)
+		return false
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	if string(field) != "data" {
+		sr.data.Truncate(start)
+		return false
+	}
+	value = bytes.TrimPrefix(value, []byte(" "))
+	// Move the value to where the line began: after "\n" when it continues
+	// an event, else at the start.
+	b := sr.data.Bytes()
+	at := start
+	if sr.haveData {
+		b[at] = '\n'
+		at++
+	}
+	n := copy(b[at:], value)
+	sr.data.Truncate(at + n)
+	sr.haveData = true
+	return false
+}
+
+// end finishes a stream that stopped with err: the end of the body, the
+// size limit, or a read error.
+func (sr *sseReader) end(err error, limit int64) error {
+	sr.x.Body = sr.raw.Bytes()
+	switch {
+	case errors.Is(err, io.EOF):
+		sr.dispatch()
+		if sr.x.Response == nil && sr.out.ID != nil {
+			return fmt.Errorf("%w: SSE stream ended without a response", ErrClosed)
+		}
+		return nil
+	case errors.Is(err, errLimit):
+		sr.x.Body = sr.x.Body[:min(len(sr.x.Body), excerptBytes)]
+		n := sr.data.Cap()
+		sr.data = nil
+		refusedBig(n)
+		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
+	}
+	return err
+}
+
+// dispatch parses the event buffered in data; it reports whether it was
+// the response to the request.
+func (sr *sseReader) dispatch() bool {
+	if !sr.haveData {
+		return false
+	}
+	payload := sr.data.Bytes()
+	sr.haveData = false
+	if len(bytes.TrimSpace(payload)) == 0 {
+		sr.data.Reset()
+		return false
+	}
+	m, err := parseOwned(payload)
+	// The message owns the bytes now; start a new buffer.
+	sr.data = &bytes.Buffer{}
+	x, out := sr.x, sr.out
+	if err != nil {
+		x.Invalid = appendCapped(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
+		sr.h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: clip.Bytes(string(payload), 200)})
+		return false
+	}
+	if len(x.Messages) < maxStreamMessages {
+		x.Messages = append(x.Messages, m)
+	} else {
+		x.Dropped++
+	}
+	if !m.IsResponse() {
+		return false
+	}
+	if sr.want == "" || idKey(m.ID) == sr.want {
+		x.Response = m
+		// The final response SHOULD end the stream; stop reading at it
+		// rather than wait for a server that keeps it open.
+		return true
+	}
+	if !idlessError(m) {
+		sr.h.record(Anomaly{Kind: AnomalyOrphan, Detail: "the SSE stream answering " + out.Method + " carries a response to id " + orAbsentID(m.ID) + ", not to the request's id " + string(out.ID), Evidence: clip.Bytes(string(m.Raw), 200)})
+	}
+	if x.Response == nil {
+		// An answer with another id: keep it (the caller reports the
+		// mismatch) but read on in case the right one follows.
+		x.Response = m
+	}
+	return false
 }
 
 var errLimit = errors.New("limit reached")

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // Protocol revisions the client speaks.
@@ -96,7 +98,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("server error %d: %s", e.Code, truncate(e.Message, 300))
+	return fmt.Sprintf("server error %d: %s", e.Code, clip.Bytes(e.Message, 300))
 }
 
 // errNotObject is returned for JSON that is not a single object.
@@ -128,7 +130,7 @@ func parseOwned(raw []byte) (*Message, error) {
 	m.JSONRPC = members["jsonrpc"]
 	if id, ok := members["id"]; ok {
 		if !validID(id) {
-			return nil, fmt.Errorf("id %s is neither a string, a number nor null", truncate(string(id), 80))
+			return nil, fmt.Errorf("id %s is neither a string, a number nor null", clip.Bytes(string(id), 80))
 		}
 		m.ID = id
 	}
@@ -161,7 +163,7 @@ func parseError(raw json.RawMessage) (*Error, error) {
 	}
 	n, err := strconv.ParseInt(string(bytes.TrimSpace(code)), 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("error code %s is not an integer", truncate(string(code), 40))
+		return nil, fmt.Errorf("error code %s is not an integer", clip.Bytes(string(code), 40))
 	}
 	e.Code = int(n)
 	if msg, ok := members["message"]; ok {
@@ -229,11 +231,4 @@ func (r *Request) MarshalJSON() ([]byte, error) {
 		}{w.JSONRPC, w.ID, w.Method})
 	}
 	return json.Marshal(w)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

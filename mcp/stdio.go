@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/proc"
 )
 
 // Command describes a server to launch as a subprocess speaking stdio.
@@ -40,9 +43,7 @@ func (c Command) String() string { return strings.Join(c.Argv, " ") }
 // stdout. Requests are correlated with responses by id, so several may be in
 // flight at once.
 type Stdio struct {
-	cmd      *exec.Cmd
-	tag      string // see leftover.go
-	leftover []int
+	proc     *proc.Process
 	stdin    io.WriteCloser
 	observer Observer
 	stderr   *tailBuffer
@@ -75,25 +76,11 @@ var _ Transport = (*Stdio)(nil)
 // maxKept bounds the orphans and invalid lines remembered.
 const maxKept = 256
 
-// Shutdown timings (basic/transports/stdio.mdx §Shutdown, in the digest's
-// words: "The client closes stdin, waits, then escalates SIGTERM → SIGKILL
-// (or TerminateProcess on Windows). The server SHOULD exit on stdin EOF.").
-// The waits are short and each is bounded, so closing a hung server costs
-// at most stdinGrace + termGrace before SIGKILL, never a sum of timeouts.
-const (
-	// stdinGrace is how long a server may take to exit after stdin closes.
-	stdinGrace = 1 * time.Second
-	// termGrace is how long it may take after SIGTERM.
-	termGrace = 1 * time.Second
-	// killWait bounds the wait for the process to be reaped after SIGKILL.
-	killWait = 2 * time.Second
-	// pipeGrace is exec.Cmd.WaitDelay: once the process has exited, a
-	// descendant still holding its stderr pipe does not block the reaping.
-	pipeGrace = 500 * time.Millisecond
-	// drainGrace is how long answers already written to stdout may still be
-	// read after the process exited (a server may answer and exit at once).
-	drainGrace = 200 * time.Millisecond
-)
+// drainGrace is how long answers already written to stdout may still be
+// read after the process exited (a server may answer and exit at once).
+// The shutdown timings are internal/proc's (basic/transports/stdio.mdx
+// §Shutdown).
+const drainGrace = 200 * time.Millisecond
 
 // StartCommand launches the server. The context bounds only the start; the
 // process lives until Close.
@@ -106,13 +93,8 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	tag, tagEnv := NewProcessTag()
-	cmd.Env = append(append(os.Environ(), c.Env...), tagEnv)
-	cmd.WaitDelay = pipeGrace
-	setProcessGroup(cmd)
+	cmd.Env = append(os.Environ(), c.Env...)
 	s := &Stdio{
-		cmd:      cmd,
-		tag:      tag,
 		observer: c.Observer,
 		stderr:   &tailBuffer{max: 4 << 10},
 		pending:  map[string]chan *Message{},
@@ -139,11 +121,13 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	}
 	cmd.Stdout = stdoutW
 	s.stdin = stdin
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd)
+	if err != nil {
 		stdoutR.Close()
 		stdoutW.Close()
 		return nil, fmt.Errorf("%w: start %q: %v", ErrUnreachable, c.Argv[0], err)
 	}
+	s.proc = p
 	stdoutW.Close()
 	limit := c.MaxBytes
 	if limit <= 0 {
@@ -176,7 +160,7 @@ func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
 				}
 				s.mu.Unlock()
 				// The framing is lost: nothing after this can be trusted.
-				s.killGroup()
+				s.proc.Kill()
 				return
 			}
 			s.stdoutEnded()
@@ -205,9 +189,11 @@ func (s *Stdio) stdoutEnded() {
 	}
 }
 
-// waitLoop reaps the process and fails what is still pending.
+// waitLoop waits for the process to be reaped and fails what is still
+// pending.
 func (s *Stdio) waitLoop(stdout *os.File) {
-	waitErr := s.cmd.Wait()
+	<-s.proc.Exited()
+	waitErr := s.proc.Err()
 	// Answers written just before the exit are still in the pipe.
 	select {
 	case <-s.readDone:
@@ -215,8 +201,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	}
 	// A descendant may still hold stdout; the server itself is gone, and so
 	// is anything it left in its process group or outside it.
-	s.killGroup()
-	left := KillTagged(s.tag, s.cmd.Process.Pid)
+	s.proc.Kill()
 	stdout.Close()
 	s.mu.Lock()
 	switch {
@@ -226,7 +211,6 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	default:
 		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.lastLine()}
 	}
-	s.leftover = left
 	for k, ch := range s.pending {
 		close(ch)
 		delete(s.pending, k)
@@ -266,6 +250,9 @@ func shrink(m *Message) *Message {
 	return &c
 }
 
+// deliver hands one stdout line to the request it answers, or records it:
+// a server request or notification, an orphan, or a line that is no
+// JSON-RPC message.
 func (s *Stdio) deliver(line []byte) {
 	s.mu.Lock()
 	s.lines++
@@ -273,31 +260,7 @@ func (s *Stdio) deliver(line []byte) {
 	s.mu.Unlock()
 	m, err := parseOwned(line)
 	if err != nil {
-		excerpt := truncate(string(line), 200)
-		s.mu.Lock()
-		s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, excerpt))
-		s.mu.Unlock()
-		kind, what := AnomalyNonJSON, "stdout line "+strconv.Itoa(lineNo)+" is not a JSON-RPC message: "+err.Error()
-		if answers == 0 {
-			kind, what = AnomalyBanner, "stdout line "+strconv.Itoa(lineNo)+", before the first JSON-RPC message, is not one: "+err.Error()
-		}
-		// A line that is JSON with an id of a request in flight is that
-		// request's answer, unparseable: say so now rather than time out.
-		if id := lenientID(line); id != nil {
-			s.mu.Lock()
-			ch, ok := s.pending[idKey(id)]
-			if ok {
-				delete(s.pending, idKey(id))
-			}
-			s.mu.Unlock()
-			if ok {
-				s.record(Anomaly{Kind: AnomalyUnparseable, Evidence: excerpt,
-					Detail: "the answer to id " + truncate(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
-				ch <- &Message{ID: id, Raw: append(json.RawMessage(nil), line[:min(len(line), excerptBytes)]...), parseErr: err}
-				return
-			}
-		}
-		s.record(Anomaly{Kind: kind, Detail: what, Evidence: excerpt})
+		s.deliverInvalid(line, err, lineNo, answers == 0)
 		return
 	}
 	s.mu.Lock()
@@ -327,13 +290,49 @@ func (s *Stdio) deliver(line []byte) {
 	}
 	s.health.alive()
 	s.orphans = appendCapped(s.orphans, shrink(m))
-	excerpt := truncate(string(m.Raw), 200)
+	s.recordOrphan(m, key)
+}
+
+// deliverInvalid records stdout line lineNo, which is no JSON-RPC message
+// (err says why): a banner when no message came before it.
+func (s *Stdio) deliverInvalid(line []byte, err error, lineNo int, first bool) {
+	excerpt := clip.Bytes(string(line), 200)
+	s.mu.Lock()
+	s.invalid = appendCapped(s.invalid, fmt.Sprintf("stdout line is not a JSON-RPC message (%v): %s", err, excerpt))
+	s.mu.Unlock()
+	kind, what := AnomalyNonJSON, "stdout line "+strconv.Itoa(lineNo)+" is not a JSON-RPC message: "+err.Error()
+	if first {
+		kind, what = AnomalyBanner, "stdout line "+strconv.Itoa(lineNo)+", before the first JSON-RPC message, is not one: "+err.Error()
+	}
+	// A line that is JSON with an id of a request in flight is that
+	// request's answer, unparseable: say so now rather than time out.
+	if id := lenientID(line); id != nil {
+		s.mu.Lock()
+		ch, ok := s.pending[idKey(id)]
+		if ok {
+			delete(s.pending, idKey(id))
+		}
+		s.mu.Unlock()
+		if ok {
+			s.record(Anomaly{Kind: AnomalyUnparseable, Evidence: excerpt,
+				Detail: "the answer to id " + clip.Bytes(string(id), 60) + " is not a valid JSON-RPC message: " + err.Error()})
+			ch <- &Message{ID: id, Raw: append(json.RawMessage(nil), line[:min(len(line), excerptBytes)]...), parseErr: err}
+			return
+		}
+	}
+	s.record(Anomaly{Kind: kind, Detail: what, Evidence: excerpt})
+}
+
+// recordOrphan records a response that no request in flight waits for,
+// by why: a duplicate, a late answer, or an orphan. Called with s.mu held.
+func (s *Stdio) recordOrphan(m *Message, key string) {
+	excerpt := clip.Bytes(string(m.Raw), 200)
 	switch {
 	case m.ID != nil && s.answered[key]:
-		s.record(Anomaly{Kind: AnomalyDuplicate, Detail: "a second response to id " + truncate(string(m.ID), 60), Evidence: excerpt})
+		s.record(Anomaly{Kind: AnomalyDuplicate, Detail: "a second response to id " + clip.Bytes(string(m.ID), 60), Evidence: excerpt})
 	case m.ID != nil && s.gaveUp[key]:
 		delete(s.gaveUp, key)
-		s.record(Anomaly{Kind: AnomalyLate, Detail: "a response to id " + truncate(string(m.ID), 60) + " after the request timed out or was cancelled", Evidence: excerpt})
+		s.record(Anomaly{Kind: AnomalyLate, Detail: "a response to id " + clip.Bytes(string(m.ID), 60) + " after the request timed out or was cancelled", Evidence: excerpt})
 	case m.Error != nil && (m.ID == nil || string(m.ID) == "null"):
 		// An error for a request whose id could not be read (JSON-RPC 2.0
 		// §5: id null): kept in Orphans, not an anomaly.
@@ -348,14 +347,11 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	start := time.Now()
 	x = &Exchange{Sent: out.Body}
 	defer func() {
-		x.Duration = time.Since(start)
-		if s.observer != nil {
-			n := 0
-			if x.Response != nil {
-				n = len(x.Response.Raw)
-			}
-			s.observer.RequestDone(out.Method, out.Name, x.Duration, n, err)
+		n := 0
+		if x.Response != nil {
+			n = len(x.Response.Raw)
 		}
+		finish(s.observer, out, x, start, n, err)
 	}()
 	if bytes.ContainsAny(out.Body, "\n\r") {
 		// Messages MUST NOT contain embedded newlines on stdio; JSON encoding
@@ -364,20 +360,9 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	}
 	var ch chan *Message
 	if out.ID != nil {
-		ch = make(chan *Message, 1)
-		key := idKey(out.ID)
-		s.mu.Lock()
-		if s.exitErr != nil {
-			err := s.exitErr
-			s.mu.Unlock()
+		if ch, err = s.register(out.ID); err != nil {
 			return x, err
 		}
-		if _, dup := s.pending[key]; dup {
-			s.mu.Unlock()
-			return x, fmt.Errorf("id %s is already in flight", out.ID)
-		}
-		s.pending[key] = ch
-		s.mu.Unlock()
 	}
 	if err := s.write(ctx, out.Body); err != nil {
 		s.forget(out.ID)
@@ -386,29 +371,52 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	if ch == nil {
 		return x, nil
 	}
+	return x, s.await(ctx, out, ch, x)
+}
+
+// register makes id a request in flight, whose answer deliver sends on
+// the channel returned.
+func (s *Stdio) register(id json.RawMessage) (chan *Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exitErr != nil {
+		return nil, s.exitErr
+	}
+	key := idKey(id)
+	if _, dup := s.pending[key]; dup {
+		return nil, fmt.Errorf("id %s is already in flight", id)
+	}
+	ch := make(chan *Message, 1)
+	s.pending[key] = ch
+	return ch, nil
+}
+
+// await waits for the answer to out on ch, the end of ctx or of the
+// process, and fills x with the answer.
+func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *Exchange) error {
 	select {
 	case m, ok := <-ch:
 		if !ok {
-			return x, s.exitError()
+			return s.exitError()
 		}
 		if m.parseErr != nil {
 			x.Invalid = []string{"the answer is not a JSON-RPC message: " + m.parseErr.Error()}
-			return x, &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + truncate(string(m.Raw), 200)}
+			return &ProtocolError{Method: out.Method, Detail: "unparseable answer: " + m.parseErr.Error() + ": " + clip.Bytes(string(m.Raw), 200)}
 		}
 		x.Messages = []*Message{m}
 		x.Response = m
-		return x, nil
+		return nil
 	case <-ctx.Done():
 		s.forget(out.ID)
 		// On stdio the client MUST send notifications/cancelled for a request
 		// it gives up on (basic/patterns/cancellation.mdx).
 		go s.cancel(out.ID)
 		if errors.Is(ctx.Err(), context.Canceled) {
-			return x, fmt.Errorf("%s: %w", out.Method, context.Canceled)
+			return fmt.Errorf("%s: %w", out.Method, context.Canceled)
 		}
-		return x, &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
+		return &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
 	case <-s.done:
-		return x, s.exitError()
+		return s.exitError()
 	}
 }
 
@@ -534,20 +542,16 @@ func (s *Stdio) silent() bool {
 
 // Leftovers returns the pids of processes the server left running outside
 // its process group (found by their tag and killed when it exited).
-func (s *Stdio) Leftovers() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]int(nil), s.leftover...)
-}
+func (s *Stdio) Leftovers() []int { return s.proc.Leftovers() }
 
 // StderrTail returns the last few KiB the server wrote to stderr.
 func (s *Stdio) StderrTail() string { return s.stderr.String() }
 
 // Close shuts the server down the way the spec describes
-// (basic/transports/stdio.mdx §Shutdown): close its stdin, wait for it to
-// exit, then SIGTERM, wait, then SIGKILL — to the whole process group, so
-// that wrappers such as `go run` or `npx` do not leave the real server
-// behind. Each wait is a named constant above.
+// (basic/transports/stdio.mdx §Shutdown): close its stdin, wait, SIGTERM,
+// wait, SIGKILL, to the whole process group (proc.Process.Stop, whose
+// waits are named constants there). Once the server has exited, what it
+// left in its group or outside it is killed too.
 func (s *Stdio) Close() error {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
@@ -558,33 +562,12 @@ func (s *Stdio) Close() error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.stdin.Close()
-	// Once the server itself has exited, the group is killed anyway (in
-	// waitLoop): a wrapper such as `go run` may have left the real server
-	// behind.
-	if s.waitDone(stdinGrace) {
-		return nil
-	}
-	s.signalGroup(termSignal)
-	if s.waitDone(termGrace) {
-		return nil
-	}
-	s.killGroup()
-	if !s.waitDone(killWait) {
-		s.closeErr = errors.New("server process did not exit after SIGKILL")
+	if s.closeErr = s.proc.Stop(s.stdin); s.closeErr == nil {
+		// The process is reaped: waitLoop fails what is pending and ends
+		// within drainGrace.
+		<-s.done
 	}
 	return s.closeErr
-}
-
-func (s *Stdio) waitDone(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.done:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // tailBuffer keeps the last max bytes written to it.
@@ -619,7 +602,7 @@ func (t *tailBuffer) lastLine() string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	return truncate(s, 300)
+	return clip.Bytes(s, 300)
 }
 
 // readStdioLine reads one newline-terminated line (a trailing \r is

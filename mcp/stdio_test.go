@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/proc"
+	"github.com/mcp-eval/mcp-eval/internal/proc/proctest"
 )
 
 // TestMain re-runs the test binary as a fake stdio server when
@@ -98,7 +101,7 @@ func fakeServer(mode string) {
 				exe, _ := os.Executable()
 				child := exec.Command(exe, "-test.run=^$")
 				child.Env = append(os.Environ(), "MCP_TEST_SERVER=sleeper")
-				setsid(child)
+				proctest.Setsid(child)
 				if child.Start() == nil {
 					fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
 				}
@@ -248,8 +251,8 @@ func TestStdioBadServers(t *testing.T) {
 		if exited, _ := tr.Exited(); !exited {
 			t.Fatal("process still running after Close")
 		}
-		if d, want := time.Since(start), stdinGrace+termGrace; d < want || d > want+killWait+time.Second {
-			t.Errorf("Close took %v; want stdin close, %v, SIGTERM, %v, SIGKILL", d, stdinGrace, termGrace)
+		if d, want := time.Since(start), proc.StdinGrace+proc.TermGrace; d < want || d > want+proc.KillWait+time.Second {
+			t.Errorf("Close took %v; want stdin close, %v, SIGTERM, %v, SIGKILL", d, proc.StdinGrace, proc.TermGrace)
 		}
 	})
 }
@@ -397,7 +400,7 @@ func TestStdioExitWithChildHoldingStdout(t *testing.T) {
 	if _, err := fmt.Sscanf(c.Transport().(*Stdio).StderrTail(), "child %d", &pid); err != nil {
 		t.Fatalf("no child pid in stderr %q", c.Transport().(*Stdio).StderrTail())
 	}
-	waitFor(t, func() bool { return gone(pid) })
+	waitFor(t, func() bool { return proctest.Gone(pid) })
 }
 
 // Start-up is not answer time: a server slower to start than --timeout is
@@ -471,7 +474,7 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	st := c.Transport().(*Stdio)
 	var pid int
 	waitFor(t, func() bool { _, err := fmt.Sscanf(st.StderrTail(), "child %d", &pid); return err == nil })
-	if gone(pid) {
+	if proctest.Gone(pid) {
 		t.Fatalf("child %d not running before Close", pid)
 	}
 	if err := c.Close(); err != nil {
@@ -480,16 +483,7 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	if got := st.Leftovers(); len(got) != 1 || got[0] != pid {
 		t.Errorf("Leftovers() = %v, want [%d]", got, pid)
 	}
-	waitFor(t, func() bool { return gone(pid) || isZombie(pid) })
-}
-
-func isZombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
+	waitFor(t, func() bool { return proctest.State(pid) == "" })
 }
 
 // A server that closes stdout cannot answer any more: pending and later

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
 // DefaultMaxMessageBytes caps one answer (a JSON body, an SSE stream or a
@@ -144,7 +146,7 @@ type UnauthorizedError struct {
 func (e *UnauthorizedError) Error() string {
 	s := fmt.Sprintf("unauthorized: the server wants credentials (see --header): HTTP %d", e.Status)
 	if e.Challenge != "" {
-		s += "; WWW-Authenticate: " + truncate(e.Challenge, 200)
+		s += "; WWW-Authenticate: " + clip.Bytes(e.Challenge, 200)
 	}
 	return s
 }
@@ -185,6 +187,15 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After.Round(time.Millisecond))
+}
+
+// finish ends a transport's Exchange: it sets x's duration since start
+// and tells o, if set, about the exchange (bytesIn received, err).
+func finish(o Observer, out *Outgoing, x *Exchange, start time.Time, bytesIn int, err error) {
+	x.Duration = time.Since(start)
+	if o != nil {
+		o.RequestDone(out.Method, out.Name, x.Duration, bytesIn, err)
+	}
 }
 
 // Observer receives request timings; telemetry implements it so that this

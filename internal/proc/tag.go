@@ -1,4 +1,4 @@
-package mcp
+package proc
 
 import (
 	"crypto/rand"
@@ -15,19 +15,19 @@ import (
 // TagEnvName is the environment variable that carries the tag.
 const TagEnvName = "MCP_EVAL_PROCESS_TAG"
 
-// NewProcessTag returns a fresh tag and the environment entry that sets it.
-func NewProcessTag() (tag, env string) {
+// newTag returns a fresh tag and the environment entry that sets it.
+func newTag() (tag, env string) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	tag = hex.EncodeToString(b[:])
 	return tag, TagEnvName + "=" + tag
 }
 
-// KillTagged kills (SIGKILL) every process that still carries tag, except
+// killTagged kills (SIGKILL) every process that still carries tag, except
 // the caller and members of process group skipGroup (already signalled as
 // a group; 0 skips none), and returns their pids. Where processes cannot be
 // listed (outside Linux) it returns nil.
-func KillTagged(tag string, skipGroup int) []int {
+func killTagged(tag string, skipGroup int) []int {
 	pids := taggedProcesses(tag, skipGroup)
 	for _, pid := range pids {
 		killPid(pid)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package mcp
+package proc
 
 func taggedProcesses(string, int) []int { return nil }
 

@@ -1,0 +1,456 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
+)
+
+// startKey marks a context whose request may take the start-up budget.
+type startKey struct{}
+
+// waitingEvery is how often Options.Waiting is called.
+var waitingEvery = 5 * time.Second
+
+// DiscoverResult is the part of server/discover's result a client uses.
+type DiscoverResult struct {
+	SupportedVersions []string        `json:"supportedVersions"`
+	Capabilities      json.RawMessage `json:"capabilities"`
+	Instructions      string          `json:"instructions,omitempty"`
+	Raw               json.RawMessage `json:"-"`
+}
+
+// Probe records how the era was decided, for reports.
+type Probe struct {
+	// Discover is the exchange of the server/discover probe, if one was sent.
+	Discover *Exchange
+	// DiscoverErr is the transport error of that probe.
+	DiscoverErr error
+	// Initialize is the legacy handshake's exchange, if one was attempted.
+	Initialize    *Exchange
+	InitializeErr error
+	// Reason explains the decision in one sentence.
+	Reason string
+}
+
+// Connect dials target and decides the era: it probes with server/discover
+// (on both transports, so a legacy server fails deterministically rather
+// than running a request under legacy rules) and falls back to the
+// 2025-11-25 initialize handshake on any answer that is not a recognised
+// modern one — never keyed to a single error code (basic/versioning.mdx,
+// basic/transports/stdio.mdx §Backward compatibility). On stdio the
+// fallback runs in a fresh process, since some legacy servers exit on an
+// unknown pre-initialize request.
+//
+// An error wrapping ErrUnreachable means the server could not be reached at
+// all (or, over HTTP, did not answer the probe in time).
+func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.ClientInfo.Name == "" {
+		opts.ClientInfo = Implementation{Name: "mcp-eval", Version: "dev"}
+	}
+	c := &Client{target: target, opts: opts, era: EraUnknown, paramHeaders: &paramHeaderCache{m: map[string][]paramHeader{}}}
+	defer func() {
+		if err != nil {
+			c.bg.Wait()
+		}
+	}()
+	if opts.Version == LegacyVersion {
+		return c.connectForcedLegacy(ctx)
+	}
+	probeT, decided, err := c.probeModern(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if decided {
+		return c, nil
+	}
+	return c.fallBack(ctx, probeT)
+}
+
+// connectForcedLegacy connects with the initialize handshake only
+// (Options.Version is LegacyVersion).
+func (c *Client) connectForcedLegacy(ctx context.Context) (*Client, error) {
+	err := c.connectLegacy(ctx)
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.Is(err, ErrUnreachable):
+		return nil, err
+	case c.target.Kind() == "stdio" && errors.Is(err, ErrClosed):
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	if ue := unauthorized(c.probe.Initialize); ue != nil {
+		return nil, ue
+	}
+	if !gotJSONRPC(c.probe.Initialize) {
+		return nil, notMCP(c.target, c.probe, err)
+	}
+	// The server answered, but not with a handshake: keep a transport so
+	// that checks can report what it does.
+	t, err := c.target.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.t, c.era, c.version = t, EraUnknown, LegacyVersion
+	return c, nil
+}
+
+// probeModern dials and sends the server/discover probe. decided is true
+// when the client is ready as it stands (a modern server, or NoFallback);
+// otherwise the caller falls back to the legacy handshake, and probeT is
+// the probe's transport.
+func (c *Client) probeModern(ctx context.Context) (probeT Transport, decided bool, err error) {
+	t, err := c.target.Dial(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	c.t, c.version, c.era = t, LatestVersion, EraModern
+	x, err := c.doFirst(ctx, c.NewCall("server/discover", nil))
+	c.probe.Discover, c.probe.DiscoverErr = x, err
+	if ue := unauthorized(x); ue != nil {
+		t.Close()
+		return nil, false, ue
+	}
+	modern, reason, fatal := classifyProbe(c.target.Kind(), x, err)
+	c.probe.Reason = reason
+	if fatal != nil {
+		t.Close()
+		return nil, false, fatal
+	}
+	if modern {
+		if x != nil && x.Response != nil && x.Response.Result != nil {
+			var d DiscoverResult
+			if json.Unmarshal(x.Response.Result, &d) == nil {
+				d.Raw = x.Response.Result
+				c.discover = &d
+			}
+		}
+		return t, true, nil
+	}
+	if c.opts.NoFallback {
+		c.era = EraUnknown
+		return t, true, nil
+	}
+	return t, false, nil
+}
+
+// fallBack runs the legacy handshake after a probe that found no modern
+// server. Over stdio the probe's process may be dead or in an odd state,
+// so the handshake starts a fresh one.
+func (c *Client) fallBack(ctx context.Context, probeT Transport) (*Client, error) {
+	stdio := c.target.Kind() == "stdio"
+	if stdio {
+		// Closed while the fallback runs, so that its grace periods are
+		// not added to the start of the next process.
+		c.closeLater(probeT)
+		c.t = nil
+	}
+	modernT := c.t
+	legacyCtx := ctx
+	if x := c.probe.Discover; stdio && x != nil && x.Response != nil {
+		// The fresh process starts up again: give its first answer as long
+		// as the first process took for its own, twice over, within the
+		// start-up budget.
+		legacyCtx = context.WithValue(ctx, startKey{}, min(max(c.opts.StartTimeout, c.opts.Timeout), 2*x.Duration))
+	}
+	if err := c.connectLegacy(legacyCtx); err != nil {
+		return c.neitherEra(ctx, probeT, modernT, err)
+	}
+	if modernT != nil && modernT != c.t {
+		modernT.Close()
+	}
+	return c, nil
+}
+
+// neitherEra decides what a failed legacy fallback means: nothing
+// reachable, nothing MCP at the target, or a server that answers JSON-RPC
+// in neither era's way, which keeps a modern transport (modernT, or a new
+// one) so that checks can run and report exactly what it does.
+func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err error) (*Client, error) {
+	if errors.Is(err, ErrUnreachable) {
+		return nil, err
+	}
+	if c.target.Kind() == "stdio" && errors.Is(c.probe.DiscoverErr, ErrClosed) && errors.Is(err, ErrClosed) {
+		// The process exited twice without answering anything: it did not
+		// start, whatever the era.
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	if !gotJSONRPC(c.probe.Discover) && !gotJSONRPC(c.probe.Initialize) {
+		// Nothing at the target speaks JSON-RPC: there is nothing to
+		// evaluate, and no check may pass against it.
+		if modernT != nil {
+			modernT.Close()
+		}
+		nm := notMCP(c.target, c.probe, err)
+		if st, ok := probeT.(*Stdio); ok {
+			nm.Stderr = urlLine(st.StderrTail())
+			if nm.Stderr != "" {
+				nm.Hint = "it looks like an HTTP server: start it with --server-start and point --server-url at it"
+			}
+		}
+		return nil, nm
+	}
+	c.probe.InitializeErr = err
+	c.era, c.version = EraUnknown, LatestVersion
+	if modernT == nil {
+		if modernT, err = c.target.Dial(ctx); err != nil {
+			return nil, err
+		}
+	}
+	c.t = modernT
+	return c, nil
+}
+
+// doFirst sends the first request of a connection. Over stdio it may take
+// the start-up budget, and Options.Waiting hears about the wait.
+func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
+	if c.target.Kind() != "stdio" || c.opts.StartTimeout <= c.opts.Timeout {
+		return c.Do(ctx, call)
+	}
+	ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, _ := c.t.(*Stdio)
+	stop := make(chan struct{})
+	defer close(stop)
+	var gaveUp atomic.Bool
+	start := time.Now()
+	every := waitingEvery
+	go func() {
+		tick := time.NewTicker(startPoll)
+		defer tick.Stop()
+		next := every
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			waited := time.Since(start)
+			if c.opts.Waiting != nil && waited >= next {
+				c.opts.Waiting(waited)
+				next += every
+			}
+			// An HTTP server given as a stdio command names its URL on
+			// stderr and never writes stdout: past the ordinary timeout,
+			// that is no slow start.
+			if st != nil && waited >= c.opts.Timeout && st.silent() && urlLine(st.StderrTail()) != "" {
+				gaveUp.Store(true)
+				cancel()
+				return
+			}
+		}
+	}()
+	x, err := c.Do(ctx, call)
+	if err != nil && gaveUp.Load() {
+		err = &TimeoutError{Method: call.Method, After: time.Since(start)}
+	}
+	return x, err
+}
+
+// startPoll is how often the start-up wait looks at the server.
+const startPoll = 100 * time.Millisecond
+
+// urlLine returns the last line of s that names an http(s) URL.
+func urlLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "http://") || strings.Contains(l, "https://") {
+			return clip.Bytes(l, 200)
+		}
+	}
+	return ""
+}
+
+// unauthorized returns an *UnauthorizedError for a 401 or 403 answer.
+func unauthorized(x *Exchange) error {
+	if x == nil || (x.Status != http.StatusUnauthorized && x.Status != http.StatusForbidden) {
+		return nil
+	}
+	return &UnauthorizedError{Status: x.Status, Challenge: x.Header.Get("WWW-Authenticate")}
+}
+
+// gotJSONRPC reports whether an exchange received any JSON-RPC message: a
+// response or a request or notification (a JSON object with neither, such
+// as another service's {"status":"ok"}, is not one).
+func gotJSONRPC(x *Exchange) bool {
+	if x == nil {
+		return false
+	}
+	for _, m := range x.Messages {
+		if m.IsResponse() || m.Method != "" {
+			return true
+		}
+	}
+	return x.Response != nil
+}
+
+// notMCP describes what came back when neither probe got JSON-RPC.
+func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
+	e := &NotMCPError{}
+	x := p.Discover
+	if p.Initialize != nil && (x == nil || x.Status == 0) {
+		x = p.Initialize
+	}
+	switch {
+	case x != nil && x.Status != 0:
+		ct := x.ContentType
+		if ct == "" {
+			ct = "no content type"
+		}
+		e.Got = fmt.Sprintf("HTTP %d, %s", x.Status, ct)
+		if b := bytes.TrimSpace(x.Body); len(b) > 0 {
+			e.Got += fmt.Sprintf(", body %q", clip.Bytes(string(b), 120))
+		} else {
+			e.Got += ", empty body"
+		}
+		if x.Status == http.StatusNotFound {
+			e.Hint = "check the path of --server-url (the MCP endpoint is often /mcp)"
+		}
+	case p.DiscoverErr != nil:
+		e.Got = p.DiscoverErr.Error()
+		if lastErr != nil {
+			e.Got += "; " + lastErr.Error()
+		}
+	default:
+		e.Got = "no JSON-RPC message came back"
+	}
+	if target.Kind() == "stdio" {
+		e.Got = "the process wrote no JSON-RPC message on stdout: " + e.Got
+	}
+	return e
+}
+
+// classifyProbe decides from the server/discover answer whether the server
+// is modern. fatal is set when the server could not be reached at all.
+func classifyProbe(kind string, x *Exchange, err error) (modern bool, reason string, fatal error) {
+	if err != nil {
+		if errors.Is(err, ErrUnreachable) {
+			return false, "", err
+		}
+		var te *TimeoutError
+		if kind == "http" && errors.As(err, &te) {
+			// Over HTTP a probe timeout is an outage, not evidence of a
+			// legacy server.
+			return false, "", fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		return false, "server/discover got no usable answer (" + err.Error() + "); trying the legacy handshake", nil
+	}
+	if x.Response == nil {
+		return false, fmt.Sprintf("server/discover got no JSON-RPC answer (HTTP %d); trying the legacy handshake", x.Status), nil
+	}
+	if x.Response.Error == nil {
+		return true, "server/discover answered with a result", nil
+	}
+	switch code := x.Response.Error.Code; {
+	case code == CodeHeaderMismatch || code == CodeMissingRequiredClientCapability:
+		return true, fmt.Sprintf("server/discover answered with the modern error %d", code), nil
+	case code == CodeUnsupportedProtocolVersion:
+		var data struct {
+			Supported []string `json:"supported"`
+		}
+		_ = json.Unmarshal(x.Response.Error.Data, &data)
+		for _, v := range data.Supported {
+			if v == LatestVersion {
+				return true, "server/discover answered -32022 yet lists " + LatestVersion, nil
+			}
+		}
+		return false, fmt.Sprintf("server/discover answered -32022 and supports %v; trying the legacy handshake", data.Supported), nil
+	case code == CodeMethodNotFound && kind == "http" && x.Status == http.StatusNotFound:
+		return true, "server/discover answered 404 with a JSON-RPC -32601 body (a modern server without server/discover)", nil
+	}
+	return false, fmt.Sprintf("server/discover answered error %d (not a modern error); trying the legacy handshake", x.Response.Error.Code), nil
+}
+
+// connectLegacy performs the 2025-11-25 initialize handshake on a new
+// transport.
+func (c *Client) connectLegacy(ctx context.Context) error {
+	t, err := c.target.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	prevEra, prevT := c.era, c.t
+	c.t, c.era, c.version = t, EraLegacy, LegacyVersion
+	params := map[string]any{
+		"protocolVersion": LegacyVersion,
+		"capabilities":    c.capabilities(),
+		"clientInfo":      c.opts.ClientInfo,
+	}
+	call := c.NewCall("initialize", params)
+	// initialize precedes version negotiation, so no version header.
+	call.Omit = append(call.Omit, HeaderProtocolVersion)
+	x, err := c.Do(ctx, call)
+	c.probe.Initialize = x
+	fail := func(err error) error {
+		t.Close()
+		c.t, c.era = prevT, prevEra
+		c.probe.InitializeErr = err
+		return err
+	}
+	if err != nil {
+		if !namesMethod(err, "initialize") {
+			err = fmt.Errorf("initialize: %w", err)
+		}
+		return fail(err)
+	}
+	if x.Response == nil {
+		return fail(fmt.Errorf("initialize: no JSON-RPC answer (HTTP %d)", x.Status))
+	}
+	if x.Response.Error != nil {
+		return fail(fmt.Errorf("initialize: %w", x.Response.Error))
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(x.Response.Result, &res); err != nil || res.ProtocolVersion == "" {
+		return fail(errors.New("initialize: result has no protocolVersion"))
+	}
+	c.version = res.ProtocolVersion
+	c.initResult = x.Response.Result
+	if h, ok := t.(*HTTP); ok {
+		h.SetSession(x.Header.Get(HeaderSessionID))
+	}
+	note := c.NewCall("notifications/initialized", nil)
+	note.ID = nil
+	if _, err := c.Do(ctx, note); err != nil {
+		return fail(fmt.Errorf("notifications/initialized: %w", err))
+	}
+	if c.probe.Reason == "" {
+		c.probe.Reason = "legacy handshake requested"
+	}
+	return nil
+}
+
+// namesMethod reports whether err, from a request for method, says so
+// already: the transports' timeout and protocol errors carry the method,
+// and their cancellation errors begin with it.
+func namesMethod(err error, method string) bool {
+	if te, ok := errors.AsType[*TimeoutError](err); ok {
+		return te.Method == method
+	}
+	if pe, ok := errors.AsType[*ProtocolError](err); ok {
+		return pe.Method == method
+	}
+	return errors.Is(err, context.Canceled)
+}
+
+// closeLater closes t in the background; Close (or a failing Connect)
+// waits for it, so no process outlives the client.
+func (c *Client) closeLater(t Transport) {
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		t.Close()
+	}()
+}

@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mcp-eval/mcp-eval/internal/clip"
+)
+
+// Bounds on one listing. They are mcp-eval's, not the spec's: the spec
+// puts no limit on a list (server/utilities/pagination.mdx), so reaching one
+// is reported as mcp-eval stopping, not as the server failing.
+const (
+	// MaxListItems bounds the items of one listing over all its pages.
+	MaxListItems = 100_000
+	// MaxListPages bounds the pages (a server may send empty pages).
+	MaxListPages = 10_000
+)
+
+// ListStopError says why a listing stopped before its last page: the server
+// sent a cursor it had sent before (Loop: following it would never end), or
+// the listing reached one of mcp-eval's bounds. The pages before are kept.
+type ListStopError struct {
+	Method string
+	// Loop is set when Cursor was already followed, at page Again.
+	Loop   bool
+	Cursor string
+	Again  int
+	// Pages and Items are what was read before stopping.
+	Pages, Items int
+}
+
+func (e *ListStopError) Error() string {
+	if e.Loop {
+		return fmt.Sprintf("%s: page %d returned nextCursor %q, already followed after page %d: a pagination loop; stopped after %d items",
+			e.Method, e.Pages, clip.Bytes(e.Cursor, 80), e.Again, e.Items)
+	}
+	return fmt.Sprintf("%s: stopped after %d pages and %d items, mcp-eval's bound on one listing (%d items, %d pages); not a fault of the server",
+		e.Method, e.Pages, e.Items, MaxListItems, MaxListPages)
+}
+
+// Page is one page of a paginated list, for checks that judge every page.
+type Page struct {
+	// Cursor is the cursor sent for this page; nil for the first.
+	Cursor *string
+	// Result is the page's result member, raw.
+	Result json.RawMessage
+	// Items are the raw entries of the list member.
+	Items []json.RawMessage
+	// Status and Header are the HTTP status and headers (0 and nil on stdio).
+	Status int
+	Header http.Header
+}
+
+// ListPages calls a paginated list method from the first page until
+// nextCursor is absent (an empty string is a cursor, not the end:
+// server/utilities/pagination.mdx), and returns every page read; on an
+// error the pages before it come with it (see ListStopError).
+func (c *Client) ListPages(ctx context.Context, method, member string) ([]Page, error) {
+	return c.listPages(ctx, method, member, true)
+}
+
+func (c *Client) listPages(ctx context.Context, method, member string, keepResult bool) ([]Page, error) {
+	var pages []Page
+	var cursor *string
+	seen := map[string]int{} // cursor → the page after which it came
+	items := 0
+	for {
+		if len(pages) >= MaxListPages || items >= MaxListItems {
+			return pages, &ListStopError{Method: method, Pages: len(pages), Items: items}
+		}
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = *cursor
+		}
+		call := c.NewCall(method, params)
+		x, err := c.Do(ctx, call)
+		if err != nil {
+			return pages, err
+		}
+		res, err := Result(call, x)
+		if err != nil {
+			return pages, err
+		}
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(res, &members); err != nil {
+			return pages, fmt.Errorf("%s: result is not an object", method)
+		}
+		p := Page{Cursor: cursor, Status: x.Status, Header: x.Header}
+		if keepResult {
+			p.Result = res
+		}
+		if raw, ok := members[member]; ok && string(bytes.TrimSpace(raw)) != "null" {
+			// Items alias the member's bytes rather than copy them.
+			if p.Items, err = splitArray(raw); err != nil {
+				return pages, fmt.Errorf("%s: %s is not an array", method, member)
+			}
+		}
+		items += len(p.Items)
+		pages = append(pages, p)
+		next, ok := members["nextCursor"]
+		if !ok || string(next) == "null" {
+			return pages, nil
+		}
+		var s string
+		if err := json.Unmarshal(next, &s); err != nil {
+			return pages, fmt.Errorf("%s: nextCursor is not a string", method)
+		}
+		if at, dup := seen[s]; dup {
+			return pages, &ListStopError{Method: method, Loop: true, Cursor: s, Again: at, Pages: len(pages), Items: items}
+		}
+		seen[s] = len(pages)
+		cursor = &s
+	}
+}
+
+// ListAll is ListPages reduced to the items of every page, in order.
+func (c *Client) ListAll(ctx context.Context, method, member string) ([]json.RawMessage, error) {
+	pages, err := c.listPages(ctx, method, member, false)
+	var all []json.RawMessage
+	for _, p := range pages {
+		all = append(all, p.Items...)
+	}
+	return all, err
+}
+
+var errNotArray = errors.New("not a JSON array")
+
+// splitArray returns the elements of the JSON array raw as sub-slices of
+// it, without copying: a listing of 100 000 tools is then held once, not
+// once per decoding step. raw must be valid JSON (it comes from a parsed
+// message).
+func splitArray(raw []byte) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !json.Valid(raw) {
+		return nil, errNotArray
+	}
+	var out []json.RawMessage
+	depth, start := 0, -1
+	inString, escaped := false, false
+	for i := 1; i < len(raw)-1; i++ {
+		c := raw[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case ',':
+			if depth == 0 {
+				out = append(out, bytes.TrimSpace(raw[start:i]))
+				start = -1
+				continue
+			}
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, bytes.TrimSpace(raw[start:len(raw)-1]))
+	}
+	return out, nil
+}
