@@ -23,12 +23,14 @@ func TestSplit(t *testing.T) {
 		{in: "  ", wantErr: "empty command"},
 		{in: `node "unterminated`, wantErr: "unterminated double quote"},
 		{in: `node 'unterminated`, wantErr: "unterminated single quote"},
-		{in: "node `x", wantErr: "unterminated backquote"},
 		{in: `node x\`, wantErr: "a backslash ends the command"},
-		{in: "node x; rm y", wantErr: `";" outside quotes is shell syntax`},
-		{in: "node x > log", wantErr: `">" outside quotes is shell syntax`},
-		{in: "ünï x | y", wantErr: `"|" outside quotes is shell syntax`},
-		{in: "node (x)", wantErr: "a parenthesis outside quotes"},
+		// POSIX: inside double quotes a backslash escapes only $ ` " \ and a
+		// newline, so a Windows path keeps its backslashes.
+		{in: `node "C:\srv\index.js" "a\$b" "\\"`, want: []string{"node", `C:\srv\index.js`, "a$b", `\`}},
+		// No shell runs the command: operators and backquotes are
+		// arguments like any other.
+		{in: "node x; rm y", want: []string{"node", "x;", "rm", "y"}},
+		{in: "node `x", want: []string{"node", "`x"}},
 	}
 	for _, tt := range tests {
 		got, err := Split(tt.in)
