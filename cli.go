@@ -9,7 +9,6 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
-	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/action"
 	"github.com/mcp-eval/mcp-eval/internal/config"
@@ -48,7 +47,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitcode.Usage
 	}
 	cmd, rest := args[0], args[1:]
-	env := pipeline.Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Version: toolVersion(), Process: process}
+	env := pipeline.Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Version: toolVersion()}
 	var err error
 	switch cmd {
 	case "version", "--version", "-version":
@@ -130,43 +129,3 @@ func exitCode(cmd string, err error, stderr io.Writer) int {
 	}
 	return code
 }
-
-// process is how the pipeline starts and reaches the server's process:
-// the server start, the command line and the connect error of this package
-// (start.go, split.go, connect.go).
-var process = pipeline.Process{
-	Start: func(ctx context.Context, cmdline, url string, timeout time.Duration, log io.Writer) (func(io.Writer), error) {
-		srv, err := startServer(ctx, cmdline, url, timeout, log)
-		if err != nil {
-			return nil, err
-		}
-		return srv.stopAndReport, nil
-	},
-	Argv: func(cmdline string, getenv func(string) string) ([]string, error) {
-		argv, err := splitCommand(cmdline)
-		if err != nil {
-			return nil, exitcode.Usagef("--server-cmd: %v", err)
-		}
-		return argv, findProgram("--server-cmd", argv, getenv)
-	},
-	ConnectError: connectError,
-	Waiting:      startProgress,
-}
-
-// Config is the run's configuration, as connectError reads it.
-type Config = config.Config
-
-// exitError and configError are the errors of the server start (split.go,
-// connect.go): an exit code chosen there, and a bad --server-start.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-func (e *exitError) ExitCode() int { return e.code }
-
-type configError struct{ msg string }
-
-func (e *configError) Error() string { return e.msg }
-func (e *configError) ExitCode() int { return exitcode.Usage }

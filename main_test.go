@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -271,8 +270,4 @@ func TestGateAndWaivers(t *testing.T) {
 	}
 }
 
-// serverLogCap and newCappedLog are start_test.go's names for the
-// server.log cap, which moved to package pipeline with the rest of the run.
 const serverLogCap = pipeline.ServerLogCap
-
-func newCappedLog(w io.Writer, max int64) *pipeline.CappedLog { return pipeline.NewCappedLog(w, max) }

@@ -169,7 +169,7 @@ func TestEvaluateReturnsMaskedReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pipeline.Evaluate(context.Background(), cfg, pipeline.Env{Getenv: getenv, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Process: process})
+	r, err := pipeline.Evaluate(context.Background(), cfg, pipeline.Env{Getenv: getenv, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,10 @@ package pipeline
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/config"
 	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
-	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -29,22 +27,6 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Version is mcp-eval's, for the report and the MCP clientInfo.
 	Version string
-	// Process starts and reaches the server's process.
-	Process Process
-}
-
-// Process is how a run starts the server's process and reads its command
-// line; package main supplies it (the server start lives there).
-type Process struct {
-	// Start runs --server-start and waits until url answers; stop ends it
-	// and reports what was left behind on its writer.
-	Start func(ctx context.Context, cmdline, url string, timeout time.Duration, log io.Writer) (stop func(io.Writer), err error)
-	// Argv splits --server-cmd and checks that its program exists.
-	Argv func(cmdline string, getenv func(string) string) ([]string, error)
-	// ConnectError turns a failed mcp.Connect into the run's error.
-	ConnectError func(ctx context.Context, cfg *config.Config, err error, red *redact.Redactor) error
-	// Waiting reports on stderr while a stdio server starts.
-	Waiting func(stderr io.Writer) func(time.Duration)
 }
 
 // Run is `mcp-eval run` and `mcp-eval conformance` once the flags are

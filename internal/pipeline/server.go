@@ -47,7 +47,7 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 	s.undo = append(s.undo, closeLog)
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
-		stop, err := env.Process.Start(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
+		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
 		if err != nil {
 			return nil, exitcode.New(exitcode.NoEval, err.Error())
 		}
@@ -57,7 +57,7 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if s.client, err = mcp.Connect(ctx, s.target, p.connectOptions()); err != nil {
-		return nil, env.Process.ConnectError(ctx, cfg, err, p.red)
+		return nil, connectError(ctx, cfg, err, p.red)
 	}
 	s.undo = append(s.undo, func() { s.client.Close() })
 	return s, nil
@@ -83,7 +83,7 @@ func (p *RunPlan) target(log io.Writer) (mcp.Target, error) {
 		}
 		return &mcp.HTTPTarget{URL: cfg.ServerURL, Header: h, MaxBytes: cfg.MaxMessageBytes, Client: mcp.NewHTTPClient(), Observer: obs}, nil
 	}
-	argv, err := p.env.Process.Argv(cfg.ServerCmd, p.env.Getenv)
+	argv, err := serverCommand(cfg.ServerCmd, p.env.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (p *RunPlan) connectOptions() mcp.Options {
 		Version:    p.cfg.ProtocolVersion,
 		// --start-timeout covers a stdio server's first answer too.
 		StartTimeout: p.cfg.StartTimeout,
-		Waiting:      p.env.Process.Waiting(p.env.Stderr),
+		Waiting:      startProgress(p.env.Stderr),
 	}
 	if exp := p.exp; exp != nil {
 		opts.StartRequest = func(ctx context.Context, method, name string) (string, func(error)) {
