@@ -27,6 +27,7 @@ func TestDependencyRules(t *testing.T) {
 		"tasks":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
 		"judge":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
 		"internal/runs":  {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
+		"internal/check": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
 		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 	}
 	// Third-party modules allowed in the pure packages.

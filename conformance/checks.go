@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -65,7 +67,7 @@ func discoverChecks() []*Check {
 				if o != nil {
 					return *o
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "discover/supported-versions", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "supportedVersions is a non-empty string array that includes 2026-07-28",
@@ -76,17 +78,17 @@ func discoverChecks() []*Check {
 				}
 				var vs []string
 				if err := json.Unmarshal(m["supportedVersions"], &vs); err != nil {
-					return fail("supportedVersions is missing or not an array of strings", evidence(x))
+					return check.Fail("supportedVersions is missing or not an array of strings", check.Protocol.Of(x))
 				}
 				if len(vs) == 0 {
-					return fail("supportedVersions is empty", evidence(x))
+					return check.Fail("supportedVersions is empty", check.Protocol.Of(x))
 				}
 				for _, v := range vs {
 					if v == mcp.LatestVersion {
-						return passInfo("supports " + strings.Join(vs, ", "))
+						return check.PassInfo("supports " + strings.Join(vs, ", "))
 					}
 				}
-				return failf(evidence(x), "supportedVersions %v does not include %s, the revision mcp-eval speaks", vs, mcp.LatestVersion)
+				return check.Failf(check.Protocol.Of(x), "supportedVersions %v does not include %s, the revision mcp-eval speaks", vs, mcp.LatestVersion)
 			}},
 		{ID: "discover/capabilities", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "capabilities is an object",
@@ -96,9 +98,9 @@ func discoverChecks() []*Check {
 					return *o
 				}
 				if c := bytes.TrimSpace(m["capabilities"]); len(c) == 0 || c[0] != '{' {
-					return fail("DiscoverResult has no capabilities object (required by the schema)", evidence(x))
+					return check.Fail("DiscoverResult has no capabilities object (required by the schema)", check.Protocol.Of(x))
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "discover/without-client-info", Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("basic/index") + "#_meta",
@@ -109,7 +111,7 @@ func discoverChecks() []*Check {
 					o.Message = "without clientInfo: " + o.Message
 					return *o
 				}
-				return pass()
+				return check.Pass()
 			}},
 	}
 }
@@ -141,10 +143,10 @@ func orderingChecks() []*Check {
 				}
 				na, nb := toolNames(l.tools.tools), toolNames(b)
 				if strings.Join(na, "\x00") != strings.Join(nb, "\x00") {
-					return fail("tools/list order differs between two consecutive calls",
+					return check.Fail("tools/list order differs between two consecutive calls",
 						map[string]any{"first": firstN(na, 50), "second": firstN(nb, 50)})
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "ordering/tools-list-fresh-connection", Level: report.LevelMust, Revision: revBoth,
 			SpecRef: spec("changelog"),
@@ -153,12 +155,12 @@ func orderingChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				fresh, err := e.freshClient(ctx)
 				if err != nil {
-					return errored(fmt.Errorf("open a second connection: %w", err), nil)
+					return check.Errored(fmt.Errorf("open a second connection: %w", err), nil)
 				}
 				// The setup's listing was made on the first connection the
 				// run opened; the client's pool may have opened others since.
 				if e.toolsErr != nil {
-					return errored(fmt.Errorf("tools/list on the first connection: %w", e.toolsErr), nil)
+					return check.Errored(fmt.Errorf("tools/list on the first connection: %w", e.toolsErr), nil)
 				}
 				b, o := e.listTools(ctx, fresh)
 				if o != nil {
@@ -178,7 +180,7 @@ func orderingChecks() []*Check {
 // must not vary per connection).
 func compareSurfaces(first, second []mcp.Tool) Outcome {
 	if sameTools(first, second) {
-		return pass() // byte for byte, the usual case: nothing to decode
+		return check.Pass() // byte for byte, the usual case: nothing to decode
 	}
 	a, b := canonicalTools(first), canonicalTools(second)
 	var onlyFirst, onlyNew, changed []string
@@ -197,7 +199,7 @@ func compareSurfaces(first, second []mcp.Tool) Outcome {
 		}
 	}
 	if len(onlyFirst)+len(onlyNew)+len(changed) == 0 {
-		return pass()
+		return check.Pass()
 	}
 	sort.Strings(onlyFirst)
 	sort.Strings(onlyNew)
@@ -219,7 +221,7 @@ func compareSurfaces(first, second []mcp.Tool) Outcome {
 		ev["newConnection"] = json.RawMessage(b[n])
 		parts = append(parts, "defined differently: "+strings.Join(firstN(changed, 3), ", "))
 	}
-	return fail("tools/list differs between connections (list results must not vary per connection): "+strings.Join(parts, "; "), ev)
+	return check.Fail("tools/list differs between connections (list results must not vary per connection): "+strings.Join(parts, "; "), ev)
 }
 
 // sameTools reports whether two listings are the same tools, byte for
@@ -341,9 +343,9 @@ func (e *Env) pages(ctx context.Context, lm listMethod, visit func(page int, m m
 		return *l.fail
 	}
 	if l.bounded != "" {
-		return passInfo(l.bounded)
+		return check.PassInfo(l.bounded)
 	}
-	return pass()
+	return check.Pass()
 }
 
 // toolsList is the tools/list entry of cacheable.
@@ -362,7 +364,7 @@ func cachingChecks() []*Check {
 				scope := ""
 				return e.pages(ctx, lm, func(page int, m map[string]json.RawMessage, ev map[string]any) *Outcome {
 					if rt := resultTypeOf(m); rt == "input_required" {
-						o := skip(lm.method + " answered input_required, which carries no cache fields")
+						o := check.Skip(lm.method + " answered input_required, which carries no cache fields")
 						return &o
 					}
 					where := lm.method
@@ -371,24 +373,24 @@ func cachingChecks() []*Check {
 					}
 					ttl, ok := m["ttlMs"]
 					if !ok {
-						o := fail(where+": ttlMs is missing", ev)
+						o := check.Fail(where+": ttlMs is missing", ev)
 						return &o
 					}
 					if !isNonNegativeInteger(ttl) {
-						o := failf(ev, "%s: ttlMs is %s, not an integer ≥ 0", where, truncate(string(ttl), 40))
+						o := check.Failf(ev, "%s: ttlMs is %s, not an integer ≥ 0", where, clip.Bytes(string(ttl), 40))
 						return &o
 					}
 					var s string
 					if err := json.Unmarshal(m["cacheScope"], &s); err != nil {
-						o := fail(where+": cacheScope is missing or not a string", ev)
+						o := check.Fail(where+": cacheScope is missing or not a string", ev)
 						return &o
 					}
 					if s != "public" && s != "private" {
-						o := failf(ev, "%s: cacheScope is %q, want \"public\" or \"private\"", where, s)
+						o := check.Failf(ev, "%s: cacheScope is %q, want \"public\" or \"private\"", where, s)
 						return &o
 					}
 					if scope != "" && s != scope {
-						o := failf(ev, "%s: cacheScope %q differs from the first page's %q (all pages of a list must use one scope)", where, s, scope)
+						o := check.Failf(ev, "%s: cacheScope %q differs from the first page's %q (all pages of a list must use one scope)", where, s, scope)
 						return &o
 					}
 					scope = s
@@ -454,10 +456,10 @@ func resultTypeChecks() []*Check {
 				if o != nil {
 					return *o
 				}
-				if o := e.judgeResultType("prompts/get", m, evidence(x), true); o != nil {
+				if o := e.judgeResultType("prompts/get", m, check.Protocol.Of(x), true); o != nil {
 					return *o
 				}
-				return pass()
+				return check.Pass()
 			}},
 		&Check{ID: "result-type/tools-call", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "tools/call results carry a valid resultType (safe tools only)",
@@ -473,14 +475,14 @@ func resultTypeChecks() []*Check {
 				m, o := resultMembers(call, x, err)
 				if o != nil {
 					if x != nil && x.RPCError() != nil && x.RPCError().Code == mcp.CodeMissingRequiredClientCapability {
-						return skip(t.Name + " needs a client capability; see errors/missing-client-capability")
+						return check.Skip(t.Name + " needs a client capability; see errors/missing-client-capability")
 					}
 					return *o
 				}
-				if o := e.judgeResultType("tools/call", m, evidence(x), true); o != nil {
+				if o := e.judgeResultType("tools/call", m, check.Protocol.Of(x), true); o != nil {
 					return *o
 				}
-				return pass()
+				return check.Pass()
 			}},
 	)
 	return out
@@ -493,12 +495,12 @@ func resultTypeChecks() []*Check {
 func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, ev map[string]any, mrtrAllowed bool) *Outcome {
 	raw, ok := m["resultType"]
 	if !ok {
-		o := fail(method+": resultType is missing (the 2026-07-28 schema requires it on every result)", ev)
+		o := check.Fail(method+": resultType is missing (the 2026-07-28 schema requires it on every result)", ev)
 		return &o
 	}
 	var rt string
 	if json.Unmarshal(raw, &rt) != nil {
-		o := failf(ev, "%s: resultType %s is not a string", method, truncate(string(raw), 40))
+		o := check.Failf(ev, "%s: resultType %s is not a string", method, clip.Bytes(string(raw), 40))
 		return &o
 	}
 	switch {
@@ -507,12 +509,12 @@ func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, ev ma
 	case rt == "input_required" && mrtrAllowed:
 		return nil
 	case rt == "input_required":
-		o := failf(ev, "%s answered input_required, which is allowed only on tools/call, resources/read and prompts/get", method)
+		o := check.Failf(ev, "%s answered input_required, which is allowed only on tools/call, resources/read and prompts/get", method)
 		return &o
 	case rt == "task" && e.declaresExtension("io.modelcontextprotocol/tasks"):
 		return nil
 	}
-	o := failf(ev, "%s: resultType %q is not a core value nor one of an advertised extension (clients treat it as invalid)", method, rt)
+	o := check.Failf(ev, "%s: resultType %q is not a core value nor one of an advertised extension (clients treat it as invalid)", method, rt)
 	return &o
 }
 
@@ -600,7 +602,7 @@ func resourceChecks() []*Check {
 					}
 				}
 				if len(p) == 0 {
-					return passInfo(fmt.Sprintf("%d templates", len(l.items)))
+					return check.PassInfo(fmt.Sprintf("%d templates", len(l.items)))
 				}
 				return p.outcome("resource templates without their required members")
 			}},
@@ -671,22 +673,22 @@ func completionChecks() []*Check {
 					HasMore json.RawMessage `json:"hasMore"`
 				}
 				if json.Unmarshal(m["completion"], &comp) != nil {
-					return fail("the result has no completion object", evidence(x))
+					return check.Fail("the result has no completion object", check.Protocol.Of(x))
 				}
 				var values []string
 				if json.Unmarshal(comp.Values, &values) != nil || values == nil {
-					return failf(evidence(x), "completion.values is %s, not an array of strings", orAbsent(comp.Values))
+					return check.Failf(check.Protocol.Of(x), "completion.values is %s, not an array of strings", orAbsent(comp.Values))
 				}
 				if len(values) > 100 {
-					return failf(evidence(x), "completion.values has %d entries; at most 100 are allowed", len(values))
+					return check.Failf(check.Protocol.Of(x), "completion.values has %d entries; at most 100 are allowed", len(values))
 				}
 				if len(comp.Total) > 0 && !isNonNegativeInteger(comp.Total) {
-					return failf(evidence(x), "completion.total is %s, not an integer ≥ 0", truncate(string(comp.Total), 40))
+					return check.Failf(check.Protocol.Of(x), "completion.total is %s, not an integer ≥ 0", clip.Bytes(string(comp.Total), 40))
 				}
 				if len(comp.HasMore) > 0 && !jsonIs(comp.HasMore, true) && !jsonIs(comp.HasMore, false) {
-					return failf(evidence(x), "completion.hasMore is %s, not a boolean", truncate(string(comp.HasMore), 40))
+					return check.Failf(check.Protocol.Of(x), "completion.hasMore is %s, not a boolean", clip.Bytes(string(comp.HasMore), 40))
 				}
-				return passInfo(fmt.Sprintf("%d values for %s %v", len(values), arg, ref["name"]))
+				return check.PassInfo(fmt.Sprintf("%d values for %s %v", len(values), arg, ref["name"]))
 			}},
 	}
 }
@@ -732,7 +734,7 @@ func paginationChecks() []*Check {
 					}
 					pages += len(l.pages)
 				}
-				return passInfo(fmt.Sprintf("%d pages in all", pages))
+				return check.PassInfo(fmt.Sprintf("%d pages in all", pages))
 			}},
 		{ID: "pagination/invalid-cursor", Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
 			Title: "a cursor the server never issued → -32602 on every declared list",
@@ -745,7 +747,7 @@ func paginationChecks() []*Check {
 						return o
 					}
 				}
-				return pass()
+				return check.Pass()
 			}},
 	}
 }
@@ -756,27 +758,27 @@ func paginationChecks() []*Check {
 // and, on HTTP, the status wantStatus.
 func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, want int) Outcome {
 	if err != nil {
-		return errored(err, evidence(x))
+		return check.Errored(err, check.Protocol.Of(x))
 	}
 	if x.Response == nil {
 		if x.Status != 0 {
 			if wantStatus == 0 {
-				return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body (%s), want error %d", what, x.Status, bodyExcerpt(x), want)
+				return check.Failf(check.Protocol.Of(x), "%s: HTTP %d with no JSON-RPC error body (%s), want error %d", what, x.Status, bodyExcerpt(x), want)
 			}
-			return failf(evidence(x), "%s: HTTP %d with no JSON-RPC error body (%s), want HTTP %d with error %d", what, x.Status, bodyExcerpt(x), wantStatus, want)
+			return check.Failf(check.Protocol.Of(x), "%s: HTTP %d with no JSON-RPC error body (%s), want HTTP %d with error %d", what, x.Status, bodyExcerpt(x), wantStatus, want)
 		}
-		return failf(evidence(x), "%s: no JSON-RPC answer, want error %d", what, want)
+		return check.Failf(check.Protocol.Of(x), "%s: no JSON-RPC answer, want error %d", what, want)
 	}
 	if x.Response.Error == nil {
-		return failf(evidence(x), "%s: the server accepted the request (answered with a result), want error %d", what, want)
+		return check.Failf(check.Protocol.Of(x), "%s: the server accepted the request (answered with a result), want error %d", what, want)
 	}
 	if got := x.Response.Error.Code; got != want {
-		return failf(evidence(x), "%s: error %d%s, want %d", what, got, codeHint(got), want)
+		return check.Failf(check.Protocol.Of(x), "%s: error %d%s, want %d", what, got, codeHint(got), want)
 	}
 	if x.Status != 0 && wantStatus != 0 && x.Status != wantStatus {
-		return failf(evidence(x), "%s: error %d with HTTP %d, want HTTP %d", what, want, x.Status, wantStatus)
+		return check.Failf(check.Protocol.Of(x), "%s: error %d with HTTP %d, want HTTP %d", what, want, x.Status, wantStatus)
 	}
-	return pass()
+	return check.Pass()
 }
 
 // cameBack says what came back instead of a JSON-RPC message: on HTTP the
@@ -789,7 +791,7 @@ func cameBack(x *mcp.Exchange) string {
 	case x.Status != 0:
 		return fmt.Sprintf("HTTP %d, %s", x.Status, bodyExcerpt(x))
 	case len(x.Invalid) > 0:
-		return "stdout had no answer but: " + truncate(strings.Join(x.Invalid, "; "), 200)
+		return "stdout had no answer but: " + clip.Bytes(strings.Join(x.Invalid, "; "), 200)
 	}
 	return "no answer on stdout"
 }
@@ -808,7 +810,7 @@ func bodyExcerpt(x *mcp.Exchange) string {
 	if b == "" {
 		return ct + ", empty body"
 	}
-	return fmt.Sprintf("%s: %q", ct, truncate(b, 120))
+	return fmt.Sprintf("%s: %q", ct, clip.Bytes(b, 120))
 }
 
 // codeHint explains codes that come from drafts or older revisions.
@@ -840,7 +842,7 @@ func (e *Env) legacyAmbiguous(x *mcp.Exchange, o Outcome) Outcome {
 		return o
 	}
 	if rerr := x.RPCError(); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
-		return passInfo("served as a legacy request (-32601): without a protocol version a dual-era stdio server cannot tell the era")
+		return check.PassInfo("served as a legacy request (-32601): without a protocol version a dual-era stdio server cannot tell the era")
 	}
 	return o
 }
@@ -890,27 +892,27 @@ func errorChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				_, x, err := e.send(ctx, "server/discover", nil, unsupportedVersion)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				rerr := x.RPCError()
 				if rerr == nil || rerr.Code != mcp.CodeUnsupportedProtocolVersion {
-					return skip("the server did not answer -32022 (see errors/unsupported-version)")
+					return check.Skip("the server did not answer -32022 (see errors/unsupported-version)")
 				}
 				var data struct {
 					Supported *[]string `json:"supported"`
 					Requested *string   `json:"requested"`
 				}
 				if len(rerr.Data) == 0 || json.Unmarshal(rerr.Data, &data) != nil {
-					return fail("the -32022 error has no data object with supported and requested", evidence(x))
+					return check.Fail("the -32022 error has no data object with supported and requested", check.Protocol.Of(x))
 				}
 				if data.Supported == nil {
-					return fail("data.supported is missing or not an array of strings", evidence(x))
+					return check.Fail("data.supported is missing or not an array of strings", check.Protocol.Of(x))
 				}
 				if len(*data.Supported) == 0 {
-					return fail("data.supported is empty", evidence(x))
+					return check.Fail("data.supported is empty", check.Protocol.Of(x))
 				}
 				if data.Requested == nil || *data.Requested != probeVersion {
-					return failf(evidence(x), "data.requested should echo %q", probeVersion)
+					return check.Failf(check.Protocol.Of(x), "data.requested should echo %q", probeVersion)
 				}
 				if e.discover != nil {
 					known := map[string]bool{}
@@ -919,11 +921,11 @@ func errorChecks() []*Check {
 					}
 					for _, v := range *data.Supported {
 						if !known[v] {
-							return failf(evidence(x), "data.supported lists %q, which server/discover's supportedVersions %v does not", v, e.discover.SupportedVersions)
+							return check.Failf(check.Protocol.Of(x), "data.supported lists %q, which server/discover's supportedVersions %v does not", v, e.discover.SupportedVersions)
 						}
 					}
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "errors/missing-meta", Level: report.LevelMust, Revision: revModern, SpecRef: meta,
 			Title: "a request without params._meta → -32602 (HTTP 400)",
@@ -959,9 +961,9 @@ func errorChecks() []*Check {
 					}
 					_ = json.Unmarshal(x.Response.Result, &res)
 					if len(res.Contents) == 0 {
-						return fail("resources/read of an unknown URI returned empty contents (servers MUST NOT; answer -32602)", evidence(x))
+						return check.Fail("resources/read of an unknown URI returned empty contents (servers MUST NOT; answer -32602)", check.Protocol.Of(x))
 					}
-					return fail("resources/read of an unknown URI returned contents, want -32602", evidence(x))
+					return check.Fail("resources/read of an unknown URI returned contents, want -32602", check.Protocol.Of(x))
 				}
 				return e.expectError(x, err, "unknown resource", 0, mcp.CodeInvalidParams)
 			}},
@@ -978,11 +980,11 @@ func errorChecks() []*Check {
 				p := e.capabilityTools[0]
 				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": p.Tool.Name, "arguments": p.Args}, nil)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Response != nil && x.Response.Error == nil {
 					if bad := undeclaredInputs(x.Response.Result, map[string]bool{}); bad != "" {
-						return failf(evidence(x), "%s asked for %s although the request declared no client capabilities; want -32021", p.Tool.Name, bad)
+						return check.Failf(check.Protocol.Of(x), "%s asked for %s although the request declared no client capabilities; want -32021", p.Tool.Name, bad)
 					}
 				}
 				o := e.expectError(x, err, p.Tool.Name+" without client capabilities", e.httpStatus(http.StatusBadRequest), mcp.CodeMissingRequiredClientCapability)
@@ -993,9 +995,9 @@ func errorChecks() []*Check {
 					Required json.RawMessage `json:"requiredCapabilities"`
 				}
 				if json.Unmarshal(x.Response.Error.Data, &data) != nil || len(objectMembers(data.Required)) == 0 {
-					return fail("-32021 without data.requiredCapabilities (a ClientCapabilities object naming what is needed)", evidence(x))
+					return check.Fail("-32021 without data.requiredCapabilities (a ClientCapabilities object naming what is needed)", check.Protocol.Of(x))
 				}
-				return pass()
+				return check.Pass()
 			}},
 		removed("initialize", "initialize", map[string]any{
 			"protocolVersion": mcp.LegacyVersion, "capabilities": map[string]any{},
@@ -1161,19 +1163,19 @@ func headerChecks() []*Check {
 				name := probeTool + "-ünïcödé"
 				_, x, err := e.send(ctx, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, nil)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if rerr := x.RPCError(); rerr != nil && rerr.Code == mcp.CodeHeaderMismatch {
-					return fail("the server rejected a base64-encoded Mcp-Name that matches the body after decoding (servers MUST decode before comparing)", evidence(x))
+					return check.Fail("the server rejected a base64-encoded Mcp-Name that matches the body after decoding (servers MUST decode before comparing)", check.Protocol.Of(x))
 				}
 				if x.Response == nil {
-					return failf(evidence(x), "no JSON-RPC answer (%s)", cameBack(x))
+					return check.Failf(check.Protocol.Of(x), "no JSON-RPC answer (%s)", cameBack(x))
 				}
 				info := "answered with a result"
 				if rerr := x.RPCError(); rerr != nil {
 					info = fmt.Sprintf("answered error %d (HTTP %d)", rerr.Code, x.Status)
 				}
-				return passInfo(info)
+				return check.PassInfo(info)
 			}},
 		paramCheck("headers/param-missing", "a missing Mcp-Param-* header while its argument is in the body → HTTP 400, -32020 (safe tools only)",
 			func(header, _ string) (string, func(*mcp.Call)) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -27,12 +29,12 @@ func httpChecks() []*Check {
 				call.Header = http.Header{}
 				x, err := e.modern.Do(ctx, call)
 				if err != nil && x == nil {
-					return errored(err, nil)
+					return check.Errored(err, nil)
 				}
 				if x.Status != http.StatusMethodNotAllowed {
-					return failf(evidence(x), "%s answered %s, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, cameBack(x))
+					return check.Failf(check.Protocol.Of(x), "%s answered %s, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, cameBack(x))
 				}
-				return pass()
+				return check.Pass()
 			}}
 	}
 	return []*Check{
@@ -44,26 +46,26 @@ func httpChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				_, x, err := e.send(ctx, "server/discover", nil, nil)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
-					return fail("the server minted an Mcp-Session-Id; 2026-07-28 has no sessions", evidence(x))
+					return check.Fail("the server minted an Mcp-Session-Id; 2026-07-28 has no sessions", check.Protocol.Of(x))
 				}
 				_, x, err = e.send(ctx, "server/discover", nil, func(c *mcp.Call) { c.Header.Set(mcp.HeaderSessionID, "mcp-eval-probe-session") })
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Response == nil || x.Response.Error != nil || x.Status != http.StatusOK {
 					got := cameBack(x)
 					if rerr := x.RPCError(); rerr != nil {
-						got = fmt.Sprintf("HTTP %d, error %d: %s", x.Status, rerr.Code, truncate(rerr.Message, 120))
+						got = fmt.Sprintf("HTTP %d, error %d: %s", x.Status, rerr.Code, clip.Bytes(rerr.Message, 120))
 					}
-					return failf(evidence(x), "a request carrying an unknown Mcp-Session-Id was refused (%s); servers should ignore the header", got)
+					return check.Failf(check.Protocol.Of(x), "a request carrying an unknown Mcp-Session-Id was refused (%s); servers should ignore the header", got)
 				}
 				if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
-					return fail("the server echoed an Mcp-Session-Id", evidence(x))
+					return check.Fail("the server echoed an Mcp-Session-Id", check.Protocol.Of(x))
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "http/origin-rejected", Level: report.LevelMust, Revision: revBoth, Transport: "http",
 			SpecRef: transport + "#security-warning",
@@ -79,12 +81,12 @@ func httpChecks() []*Check {
 				call.Header.Set("Origin", "http://mcp-eval-probe.invalid")
 				x, err := e.client.Do(ctx, call)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Status != http.StatusForbidden {
-					return failf(evidence(x), "a request from Origin http://mcp-eval-probe.invalid got HTTP %d, want 403 (servers MUST validate Origin against DNS rebinding)", x.Status)
+					return check.Failf(check.Protocol.Of(x), "a request from Origin http://mcp-eval-probe.invalid got HTTP %d, want 403 (servers MUST validate Origin against DNS rebinding)", x.Status)
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "http/host-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
 			SpecRef: spec("basic/security_best_practices") + "#local-mcp-server-compromise",
@@ -102,12 +104,12 @@ func httpChecks() []*Check {
 				call.Header.Set("Host", "mcp-eval-probe.invalid")
 				x, err := e.client.Do(ctx, call)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Status < 400 || x.Status >= 500 {
-					return failf(evidence(x), "a request with Host: mcp-eval-probe.invalid got %s, want 403 (a loopback server should refuse names other than localhost and loopback addresses, or a DNS-rebinding page can call it)", cameBack(x))
+					return check.Failf(check.Protocol.Of(x), "a request with Host: mcp-eval-probe.invalid got %s, want 403 (a loopback server should refuse names other than localhost and loopback addresses, or a DNS-rebinding page can call it)", cameBack(x))
 				}
-				return passInfo(fmt.Sprintf("HTTP %d", x.Status))
+				return check.PassInfo(fmt.Sprintf("HTTP %d", x.Status))
 			}},
 		{ID: "http/content-type", Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
 			Title: "answers are application/json or text/event-stream",
@@ -115,12 +117,12 @@ func httpChecks() []*Check {
 				call := e.client.NewCall("tools/list", nil)
 				x, err := e.client.Do(ctx, call)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.ContentType != "application/json" && x.ContentType != "text/event-stream" {
-					return failf(evidence(x), "Content-Type %q; a request's answer must be application/json or text/event-stream", x.Header.Get("Content-Type"))
+					return check.Failf(check.Protocol.Of(x), "Content-Type %q; a request's answer must be application/json or text/event-stream", x.Header.Get("Content-Type"))
 				}
-				return passInfo("answers as " + x.ContentType)
+				return check.PassInfo("answers as " + x.ContentType)
 			}},
 	}
 }
@@ -150,15 +152,15 @@ func jsonrpcChecks() []*Check {
 				call := e.client.NewCall("tools/list", nil)
 				x, err := e.client.Do(ctx, call)
 				if err != nil {
-					return errored(err, evidence(x))
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Response == nil {
-					return failf(evidence(x), "no JSON-RPC response (%s)", cameBack(x))
+					return check.Failf(check.Protocol.Of(x), "no JSON-RPC response (%s)", cameBack(x))
 				}
 				if !jsonIs(x.Response.JSONRPC, "2.0") {
-					return failf(evidence(x), `the response's jsonrpc member is %s, want "2.0"`, orAbsent(x.Response.JSONRPC))
+					return check.Failf(check.Protocol.Of(x), `the response's jsonrpc member is %s, want "2.0"`, orAbsent(x.Response.JSONRPC))
 				}
-				return pass()
+				return check.Pass()
 			}},
 		{ID: "jsonrpc/batch-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
 			SpecRef: spec("basic/transports/streamable-http") + "#sending-messages-to-the-server",
@@ -185,27 +187,27 @@ func jsonrpcChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				st, ok := e.client.Transport().(*mcp.Stdio)
 				if !ok {
-					return skip("not a stdio transport")
+					return check.Skip("not a stdio transport")
 				}
 				before := len(st.Orphans())
 				note := e.client.NewCall("notifications/cancelled", map[string]any{"requestId": "mcp-eval-no-such-request", "reason": "probe"})
 				note.ID = nil
 				if _, err := e.client.Do(ctx, note); err != nil {
-					return errored(err, nil)
+					return check.Errored(err, nil)
 				}
 				// A request after the notification; a server answers lines in
 				// order, so an answer to the notification would come first.
 				call := e.client.NewCall("tools/list", nil)
 				if _, err := e.client.Do(ctx, call); err != nil {
-					return errored(err, nil)
+					return check.Errored(err, nil)
 				}
 				time.Sleep(50 * time.Millisecond)
 				for _, m := range st.Orphans()[before:] {
 					if m.ID == nil || string(m.ID) == "null" || idIs(m.ID, "mcp-eval-no-such-request") {
-						return fail("the server answered a notification (receivers MUST NOT)", map[string]any{"answer": json.RawMessage(m.Raw)})
+						return check.Fail("the server answered a notification (receivers MUST NOT)", map[string]any{"answer": json.RawMessage(m.Raw)})
 					}
 				}
-				return pass()
+				return check.Pass()
 			}},
 	}
 }
@@ -219,7 +221,7 @@ func orAbsent(b []byte) string {
 	if b == nil {
 		return "absent"
 	}
-	return truncate(string(b), 40)
+	return clip.Bytes(string(b), 40)
 }
 
 // echo sends method with the given id and checks the answer's id is the
@@ -230,20 +232,20 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 	x, orphans, err := e.do(ctx, e.client, call)
 	if len(orphans) > 0 {
 		want, _ := json.Marshal(id)
-		return failf(map[string]any{"orphanIDs": orphans}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(orphans, ", "))
+		return check.Failf(map[string]any{"orphanIDs": orphans}, "no answer carried id %s; the server wrote answers with ids that match no request: %s", want, strings.Join(orphans, ", "))
 	}
 	if err != nil {
-		return errored(err, evidence(x))
+		return check.Errored(err, check.Protocol.Of(x))
 	}
 	if x.Response == nil {
-		return failf(evidence(x), "no JSON-RPC response (%s)", cameBack(x))
+		return check.Failf(check.Protocol.Of(x), "no JSON-RPC response (%s)", cameBack(x))
 	}
 	want, _ := json.Marshal(id)
 	// Compared as JSON values: an escaping encoder writes "ü" as "\u00fc".
 	if !sameJSON(x.Response.ID, want) {
-		return failf(evidence(x), "the answer's id is %s, want %s (ids must be echoed with their type)", orAbsent(x.Response.ID), want)
+		return check.Failf(check.Protocol.Of(x), "the answer's id is %s, want %s (ids must be echoed with their type)", orAbsent(x.Response.ID), want)
 	}
-	return pass()
+	return check.Pass()
 }
 
 // badBody posts a body the spec says a client must not send. The spec sets
@@ -253,7 +255,7 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome {
 	x, err := e.client.Do(ctx, call)
 	if err != nil {
-		return errored(err, evidence(x))
+		return check.Errored(err, check.Protocol.Of(x))
 	}
 	info := fmt.Sprintf("HTTP %d", x.Status)
 	if rerr := x.RPCError(); rerr != nil {
@@ -263,10 +265,10 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 	}
 	switch {
 	case x.Status >= 500:
-		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(x),
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: check.Protocol.Of(x),
 			Message: fmt.Sprintf("%s got HTTP %d: a server fault where a client error (4xx) is due", what, x.Status)}
 	case x.Status < 400:
-		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(x),
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: check.Protocol.Of(x),
 			Message: fmt.Sprintf("%s got HTTP %d; a POST body must be a single JSON-RPC message, so a 4xx is due", what, x.Status)}
 	}
 	// Is the server still there? One request (the first page of tools/list
@@ -275,16 +277,16 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 	fx, err := e.client.Do(ctx, follow)
 	switch {
 	case err != nil:
-		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(fx),
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: check.Protocol.Of(fx),
 			Message: fmt.Sprintf("after %s the next request got no answer: %v", what, err)}
 	case fx.Response == nil:
-		return Outcome{Status: report.StatusFail, Info: info, Evidence: evidence(fx),
+		return Outcome{Status: report.StatusFail, Info: info, Evidence: check.Protocol.Of(fx),
 			Message: fmt.Sprintf("after %s the next request (tools/list) got HTTP %d with no JSON-RPC message (%s)", what, fx.Status, bodyExcerpt(fx))}
 	}
 	if rerr := fx.Response.Error; rerr != nil {
 		info += fmt.Sprintf("; the next tools/list got error %d (the server still answers)", rerr.Code)
 	}
-	return passInfo(info)
+	return check.PassInfo(info)
 }
 
 func eraChecks() []*Check {
@@ -296,20 +298,20 @@ func eraChecks() []*Check {
 				p := e.client.Probe()
 				switch e.era() {
 				case mcp.EraModern:
-					return passInfo(p.Reason)
+					return check.PassInfo(p.Reason)
 				case mcp.EraLegacy:
 					msg := fmt.Sprintf("the server speaks only the initialize-based %s revision (%s); see the migration list", e.client.Version(), p.Reason)
-					ev := evidence(p.Discover)
+					ev := check.Protocol.Of(p.Discover)
 					if e.legacyWhy != "" {
 						// The probe had taken it for modern; the
 						// DiscoverResult itself says otherwise.
 						msg = "this endpoint does not serve 2026-07-28: " + e.legacyWhy + ", so it is a legacy endpoint for this revision; see the migration list"
-						ev = evidence(e.modern.Probe().Discover)
+						ev = check.Protocol.Of(e.modern.Probe().Discover)
 					}
 					if h := e.legacyHint(); h != "" {
 						msg += ". " + h
 					}
-					return fail(msg, withNote(ev, "migration", migration(e)))
+					return check.Fail(msg, check.With(ev, "migration", migration(e)))
 				}
 				msg := "the server answered neither server/discover nor initialize"
 				if p.Reason != "" {
@@ -318,16 +320,16 @@ func eraChecks() []*Check {
 				if p.InitializeErr != nil {
 					msg += "; initialize: " + p.InitializeErr.Error()
 				}
-				return fail(msg, evidence(p.Discover))
+				return check.Fail(msg, check.Protocol.Of(p.Discover))
 			}},
 		{ID: "era/legacy-handshake", Level: report.LevelMust, Revision: revLegacy, SpecRef: "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle",
 			Title: "initialize at 2025-11-25 succeeds",
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				if e.era() != mcp.EraLegacy {
-					return fail("the initialize handshake did not succeed", evidence(e.client.Probe().Initialize))
+					return check.Fail("the initialize handshake did not succeed", check.Protocol.Of(e.client.Probe().Initialize))
 				}
-				return passInfo("negotiated " + e.client.Version())
+				return check.PassInfo("negotiated " + e.client.Version())
 			}},
 	}
 }
@@ -349,12 +351,12 @@ func metaChecks() []*Check {
 				}
 				raw, ok := meta[mcp.MetaServerInfo]
 				if !ok {
-					return fail("the server/discover result has no _meta serverInfo (servers SHOULD include it in every result)", evidence(x))
+					return check.Fail("the server/discover result has no _meta serverInfo (servers SHOULD include it in every result)", check.Protocol.Of(x))
 				}
 				if json.Unmarshal(raw, &info) != nil || info.Name == nil || info.Version == nil {
-					return fail("serverInfo lacks name or version (an Implementation requires both)", evidence(x))
+					return check.Fail("serverInfo lacks name or version (an Implementation requires both)", check.Protocol.Of(x))
 				}
-				return pass()
+				return check.Pass()
 			}},
 	}
 }
@@ -377,16 +379,16 @@ func mrtrChecks() []*Check {
 				}
 				seen := e.seenServerRequests()
 				if len(seen) == 0 {
-					return passInfo(fmt.Sprintf("watched every answer of the run so far, %d safe tools called", len(tools)))
+					return check.PassInfo(fmt.Sprintf("watched every answer of the run so far, %d safe tools called", len(tools)))
 				}
 				first := seen[0]
 				where := "during " + first.During
 				if first.During == "stdio" {
 					where = "on stdout"
 				}
-				return failf(map[string]any{"requests": seen},
+				return check.Failf(map[string]any{"requests": seen},
 					"the server sent a %s request %s; 2026-07-28 removed server-to-client requests (a server asks for input with an input_required result instead): %s",
-					first.Method, where, truncate(string(first.Raw), 200))
+					first.Method, where, clip.Bytes(string(first.Raw), 200))
 			}},
 		{ID: "mrtr/retry", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "retrying an input_required tool call with inputResponses (and requestState echoed) gets a result, not an error (safe tools only)",
@@ -419,7 +421,7 @@ func mrtrChecks() []*Check {
 					return *o
 				}
 				if resultTypeOf(m) != "input_required" {
-					return skip(p.Tool.Name + " no longer answers input_required")
+					return check.Skip(p.Tool.Name + " no longer answers input_required")
 				}
 				return judgeInputRequired(m, x)
 			}},
@@ -454,19 +456,19 @@ func (e *Env) mrtrRoundTrip(ctx context.Context, tamper bool) (Outcome, *mcp.Exc
 		return *o, x, err
 	}
 	if resultTypeOf(m) != "input_required" {
-		return skip(p.Tool.Name + " no longer answers input_required"), x, nil
+		return check.Skip(p.Tool.Name + " no longer answers input_required"), x, nil
 	}
 	for round := 1; round <= maxRounds; round++ {
 		var state *string
 		if raw, ok := m["requestState"]; ok {
 			var s string
 			if json.Unmarshal(raw, &s) != nil {
-				return fail("requestState is not a string (see mrtr/shape)", evidence(x)), x, nil
+				return check.Fail("requestState is not a string (see mrtr/shape)", check.Protocol.Of(x)), x, nil
 			}
 			state = &s
 		}
 		if tamper && state == nil {
-			return skip(p.Tool.Name + " sent no requestState, so there is none to alter"), x, nil
+			return check.Skip(p.Tool.Name + " sent no requestState, so there is none to alter"), x, nil
 		}
 		retry := map[string]any{"name": p.Tool.Name, "arguments": p.Args, "inputResponses": inputResponses(m["inputRequests"])}
 		if state != nil {
@@ -478,33 +480,33 @@ func (e *Env) mrtrRoundTrip(ctx context.Context, tamper bool) (Outcome, *mcp.Exc
 		}
 		call, x, err = e.send(ctx, "tools/call", retry, caps)
 		if err != nil {
-			return errored(err, evidence(x)), x, err
+			return check.Errored(err, check.Protocol.Of(x)), x, err
 		}
 		if x.Response == nil {
-			return failf(evidence(x), "the retry got no JSON-RPC answer (%s)", cameBack(x)), x, nil
+			return check.Failf(check.Protocol.Of(x), "the retry got no JSON-RPC answer (%s)", cameBack(x)), x, nil
 		}
 		if rerr := x.Response.Error; rerr != nil {
 			if tamper {
-				return passInfo(fmt.Sprintf("the altered requestState was refused with error %d", rerr.Code)), x, nil
+				return check.PassInfo(fmt.Sprintf("the altered requestState was refused with error %d", rerr.Code)), x, nil
 			}
-			return failf(evidence(x), "the retry of %s with inputResponses%s got error %d: %s; a server answers a retry with a result (or asks again with input_required)",
-				p.Tool.Name, map[bool]string{true: " and requestState echoed", false: ""}[state != nil], rerr.Code, truncate(rerr.Message, 120)), x, nil
+			return check.Failf(check.Protocol.Of(x), "the retry of %s with inputResponses%s got error %d: %s; a server answers a retry with a result (or asks again with input_required)",
+				p.Tool.Name, map[bool]string{true: " and requestState echoed", false: ""}[state != nil], rerr.Code, clip.Bytes(rerr.Message, 120)), x, nil
 		}
 		if json.Unmarshal(x.Response.Result, &m) != nil || m == nil {
-			return fail("the retry's result is not a JSON object", evidence(x)), x, nil
+			return check.Fail("the retry's result is not a JSON object", check.Protocol.Of(x)), x, nil
 		}
 		switch rt := resultTypeOf(m); {
 		case rt == "input_required" && tamper:
-			return passInfo("the altered requestState was answered with a new input_required"), x, nil
+			return check.PassInfo("the altered requestState was answered with a new input_required"), x, nil
 		case rt == "input_required":
 			continue // another round
 		case tamper:
-			return failf(evidence(x), "a retry whose requestState was altered completed (resultType %q): servers must treat requestState as attacker-controlled and reject state that fails verification when it influences what the tool does", rt), x, nil
+			return check.Failf(check.Protocol.Of(x), "a retry whose requestState was altered completed (resultType %q): servers must treat requestState as attacker-controlled and reject state that fails verification when it influences what the tool does", rt), x, nil
 		default:
-			return passInfo(fmt.Sprintf("completed after %d round(s)", round)), x, nil
+			return check.PassInfo(fmt.Sprintf("completed after %d round(s)", round)), x, nil
 		}
 	}
-	return passInfo(fmt.Sprintf("still input_required after %d rounds", maxRounds)), x, nil
+	return check.PassInfo(fmt.Sprintf("still input_required after %d rounds", maxRounds)), x, nil
 }
 
 // inputResponses answers every input request of an input_required result.
@@ -565,39 +567,39 @@ func judgeInputRequired(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 	reqs, hasReqs := m["inputRequests"]
 	state, hasState := m["requestState"]
 	if !hasReqs && !hasState {
-		return fail("input_required without inputRequests or requestState (it MUST carry at least one)", evidence(x))
+		return check.Fail("input_required without inputRequests or requestState (it MUST carry at least one)", check.Protocol.Of(x))
 	}
 	if hasState {
 		var s string
 		if json.Unmarshal(state, &s) != nil {
-			return fail("requestState is not a string", evidence(x))
+			return check.Fail("requestState is not a string", check.Protocol.Of(x))
 		}
 	}
 	if hasReqs {
 		var rs map[string]map[string]json.RawMessage
 		if json.Unmarshal(reqs, &rs) != nil {
-			return fail("inputRequests is not a map of request objects", evidence(x))
+			return check.Fail("inputRequests is not a map of request objects", check.Protocol.Of(x))
 		}
 		for k, r := range rs {
 			var method string
 			_ = json.Unmarshal(r["method"], &method)
 			if _, ok := inputCapability[method]; !ok {
-				return failf(evidence(x), "inputRequests[%q] has method %q; want elicitation/create, sampling/createMessage or roots/list", k, method)
+				return check.Failf(check.Protocol.Of(x), "inputRequests[%q] has method %q; want elicitation/create, sampling/createMessage or roots/list", k, method)
 			}
 			if _, ok := r["jsonrpc"]; ok {
-				return failf(evidence(x), "inputRequests[%q] carries jsonrpc; embedded requests have neither jsonrpc nor id", k)
+				return check.Failf(check.Protocol.Of(x), "inputRequests[%q] carries jsonrpc; embedded requests have neither jsonrpc nor id", k)
 			}
 			if _, ok := r["id"]; ok {
-				return failf(evidence(x), "inputRequests[%q] carries an id; embedded requests have neither jsonrpc nor id", k)
+				return check.Failf(check.Protocol.Of(x), "inputRequests[%q] carries an id; embedded requests have neither jsonrpc nor id", k)
 			}
 			if method != "roots/list" {
 				if p := bytes.TrimSpace(r["params"]); len(p) == 0 || p[0] != '{' {
-					return failf(evidence(x), "inputRequests[%q] (%s) has no params object", k, method)
+					return check.Failf(check.Protocol.Of(x), "inputRequests[%q] (%s) has no params object", k, method)
 				}
 			}
 		}
 	}
-	return pass()
+	return check.Pass()
 }
 
 // migration lists what a legacy server must change to speak 2026-07-28

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -59,7 +60,7 @@ type problems []string
 
 func (p problems) outcome(summary string) Outcome {
 	if len(p) == 0 {
-		return pass()
+		return check.Pass()
 	}
 	p = append(problems(nil), p...) // findings may be shared between runs
 	sort.Strings(p)
@@ -67,7 +68,7 @@ func (p problems) outcome(summary string) Outcome {
 	if len(ev) > 20 {
 		ev = append(ev[:20:20], fmt.Sprintf("… and %d more", len(p)-20))
 	}
-	return fail(fmt.Sprintf("%s: %s", summary, strings.Join(firstN(p, 3), "; ")), map[string]any{"problems": ev})
+	return check.Fail(fmt.Sprintf("%s: %s", summary, strings.Join(firstN(p, 3), "; ")), map[string]any{"problems": ev})
 }
 
 func firstN(s []string, n int) []string {
@@ -177,10 +178,10 @@ func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
 		call := e.client.NewCall("tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)})
 		x, _, err := e.do(ctx, e.client, call)
 		if err != nil {
-			return errored(fmt.Errorf("tools/call %s: %w", t.Name, err), evidence(x))
+			return check.Errored(fmt.Errorf("tools/call %s: %w", t.Name, err), check.Protocol.Of(x))
 		}
 		if x.Response == nil {
-			return failf(evidence(x), "tools/call %s: no JSON-RPC answer (%s)", t.Name, cameBack(x))
+			return check.Failf(check.Protocol.Of(x), "tools/call %s: no JSON-RPC answer (%s)", t.Name, cameBack(x))
 		}
 		if rerr := x.Response.Error; rerr != nil {
 			notJudged = append(notJudged, fmt.Sprintf("%s answered error %d", t.Name, rerr.Code))
@@ -193,7 +194,7 @@ func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
 		}
 		if json.Unmarshal(x.Response.Result, &res) != nil {
 			p = append(p, t.Name+": the result is not an object")
-			ev = evidence(x)
+			ev = check.Protocol.Of(x)
 			continue
 		}
 		switch {
@@ -212,29 +213,29 @@ func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
 		judged++
 		if len(res.StructuredContent) == 0 {
 			p = append(p, t.Name+": has an outputSchema but returned no structuredContent")
-			ev = evidence(x)
+			ev = check.Protocol.Of(x)
 			continue
 		}
 		inst, derr := schema.DecodeJSON(res.StructuredContent)
 		if derr != nil {
 			p = append(p, fmt.Sprintf("%s: structuredContent cannot be read: %v", t.Name, derr))
-			ev = evidence(x)
+			ev = check.Protocol.Of(x)
 			continue
 		}
 		if verr := s.Validate(inst); verr != nil {
 			p = append(p, fmt.Sprintf("%s: structuredContent breaks its outputSchema: %v", t.Name, verr))
-			ev = evidence(x)
+			ev = check.Protocol.Of(x)
 		}
 	}
 	if len(p) > 0 {
 		o := p.outcome("structured results that do not conform to the tool's outputSchema")
-		o.Evidence = withNote(evidenceMap(ev), "problems", []string(p))
+		o.Evidence = check.With(evidenceMap(ev), "problems", []string(p))
 		return o
 	}
 	if judged == 0 {
-		return skip("no call could be judged: " + strings.Join(firstN(notJudged, 3), "; "))
+		return check.Skip("no call could be judged: " + strings.Join(firstN(notJudged, 3), "; "))
 	}
-	return passInfo(fmt.Sprintf("%d tools' structuredContent validated", judged))
+	return check.PassInfo(fmt.Sprintf("%d tools' structuredContent validated", judged))
 }
 
 func evidenceMap(ev any) map[string]any {
@@ -350,7 +351,7 @@ func lintChecks() []*Check {
 					return Outcome{Status: report.StatusFail, Info: info,
 						Message: fmt.Sprintf("the tool list costs about %d tokens before the first word (over %d); trim descriptions or split the server", tokens, maxFootprintTokens)}
 				}
-				return passInfo(info)
+				return check.PassInfo(info)
 			}),
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -342,7 +342,7 @@ func (e *Env) safeTools() []mcp.Tool {
 }
 
 // skipReason applies the rules common to all checks: transport, revision
-// and era; then the check's own Skip.
+// and era (the runner then asks the check's own Skip).
 func (e *Env) skipReason(ch *Check) string {
 	if ch.Transport != "" && ch.Transport != e.kind {
 		if ch.Transport == "http" {
@@ -366,9 +366,6 @@ func (e *Env) skipReason(ch *Check) string {
 		if !legacyMode {
 			return "runs only with --protocol-version " + mcp.LegacyVersion
 		}
-	}
-	if ch.Skip != nil {
-		return ch.Skip(e)
 	}
 	return ""
 }
@@ -430,74 +427,6 @@ func (e *Env) isLoopback() bool {
 	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
 }
 
-// evidence renders an exchange for the report: the request (method, MCP
-// headers, body) and the answer (status, a few headers, the JSON-RPC
-// message or the start of the body). User headers such as Authorization are
-// never included.
-func evidence(x *mcp.Exchange) map[string]any {
-	if x == nil {
-		return nil
-	}
-	ev := map[string]any{}
-	req := map[string]any{}
-	if len(x.Sent) > 0 {
-		req["body"] = rawOrString(x.Sent, 4000)
-	}
-	if x.SentHeader != nil {
-		h := map[string]string{}
-		for k, vs := range x.SentHeader {
-			if isMCPHeader(k) || strings.EqualFold(k, "Origin") {
-				h[k] = strings.Join(vs, ", ")
-			}
-		}
-		req["headers"] = h
-	}
-	ev["request"] = req
-	resp := map[string]any{}
-	if x.Status != 0 {
-		resp["status"] = x.Status
-		if x.ContentType != "" {
-			resp["contentType"] = x.ContentType
-		}
-		if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
-			resp["mcpSessionId"] = sid
-		}
-	}
-	switch {
-	case x.Response != nil:
-		resp["message"] = rawOrString(x.Response.Raw, 4000)
-	case len(x.Body) > 0:
-		resp["body"] = truncate(string(x.Body), 1000)
-	}
-	if len(x.Invalid) > 0 {
-		resp["invalid"] = x.Invalid
-	}
-	ev["response"] = resp
-	return ev
-}
-
-func isMCPHeader(k string) bool {
-	k = http.CanonicalHeaderKey(k)
-	return strings.HasPrefix(k, "Mcp-") || k == "Mcp-Protocol-Version"
-}
-
-// rawOrString keeps valid JSON as JSON in the evidence and anything else as
-// a (truncated) string.
-func rawOrString(b []byte, max int) any {
-	if len(b) <= max && json.Valid(b) {
-		return json.RawMessage(b)
-	}
-	return truncate(string(b), max)
-}
-
-func withNote(ev map[string]any, k string, v any) map[string]any {
-	if ev == nil {
-		ev = map[string]any{}
-	}
-	ev[k] = v
-	return ev
-}
-
 // do sends call on c. When a stdio request times out it also returns the
 // ids of answers that arrived meanwhile matching no request: on stdio an
 // answer with a wrong id cannot be paired with its request and shows up
@@ -551,12 +480,12 @@ func (e *Env) send(ctx context.Context, method string, params map[string]any, ed
 // explaining why there is none.
 func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.RawMessage, *Outcome) {
 	if err != nil {
-		o := errored(err, evidence(x))
+		o := check.Errored(err, check.Protocol.Of(x))
 		return nil, &o
 	}
 	res, rerr := mcp.Result(call, x)
 	if rerr != nil {
-		o := fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), evidence(x))
+		o := check.Fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), check.Protocol.Of(x))
 		if _, ok := rerr.(*mcp.ProtocolError); ok && x.Response == nil {
 			o.Status = "error"
 		}
@@ -564,7 +493,7 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(res, &m) != nil || m == nil {
-		o := fail(call.Method+" result is not a JSON object", evidence(x))
+		o := check.Fail(call.Method+" result is not a JSON object", check.Protocol.Of(x))
 		return nil, &o
 	}
 	return m, nil

@@ -16,9 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
-	"github.com/mcp-eval/mcp-eval/report"
 )
 
 // burstMaxAnswer caps each answer of the burst. Fifty answers are in flight
@@ -57,10 +58,10 @@ type burstAnswer struct {
 // runBurst sends BurstSize identical tools/list requests at once, each on
 // a connection of its own (as a round-robin balancer would spread them over
 // replicas), and wants every one to succeed with the same list.
-func runBurst(ctx context.Context, p *prober) probeResult {
+func runBurst(ctx context.Context, p *prober) check.Outcome {
 	h, reason := p.httpTransport()
 	if reason != "" {
-		return skipped(reason)
+		return check.Skip(reason)
 	}
 	n := p.o.BurstSize
 	answers := make([]burstAnswer, n)
@@ -142,7 +143,7 @@ func canonicalJSON(raw json.RawMessage) []byte {
 	return b
 }
 
-func judgeBurst(answers []burstAnswer) probeResult {
+func judgeBurst(answers []burstAnswer) check.Outcome {
 	n := len(answers)
 	var errs []map[string]any
 	limited := 0
@@ -160,7 +161,7 @@ func judgeBurst(answers []burstAnswer) probeResult {
 				limited++
 			}
 			if len(errs) < 5 {
-				errs = append(errs, map[string]any{"status": a.status, "error": clipText(a.err, 300)})
+				errs = append(errs, map[string]any{"status": a.status, "error": clip.Bytes(a.err, 300)})
 			}
 			continue
 		}
@@ -178,7 +179,7 @@ func judgeBurst(answers []burstAnswer) probeResult {
 		if limited > 0 {
 			msg += fmt.Sprintf(" (%d answered 429: the server rate-limits a burst of %d)", limited, n)
 		}
-		return failed(map[string]any{"failures": errs, "failed": failures, "requests": n}, "%s", msg)
+		return check.Failf(map[string]any{"failures": errs, "failed": failures, "requests": n}, "%s", msg)
 	}
 	if len(order) > 1 {
 		sort.SliceStable(order, func(i, j int) bool { return order[i].Count > order[j].Count })
@@ -205,10 +206,10 @@ func judgeBurst(answers []burstAnswer) probeResult {
 		if len(diffs) > 0 {
 			detail = "against the most common list: " + strings.Join(dedupe(diffs), ", ")
 		}
-		return failed(map[string]any{"variants": order, "requests": n},
+		return check.Failf(map[string]any{"variants": order, "requests": n},
 			"%d concurrent identical tools/list requests got %d different tool lists (%s); a stateless server's replicas must answer alike", n, len(order), detail)
 	}
-	return passed(fmt.Sprintf("%d concurrent tools/list on %d connections agreed (%d tools on the first page)", n, n, len(order[0].Tools)))
+	return check.PassInfo(fmt.Sprintf("%d concurrent tools/list on %d connections agreed (%d tools on the first page)", n, n, len(order[0].Tools)))
 }
 
 func dedupe(xs []string) []string {
@@ -259,7 +260,7 @@ func prepareCut(ctx context.Context, p *prober) string {
 		x, err := p.do(ctx, p.c, call)
 		switch {
 		case err != nil:
-			tried = append(tried, c.label+" (no answer: "+clipText(describeErr(err), 120)+")")
+			tried = append(tried, c.label+" (no answer: "+clip.Bytes(describeErr(err), 120)+")")
 		case x.ContentType == "text/event-stream" && x.Response != nil && x.Status < 500:
 			p.stream = &streamTarget{label: c.label, method: c.method, params: c.params, baseline: answerKind(x)}
 			return ""
@@ -374,47 +375,47 @@ const cutPause = 100 * time.Millisecond
 // client whose stream broke MUST re-issue the request with a new id
 // (changelog, "SSE resumability removed"), so a server that wedges on a
 // cut stream leaves its clients no way to finish a call.
-func runCut(ctx context.Context, p *prober) probeResult {
+func runCut(ctx context.Context, p *prober) check.Outcome {
 	h, reason := p.httpTransport()
 	if reason != "" {
-		return skipped(reason)
+		return check.Skip(reason)
 	}
 	st := p.stream
 	cut := p.c.NewCall(st.method, st.params)
 	ct, status, err := p.cutStream(ctx, h, cut)
 	if err != nil {
-		return failed(map[string]any{"request": st.method, "id": cut.ID, "error": err.Error()},
+		return check.Failf(map[string]any{"request": st.method, "id": cut.ID, "error": err.Error()},
 			"the request to be cut (%s) got no answer: %s", st.label, describeErr(err))
 	}
 	if ct != "text/event-stream" {
-		return skipped(fmt.Sprintf("this time %s was answered with %s (HTTP %d), not a stream", st.label, orNone(ct), status))
+		return check.Skip(fmt.Sprintf("this time %s was answered with %s (HTTP %d), not a stream", st.label, orNone(ct), status))
 	}
 	select {
 	case <-ctx.Done():
-		return probeResult{status: report.StatusError, message: ctx.Err().Error()}
+		return check.Errored(ctx.Err(), nil)
 	case <-time.After(cutPause):
 	}
 	again := p.c.NewCall(st.method, st.params)
 	x, err := p.do(ctx, p.c, again)
-	ev := withError(exchangeEvidence(x), err)
+	ev := check.WithError(check.Probe.Of(x), err)
 	ev["cutId"] = cut.ID
 	if err != nil {
-		return failed(ev, "the %s stream (id %v) was cut after its first bytes, and the request re-issued with id %v got no answer: %s",
+		return check.Failf(ev, "the %s stream (id %v) was cut after its first bytes, and the request re-issued with id %v got no answer: %s",
 			st.label, cut.ID, again.ID, describeErr(err))
 	}
 	got := answerKind(x)
 	switch {
 	case x.Status >= 500:
-		return failed(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got HTTP %d (%s); uncut, it got %s",
+		return check.Failf(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got HTTP %d (%s); uncut, it got %s",
 			st.label, cut.ID, again.ID, x.Status, got, st.baseline)
 	case got != st.baseline:
-		return failed(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got %s; uncut, it got %s",
+		return check.Failf(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got %s; uncut, it got %s",
 			st.label, cut.ID, again.ID, got, st.baseline)
 	}
 	if _, err := mcp.Result(again, x); err != nil && x.Response.Error == nil {
-		return failed(ev, "after the %s stream was cut, the re-issued request's answer is not usable: %v", st.label, err)
+		return check.Failf(ev, "after the %s stream was cut, the re-issued request's answer is not usable: %v", st.label, err)
 	}
-	return passed(fmt.Sprintf("cut the %s stream after its first bytes; the request re-issued with a new id got %s", st.label, got))
+	return check.PassInfo(fmt.Sprintf("cut the %s stream after its first bytes; the request re-issued with a new id got %s", st.label, got))
 }
 
 // cutStream posts call on a connection of its own, reads the first bytes of

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -327,11 +328,11 @@ func TestJudgeBadArgs(t *testing.T) {
 func TestBurstHeap(t *testing.T) {
 	c, _ := connectFixture(t, "http", "")
 	p := &prober{o: ProbeOptions{BurstSize: DefaultBurstSize, Timeout: testTimeout}, c: c, kind: "http"}
-	peak, r := measurePeakHeap(func() probeResult { return runBurst(t.Context(), p) })
-	if r.status != report.StatusPass {
-		t.Fatalf("burst: %s %s", r.status, r.message)
+	peak, r := measurePeakHeap(func() check.Outcome { return runBurst(t.Context(), p) })
+	if r.Status != report.StatusPass {
+		t.Fatalf("burst: %s %s", r.Status, r.Message)
 	}
-	t.Logf("burst of %d: peak heap %.1f MiB; %s", DefaultBurstSize, float64(peak)/(1<<20), r.info)
+	t.Logf("burst of %d: peak heap %.1f MiB; %s", DefaultBurstSize, float64(peak)/(1<<20), r.Info)
 	if peak >= 64<<20 {
 		t.Errorf("peak heap %.1f MiB, want under 64 MiB", float64(peak)/(1<<20))
 	}
@@ -343,9 +344,9 @@ func BenchmarkBurst(b *testing.B) {
 	b.ReportAllocs()
 	var worst uint64
 	for b.Loop() {
-		peak, r := measurePeakHeap(func() probeResult { return runBurst(context.Background(), p) })
-		if r.status != report.StatusPass {
-			b.Fatalf("burst: %s %s", r.status, r.message)
+		peak, r := measurePeakHeap(func() check.Outcome { return runBurst(context.Background(), p) })
+		if r.Status != report.StatusPass {
+			b.Fatalf("burst: %s %s", r.Status, r.Message)
 		}
 		worst = max(worst, peak)
 	}
@@ -354,7 +355,7 @@ func BenchmarkBurst(b *testing.B) {
 
 // measurePeakHeap runs f while sampling HeapAlloc every millisecond, and
 // returns the highest value seen after a GC beforehand.
-func measurePeakHeap(f func() probeResult) (uint64, probeResult) {
+func measurePeakHeap(f func() check.Outcome) (uint64, check.Outcome) {
 	runtime.GC()
 	var peak atomic.Uint64
 	sample := func() {
