@@ -162,9 +162,12 @@ func jsonrpcChecks() []*Check {
 				}
 				return check.Pass()
 			}},
-		{ID: "jsonrpc/batch-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+		// The bad-body checks are also Layer 2's robustness probes of a bad
+		// body (once resilience/batch and resilience/malformed-json, still
+		// accepted as aliases: report.CheckAliases).
+		{ID: "jsonrpc/batch-rejected", Level: report.LevelShould, Revision: revBoth,
 			SpecRef: spec("basic/transports/streamable-http") + "#sending-messages-to-the-server",
-			Title:   "a JSON array (batch) body gets a 4xx, not a 2xx or 5xx",
+			Title:   "a JSON array (batch) body gets a 4xx, not a 2xx or 5xx (stdio: the server survives the line)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				one := e.client.NewCall("tools/list", nil)
 				two := e.client.NewCall("tools/list", nil)
@@ -173,9 +176,9 @@ func jsonrpcChecks() []*Check {
 				one.Body = []byte("[" + string(b1) + "," + string(b2) + "]")
 				return e.badBody(ctx, one, "a batch")
 			}},
-		{ID: "jsonrpc/malformed-json", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+		{ID: "jsonrpc/malformed-json", Level: report.LevelShould, Revision: revBoth,
 			SpecRef: spec("basic/index"),
-			Title:   "a body that is not JSON gets a 4xx, not a 5xx",
+			Title:   "a body that is not JSON gets a 4xx, not a 5xx (stdio: the server survives the line)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				call := e.client.NewCall("tools/list", nil)
 				call.Body = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":`)
@@ -251,8 +254,14 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 // badBody posts a body the spec says a client must not send. The spec sets
 // no status or code for it, so the check asserts only a 4xx (a client
 // error, not a server fault or a silent success) and that the server still
-// answers afterwards; the code chosen is information.
+// answers afterwards; the code chosen is information (the JSON-RPC error
+// body is a MAY: streamable-http.mdx §Sending Messages). Over stdio there
+// is no status, and an error to an unreadable line cannot carry its id, so
+// it asserts only that the server survives (badLine).
 func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome {
+	if e.kind == "stdio" {
+		return e.badLine(ctx, call, what)
+	}
 	x, err := e.client.Do(ctx, call)
 	if err != nil {
 		return check.Errored(err, check.Protocol.Of(x))
@@ -287,6 +296,47 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 		info += fmt.Sprintf("; the next tools/list got error %d (the server still answers)", rerr.Code)
 	}
 	return check.PassInfo(info)
+}
+
+// badLine writes a bad line to a stdio server, then a tools/list behind it,
+// which a server that reads its input in order answers after the bad line.
+// What it wrote back to the bad line is information. Each run starts a
+// process of its own: a server that dies of the line (the Go SDK's did)
+// then fails this check alone, not every check running beside it, and no
+// other check sees its answers without an id.
+func (e *Env) badLine(ctx context.Context, call *mcp.Call, what string) Outcome {
+	c, err := e.dial(ctx)
+	if err != nil {
+		return check.Errored(fmt.Errorf("starting a process of its own for the bad line: %w", err), nil)
+	}
+	defer c.Close()
+	st, ok := c.Transport().(*mcp.Stdio)
+	if !ok {
+		return check.Errored(fmt.Errorf("the new process's transport is %T, not stdio", c.Transport()), nil)
+	}
+	call.ID = nil // the line has no id the transport could wait for
+	if x, err := c.Do(ctx, call); err != nil {
+		return check.Failf(check.WithError(check.Protocol.Of(x), err), "%s could not be written: %v", what, err)
+	}
+	x, err := c.Do(ctx, c.NewCall("tools/list", nil))
+	if err != nil {
+		return check.Failf(check.WithError(check.Protocol.Of(x), err), "after %s the server stopped answering tools/list: %v", what, err)
+	}
+	var seen []string
+	for _, m := range st.Orphans() {
+		if m.Error != nil {
+			seen = append(seen, fmt.Sprintf("error %d", m.Error.Code))
+		} else {
+			seen = append(seen, "a result")
+		}
+	}
+	if n := len(st.InvalidLines()); n > 0 {
+		seen = append(seen, fmt.Sprintf("%d line(s) that are not JSON-RPC messages", n))
+	}
+	if len(seen) == 0 {
+		return check.PassInfo("stdio: survived; wrote no answer to it")
+	}
+	return check.PassInfo("stdio: survived; answered with " + strings.Join(seen, ", "))
 }
 
 func eraChecks() []*Check {

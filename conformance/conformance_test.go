@@ -179,14 +179,17 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 			}
 			t.Run(ch.ID+"/"+transport, func(t *testing.T) {
 				t.Parallel()
-				conns, opts := 0, Options{}
+				conns, opts, defect := 0, Options{}, ch.ID
 				if oneConnection[ch.ID] && transport == "http" {
 					// The defect is keyed to TCP connections, and any check
 					// after which the server closes a connection makes the
 					// client open another: only this check can be judged.
 					conns, opts.Only = 1, []string{ch.ID}
 				}
-				res, srv := evaluateWith(t, transport, ch.ID, false, opts, conns)
+				if d, ok := stdioDefects[ch.ID]; ok && transport == "stdio" {
+					defect = d
+				}
+				res, srv := evaluateWith(t, transport, defect, false, opts, conns)
 				got := byID(res)[ch.ID]
 				if got.Status != report.StatusFail {
 					t.Fatalf("%s: status %s (%s), want fail", ch.ID, got.Status, got.Message)
@@ -262,6 +265,30 @@ var stdioCollateral = map[string][]string{
 // new connection to the same process).
 var httpOnlyDefects = map[string]string{
 	"errors/unknown-method": "the defect is a wrong HTTP status; stdio has none",
+}
+
+// stdioDefects name the fixture defect that shows a check's fault over
+// stdio where its own defect is an HTTP status: a bad line that kills the
+// process, or wedges it (once the resilience probes' defects).
+var stdioDefects = map[string]string{
+	"jsonrpc/malformed-json": mcptest.DefectMalformedJSON,
+	"jsonrpc/batch-rejected": mcptest.DefectBatch,
+}
+
+// TestBadBodyThatKills: over HTTP, a bad body that kills the server or is
+// never answered is no pass: the request errors (no answer to judge), and
+// with the process-level defects of stdioDefects over stdio it fails.
+func TestBadBodyThatKills(t *testing.T) {
+	t.Parallel()
+	for id, defect := range stdioDefects {
+		t.Run(defect, func(t *testing.T) {
+			t.Parallel()
+			res, _ := evaluateWith(t, "http", defect, false, Options{Only: []string{id}, Runs: 1}, 0)
+			if got := byID(res)[id]; got.Status != report.StatusError && got.Status != report.StatusFail {
+				t.Errorf("%s under %s: %s (%s), want an error or a failure", id, defect, got.Status, got.Message)
+			}
+		})
+	}
 }
 
 // oneConnection lists defects the fixture keys to a TCP connection: the

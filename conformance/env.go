@@ -378,27 +378,32 @@ func (e *Env) freshClient(ctx context.Context) (*mcp.Client, error) {
 	if e.fresh != nil {
 		return e.fresh, nil
 	}
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.fresh = c
+	return c, nil
+}
+
+// dial returns a client on a new connection (HTTP) or a new process
+// (stdio); the caller closes it unless it is shared for the whole run.
+func (e *Env) dial(ctx context.Context) (*mcp.Client, error) {
 	if e.client.Era() == mcp.EraLegacy {
 		// A legacy server keeps state per session: a new connection needs
 		// its own initialize handshake.
-		c, err := mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout()})
-		if err != nil {
-			return nil, err
-		}
-		e.fresh = c
-		return c, nil
+		return mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout()})
 	}
 	switch t := e.client.Transport().(type) {
 	case *mcp.HTTP:
-		e.fresh = e.client.WithTransport(t.Fresh())
+		return e.client.WithTransport(t.Fresh()), nil
 	default:
 		tr, err := e.client.Target().Dial(ctx)
 		if err != nil {
 			return nil, err
 		}
-		e.fresh = e.client.WithTransport(tr)
+		return e.client.WithTransport(tr), nil
 	}
-	return e.fresh, nil
 }
 
 // result fills the server description of a run.

@@ -20,14 +20,11 @@ import (
 // probes first, then those that call tools, so that a server killed by a
 // tool call has been judged on everything else.
 func probeDefs() []*probeDef {
-	transport := specRef("basic/transports/streamable-http") + "#sending-messages-to-the-server"
+	// A bad body (not JSON, a batch) is probed once, by the conformance
+	// checks jsonrpc/malformed-json and jsonrpc/batch-rejected, which
+	// replace the probes resilience/malformed-json and resilience/batch
+	// (report.CheckAliases).
 	return []*probeDef{
-		{ID: "resilience/malformed-json", Level: report.LevelShould, SpecRef: specRef("basic/index"),
-			Title: "a body that is not JSON gets a 4xx and a JSON-RPC error, and the server survives it",
-			Run:   runMalformed},
-		{ID: "resilience/batch", Level: report.LevelShould, SpecRef: transport,
-			Title: "a JSON-RPC batch (array) gets a 4xx and a JSON-RPC error, and the server survives it",
-			Run:   runBatch},
 		{ID: "resilience/oversized-request", Level: report.LevelShould, SpecRef: specRef("basic/transports"),
 			Title: "an oversized request gets an answer (a 4xx with a JSON-RPC error, or a result), never a 5xx, a hang or a dead server",
 			Run:   runOversized},
@@ -45,95 +42,6 @@ func probeDefs() []*probeDef {
 			Title:   "after a response stream is cut, the request re-issued with a new id is answered (2026-07-28 has no resumption)",
 			Prepare: prepareCut, Run: runCut},
 	}
-}
-
-// runMalformed sends half of a tools/list request: never valid JSON, since
-// an object needs its closing brace. The MCP headers stay correct, so that
-// only the body is at fault.
-func runMalformed(ctx context.Context, p *prober) check.Outcome {
-	call := p.c.NewCall("tools/list", nil)
-	full, err := json.Marshal(&mcp.Request{ID: call.ID, Method: call.Method, Params: call.Params})
-	if err != nil {
-		return check.Errored(err, nil)
-	}
-	call.Body = full[:len(full)/2]
-	return p.badBody(ctx, call, "a body that is not JSON")
-}
-
-// runBatch sends two tools/list requests as one JSON array.
-func runBatch(ctx context.Context, p *prober) check.Outcome {
-	one, two := p.c.NewCall("tools/list", nil), p.c.NewCall("tools/list", nil)
-	b1, err1 := json.Marshal(&mcp.Request{ID: one.ID, Method: one.Method, Params: one.Params})
-	b2, err2 := json.Marshal(&mcp.Request{ID: two.ID, Method: two.Method, Params: two.Params})
-	if err := errors.Join(err1, err2); err != nil {
-		return check.Errored(err, nil)
-	}
-	one.Body = []byte("[" + string(b1) + "," + string(b2) + "]")
-	return p.badBody(ctx, one, "a JSON-RPC batch")
-}
-
-// badBody judges the answer to a body the server must reject. Over HTTP it
-// wants a 4xx with a JSON-RPC error (the spec sets no exact status, so the
-// status and code are information). Over stdio there is no status and an
-// error to an unreadable line cannot carry its id, so it wants only that
-// the server survives, and reports what it wrote back.
-func (p *prober) badBody(ctx context.Context, call *mcp.Call, what string) check.Outcome {
-	if st, ok := p.stdio(); ok {
-		return p.badLine(ctx, st, call, what)
-	}
-	x, err := p.do(ctx, p.c, call)
-	if err != nil {
-		return check.Failf(check.WithError(check.Probe.Of(x), err), "%s got no answer: %s", what, describeErr(err))
-	}
-	info := fmt.Sprintf("HTTP %d", x.Status)
-	if rerr := x.RPCError(); rerr != nil {
-		info += fmt.Sprintf(", error %d", rerr.Code)
-	} else {
-		info += ", no JSON-RPC error body"
-	}
-	ev := check.Probe.Of(x)
-	switch {
-	case x.Status >= 500:
-		return check.Outcome{Status: report.StatusFail, Info: info, Evidence: ev,
-			Message: fmt.Sprintf("%s got HTTP %d: a server fault where a client error (4xx) is due", what, x.Status)}
-	case x.Status < 400:
-		return check.Outcome{Status: report.StatusFail, Info: info, Evidence: ev,
-			Message: fmt.Sprintf("%s got HTTP %d; a POST body must be one JSON-RPC message, so a 4xx is due", what, x.Status)}
-	case x.RPCError() == nil:
-		return check.Outcome{Status: report.StatusFail, Info: info, Evidence: ev,
-			Message: fmt.Sprintf("%s got HTTP %d without a JSON-RPC error body", what, x.Status)}
-	}
-	return check.PassInfo(info)
-}
-
-// badLine writes a bad line to a stdio server, then a tools/list behind it,
-// which a server that reads its input in order answers after the bad line.
-func (p *prober) badLine(ctx context.Context, st *mcp.Stdio, call *mcp.Call, what string) check.Outcome {
-	orphans, invalid := len(st.Orphans()), len(st.InvalidLines())
-	call.ID = nil // the line has no id the transport could wait for
-	if x, err := p.do(ctx, p.c, call); err != nil {
-		return check.Failf(check.WithError(check.Probe.Of(x), err), "%s could not be written: %s", what, describeErr(err))
-	}
-	next := p.c.NewCall("tools/list", nil)
-	x, err := p.do(ctx, p.c, next)
-	if err != nil {
-		return check.Failf(check.WithError(check.Probe.Of(x), err), "after %s the server stopped answering tools/list: %s", what, describeErr(err))
-	}
-	var seen []string
-	for _, m := range st.Orphans()[orphans:] {
-		if m.Error != nil {
-			seen = append(seen, fmt.Sprintf("error %d", m.Error.Code))
-		} else {
-			seen = append(seen, "a result")
-		}
-	}
-	if n := len(st.InvalidLines()) - invalid; n > 0 {
-		seen = append(seen, fmt.Sprintf("%d line(s) that are not JSON-RPC messages", n))
-	}
-	if len(seen) == 0 {
-		return check.PassInfo("stdio: survived; wrote no answer to it")
-	}
-	return check.PassInfo("stdio: survived; answered with " + strings.Join(seen, ", "))
 }
 
 // paddingKey is the _meta member that makes the oversized request large; a
