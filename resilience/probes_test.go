@@ -31,7 +31,6 @@ func TestMain(m *testing.M) {
 // hangs pass a short ProbeOptions.Timeout instead.
 const testTimeout = 20 * time.Second
 
-
 // connect starts the fixture with the given defects over transport and
 // returns a client to it, and the fixture when it runs in this process.
 func connectFixture(t testing.TB, transport, defects string) (*mcp.Client, *mcptest.Server) {
