@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -129,4 +130,31 @@ func orAbsent(b []byte) string {
 		return "absent"
 	}
 	return clip.Bytes(string(b), 40)
+}
+
+// needs is the Skip of a check that applies only when the server declares
+// capability.
+func needs(capability string) func(*Env) string {
+	return func(e *Env) string {
+		if !e.declares(capability) {
+			return "the server does not declare the " + capability + " capability"
+		}
+		return ""
+	}
+}
+
+// firstPage sends tools/list on the run's client, edited first when edit is
+// set, and returns the exchange, or the errored outcome of a request that
+// got no answer.
+func (e *Env) firstPage(ctx context.Context, edit func(*mcp.Call)) (*mcp.Exchange, *Outcome) {
+	call := e.client.NewCall("tools/list", nil)
+	if edit != nil {
+		edit(call)
+	}
+	x, err := e.client.Do(ctx, call)
+	if err != nil {
+		o := check.Errored(err, check.Protocol.Of(x))
+		return x, &o
+	}
+	return x, nil
 }

@@ -30,8 +30,10 @@ var cacheable = []listMethod{
 }
 
 func (lm listMethod) skip(e *Env) string {
-	if lm.capability != "" && !e.declares(lm.capability) {
-		return "the server does not declare the " + lm.capability + " capability"
+	if lm.capability != "" {
+		if reason := needs(lm.capability)(e); reason != "" {
+			return reason
+		}
 	}
 	if lm.method == "resources/read" && firstResourceURI(e) == "" {
 		return "resources/list lists no resource to read"

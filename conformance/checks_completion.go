@@ -51,8 +51,8 @@ func completionChecks() []*Check {
 		{ID: "completion/complete", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/utilities/completion"),
 			Title: "with completions declared, completion/complete answers completion.values (strings, at most 100), total and hasMore well typed",
 			Skip: func(e *Env) string {
-				if !e.declares("completions") {
-					return "the server does not declare the completions capability"
+				if reason := needs("completions")(e); reason != "" {
+					return reason
 				}
 				if ref, _ := completionTarget(e); ref == nil {
 					return "no prompt has an argument and no resource template has a variable to complete"

@@ -12,24 +12,11 @@ import (
 )
 
 func discoverChecks() []*Check {
-	ref := spec("server/discover")
 	return []*Check{
-		{ID: "discover/responds", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
-			Title: "server/discover with the modern envelope returns a result",
-			Run: func(ctx context.Context, e *Env) Outcome {
-				_, _, o := e.discoverResult(ctx, nil)
-				if o != nil {
-					return *o
-				}
-				return check.Pass()
-			}},
-		{ID: "discover/supported-versions", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
-			Title: "supportedVersions is a non-empty string array that includes 2026-07-28",
-			Run: func(ctx context.Context, e *Env) Outcome {
-				m, x, o := e.discoverResult(ctx, nil)
-				if o != nil {
-					return *o
-				}
+		discoverCheck("discover/responds", "server/discover with the modern envelope returns a result",
+			func(map[string]json.RawMessage, *mcp.Exchange) Outcome { return check.Pass() }),
+		discoverCheck("discover/supported-versions", "supportedVersions is a non-empty string array that includes 2026-07-28",
+			func(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 				var vs []string
 				if err := json.Unmarshal(m["supportedVersions"], &vs); err != nil {
 					return check.Fail("supportedVersions is missing or not an array of strings", check.Protocol.Of(x))
@@ -43,19 +30,14 @@ func discoverChecks() []*Check {
 					}
 				}
 				return check.Failf(check.Protocol.Of(x), "supportedVersions %v does not include %s, the revision mcp-eval speaks", vs, mcp.LatestVersion)
-			}},
-		{ID: "discover/capabilities", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
-			Title: "capabilities is an object",
-			Run: func(ctx context.Context, e *Env) Outcome {
-				m, x, o := e.discoverResult(ctx, nil)
-				if o != nil {
-					return *o
-				}
+			}),
+		discoverCheck("discover/capabilities", "capabilities is an object",
+			func(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 				if c := bytes.TrimSpace(m["capabilities"]); len(c) == 0 || c[0] != '{' {
 					return check.Fail("DiscoverResult has no capabilities object (required by the schema)", check.Protocol.Of(x))
 				}
 				return check.Pass()
-			}},
+			}),
 		{ID: "discover/without-client-info", Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("basic/index") + "#_meta",
 			Title:   "a request without clientInfo in _meta succeeds (clientInfo is optional)",
@@ -68,6 +50,18 @@ func discoverChecks() []*Check {
 				return check.Pass()
 			}},
 	}
+}
+
+// discoverCheck judges the result of a plain server/discover.
+func discoverCheck(id, title string, judge func(m map[string]json.RawMessage, x *mcp.Exchange) Outcome) *Check {
+	return &Check{ID: id, Title: title, Level: report.LevelMust, Revision: revModern, SpecRef: spec("server/discover"),
+		Run: func(ctx context.Context, e *Env) Outcome {
+			m, x, o := e.discoverResult(ctx, nil)
+			if o != nil {
+				return *o
+			}
+			return judge(m, x)
+		}}
 }
 
 // discoverResult sends server/discover (optionally edited) and returns its

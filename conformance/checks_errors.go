@@ -39,13 +39,8 @@ func errorChecks() []*Check {
 			func(c *mcp.Call) { delete(c.Meta(), mcp.MetaClientCapabilities) }),
 		{ID: "errors/resource-not-found", Level: report.LevelMust, Revision: revModern, SpecRef: spec("server/resources") + "#error-handling",
 			Title: "resources/read of an unknown URI → -32602, never -32002 or empty contents",
-			Skip: func(e *Env) string {
-				if !e.declares("resources") {
-					return "the server does not declare the resources capability"
-				}
-				return ""
-			},
-			Run: resourceNotFound},
+			Skip:  needs("resources"),
+			Run:   resourceNotFound},
 		{ID: "errors/missing-client-capability", Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("basic/index") + "#_meta",
 			Title:   "a tool that needs an undeclared client capability → -32021 with data.requiredCapabilities (HTTP 400), never an input request for it",

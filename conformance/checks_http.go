@@ -96,11 +96,9 @@ func noSessionID(ctx context.Context, e *Env) Outcome {
 // originRejected sends a foreign Origin: a loopback server MUST refuse it
 // with 403 against DNS rebinding.
 func originRejected(ctx context.Context, e *Env) Outcome {
-	call := e.client.NewCall("tools/list", nil)
-	call.Header.Set("Origin", "http://mcp-eval-probe.invalid")
-	x, err := e.client.Do(ctx, call)
-	if err != nil {
-		return check.Errored(err, check.Protocol.Of(x))
+	x, o := e.firstPage(ctx, func(c *mcp.Call) { c.Header.Set("Origin", "http://mcp-eval-probe.invalid") })
+	if o != nil {
+		return *o
 	}
 	if x.Status != http.StatusForbidden {
 		return check.Failf(check.Protocol.Of(x), "a request from Origin http://mcp-eval-probe.invalid got HTTP %d, want 403 (servers MUST validate Origin against DNS rebinding)", x.Status)
@@ -111,11 +109,9 @@ func originRejected(ctx context.Context, e *Env) Outcome {
 // hostRejected sends what a browser sends after DNS rebinding: the
 // attacker's name as Host, on a connection to 127.0.0.1.
 func hostRejected(ctx context.Context, e *Env) Outcome {
-	call := e.client.NewCall("tools/list", nil)
-	call.Header.Set("Host", "mcp-eval-probe.invalid")
-	x, err := e.client.Do(ctx, call)
-	if err != nil {
-		return check.Errored(err, check.Protocol.Of(x))
+	x, o := e.firstPage(ctx, func(c *mcp.Call) { c.Header.Set("Host", "mcp-eval-probe.invalid") })
+	if o != nil {
+		return *o
 	}
 	if x.Status < 400 || x.Status >= 500 {
 		return check.Failf(check.Protocol.Of(x), "a request with Host: mcp-eval-probe.invalid got %s, want 403 (a loopback server should refuse names other than localhost and loopback addresses, or a DNS-rebinding page can call it)", cameBack(x))
@@ -125,10 +121,9 @@ func hostRejected(ctx context.Context, e *Env) Outcome {
 
 // answerContentType wants a request answered as JSON or an SSE stream.
 func answerContentType(ctx context.Context, e *Env) Outcome {
-	call := e.client.NewCall("tools/list", nil)
-	x, err := e.client.Do(ctx, call)
-	if err != nil {
-		return check.Errored(err, check.Protocol.Of(x))
+	x, o := e.firstPage(ctx, nil)
+	if o != nil {
+		return *o
 	}
 	if x.ContentType != "application/json" && x.ContentType != "text/event-stream" {
 		return check.Failf(check.Protocol.Of(x), "Content-Type %q; a request's answer must be application/json or text/event-stream", x.Header.Get("Content-Type"))

@@ -65,10 +65,9 @@ func jsonrpcChecks() []*Check {
 
 // rpcVersion wants "jsonrpc": "2.0" in the answer.
 func rpcVersion(ctx context.Context, e *Env) Outcome {
-	call := e.client.NewCall("tools/list", nil)
-	x, err := e.client.Do(ctx, call)
-	if err != nil {
-		return check.Errored(err, check.Protocol.Of(x))
+	x, o := e.firstPage(ctx, nil)
+	if o != nil {
+		return *o
 	}
 	if x.Response == nil {
 		return check.Failf(check.Protocol.Of(x), "no JSON-RPC response (%s)", cameBack(x))

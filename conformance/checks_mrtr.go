@@ -32,29 +32,17 @@ func mrtrChecks() []*Check {
 				if len(seen) == 0 {
 					return check.PassInfo(fmt.Sprintf("watched every answer of the run so far, %d safe tools called", len(tools)))
 				}
-				first := seen[0]
-				where := "during " + first.During
-				if first.During == "stdio" {
-					where = "on stdout"
-				}
-				return check.Failf(map[string]any{"requests": seen},
-					"the server sent a %s request %s; 2026-07-28 removed server-to-client requests (a server asks for input with an input_required result instead): %s",
-					first.Method, where, clip.Bytes(string(first.Raw), 200))
+				return sentWhereNot(seen, "requests", "a %s request", "during", "on stdout",
+					"2026-07-28 removed server-to-client requests (a server asks for input with an input_required result instead)")
 			}},
 		{ID: "mrtr/retry", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "retrying an input_required tool call with inputResponses (and requestState echoed) gets a result, not an error (safe tools only)",
 			Skip:  needsInputTool,
-			Run: func(ctx context.Context, e *Env) Outcome {
-				o, _, _ := e.mrtrRoundTrip(ctx, false)
-				return o
-			}},
+			Run:   roundTrip(false)},
 		{ID: "mrtr/tampered-state", Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "a retry with an altered requestState is refused (an error or a new input_required), not completed (safe tools only)",
 			Skip:  needsInputTool,
-			Run: func(ctx context.Context, e *Env) Outcome {
-				o, _, _ := e.mrtrRoundTrip(ctx, true)
-				return o
-			}},
+			Run:   roundTrip(true)},
 		{ID: "mrtr/shape", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "an input_required result is well formed",
 			Skip: func(e *Env) string {
@@ -76,6 +64,15 @@ func mrtrChecks() []*Check {
 				}
 				return judgeInputRequired(m, x)
 			}},
+	}
+}
+
+// roundTrip is the Run of a check that judges one MRTR round trip, with the
+// requestState echoed or tampered with.
+func roundTrip(tamper bool) func(context.Context, *Env) Outcome {
+	return func(ctx context.Context, e *Env) Outcome {
+		o, _, _ := e.mrtrRoundTrip(ctx, tamper)
+		return o
 	}
 }
 

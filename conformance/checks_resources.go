@@ -13,12 +13,7 @@ func resourceChecks() []*Check {
 	return []*Check{
 		{ID: "resources/templates-list", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/resources") + "#resource-templates",
 			Title: "resources/templates/list answers resourceTemplates, each with a uriTemplate and a name (resources declared)",
-			Skip: func(e *Env) string {
-				if !e.declares("resources") {
-					return "the server does not declare the resources capability"
-				}
-				return ""
-			},
+			Skip:  needs("resources"),
 			Run: func(ctx context.Context, e *Env) Outcome {
 				lm := cacheable[4]
 				l := e.listingOf(ctx, lm)

@@ -37,8 +37,8 @@ func resultTypeChecks() []*Check {
 		&Check{ID: "result-type/prompts-get", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "prompts/get results carry a valid resultType",
 			Skip: func(e *Env) string {
-				if !e.declares("prompts") {
-					return "the server does not declare the prompts capability"
+				if reason := needs("prompts")(e); reason != "" {
+					return reason
 				}
 				if promptWithoutRequiredArgs(e) == "" {
 					return "every prompt has required arguments, so none can be fetched without guessing"

@@ -25,14 +25,8 @@ func subscriptionChecks() []*Check {
 				if len(seen) == 0 {
 					return check.PassInfo("watched every answer of the run")
 				}
-				first := seen[0]
-				where := "on the answer stream of " + first.During
-				if first.During == "stdio" {
-					where = "on stdout without the run's subscription id"
-				}
-				return check.Failf(map[string]any{"notifications": seen},
-					"the server sent %s %s; notification types are opt-in through subscriptions/listen (servers MUST NOT send a type the client did not request): %s",
-					first.Method, where, clip.Bytes(string(first.Raw), 200))
+				return sentWhereNot(seen, "notifications", "%s", "on the answer stream of", "on stdout without the run's subscription id",
+					"notification types are opt-in through subscriptions/listen (servers MUST NOT send a type the client did not request)")
 			}},
 		{ID: "subscriptions/listen", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
 			Title: "subscriptions/listen is acknowledged first (honoured filter, subscription id), and every notification on the stream carries the id and a requested type",

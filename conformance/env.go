@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -78,42 +79,57 @@ type seenRequest struct {
 // maxSeenRequests bounds what is kept of a server that sends many.
 const maxSeenRequests = 20
 
-// noteUnsolicited records a list-changed or updated notification that came
-// on the stream of an ordinary request (subscriptions/no-unsolicited).
-func (e *Env) noteUnsolicited(during string, m *mcp.Message) {
+// note records a message the server sent on the stream of an ordinary
+// request: a request (mrtr/no-server-requests) or a list-changed or
+// updated notification (subscriptions/no-unsolicited).
+func (e *Env) note(list *[]seenRequest, during string, m *mcp.Message) {
 	e.s2cMu.Lock()
 	defer e.s2cMu.Unlock()
-	if len(e.unsolicited) < maxSeenRequests {
-		e.unsolicited = append(e.unsolicited, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
+	if len(*list) < maxSeenRequests {
+		*list = append(*list, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
 	}
 }
 
-func (e *Env) noteServerRequest(during string, m *mcp.Message) {
+// seen returns the messages recorded in list by do (from HTTP answer
+// streams), then those that fromStdio takes from each stdio transport in
+// use (the main and the modern one) and keep accepts.
+func (e *Env) seen(list *[]seenRequest, fromStdio func(*mcp.Stdio) []*mcp.Message, keep func(*mcp.Message) bool) []seenRequest {
 	e.s2cMu.Lock()
-	defer e.s2cMu.Unlock()
-	if len(e.serverRequests) < maxSeenRequests {
-		e.serverRequests = append(e.serverRequests, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
-	}
-}
-
-// seenServerRequests returns what the server has sent so far: the HTTP
-// streams' requests, and stdio's (on the main and the modern transport).
-func (e *Env) seenServerRequests() []seenRequest {
-	e.s2cMu.Lock()
-	out := append([]seenRequest(nil), e.serverRequests...)
+	out := append([]seenRequest(nil), *list...)
 	e.s2cMu.Unlock()
-	seen := map[mcp.Transport]bool{}
+	done := map[mcp.Transport]bool{}
 	for _, c := range []*mcp.Client{e.client, e.modern} {
 		st, ok := c.Transport().(*mcp.Stdio)
-		if !ok || seen[st] {
+		if !ok || done[st] {
 			continue
 		}
-		seen[st] = true
-		for _, m := range st.Requests() {
-			out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+		done[st] = true
+		for _, m := range fromStdio(st) {
+			if keep(m) {
+				out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+			}
 		}
 	}
 	return out
+}
+
+// seenServerRequests returns the requests the server has sent so far.
+func (e *Env) seenServerRequests() []seenRequest {
+	return e.seen(&e.serverRequests, (*mcp.Stdio).Requests, func(*mcp.Message) bool { return true })
+}
+
+// sentWhereNot fails on the first message of seen, which the server sent
+// where the rule says it must not: what is a format naming its method,
+// onStream says where an HTTP one came (before its request's method),
+// onStdio where a stdio one did.
+func sentWhereNot(seen []seenRequest, key, what, onStream, onStdio, rule string) Outcome {
+	first := seen[0]
+	where := onStream + " " + first.During
+	if first.During == "stdio" {
+		where = onStdio
+	}
+	return check.Failf(map[string]any{key: seen}, "the server sent %s %s; %s: %s",
+		fmt.Sprintf(what, first.Method), where, rule, clip.Bytes(string(first.Raw), 200))
 }
 
 type toolProbe struct {
@@ -451,9 +467,9 @@ func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Excha
 		for _, m := range x.Messages {
 			switch {
 			case m.IsRequest():
-				e.noteServerRequest(call.Method, m)
+				e.note(&e.serverRequests, call.Method, m)
 			case m.IsNotification() && isSubscriptionNote(m.Method) && call.Method != "subscriptions/listen":
-				e.noteUnsolicited(call.Method, m)
+				e.note(&e.unsolicited, call.Method, m)
 			}
 		}
 	}

@@ -134,31 +134,17 @@ func (e *Env) stopListen(ctx context.Context) (msgs []*mcp.Message, x *mcp.Excha
 // run's subscription: on HTTP request streams (recorded by do), and on
 // stdio those that lack the subscription's id.
 func (e *Env) unsolicitedNotes() []seenRequest {
-	e.s2cMu.Lock()
-	out := append([]seenRequest(nil), e.unsolicited...)
-	e.s2cMu.Unlock()
-	seen := map[mcp.Transport]bool{}
-	for _, c := range []*mcp.Client{e.client, e.modern} {
-		st, ok := c.Transport().(*mcp.Stdio)
-		if !ok || seen[st] {
-			continue
+	return e.seen(&e.unsolicited, (*mcp.Stdio).Notifications, func(m *mcp.Message) bool {
+		if !isSubscriptionNote(m.Method) {
+			return false
 		}
-		seen[st] = true
-		for _, m := range st.Notifications() {
-			if !isSubscriptionNote(m.Method) {
-				continue
-			}
-			var p struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
-			_ = json.Unmarshal(m.Params, &p)
-			if sid, ok := p.Meta[metaSubscriptionID]; ok && e.listen.id != nil && sameJSON(sid, e.listen.id) {
-				continue
-			}
-			out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
 		}
-	}
-	return out
+		_ = json.Unmarshal(m.Params, &p)
+		sid, ok := p.Meta[metaSubscriptionID]
+		return !ok || e.listen.id == nil || !sameJSON(sid, e.listen.id)
+	})
 }
 
 func isSubscriptionNote(method string) bool {
