@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -38,7 +39,7 @@ func paramCheck(id, title string, breakHeader func(header, other string) (what s
 // else is wrong.
 func paramHeaderCall(e *Env) (tool string, args map[string]any, header, other string) {
 	t, path, header, typ, _ := paramHeaderTool(e)
-	args = synthesizeArgs(t.InputSchema)
+	args = schema.SampleArgs(t.InputSchema)
 	body, other := any("mcp-eval-a"), "mcp-eval-b"
 	switch typ {
 	case "integer":

@@ -43,26 +43,27 @@ func httpChecks() []*Check {
 		{ID: "http/origin-rejected", Level: report.LevelMust, Revision: revBoth, Transport: "http",
 			SpecRef: transport + "#security-warning",
 			Title:   "a request with an invalid Origin → HTTP 403 (loopback servers)",
-			Skip: func(e *Env) string {
-				if !e.isLoopback() {
-					return "the server is not on loopback; which origins it allows is its own policy"
-				}
-				return ""
-			},
-			Run: originRejected},
+			Skip:    onLoopback("which origins it allows"),
+			Run:     originRejected},
 		{ID: "http/host-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
 			SpecRef: spec("basic/security_best_practices") + "#local-mcp-server-compromise",
 			Title:   "a request with a foreign Host header → HTTP 4xx (loopback servers; DNS rebinding)",
-			Skip: func(e *Env) string {
-				if !e.isLoopback() {
-					return "the server is not on loopback; which hosts it serves is its own policy"
-				}
-				return ""
-			},
-			Run: hostRejected},
+			Skip:    onLoopback("which hosts it serves"),
+			Run:     hostRejected},
 		{ID: "http/content-type", Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
 			Title: "answers are application/json or text/event-stream",
 			Run:   answerContentType},
+	}
+}
+
+// onLoopback is the Skip of a DNS-rebinding check: it applies to a server
+// on loopback; elsewhere what it tests is the server's own policy.
+func onLoopback(policy string) func(*Env) string {
+	return func(e *Env) string {
+		if !e.isLoopback() {
+			return "the server is not on loopback; " + policy + " is its own policy"
+		}
+		return ""
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -25,7 +26,7 @@ func mrtrChecks() []*Check {
 					tools = tools[:maxProbedTools]
 				}
 				for _, t := range tools {
-					_, _, _ = e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)},
+					_, _, _ = e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": schema.SampleArgs(t.InputSchema)},
 						func(c *mcp.Call) { c.Meta()[mcp.MetaClientCapabilities] = allClientCapabilities() })
 				}
 				seen := e.seenServerRequests()
@@ -175,7 +176,7 @@ func inputResponses(raw json.RawMessage) map[string]any {
 				out[k] = map[string]any{"action": "accept"}
 				continue
 			}
-			out[k] = map[string]any{"action": "accept", "content": synthesizeArgs(r.Params.RequestedSchema)}
+			out[k] = map[string]any{"action": "accept", "content": schema.SampleArgs(r.Params.RequestedSchema)}
 		case "sampling/createMessage":
 			out[k] = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcp-eval probe answer"},
 				"model": "mcp-eval-probe", "stopReason": "endTurn"}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -66,7 +67,7 @@ func resultTypeChecks() []*Check {
 			},
 			Run: func(ctx context.Context, e *Env) Outcome {
 				t := e.callableTool()
-				call, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)}, nil)
+				call, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": schema.SampleArgs(t.InputSchema)}, nil)
 				m, o := resultMembers(call, x, err)
 				if o != nil {
 					if x != nil && x.RPCError() != nil && x.RPCError().Code == mcp.CodeMissingRequiredClientCapability {

@@ -172,7 +172,7 @@ func (e *Env) judgeStructuredContent(ctx context.Context) Outcome {
 	judged := 0
 	var ev any
 	for _, t := range outputTools(e) {
-		call := e.client.NewCall("tools/call", map[string]any{"name": t.Name, "arguments": synthesizeArgs(t.InputSchema)})
+		call := e.client.NewCall("tools/call", map[string]any{"name": t.Name, "arguments": schema.SampleArgs(t.InputSchema)})
 		x, _, err := e.do(ctx, e.client, call)
 		if err != nil {
 			return check.Errored(fmt.Errorf("tools/call %s: %w", t.Name, err), check.Protocol.Of(x))

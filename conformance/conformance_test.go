@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -20,10 +19,7 @@ import (
 
 // TestMain lets the test binary serve the fixture on stdio
 // (mcptest.StdioCommand).
-func TestMain(m *testing.M) {
-	mcptest.ServeStdioIfAsked()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mcptest.Main(m) }
 
 func stdioTarget(t testing.TB, defects string, legacy bool) mcp.Target {
 	return stdioFixture(t, mcptest.Options{Defects: mcptest.ParseDefects(defects), Legacy: legacy})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -174,31 +175,7 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 		e.closers = append(e.closers, func() { t.Close() })
 	}
 	e.discover = c.Discover()
-	if e.discover != nil {
-		e.capabilities = objectMembers(e.discover.Capabilities)
-		e.capsKnown = isObject(e.discover.Capabilities)
-		var meta struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
-		if json.Unmarshal(e.discover.Raw, &meta) == nil {
-			e.serverInfo = meta.Meta[mcp.MetaServerInfo]
-		}
-	}
-	if ir := c.InitializeResult(); ir != nil {
-		var init struct {
-			Capabilities json.RawMessage `json:"capabilities"`
-			ServerInfo   json.RawMessage `json:"serverInfo"`
-		}
-		if json.Unmarshal(ir, &init) == nil {
-			if e.capabilities == nil {
-				e.capabilities = objectMembers(init.Capabilities)
-				e.capsKnown = isObject(init.Capabilities)
-			}
-			if e.serverInfo == nil {
-				e.serverInfo = init.ServerInfo
-			}
-		}
-	}
+	e.capabilities, e.capsKnown, e.serverInfo = describe.Declared(c)
 	// Even when the era is unknown, list what can be listed: the checks
 	// then report what the server does rather than skip.
 	e.gather(ctx)
@@ -261,11 +238,6 @@ func objectMembers(raw json.RawMessage) map[string]json.RawMessage {
 		return map[string]json.RawMessage{}
 	}
 	return m
-}
-
-func isObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
 // era is the server's era for this run: the client's, except that an

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
@@ -115,7 +116,10 @@ func summarizeListing(call *mcp.Call, x *mcp.Exchange, err error) burstAnswer {
 	}
 	h := sha256.New()
 	for _, t := range r.Tools {
-		h.Write(canonicalJSON(t))
+		// Canonical, so that two replicas that serialise the same tool
+		// differently still agree.
+		c, _ := canon.JSON(t)
+		h.Write(c)
 		h.Write([]byte{'\n'})
 		var named struct {
 			Name string `json:"name"`
@@ -125,22 +129,6 @@ func summarizeListing(call *mcp.Call, x *mcp.Exchange, err error) burstAnswer {
 	}
 	a.hash = hex.EncodeToString(h.Sum(nil))
 	return a
-}
-
-// canonicalJSON re-encodes a JSON value with sorted keys, so that two
-// replicas that serialise the same tool differently still agree.
-func canonicalJSON(raw json.RawMessage) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return raw
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return raw
-	}
-	return b
 }
 
 func judgeBurst(answers []burstAnswer) check.Outcome {
@@ -295,22 +283,13 @@ func answerKind(x *mcp.Exchange) string {
 }
 
 // validArgs returns arguments the schema accepts: none, or the required
-// properties with plain values.
+// properties with plain values (schema.SampleArgs).
 func validArgs(raw json.RawMessage) (map[string]any, bool) {
 	s, err := schema.Compile(raw)
 	if err != nil {
 		return nil, false
 	}
-	var root struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	_ = json.Unmarshal(raw, &root)
-	filled := map[string]any{}
-	for _, name := range root.Required {
-		filled[name] = plainValue(root.Properties[name])
-	}
-	for _, args := range []map[string]any{{}, filled} {
+	for _, args := range []map[string]any{{}, schema.SampleArgs(raw)} {
 		b, err := json.Marshal(args)
 		if err != nil {
 			continue
@@ -321,47 +300,6 @@ func validArgs(raw json.RawMessage) (map[string]any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// plainValue is a value for a property schema: its const, default or first
-// enum value, else a plain value of its type.
-func plainValue(raw json.RawMessage) any {
-	var p struct {
-		Type    any               `json:"type"`
-		Const   json.RawMessage   `json:"const"`
-		Default json.RawMessage   `json:"default"`
-		Enum    []json.RawMessage `json:"enum"`
-	}
-	_ = json.Unmarshal(raw, &p)
-	for _, v := range [][]byte{p.Const, p.Default} {
-		var x any
-		if len(v) > 0 && json.Unmarshal(v, &x) == nil {
-			return x
-		}
-	}
-	if len(p.Enum) > 0 {
-		var x any
-		if json.Unmarshal(p.Enum[0], &x) == nil {
-			return x
-		}
-	}
-	typ, _ := p.Type.(string)
-	if ts, ok := p.Type.([]any); ok && len(ts) > 0 {
-		typ, _ = ts[0].(string)
-	}
-	switch typ {
-	case "integer", "number":
-		return 1
-	case "boolean":
-		return false
-	case "array":
-		return []any{}
-	case "object":
-		return map[string]any{}
-	case "null":
-		return nil
-	}
-	return "mcp-eval"
 }
 
 // cutPause is how long the probe waits between cutting a stream and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -21,10 +20,7 @@ import (
 
 // TestMain lets the test binary serve the fixture on stdio
 // (mcptest.StdioCommand).
-func TestMain(m *testing.M) {
-	mcptest.ServeStdioIfAsked()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mcptest.Main(m) }
 
 // testTimeout is the client's per-request timeout: generous, since a 4 MiB
 // request under the race detector on a busy runner takes seconds. Tests of
