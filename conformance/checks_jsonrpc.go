@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -129,7 +130,7 @@ func (e *Env) echo(ctx context.Context, id any, method string) Outcome {
 	}
 	want, _ := json.Marshal(id)
 	// Compared as JSON values: an escaping encoder writes "ü" as "\u00fc".
-	if !sameJSON(x.Response.ID, want) {
+	if !canon.EqualJSON(x.Response.ID, want) {
 		return check.Failf(check.Protocol.Of(x), "the answer's id is %s, want %s (ids must be echoed with their type)", orAbsent(x.Response.ID), want)
 	}
 	return check.Pass()

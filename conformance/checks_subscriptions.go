@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -76,7 +77,7 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 	if json.Unmarshal(ack.Params, &ap) != nil || ap.Notifications == nil {
 		return check.Fail("the acknowledgement has no params.notifications object (the honoured subset of the filter)", ev)
 	}
-	if sid, ok := ap.Meta[metaSubscriptionID]; !ok || !sameJSON(sid, l.id) {
+	if sid, ok := ap.Meta[metaSubscriptionID]; !ok || !canon.EqualJSON(sid, l.id) {
 		return check.Failf(ev, "the acknowledgement's _meta %s is %s, want the listen request's id %s", metaSubscriptionID, orAbsent(ap.Meta[metaSubscriptionID]), l.id)
 	}
 	var extra []string
@@ -98,7 +99,7 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
 		_ = json.Unmarshal(m.Params, &p)
-		if sid, ok := p.Meta[metaSubscriptionID]; !ok || !sameJSON(sid, l.id) {
+		if sid, ok := p.Meta[metaSubscriptionID]; !ok || !canon.EqualJSON(sid, l.id) {
 			if l.st != nil {
 				// On stdio every subscription shares stdout: a
 				// notification without this id is another's, or

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -300,11 +301,7 @@ var oneConnection = map[string]bool{"ordering/tools-list-fresh-connection": true
 func TestLegacyEndpointFromDiscover(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
-			res, _ := evaluate(t, transport, "discover/supported-versions", false, Options{})
-			if res.Era != mcp.EraLegacy {
-				t.Errorf("era %s, want legacy", res.Era)
-			}
-			checks := byID(res)
+			res, checks := evaluateLegacy(t, transport, "discover/supported-versions", false)
 			c := checks["era/modern"]
 			if c.Status != report.StatusFail || !strings.Contains(c.Message, "does not serve 2026-07-28") || !strings.Contains(c.Message, "Likely cause") {
 				t.Errorf("era/modern: %s %q", c.Status, c.Message)
@@ -408,14 +405,22 @@ func TestCompletionDeclared(t *testing.T) {
 	}
 }
 
+// evaluateLegacy evaluates the fixture with defects over transport (as a
+// 2025-11-25 server when legacy is set), wants the run to find a legacy
+// endpoint, and returns the result and its checks by id.
+func evaluateLegacy(t *testing.T, transport, defects string, legacy bool) (*Result, map[string]report.Check) {
+	t.Helper()
+	res, _ := evaluate(t, transport, defects, legacy, Options{})
+	if res.Era != mcp.EraLegacy {
+		t.Fatalf("era %s, want legacy", res.Era)
+	}
+	return res, byID(res)
+}
+
 func TestLegacyServer(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
-			res, _ := evaluate(t, transport, "", true, Options{})
-			if res.Era != mcp.EraLegacy {
-				t.Fatalf("era %s, want legacy", res.Era)
-			}
-			checks := byID(res)
+			res, checks := evaluateLegacy(t, transport, "", true)
 			if c := checks["era/modern"]; c.Status != report.StatusFail || !strings.Contains(c.Message, "2025-11-25") {
 				t.Errorf("era/modern: %s %q", c.Status, c.Message)
 			}
@@ -541,8 +546,8 @@ func TestSameJSON(t *testing.T) {
 		{``, ``, false},
 	}
 	for _, tt := range tests {
-		if got := sameJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
-			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := canon.EqualJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("canon.EqualJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -143,7 +144,7 @@ func (e *Env) unsolicitedNotes() []seenRequest {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		sid, ok := p.Meta[metaSubscriptionID]
-		return !ok || e.listen.id == nil || !sameJSON(sid, e.listen.id)
+		return !ok || e.listen.id == nil || !canon.EqualJSON(sid, e.listen.id)
 	})
 }
 
