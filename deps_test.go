@@ -32,6 +32,7 @@ func TestDependencyRules(t *testing.T) {
 		"tasks":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
 		"judge":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
 		"internal/runs":  {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
+		"internal/check": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
 		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 		// The pipeline runs the layers but publishes nothing to GitHub;
 		// config knows the flags, not the layers' logic (Layer 0's check

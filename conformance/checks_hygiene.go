@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -135,14 +136,14 @@ func hygieneChecks() []*Check {
 					if late.total > 0 {
 						ev["late"] = late.counts[mcp.AnomalyLate]
 					}
-					return failf(ev, "the server sent %d response(s) that answer no request in flight (%s)%s",
+					return check.Failf(ev, "the server sent %d response(s) that answer no request in flight (%s)%s",
 						f.total, f.summary(), f.example())
 				}
 				if late.total > 0 {
-					return passInfo(fmt.Sprintf("%d answer(s) came after mcp-eval had given up on the request (timeout): a slow server, not a wrong one%s",
+					return check.PassInfo(fmt.Sprintf("%d answer(s) came after mcp-eval had given up on the request (timeout): a slow server, not a wrong one%s",
 						late.total, late.example()))
 				}
-				return pass()
+				return check.Pass()
 			}},
 		// A start-up banner breaks clients that read the first line as a
 		// message; stdio.mdx forbids anything on stdout that is not a
@@ -155,10 +156,10 @@ func hygieneChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				f := e.findAnomalies(mcp.AnomalyBanner)
 				if f.total > 0 {
-					return failf(f.evidence(), "the server wrote %d line(s) to stdout before its first JSON-RPC message; stdout is for MCP messages only (log to stderr)%s",
+					return check.Failf(f.evidence(), "the server wrote %d line(s) to stdout before its first JSON-RPC message; stdout is for MCP messages only (log to stderr)%s",
 						f.total, f.example())
 				}
-				return pass()
+				return check.Pass()
 			}},
 		// stdio.mdx: "The server MUST NOT write anything to its stdout that
 		// is not a valid MCP message" (digest §1.6: stdout carries only
@@ -176,10 +177,10 @@ func hygieneChecks() []*Check {
 					if e.kind == "http" {
 						where = "SSE events"
 					}
-					return failf(f.evidence(), "the server wrote %d %s that are not valid JSON-RPC messages (%s)%s",
+					return check.Failf(f.evidence(), "the server wrote %d %s that are not valid JSON-RPC messages (%s)%s",
 						f.total, where, f.summary(), f.example())
 				}
-				return pass()
+				return check.Pass()
 			}},
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -20,10 +20,7 @@ import (
 
 // TestMain lets the test binary serve the fixture on stdio
 // (mcptest.StdioCommand).
-func TestMain(m *testing.M) {
-	mcptest.ServeStdioIfAsked()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mcptest.Main(m) }
 
 func stdioTarget(t testing.TB, defects string, legacy bool) mcp.Target {
 	return stdioFixture(t, mcptest.Options{Defects: mcptest.ParseDefects(defects), Legacy: legacy})
@@ -179,14 +176,17 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 			}
 			t.Run(ch.ID+"/"+transport, func(t *testing.T) {
 				t.Parallel()
-				conns, opts := 0, Options{}
+				conns, opts, defect := 0, Options{}, ch.ID
 				if oneConnection[ch.ID] && transport == "http" {
 					// The defect is keyed to TCP connections, and any check
 					// after which the server closes a connection makes the
 					// client open another: only this check can be judged.
 					conns, opts.Only = 1, []string{ch.ID}
 				}
-				res, srv := evaluateWith(t, transport, ch.ID, false, opts, conns)
+				if d, ok := stdioDefects[ch.ID]; ok && transport == "stdio" {
+					defect = d
+				}
+				res, srv := evaluateWith(t, transport, defect, false, opts, conns)
 				got := byID(res)[ch.ID]
 				if got.Status != report.StatusFail {
 					t.Fatalf("%s: status %s (%s), want fail", ch.ID, got.Status, got.Message)
@@ -264,6 +264,30 @@ var httpOnlyDefects = map[string]string{
 	"errors/unknown-method": "the defect is a wrong HTTP status; stdio has none",
 }
 
+// stdioDefects name the fixture defect that shows a check's fault over
+// stdio where its own defect is an HTTP status: a bad line that kills the
+// process, or wedges it (once the resilience probes' defects).
+var stdioDefects = map[string]string{
+	"jsonrpc/malformed-json": mcptest.DefectMalformedJSON,
+	"jsonrpc/batch-rejected": mcptest.DefectBatch,
+}
+
+// TestBadBodyThatKills: over HTTP, a bad body that kills the server or is
+// never answered is no pass: the request errors (no answer to judge), and
+// with the process-level defects of stdioDefects over stdio it fails.
+func TestBadBodyThatKills(t *testing.T) {
+	t.Parallel()
+	for id, defect := range stdioDefects {
+		t.Run(defect, func(t *testing.T) {
+			t.Parallel()
+			res, _ := evaluateWith(t, "http", defect, false, Options{Only: []string{id}, Runs: 1}, 0)
+			if got := byID(res)[id]; got.Status != report.StatusError && got.Status != report.StatusFail {
+				t.Errorf("%s under %s: %s (%s), want an error or a failure", id, defect, got.Status, got.Message)
+			}
+		})
+	}
+}
+
 // oneConnection lists defects the fixture keys to a TCP connection: the
 // probe client must then keep to one connection, or its own pool would
 // look like "another connection" to the fixture.
@@ -277,11 +301,7 @@ var oneConnection = map[string]bool{"ordering/tools-list-fresh-connection": true
 func TestLegacyEndpointFromDiscover(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
-			res, _ := evaluate(t, transport, "discover/supported-versions", false, Options{})
-			if res.Era != mcp.EraLegacy {
-				t.Errorf("era %s, want legacy", res.Era)
-			}
-			checks := byID(res)
+			res, checks := evaluateLegacy(t, transport, "discover/supported-versions", false)
 			c := checks["era/modern"]
 			if c.Status != report.StatusFail || !strings.Contains(c.Message, "does not serve 2026-07-28") || !strings.Contains(c.Message, "Likely cause") {
 				t.Errorf("era/modern: %s %q", c.Status, c.Message)
@@ -385,14 +405,22 @@ func TestCompletionDeclared(t *testing.T) {
 	}
 }
 
+// evaluateLegacy evaluates the fixture with defects over transport (as a
+// 2025-11-25 server when legacy is set), wants the run to find a legacy
+// endpoint, and returns the result and its checks by id.
+func evaluateLegacy(t *testing.T, transport, defects string, legacy bool) (*Result, map[string]report.Check) {
+	t.Helper()
+	res, _ := evaluate(t, transport, defects, legacy, Options{})
+	if res.Era != mcp.EraLegacy {
+		t.Fatalf("era %s, want legacy", res.Era)
+	}
+	return res, byID(res)
+}
+
 func TestLegacyServer(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
-			res, _ := evaluate(t, transport, "", true, Options{})
-			if res.Era != mcp.EraLegacy {
-				t.Fatalf("era %s, want legacy", res.Era)
-			}
-			checks := byID(res)
+			res, checks := evaluateLegacy(t, transport, "", true)
 			if c := checks["era/modern"]; c.Status != report.StatusFail || !strings.Contains(c.Message, "2025-11-25") {
 				t.Errorf("era/modern: %s %q", c.Status, c.Message)
 			}
@@ -518,8 +546,8 @@ func TestSameJSON(t *testing.T) {
 		{``, ``, false},
 	}
 	for _, tt := range tests {
-		if got := sameJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
-			t.Errorf("sameJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := canon.EqualJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("canon.EqualJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -3,10 +3,10 @@
 //
 // Every check has a stable id "group/check", the spec's requirement level,
 // the spec section it enforces, and evidence (the request and the relevant
-// part of the answer) when it does not pass. The first seven groups —
-// discover, ordering, caching, result-type, schema, errors, headers — are
-// the hard assertions of DESIGN.md; elsewhere the spec's MUST or SHOULD
-// decides whether a failure fails the run.
+// part of the answer) when it does not pass. The seven groups of
+// report.HardGroups (discover, ordering, caching, result-type, schema,
+// errors, headers) are the hard assertions of DESIGN.md; elsewhere the
+// spec's MUST or SHOULD decides whether a failure fails the run.
 //
 // Checks never cause side effects on the server: no probe calls a tool
 // unless it is marked readOnlyHint or listed as safe by the user, and rules

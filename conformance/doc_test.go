@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/checks.md from the registry")
@@ -64,7 +66,7 @@ func TestCheckRegistry(t *testing.T) {
 			t.Errorf("%s: level %q", c.ID, c.Level)
 		}
 	}
-	for g := range hardGroups {
+	for _, g := range report.HardGroups {
 		found := false
 		for _, c := range Checks() {
 			if c.Group() == g {

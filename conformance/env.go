@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -78,42 +80,57 @@ type seenRequest struct {
 // maxSeenRequests bounds what is kept of a server that sends many.
 const maxSeenRequests = 20
 
-// noteUnsolicited records a list-changed or updated notification that came
-// on the stream of an ordinary request (subscriptions/no-unsolicited).
-func (e *Env) noteUnsolicited(during string, m *mcp.Message) {
+// note records a message the server sent on the stream of an ordinary
+// request: a request (mrtr/no-server-requests) or a list-changed or
+// updated notification (subscriptions/no-unsolicited).
+func (e *Env) note(list *[]seenRequest, during string, m *mcp.Message) {
 	e.s2cMu.Lock()
 	defer e.s2cMu.Unlock()
-	if len(e.unsolicited) < maxSeenRequests {
-		e.unsolicited = append(e.unsolicited, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
+	if len(*list) < maxSeenRequests {
+		*list = append(*list, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
 	}
 }
 
-func (e *Env) noteServerRequest(during string, m *mcp.Message) {
+// seen returns the messages recorded in list by do (from HTTP answer
+// streams), then those that fromStdio takes from each stdio transport in
+// use (the main and the modern one) and keep accepts.
+func (e *Env) seen(list *[]seenRequest, fromStdio func(*mcp.Stdio) []*mcp.Message, keep func(*mcp.Message) bool) []seenRequest {
 	e.s2cMu.Lock()
-	defer e.s2cMu.Unlock()
-	if len(e.serverRequests) < maxSeenRequests {
-		e.serverRequests = append(e.serverRequests, seenRequest{During: during, Method: m.Method, Raw: m.Raw})
-	}
-}
-
-// seenServerRequests returns what the server has sent so far: the HTTP
-// streams' requests, and stdio's (on the main and the modern transport).
-func (e *Env) seenServerRequests() []seenRequest {
-	e.s2cMu.Lock()
-	out := append([]seenRequest(nil), e.serverRequests...)
+	out := append([]seenRequest(nil), *list...)
 	e.s2cMu.Unlock()
-	seen := map[mcp.Transport]bool{}
+	done := map[mcp.Transport]bool{}
 	for _, c := range []*mcp.Client{e.client, e.modern} {
 		st, ok := c.Transport().(*mcp.Stdio)
-		if !ok || seen[st] {
+		if !ok || done[st] {
 			continue
 		}
-		seen[st] = true
-		for _, m := range st.Requests() {
-			out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+		done[st] = true
+		for _, m := range fromStdio(st) {
+			if keep(m) {
+				out = append(out, seenRequest{During: "stdio", Method: m.Method, Raw: m.Raw})
+			}
 		}
 	}
 	return out
+}
+
+// seenServerRequests returns the requests the server has sent so far.
+func (e *Env) seenServerRequests() []seenRequest {
+	return e.seen(&e.serverRequests, (*mcp.Stdio).Requests, func(*mcp.Message) bool { return true })
+}
+
+// sentWhereNot fails on the first message of seen, which the server sent
+// where the rule says it must not: what is a format naming its method,
+// onStream says where an HTTP one came (before its request's method),
+// onStdio where a stdio one did.
+func sentWhereNot(seen []seenRequest, key, what, onStream, onStdio, rule string) Outcome {
+	first := seen[0]
+	where := onStream + " " + first.During
+	if first.During == "stdio" {
+		where = onStdio
+	}
+	return check.Failf(map[string]any{key: seen}, "the server sent %s %s; %s: %s",
+		fmt.Sprintf(what, first.Method), where, rule, clip.Bytes(string(first.Raw), 200))
 }
 
 type toolProbe struct {
@@ -158,31 +175,7 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 		e.closers = append(e.closers, func() { t.Close() })
 	}
 	e.discover = c.Discover()
-	if e.discover != nil {
-		e.capabilities = objectMembers(e.discover.Capabilities)
-		e.capsKnown = isObject(e.discover.Capabilities)
-		var meta struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
-		if json.Unmarshal(e.discover.Raw, &meta) == nil {
-			e.serverInfo = meta.Meta[mcp.MetaServerInfo]
-		}
-	}
-	if ir := c.InitializeResult(); ir != nil {
-		var init struct {
-			Capabilities json.RawMessage `json:"capabilities"`
-			ServerInfo   json.RawMessage `json:"serverInfo"`
-		}
-		if json.Unmarshal(ir, &init) == nil {
-			if e.capabilities == nil {
-				e.capabilities = objectMembers(init.Capabilities)
-				e.capsKnown = isObject(init.Capabilities)
-			}
-			if e.serverInfo == nil {
-				e.serverInfo = init.ServerInfo
-			}
-		}
-	}
+	e.capabilities, e.capsKnown, e.serverInfo = describe.Declared(c)
 	// Even when the era is unknown, list what can be listed: the checks
 	// then report what the server does rather than skip.
 	e.gather(ctx)
@@ -245,11 +238,6 @@ func objectMembers(raw json.RawMessage) map[string]json.RawMessage {
 		return map[string]json.RawMessage{}
 	}
 	return m
-}
-
-func isObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
 // era is the server's era for this run: the client's, except that an
@@ -342,7 +330,7 @@ func (e *Env) safeTools() []mcp.Tool {
 }
 
 // skipReason applies the rules common to all checks: transport, revision
-// and era; then the check's own Skip.
+// and era (the runner then asks the check's own Skip).
 func (e *Env) skipReason(ch *Check) string {
 	if ch.Transport != "" && ch.Transport != e.kind {
 		if ch.Transport == "http" {
@@ -367,9 +355,6 @@ func (e *Env) skipReason(ch *Check) string {
 			return "runs only with --protocol-version " + mcp.LegacyVersion
 		}
 	}
-	if ch.Skip != nil {
-		return ch.Skip(e)
-	}
 	return ""
 }
 
@@ -381,27 +366,32 @@ func (e *Env) freshClient(ctx context.Context) (*mcp.Client, error) {
 	if e.fresh != nil {
 		return e.fresh, nil
 	}
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.fresh = c
+	return c, nil
+}
+
+// dial returns a client on a new connection (HTTP) or a new process
+// (stdio); the caller closes it unless it is shared for the whole run.
+func (e *Env) dial(ctx context.Context) (*mcp.Client, error) {
 	if e.client.Era() == mcp.EraLegacy {
 		// A legacy server keeps state per session: a new connection needs
 		// its own initialize handshake.
-		c, err := mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout()})
-		if err != nil {
-			return nil, err
-		}
-		e.fresh = c
-		return c, nil
+		return mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout()})
 	}
 	switch t := e.client.Transport().(type) {
 	case *mcp.HTTP:
-		e.fresh = e.client.WithTransport(t.Fresh())
+		return e.client.WithTransport(t.Fresh()), nil
 	default:
 		tr, err := e.client.Target().Dial(ctx)
 		if err != nil {
 			return nil, err
 		}
-		e.fresh = e.client.WithTransport(tr)
+		return e.client.WithTransport(tr), nil
 	}
-	return e.fresh, nil
 }
 
 // result fills the server description of a run.
@@ -430,74 +420,6 @@ func (e *Env) isLoopback() bool {
 	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
 }
 
-// evidence renders an exchange for the report: the request (method, MCP
-// headers, body) and the answer (status, a few headers, the JSON-RPC
-// message or the start of the body). User headers such as Authorization are
-// never included.
-func evidence(x *mcp.Exchange) map[string]any {
-	if x == nil {
-		return nil
-	}
-	ev := map[string]any{}
-	req := map[string]any{}
-	if len(x.Sent) > 0 {
-		req["body"] = rawOrString(x.Sent, 4000)
-	}
-	if x.SentHeader != nil {
-		h := map[string]string{}
-		for k, vs := range x.SentHeader {
-			if isMCPHeader(k) || strings.EqualFold(k, "Origin") {
-				h[k] = strings.Join(vs, ", ")
-			}
-		}
-		req["headers"] = h
-	}
-	ev["request"] = req
-	resp := map[string]any{}
-	if x.Status != 0 {
-		resp["status"] = x.Status
-		if x.ContentType != "" {
-			resp["contentType"] = x.ContentType
-		}
-		if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
-			resp["mcpSessionId"] = sid
-		}
-	}
-	switch {
-	case x.Response != nil:
-		resp["message"] = rawOrString(x.Response.Raw, 4000)
-	case len(x.Body) > 0:
-		resp["body"] = truncate(string(x.Body), 1000)
-	}
-	if len(x.Invalid) > 0 {
-		resp["invalid"] = x.Invalid
-	}
-	ev["response"] = resp
-	return ev
-}
-
-func isMCPHeader(k string) bool {
-	k = http.CanonicalHeaderKey(k)
-	return strings.HasPrefix(k, "Mcp-") || k == "Mcp-Protocol-Version"
-}
-
-// rawOrString keeps valid JSON as JSON in the evidence and anything else as
-// a (truncated) string.
-func rawOrString(b []byte, max int) any {
-	if len(b) <= max && json.Valid(b) {
-		return json.RawMessage(b)
-	}
-	return truncate(string(b), max)
-}
-
-func withNote(ev map[string]any, k string, v any) map[string]any {
-	if ev == nil {
-		ev = map[string]any{}
-	}
-	ev[k] = v
-	return ev
-}
-
 // do sends call on c. When a stdio request times out it also returns the
 // ids of answers that arrived meanwhile matching no request: on stdio an
 // answer with a wrong id cannot be paired with its request and shows up
@@ -517,9 +439,9 @@ func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Excha
 		for _, m := range x.Messages {
 			switch {
 			case m.IsRequest():
-				e.noteServerRequest(call.Method, m)
+				e.note(&e.serverRequests, call.Method, m)
 			case m.IsNotification() && isSubscriptionNote(m.Method) && call.Method != "subscriptions/listen":
-				e.noteUnsolicited(call.Method, m)
+				e.note(&e.unsolicited, call.Method, m)
 			}
 		}
 	}
@@ -551,12 +473,12 @@ func (e *Env) send(ctx context.Context, method string, params map[string]any, ed
 // explaining why there is none.
 func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.RawMessage, *Outcome) {
 	if err != nil {
-		o := errored(err, evidence(x))
+		o := check.Errored(err, check.Protocol.Of(x))
 		return nil, &o
 	}
 	res, rerr := mcp.Result(call, x)
 	if rerr != nil {
-		o := fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), evidence(x))
+		o := check.Fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), check.Protocol.Of(x))
 		if _, ok := rerr.(*mcp.ProtocolError); ok && x.Response == nil {
 			o.Status = "error"
 		}
@@ -564,7 +486,7 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(res, &m) != nil || m == nil {
-		o := fail(call.Method+" result is not a JSON object", evidence(x))
+		o := check.Fail(call.Method+" result is not a JSON object", check.Protocol.Of(x))
 		return nil, &o
 	}
 	return m, nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -25,17 +27,6 @@ const (
 // run r's walk through every page, so a big server is listed --runs times,
 // not once per check per run. Identical listings share one toolSet, whose
 // parsed tools, compiled schemas and lint verdicts are computed once.
-
-type runKey struct{}
-
-func withRun(ctx context.Context, run int) context.Context {
-	return context.WithValue(ctx, runKey{}, run)
-}
-
-func runOf(ctx context.Context) int {
-	r, _ := ctx.Value(runKey{}).(int)
-	return r
-}
 
 // listing is one walk through every page of a list method (or the one
 // answer of a single result such as resources/read).
@@ -68,7 +59,7 @@ type listingSlot struct {
 
 // listingOf returns run's walk of lm, fetching it on first use.
 func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
-	key := fmt.Sprintf("%s#%d", lm.method, runOf(ctx))
+	key := fmt.Sprintf("%s#%d", lm.method, check.RunIndex(ctx))
 	e.listMu.Lock()
 	slot := e.listings[key]
 	if slot == nil {
@@ -98,7 +89,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 	case e.walkSem <- struct{}{}:
 		defer func() { <-e.walkSem }()
 	case <-ctx.Done():
-		o := errored(fmt.Errorf("%s: %w", lm.method, ctx.Err()), nil)
+		o := check.Errored(fmt.Errorf("%s: %w", lm.method, ctx.Err()), nil)
 		return &listing{fail: &o}
 	}
 	l := &listing{}
@@ -135,13 +126,13 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			var items []json.RawMessage
 			if raw, ok := m[lm.member]; ok {
 				if json.Unmarshal(raw, &items) != nil {
-					o := failf(evidence(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
+					o := check.Failf(check.Protocol.Of(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
 					l.fail = &o
 					break
 				}
 			}
 			if len(items) > 0 && sameRaws(items, prev) {
-				o := failf(evidence(x), "%s page %d repeats page %d item for item under a new cursor, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, page)
+				o := check.Failf(check.Protocol.Of(x), "%s page %d repeats page %d item for item under a new cursor, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, page)
 				l.fail = &o
 				break
 			}
@@ -149,19 +140,19 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			in.add(items)
 			delete(m, lm.member)
 		}
-		l.pages = append(l.pages, listPage{m: m, ev: evidence(x)})
+		l.pages = append(l.pages, listPage{m: m, ev: check.Protocol.Of(x)})
 		next, ok := m["nextCursor"]
 		if lm.member == "" || !ok || string(next) == "null" {
 			break
 		}
 		var s string
 		if json.Unmarshal(next, &s) != nil {
-			o := fail(fmt.Sprintf("%s page %d: nextCursor is not a string", lm.method, page+1), evidence(x))
+			o := check.Fail(fmt.Sprintf("%s page %d: nextCursor is not a string", lm.method, page+1), check.Protocol.Of(x))
 			l.fail = &o
 			break
 		}
 		if p, dup := seen[s]; dup {
-			o := failf(evidence(x), "%s page %d: nextCursor %q was already returned by page %d, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, truncate(s, 60), p+1)
+			o := check.Failf(check.Protocol.Of(x), "%s page %d: nextCursor %q was already returned by page %d, so the list never ends (server/utilities/pagination: a cursor leads on)", lm.method, page+1, clip.Bytes(s, 60), p+1)
 			l.fail = &o
 			break
 		}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -10,7 +11,7 @@ import (
 func TestLegacyAmbiguous(t *testing.T) {
 	methodNotFound := &mcp.Exchange{Response: &mcp.Message{Error: &mcp.Error{Code: mcp.CodeMethodNotFound}}}
 	internal := &mcp.Exchange{Response: &mcp.Message{Error: &mcp.Error{Code: mcp.CodeInternalError}}}
-	failed := fail("no _meta: error -32601, want -32602", nil)
+	failed := check.Fail("no _meta: error -32601, want -32602", nil)
 	tests := []struct {
 		name      string
 		kind      string

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -23,7 +24,7 @@ func (e *Env) classifyTools(ctx context.Context) {
 		tools = tools[:maxProbedTools]
 	}
 	for _, t := range tools {
-		args := synthesizeArgs(t.InputSchema)
+		args := schema.SampleArgs(t.InputSchema)
 		_, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": args}, nil)
 		if err == nil && x.Response != nil {
 			if rerr := x.Response.Error; rerr != nil && rerr.Code == mcp.CodeMissingRequiredClientCapability {
@@ -87,119 +88,15 @@ func undeclaredInputs(result json.RawMessage, declared map[string]bool) string {
 	return strings.Join(bad, ", ")
 }
 
-// propSchema is the part of a JSON Schema that argument synthesis reads.
+// propSchema is the part of a JSON Schema that paramHeaderTool reads.
 type propSchema struct {
 	Type       json.RawMessage            `json:"type"`
 	Enum       []json.RawMessage          `json:"enum"`
-	Const      json.RawMessage            `json:"const"`
-	Default    json.RawMessage            `json:"default"`
-	Format     string                     `json:"format"`
-	Minimum    *float64                   `json:"minimum"`
-	MinLength  *int                       `json:"minLength"`
 	Properties map[string]json.RawMessage `json:"properties"`
-	Required   []string                   `json:"required"`
 	Header     string                     `json:"x-mcp-header"`
 }
 
-func (p propSchema) typeName() string {
-	var s string
-	if json.Unmarshal(p.Type, &s) == nil {
-		return s
-	}
-	var ss []string
-	if json.Unmarshal(p.Type, &ss) == nil {
-		for _, t := range ss {
-			if t != "null" {
-				return t
-			}
-		}
-	}
-	return ""
-}
-
-// synthesizeArgs builds the smallest arguments that satisfy a tool's
-// required properties: a const, a default or the first enum value where the
-// schema gives one, else a plain value of the declared type. It is used only
-// on tools that are safe to call, to reach the server's answer shape; it is
-// not a test of the tool.
-func synthesizeArgs(schema json.RawMessage) map[string]any {
-	var s propSchema
-	args := map[string]any{}
-	if json.Unmarshal(schema, &s) != nil {
-		return args
-	}
-	for _, name := range s.Required {
-		sub, ok := s.Properties[name]
-		if !ok {
-			args[name] = "mcp-eval"
-			continue
-		}
-		args[name] = sampleValue(sub, 0)
-	}
-	return args
-}
-
-func sampleValue(raw json.RawMessage, depth int) any {
-	var p propSchema
-	if json.Unmarshal(raw, &p) != nil || depth > 8 {
-		return "mcp-eval"
-	}
-	for _, v := range [][]byte{p.Const, p.Default} {
-		if len(v) > 0 {
-			var x any
-			if json.Unmarshal(v, &x) == nil {
-				return x
-			}
-		}
-	}
-	if len(p.Enum) > 0 {
-		var x any
-		if json.Unmarshal(p.Enum[0], &x) == nil {
-			return x
-		}
-	}
-	switch p.typeName() {
-	case "integer":
-		if p.Minimum != nil {
-			return int64(*p.Minimum)
-		}
-		return 1
-	case "number":
-		if p.Minimum != nil {
-			return *p.Minimum
-		}
-		return 1
-	case "boolean":
-		return false
-	case "array":
-		return []any{}
-	case "object":
-		obj := map[string]any{}
-		for _, name := range p.Required {
-			if sub, ok := p.Properties[name]; ok {
-				obj[name] = sampleValue(sub, depth+1)
-			}
-		}
-		return obj
-	}
-	switch p.Format {
-	case "date":
-		return "2026-01-01"
-	case "date-time":
-		return "2026-01-01T00:00:00Z"
-	case "email":
-		return "probe@example.com"
-	case "uri", "url":
-		return "https://example.com/"
-	case "uuid":
-		return "00000000-0000-4000-8000-000000000000"
-	}
-	v := "mcp-eval"
-	if p.MinLength != nil && *p.MinLength > len(v) {
-		v += strings.Repeat("x", *p.MinLength-len(v))
-	}
-	return v
-}
+func (p propSchema) typeName() string { return schema.TypeName(p.Type) }
 
 // paramHeaderTool finds a safe tool with an x-mcp-header property of a
 // header-able type, returning the property path, header name and type.

@@ -42,6 +42,10 @@ var goDeviations = []deviation{
 			"is {} with an input_required elicitation/create request; §1.7 MRTR: a server MUST NOT include request " +
 			"types whose capability the client did not declare (it should answer -32021). test_missing_capability " +
 			"alone passes (see the focused run)"},
+	{ID: "jsonrpc/malformed-json", Transport: "stdio", Kind: devServer,
+		Reason: "go-sdk v1.8.0's stdio connection fails on a line that is not JSON, and the server answers nothing " +
+			"after it (found first by the Layer 2 probe resilience/malformed-json); JSON-RPC 2.0 §5.1 answers " +
+			"-32700 Parse error and the server carries on"},
 	{ID: "lint/param-descriptions", Kind: devLint,
 		Reason: "json_schema_2020_12_tool's properties (name, address, contactMethod, phone, email) have no " +
 			"description (SHOULD-level lint, not a gate)"},

@@ -20,13 +20,13 @@ import (
 
 // Reasons shared by the pins (see e2e/README.md, "Go SDK corpus").
 var goCorpusPins = map[string][]string{
-	"everything/stdio":                 {"lint/tool-description", "lint/tool-name-pattern"},
+	"everything/stdio":                 {"jsonrpc/malformed-json", "lint/tool-description", "lint/tool-name-pattern"},
 	"everything/http-stateful":         {"discover/supported-versions", "era/modern", "errors/unknown-method", "http/origin-rejected", "jsonrpc/error-id-echo", "lint/tool-description", "lint/tool-name-pattern"},
-	"memory/stdio":                     {"errors/capability-gated-method", "lint/param-descriptions"},
+	"memory/stdio":                     {"errors/capability-gated-method", "jsonrpc/malformed-json", "lint/param-descriptions"},
 	"memory/http-stateful":             {"discover/supported-versions", "era/modern", "errors/unknown-method", "http/origin-rejected", "jsonrpc/error-id-echo", "lint/param-descriptions"},
-	"sequentialthinking/stdio":         {"errors/capability-gated-method", "lint/param-descriptions"},
+	"sequentialthinking/stdio":         {"errors/capability-gated-method", "jsonrpc/malformed-json", "lint/param-descriptions"},
 	"sequentialthinking/http-stateful": {"discover/supported-versions", "era/modern", "errors/unknown-method", "http/origin-rejected", "jsonrpc/error-id-echo", "lint/param-descriptions"},
-	"go-sdk-handlers/stdio":            {"errors/capability-gated-method"},
+	"go-sdk-handlers/stdio":            {"errors/capability-gated-method", "jsonrpc/malformed-json"},
 	"go-sdk-handlers/http-stateful":    {"discover/supported-versions", "era/modern", "errors/unknown-method", "http/origin-rejected", "jsonrpc/error-id-echo"},
 	"go-sdk-handlers/http-stateless":   {"errors/capability-gated-method", "headers/name-base64", "http/origin-rejected"},
 }

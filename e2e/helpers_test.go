@@ -525,12 +525,6 @@ func (d checksDoc) inapplicable(transport string) bool {
 	return d.Transport != "any" && d.Transport != transport
 }
 
-// sevenGroups are the seven assertions of DESIGN.md: hard gates.
-var sevenGroups = map[string]bool{
-	"discover": true, "ordering": true, "caching": true, "result-type": true,
-	"schema": true, "errors": true, "headers": true,
-}
-
 func tail(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {

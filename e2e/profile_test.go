@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	reportpkg "github.com/mcp-eval/mcp-eval/report"
 )
 
 // A deviation is a check that fails on a real server today, with the reason.
@@ -98,13 +100,13 @@ func assertModern(t *testing.T, run evalRun, p profile) {
 			}
 		default:
 			where := "outside the seven groups"
-			if sevenGroups[c.Group] {
+			if reportpkg.IsHardGroup(c.Group) {
 				where = "in assertion group " + c.Group
 			}
 			t.Errorf("%s, %s:\n        %s", c.Status, where, c.describe())
 		}
 	}
-	for g := range sevenGroups {
+	for _, g := range reportpkg.HardGroups {
 		if !groups[g] {
 			t.Errorf("the report has no check of group %s", g)
 		}

@@ -269,6 +269,17 @@ func (e *evaluator) checks() {
 		for _, c := range e.base.Checks {
 			base[c.ID] = c
 		}
+		// A baseline from before a rename holds the check under its old id
+		// (report.CheckAliases): compare it as the new id, unless the
+		// baseline has that id too.
+		for _, c := range e.base.Checks {
+			if id := report.CanonicalCheckID(c.ID); id != c.ID {
+				if _, ok := base[id]; !ok {
+					c.ID = id
+					base[id] = c
+				}
+			}
+		}
 	}
 	cur := slices.Clone(e.cur.Checks)
 	slices.SortStableFunc(cur, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
@@ -507,7 +518,7 @@ func (s *waiverSet) match(now time.Time, keys ...string) (valid, expired *Waiver
 	for _, k := range keys {
 		for i := range s.ws {
 			w := &s.ws[i]
-			if w.ID != k {
+			if report.CanonicalCheckID(w.ID) != k {
 				continue
 			}
 			s.used[i] = true
@@ -539,15 +550,21 @@ func (e *evaluator) waivers() {
 		if exp {
 			expNote = fmt.Sprintf(" (it also expired on %s)", w.Expires.Format(time.DateOnly))
 		}
+		// A waiver naming a renamed check applies to its new id, and is
+		// stale only if that check no longer fails.
+		id := report.CanonicalCheckID(w.ID)
+		if id != w.ID {
+			e.note("The waiver at %s names %s, which is now %s: rename the entry (the old id is accepted until the next minor release).", w.where(), w.ID, id)
+		}
 		switch {
 		case s.used[i]:
 			if exp && !s.explained[w] {
 				e.note("The waiver for %s at %s expired on %s; another waiver covers the failure, so remove this entry.", w.ID, w.where(), w.Expires.Format(time.DateOnly))
 			}
-		case e.names(w.ID):
+		case e.names(id):
 			e.d.StaleWaivers = append(e.d.StaleWaivers, *w)
 			e.fail("The waiver for %s at %s is stale: %s no longer fails%s. Remove the entry; a stale waiver fails the gate so that the list stays true.", w.ID, w.where(), w.ID, expNote)
-		case e.evaluated(w.ID):
+		case e.evaluated(id):
 			e.d.StaleWaivers = append(e.d.StaleWaivers, *w)
 			e.fail("The waiver for %s at %s is stale: no check or case in this run is named %s%s. Remove or correct the entry.", w.ID, w.where(), w.ID, expNote)
 		default:

@@ -188,6 +188,43 @@ func TestEvaluateItems(t *testing.T) {
 			want:   outcome{Passed: true, StillFailing: []string{"caching/tools-list"}, Waived: []string{"caching/tools-list"}},
 			notes:  []string{"Hard check caching/tools-list failed, passing 0 of 1 runs, as in the baseline, accepted by the waiver at w.yaml:1 until 2026-12-31 (reason: upstream bug)."},
 		},
+		// The old ids of report.CheckAliases, in a waiver or a baseline,
+		// stand for the new ones (remove with the aliases).
+		{
+			name:   "alias: a waiver with the old id accepts the new id's failure",
+			cur:    conf(check("jsonrpc/batch-rejected", false, report.StatusFail, 1, 0)),
+			base:   conf(check("jsonrpc/batch-rejected", false, report.StatusFail, 1, 0)),
+			policy: Policy{Strict: true, Waivers: []Waiver{waiver("resilience/batch", "")}},
+			want:   outcome{Passed: true, StillFailing: []string{"jsonrpc/batch-rejected"}, Waived: []string{"jsonrpc/batch-rejected"}},
+			notes:  []string{"The waiver at w.yaml:1 names resilience/batch, which is now jsonrpc/batch-rejected: rename the entry"},
+		},
+		{
+			name:    "alias: a waiver with the old id is stale when the new id passes",
+			cur:     conf(check("jsonrpc/batch-rejected", false, report.StatusPass, 1, 1)),
+			policy:  Policy{Waivers: []Waiver{waiver("resilience/batch", "")}},
+			want:    outcome{Stale: []string{"resilience/batch"}},
+			reasons: []string{"The waiver for resilience/batch at w.yaml:1 is stale: resilience/batch no longer fails"},
+		},
+		{
+			name:   "alias: a waiver with the old id is not checked when the new id's layer did not run",
+			cur:    &report.Report{Layers: []string{report.LayerResilience}, Checks: []report.Check{check("resilience/burst", false, report.StatusPass, 1, 1)}},
+			policy: Policy{Waivers: []Waiver{waiver("resilience/malformed-json", "")}},
+			want:   outcome{Passed: true},
+			notes:  []string{"The waiver for resilience/malformed-json at w.yaml:1 was not checked"},
+		},
+		{
+			name:  "alias: a baseline with the old id compares as the new id",
+			cur:   conf(check("jsonrpc/malformed-json", false, report.StatusFail, 1, 0)),
+			base:  conf(check("resilience/malformed-json", false, report.StatusPass, 1, 1)),
+			want:  outcome{Passed: true, Regressions: []string{"jsonrpc/malformed-json"}},
+			notes: []string{"Check jsonrpc/malformed-json (SHOULD) failed, passing 0 of 1 runs; it passed in the baseline"},
+		},
+		{
+			name: "alias: the new id in the baseline wins over the old one",
+			cur:  conf(check("jsonrpc/malformed-json", false, report.StatusPass, 1, 1)),
+			base: conf(check("jsonrpc/malformed-json", false, report.StatusFail, 1, 0), check("resilience/malformed-json", false, report.StatusPass, 1, 1)),
+			want: outcome{Passed: true, Fixed: []string{"jsonrpc/malformed-json"}},
+		},
 		{
 			name:    "stale waiver: the check passes now",
 			cur:     conf(hardPass("caching/tools-list")),

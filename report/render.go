@@ -13,10 +13,6 @@ import (
 	"unicode/utf8"
 )
 
-// assertionGroups are the seven assertion groups of DESIGN.md, in the order
-// every renderer lists them. Other groups follow alphabetically.
-var assertionGroups = []string{"discover", "ordering", "caching", "result-type", "schema", "errors", "headers"}
-
 // outcome is how a renderer presents a check or case: a failure that does not
 // fail the run is a warning.
 type outcome int
@@ -227,12 +223,12 @@ func groupChecks(checks []Check) []group {
 		gs[i].checks = append(gs[i].checks, c)
 	}
 	rank := func(name string) int {
-		for i, g := range assertionGroups {
+		for i, g := range HardGroups {
 			if g == name {
 				return i
 			}
 		}
-		return len(assertionGroups)
+		return len(HardGroups)
 	}
 	sort.SliceStable(gs, func(i, j int) bool {
 		ri, rj := rank(gs[i].name), rank(gs[j].name)

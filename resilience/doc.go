@@ -3,15 +3,18 @@
 //
 // The deterministic half, which needs no model, is here in three parts:
 //
-//   - Probe sends the server input it must survive — a body that is not
-//     JSON, a JSON-RPC batch, an oversized request, tool arguments that its
-//     own inputSchema rejects, a burst of concurrent tools/list on separate
-//     connections, a response stream cut after its first bytes — and after
-//     every run checks that the server still answers; a stdio server that
-//     exits is reported and restarted. Check ids:
-//     resilience/malformed-json, resilience/batch,
-//     resilience/oversized-request, resilience/invalid-arguments,
-//     resilience/burst, resilience/cut-stream, resilience/server-survives.
+//   - Probe sends the server input it must survive — an oversized request,
+//     tool arguments that its own inputSchema rejects, a burst of
+//     concurrent tools/list on separate connections, a response stream cut
+//     after its first bytes — and after every run checks that the server
+//     still answers; a stdio server that exits is reported and restarted.
+//     The probes are check.Def values run by the engine in internal/check,
+//     one after another. Check ids: resilience/oversized-request,
+//     resilience/invalid-arguments, resilience/burst, resilience/cut-stream,
+//     resilience/server-survives. A body that is not JSON and a JSON-RPC
+//     batch are Layer 0's jsonrpc/malformed-json and jsonrpc/batch-rejected
+//     (the old ids resilience/malformed-json and resilience/batch are
+//     aliases of them: report.CheckAliases).
 //   - Descriptions flags tool descriptions that address the model rather
 //     than describe the tool (tool poisoning): one check per rule,
 //     resilience/description-<rule> for before-using, hidden-unicode

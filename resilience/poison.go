@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -196,7 +198,7 @@ func (r *poisonRule) check(fields []*scanField, ntools int) report.Check {
 	if total > len(found) {
 		ev["total"] = total
 	}
-	rc.Evidence = mustJSON(ev)
+	rc.Evidence = check.JSON(ev)
 	return rc
 }
 
@@ -235,8 +237,8 @@ func newFinding(f *scanField, m [2]int) finding {
 	if hi < len(f.text) {
 		ctx += "…"
 	}
-	return finding{Tool: f.tool, Field: f.field, Match: escapeText(clipText(match, 200)),
-		Context: escapeText(clipText(ctx, 400)), Decoded: decodeTags(match)}
+	return finding{Tool: f.tool, Field: f.field, Match: escapeText(clip.Bytes(match, 200)),
+		Context: escapeText(clip.Bytes(ctx, 400)), Decoded: decodeTags(match)}
 }
 
 // escapeText quotes s as a Go string literal, escaping every character that

@@ -2,17 +2,17 @@ package resilience
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -66,39 +66,9 @@ func (o ProbeOptions) withDefaults(c *mcp.Client) ProbeOptions {
 	return o
 }
 
-// probeDef is one robustness probe.
-type probeDef struct {
-	name    string // the id is "resilience/" + name
-	title   string
-	level   report.Level
-	specRef string
-	// transport is "http", "stdio", or "" for both.
-	transport string
-	// prepare, if set, runs once before the runs and returns a reason not
-	// to run the probe at all.
-	prepare func(ctx context.Context, p *prober) string
-	run     func(ctx context.Context, p *prober) probeResult
-}
-
-func (d *probeDef) id() string { return "resilience/" + d.name }
-
-// probeResult is the outcome of one run of a probe.
-type probeResult struct {
-	status   report.Status
-	message  string
-	evidence any
-	info     string
-}
-
-func passed(info string) probeResult { return probeResult{status: report.StatusPass, info: info} }
-
-func failed(ev any, format string, args ...any) probeResult {
-	return probeResult{status: report.StatusFail, message: fmt.Sprintf(format, args...), evidence: ev}
-}
-
-func skipped(reason string) probeResult {
-	return probeResult{status: report.StatusSkip, message: reason}
-}
+// probeDef is one robustness probe: a check.Def whose environment is the
+// Probe call's prober. Its id is "resilience/" + its name.
+type probeDef = check.Def[*prober]
 
 func specRef(path string) string {
 	return "https://modelcontextprotocol.io/specification/2026-07-28/" + path
@@ -131,17 +101,29 @@ func Probe(ctx context.Context, c *mcp.Client, o ProbeOptions) []report.Check {
 	if err := p.alive(ctx); err != nil {
 		// Liveness is how every probe is judged; without it none can be.
 		msg := "the server did not answer tools/list before any probe, so no probe can tell whether it survived: " + describeErr(err)
-		for _, d := range defs {
-			checks = append(checks, aggregate(d, []probeResult{{status: report.StatusError, message: msg}}))
+		for _, d := range append(defs, survivesDef) {
+			checks = append(checks, check.Fold(d, report.LayerResilience, []check.Outcome{{Status: report.StatusError, Message: msg}}))
 		}
-		checks = append(checks, aggregate(survivesDef, []probeResult{{status: report.StatusError, message: msg}}))
 		return sortChecks(checks)
 	}
-	lctx, cancel := context.WithTimeout(ctx, 4*o.Timeout+5*time.Second)
+	lctx, cancel := context.WithTimeout(ctx, check.RunTimeout(o.Timeout))
 	p.tools, p.toolsErr = c.ListTools(lctx)
 	cancel()
-	for _, d := range defs {
-		checks = append(checks, p.runProbe(ctx, d))
+	// One probe after another, each run followed by the liveness check:
+	// each probe is a deliberate stress, so that the one that broke the
+	// server is known.
+	r := &check.Runner[*prober]{Env: p, Runs: o.Runs, Concurrency: 1, Timeout: o.Timeout,
+		Skip: func(d *probeDef) string {
+			if d.Transport != "" && d.Transport != p.kind {
+				return transportSkip[d.ID]
+			}
+			return ""
+		},
+		Ready: p.ensure,
+		Then:  p.check,
+	}
+	for i, outs := range r.Run(ctx, defs) {
+		checks = append(checks, check.Fold(defs[i], report.LayerResilience, outs))
 	}
 	checks = append(checks, p.survives())
 	return sortChecks(checks)
@@ -273,71 +255,25 @@ func (p *prober) ensure(ctx context.Context) string {
 	return ""
 }
 
-// runProbe runs one probe o.Runs times and folds the runs into a check.
-func (p *prober) runProbe(ctx context.Context, d *probeDef) report.Check {
-	if d.transport != "" && d.transport != p.kind {
-		return aggregate(d, []probeResult{skipped(transportSkip[d.name])})
-	}
-	if reason := p.ensure(ctx); reason != "" {
-		return aggregate(d, []probeResult{skipped(reason)})
-	}
-	if d.prepare != nil {
-		pctx, cancel := context.WithTimeout(ctx, 4*p.o.Timeout+5*time.Second)
-		reason := d.prepare(pctx, p)
-		cancel()
-		if reason != "" {
-			return aggregate(d, []probeResult{skipped(reason)})
-		}
-	}
-	results := make([]probeResult, 0, p.o.Runs)
-	for run := 1; run <= p.o.Runs; run++ {
-		if reason := p.ensure(ctx); reason != "" {
-			if len(results) == 0 {
-				results = append(results, skipped(reason))
-			}
-			break
-		}
-		r := p.runOnce(ctx, d)
-		p.check(ctx, d, run, &r)
-		results = append(results, r)
-	}
-	return aggregate(d, results)
-}
-
 // transportSkip says why a probe does not apply to the other transport.
 var transportSkip = map[string]string{
-	"burst":      "stdio: one process serves one client, so there is no balancer to spread a burst over replicas",
-	"cut-stream": "stdio: answers are lines on a pipe, not response streams that a client can cut",
-}
-
-// runOnce runs a probe once under its own deadline. A panic — a bug in
-// mcp-eval, but one a hostile server might trigger — becomes an error
-// result rather than a crash.
-func (p *prober) runOnce(ctx context.Context, d *probeDef) (r probeResult) {
-	defer func() {
-		if v := recover(); v != nil {
-			r = probeResult{status: report.StatusError, message: fmt.Sprintf("internal error in probe: %v", v),
-				evidence: map[string]any{"stack": clipText(string(debug.Stack()), 2000)}}
-		}
-	}()
-	// A run sends several requests, each under the probe timeout.
-	ctx, cancel := context.WithTimeout(ctx, 4*p.o.Timeout+5*time.Second)
-	defer cancel()
-	return d.run(ctx, p)
+	"resilience/burst":      "stdio: one process serves one client, so there is no balancer to spread a burst over replicas",
+	"resilience/cut-stream": "stdio: answers are lines on a pipe, not response streams that a client can cut",
 }
 
 // check is the liveness check after every run: the server must still
 // answer tools/list. A failure fails the run and is kept as an incident.
-func (p *prober) check(ctx context.Context, d *probeDef, run int, r *probeResult) {
-	if r.status == report.StatusSkip {
+func (p *prober) check(ctx context.Context, d *probeDef, run int, r *check.Outcome) {
+	if r.Status == report.StatusSkip {
 		return
 	}
+	run++ // the evidence counts runs from 1
 	p.liveness++
 	err := p.alive(ctx)
 	if err == nil {
 		return
 	}
-	inc := incident{After: d.id(), Run: run, Error: err.Error(), said: describeErr(err)}
+	inc := incident{After: d.ID, Run: run, Error: err.Error(), said: describeErr(err)}
 	exited := false
 	var te *mcp.TimeoutError
 	if st, ok := p.stdio(); ok && !errors.As(err, &te) {
@@ -347,7 +283,7 @@ func (p *prober) check(ctx context.Context, d *probeDef, run int, r *probeResult
 			var exitErr error
 			if exited, exitErr = st.Exited(); exited {
 				inc.Exit = exitText(exitErr)
-				inc.Stderr = clipText(strings.TrimSpace(st.StderrTail()), 1000)
+				inc.Stderr = clip.Bytes(strings.TrimSpace(st.StderrTail()), 1000)
 				break
 			}
 			if time.Now().After(deadline) || ctx.Err() != nil {
@@ -358,18 +294,18 @@ func (p *prober) check(ctx context.Context, d *probeDef, run int, r *probeResult
 	}
 	p.incidents = append(p.incidents, inc)
 	if !exited {
-		p.down = fmt.Sprintf("%s (run %d)", d.id(), run)
+		p.down = fmt.Sprintf("%s (run %d)", d.ID, run)
 	}
 	what := "the server stopped answering tools/list (" + describeErr(err) + ")"
 	if exited {
 		what = "the server process exited (" + inc.Exit + ")"
 	}
-	if r.status == report.StatusPass {
-		r.status = report.StatusFail
-		r.message = "after this probe " + what
-		r.evidence = inc
-	} else if !strings.Contains(r.message, "stopped answering") && !strings.Contains(r.message, "process exited") {
-		r.message += "; afterwards " + what
+	if r.Status == report.StatusPass {
+		r.Status = report.StatusFail
+		r.Message = "after this probe " + what
+		r.Evidence = inc
+	} else if !strings.Contains(r.Message, "stopped answering") && !strings.Contains(r.Message, "process exited") {
+		r.Message += "; afterwards " + what
 	}
 }
 
@@ -403,22 +339,22 @@ func exitText(err error) string {
 
 // survivesDef is the aggregate liveness check.
 var survivesDef = &probeDef{
-	name: "server-survives",
+	ID: "resilience/server-survives",
 	// MUST: JSON-RPC 2.0 §4 (which MCP messages follow) requires a response
 	// to every request, and a server that died or hangs answers none. The
 	// stdio transport leaves shutdown to the client (§Shutdown); a crash is
 	// something a client must recover from (§Crash), not a behaviour.
-	level:   report.LevelMust,
-	specRef: specRef("basic/transports/stdio") + "#shutdown",
-	title:   "the server keeps answering through every probe (a stdio process that exits is detected and reported)",
+	Level:   report.LevelMust,
+	SpecRef: specRef("basic/transports/stdio") + "#shutdown",
+	Title:   "the server keeps answering through every probe (a stdio process that exits is detected and reported)",
 }
 
 // survives folds the liveness checks into resilience/server-survives.
 func (p *prober) survives() report.Check {
 	if p.liveness == 0 {
-		return aggregate(survivesDef, []probeResult{skipped("no probe ran")})
+		return check.Fold(survivesDef, report.LayerResilience, []check.Outcome{check.Skip("no probe ran")})
 	}
-	rc := aggregate(survivesDef, []probeResult{passed("")})
+	rc := check.Fold(survivesDef, report.LayerResilience, []check.Outcome{check.Pass()})
 	rc.Runs, rc.Passed = p.liveness, p.liveness-len(p.incidents)
 	if len(p.incidents) == 0 {
 		rc.Info = fmt.Sprintf("answered tools/list after each of %d probe runs", p.liveness)
@@ -429,7 +365,7 @@ func (p *prober) survives() report.Check {
 	if first.Exit != "" {
 		rc.Message = fmt.Sprintf("the server process exited (%s) during %s run %d", first.Exit, first.After, first.Run)
 		if first.Stderr != "" {
-			rc.Message += "; last stderr: " + clipText(lastLine(first.Stderr), 200)
+			rc.Message += "; last stderr: " + clip.Bytes(lastLine(first.Stderr), 200)
 		}
 	} else {
 		rc.Message = fmt.Sprintf("the server stopped answering tools/list after %s run %d: %s", first.After, first.Run, first.said)
@@ -437,7 +373,7 @@ func (p *prober) survives() report.Check {
 	if n := len(p.incidents); n > 1 {
 		rc.Message += fmt.Sprintf(" (%d incidents in all)", n)
 	}
-	rc.Evidence = mustJSON(map[string]any{"incidents": p.incidents})
+	rc.Evidence = check.JSON(map[string]any{"incidents": p.incidents})
 	return rc
 }
 
@@ -446,87 +382,6 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// aggregate folds the runs of a probe into its report entry
-// (report.FoldRuns: it passes only if every run that ran passed).
-func aggregate(d *probeDef, rs []probeResult) report.Check {
-	runs := make([]report.Run, len(rs))
-	for i, r := range rs {
-		runs[i] = report.Run{Status: r.status, Message: r.message, Info: r.info}
-		if r.evidence != nil {
-			runs[i].Evidence = mustJSON(r.evidence)
-		}
-	}
-	return report.FoldRuns(report.Check{
-		ID: d.id(), Layer: report.LayerResilience, Group: "resilience", Level: d.level,
-		Hard: d.level == report.LevelMust, Title: d.title, SpecRef: d.specRef,
-	}, runs)
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(map[string]string{"error": "evidence could not be encoded: " + err.Error()})
-	}
-	return b
-}
-
-// clipText cuts s to at most n bytes (on a rune boundary), marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-// exchangeEvidence is what a failing run shows of one exchange: the request
-// body (cut, with its full size) and the answer.
-func exchangeEvidence(x *mcp.Exchange) map[string]any {
-	if x == nil {
-		return nil
-	}
-	ev := map[string]any{}
-	req := map[string]any{}
-	if len(x.Sent) > 0 {
-		req["body"] = clipText(string(x.Sent), 600)
-		if len(x.Sent) > 600 {
-			req["bytes"] = len(x.Sent)
-		}
-	}
-	ev["request"] = req
-	resp := map[string]any{}
-	if x.Status != 0 {
-		resp["status"] = x.Status
-		if x.ContentType != "" {
-			resp["contentType"] = x.ContentType
-		}
-	}
-	switch {
-	case x.Response != nil:
-		resp["message"] = clipText(string(x.Response.Raw), 2000)
-	case len(x.Body) > 0:
-		resp["body"] = clipText(string(x.Body), 1000)
-	}
-	if len(x.Invalid) > 0 {
-		resp["invalid"] = x.Invalid
-	}
-	ev["response"] = resp
-	return ev
-}
-
-// withError adds a transport error to evidence.
-func withError(ev map[string]any, err error) map[string]any {
-	if ev == nil {
-		ev = map[string]any{}
-	}
-	if err != nil {
-		ev["error"] = err.Error()
-	}
-	return ev
 }
 
 // safeTools returns the tools probes may call: readOnlyHint or listed

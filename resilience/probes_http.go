@@ -16,9 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
-	"github.com/mcp-eval/mcp-eval/report"
 )
 
 // burstMaxAnswer caps each answer of the burst. Fifty answers are in flight
@@ -57,10 +59,10 @@ type burstAnswer struct {
 // runBurst sends BurstSize identical tools/list requests at once, each on
 // a connection of its own (as a round-robin balancer would spread them over
 // replicas), and wants every one to succeed with the same list.
-func runBurst(ctx context.Context, p *prober) probeResult {
+func runBurst(ctx context.Context, p *prober) check.Outcome {
 	h, reason := p.httpTransport()
 	if reason != "" {
-		return skipped(reason)
+		return check.Skip(reason)
 	}
 	n := p.o.BurstSize
 	answers := make([]burstAnswer, n)
@@ -114,7 +116,10 @@ func summarizeListing(call *mcp.Call, x *mcp.Exchange, err error) burstAnswer {
 	}
 	h := sha256.New()
 	for _, t := range r.Tools {
-		h.Write(canonicalJSON(t))
+		// Canonical, so that two replicas that serialise the same tool
+		// differently still agree.
+		c, _ := canon.JSON(t)
+		h.Write(c)
 		h.Write([]byte{'\n'})
 		var named struct {
 			Name string `json:"name"`
@@ -126,23 +131,7 @@ func summarizeListing(call *mcp.Call, x *mcp.Exchange, err error) burstAnswer {
 	return a
 }
 
-// canonicalJSON re-encodes a JSON value with sorted keys, so that two
-// replicas that serialise the same tool differently still agree.
-func canonicalJSON(raw json.RawMessage) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return raw
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return raw
-	}
-	return b
-}
-
-func judgeBurst(answers []burstAnswer) probeResult {
+func judgeBurst(answers []burstAnswer) check.Outcome {
 	n := len(answers)
 	var errs []map[string]any
 	limited := 0
@@ -160,7 +149,7 @@ func judgeBurst(answers []burstAnswer) probeResult {
 				limited++
 			}
 			if len(errs) < 5 {
-				errs = append(errs, map[string]any{"status": a.status, "error": clipText(a.err, 300)})
+				errs = append(errs, map[string]any{"status": a.status, "error": clip.Bytes(a.err, 300)})
 			}
 			continue
 		}
@@ -178,7 +167,7 @@ func judgeBurst(answers []burstAnswer) probeResult {
 		if limited > 0 {
 			msg += fmt.Sprintf(" (%d answered 429: the server rate-limits a burst of %d)", limited, n)
 		}
-		return failed(map[string]any{"failures": errs, "failed": failures, "requests": n}, "%s", msg)
+		return check.Failf(map[string]any{"failures": errs, "failed": failures, "requests": n}, "%s", msg)
 	}
 	if len(order) > 1 {
 		sort.SliceStable(order, func(i, j int) bool { return order[i].Count > order[j].Count })
@@ -205,10 +194,10 @@ func judgeBurst(answers []burstAnswer) probeResult {
 		if len(diffs) > 0 {
 			detail = "against the most common list: " + strings.Join(dedupe(diffs), ", ")
 		}
-		return failed(map[string]any{"variants": order, "requests": n},
+		return check.Failf(map[string]any{"variants": order, "requests": n},
 			"%d concurrent identical tools/list requests got %d different tool lists (%s); a stateless server's replicas must answer alike", n, len(order), detail)
 	}
-	return passed(fmt.Sprintf("%d concurrent tools/list on %d connections agreed (%d tools on the first page)", n, n, len(order[0].Tools)))
+	return check.PassInfo(fmt.Sprintf("%d concurrent tools/list on %d connections agreed (%d tools on the first page)", n, n, len(order[0].Tools)))
 }
 
 func dedupe(xs []string) []string {
@@ -259,7 +248,7 @@ func prepareCut(ctx context.Context, p *prober) string {
 		x, err := p.do(ctx, p.c, call)
 		switch {
 		case err != nil:
-			tried = append(tried, c.label+" (no answer: "+clipText(describeErr(err), 120)+")")
+			tried = append(tried, c.label+" (no answer: "+clip.Bytes(describeErr(err), 120)+")")
 		case x.ContentType == "text/event-stream" && x.Response != nil && x.Status < 500:
 			p.stream = &streamTarget{label: c.label, method: c.method, params: c.params, baseline: answerKind(x)}
 			return ""
@@ -294,22 +283,13 @@ func answerKind(x *mcp.Exchange) string {
 }
 
 // validArgs returns arguments the schema accepts: none, or the required
-// properties with plain values.
+// properties with plain values (schema.SampleArgs).
 func validArgs(raw json.RawMessage) (map[string]any, bool) {
 	s, err := schema.Compile(raw)
 	if err != nil {
 		return nil, false
 	}
-	var root struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	_ = json.Unmarshal(raw, &root)
-	filled := map[string]any{}
-	for _, name := range root.Required {
-		filled[name] = plainValue(root.Properties[name])
-	}
-	for _, args := range []map[string]any{{}, filled} {
+	for _, args := range []map[string]any{{}, schema.SampleArgs(raw)} {
 		b, err := json.Marshal(args)
 		if err != nil {
 			continue
@@ -320,47 +300,6 @@ func validArgs(raw json.RawMessage) (map[string]any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// plainValue is a value for a property schema: its const, default or first
-// enum value, else a plain value of its type.
-func plainValue(raw json.RawMessage) any {
-	var p struct {
-		Type    any               `json:"type"`
-		Const   json.RawMessage   `json:"const"`
-		Default json.RawMessage   `json:"default"`
-		Enum    []json.RawMessage `json:"enum"`
-	}
-	_ = json.Unmarshal(raw, &p)
-	for _, v := range [][]byte{p.Const, p.Default} {
-		var x any
-		if len(v) > 0 && json.Unmarshal(v, &x) == nil {
-			return x
-		}
-	}
-	if len(p.Enum) > 0 {
-		var x any
-		if json.Unmarshal(p.Enum[0], &x) == nil {
-			return x
-		}
-	}
-	typ, _ := p.Type.(string)
-	if ts, ok := p.Type.([]any); ok && len(ts) > 0 {
-		typ, _ = ts[0].(string)
-	}
-	switch typ {
-	case "integer", "number":
-		return 1
-	case "boolean":
-		return false
-	case "array":
-		return []any{}
-	case "object":
-		return map[string]any{}
-	case "null":
-		return nil
-	}
-	return "mcp-eval"
 }
 
 // cutPause is how long the probe waits between cutting a stream and
@@ -374,47 +313,47 @@ const cutPause = 100 * time.Millisecond
 // client whose stream broke MUST re-issue the request with a new id
 // (changelog, "SSE resumability removed"), so a server that wedges on a
 // cut stream leaves its clients no way to finish a call.
-func runCut(ctx context.Context, p *prober) probeResult {
+func runCut(ctx context.Context, p *prober) check.Outcome {
 	h, reason := p.httpTransport()
 	if reason != "" {
-		return skipped(reason)
+		return check.Skip(reason)
 	}
 	st := p.stream
 	cut := p.c.NewCall(st.method, st.params)
 	ct, status, err := p.cutStream(ctx, h, cut)
 	if err != nil {
-		return failed(map[string]any{"request": st.method, "id": cut.ID, "error": err.Error()},
+		return check.Failf(map[string]any{"request": st.method, "id": cut.ID, "error": err.Error()},
 			"the request to be cut (%s) got no answer: %s", st.label, describeErr(err))
 	}
 	if ct != "text/event-stream" {
-		return skipped(fmt.Sprintf("this time %s was answered with %s (HTTP %d), not a stream", st.label, orNone(ct), status))
+		return check.Skip(fmt.Sprintf("this time %s was answered with %s (HTTP %d), not a stream", st.label, orNone(ct), status))
 	}
 	select {
 	case <-ctx.Done():
-		return probeResult{status: report.StatusError, message: ctx.Err().Error()}
+		return check.Errored(ctx.Err(), nil)
 	case <-time.After(cutPause):
 	}
 	again := p.c.NewCall(st.method, st.params)
 	x, err := p.do(ctx, p.c, again)
-	ev := withError(exchangeEvidence(x), err)
+	ev := check.WithError(check.Probe.Of(x), err)
 	ev["cutId"] = cut.ID
 	if err != nil {
-		return failed(ev, "the %s stream (id %v) was cut after its first bytes, and the request re-issued with id %v got no answer: %s",
+		return check.Failf(ev, "the %s stream (id %v) was cut after its first bytes, and the request re-issued with id %v got no answer: %s",
 			st.label, cut.ID, again.ID, describeErr(err))
 	}
 	got := answerKind(x)
 	switch {
 	case x.Status >= 500:
-		return failed(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got HTTP %d (%s); uncut, it got %s",
+		return check.Failf(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got HTTP %d (%s); uncut, it got %s",
 			st.label, cut.ID, again.ID, x.Status, got, st.baseline)
 	case got != st.baseline:
-		return failed(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got %s; uncut, it got %s",
+		return check.Failf(ev, "after the %s stream (id %v) was cut, the request re-issued with id %v got %s; uncut, it got %s",
 			st.label, cut.ID, again.ID, got, st.baseline)
 	}
 	if _, err := mcp.Result(again, x); err != nil && x.Response.Error == nil {
-		return failed(ev, "after the %s stream was cut, the re-issued request's answer is not usable: %v", st.label, err)
+		return check.Failf(ev, "after the %s stream was cut, the re-issued request's answer is not usable: %v", st.label, err)
 	}
-	return passed(fmt.Sprintf("cut the %s stream after its first bytes; the request re-issued with a new id got %s", st.label, got))
+	return check.PassInfo(fmt.Sprintf("cut the %s stream after its first bytes; the request re-issued with a new id got %s", st.label, got))
 }
 
 // cutStream posts call on a connection of its own, reads the first bytes of

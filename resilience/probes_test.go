@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -20,19 +20,12 @@ import (
 
 // TestMain lets the test binary serve the fixture on stdio
 // (mcptest.StdioCommand).
-func TestMain(m *testing.M) {
-	mcptest.ServeStdioIfAsked()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mcptest.Main(m) }
 
 // testTimeout is the client's per-request timeout: generous, since a 4 MiB
 // request under the race detector on a busy runner takes seconds. Tests of
 // hangs pass a short ProbeOptions.Timeout instead.
 const testTimeout = 20 * time.Second
-
-// hangOpts are the options for a fixture that hangs: a short timeout, and
-// a small oversized request so that the short timeout does not cut it.
-var hangOpts = ProbeOptions{Runs: 1, Timeout: 2 * time.Second, MaxRequestBytes: 64 << 10}
 
 // connect starts the fixture with the given defects over transport and
 // returns a client to it, and the fixture when it runs in this process.
@@ -78,8 +71,8 @@ func failingProbes(cs []report.Check) []string {
 }
 
 var probeIDs = []string{
-	"resilience/batch", "resilience/burst", "resilience/cut-stream", "resilience/invalid-arguments",
-	"resilience/malformed-json", "resilience/oversized-request", "resilience/server-survives",
+	"resilience/burst", "resilience/cut-stream", "resilience/invalid-arguments",
+	"resilience/oversized-request", "resilience/server-survives",
 }
 
 func TestCleanFixturePassesEveryProbe(t *testing.T) {
@@ -139,12 +132,6 @@ func TestEachProbeFailsOnItsDefect(t *testing.T) {
 		want              []string
 		opts              *ProbeOptions // nil: Runs 2
 	}{
-		{"jsonrpc/malformed-json", "http", []string{"malformed-json"}, nil},
-		{"jsonrpc/batch-rejected", "http", []string{"batch"}, nil},
-		{mcptest.DefectMalformedJSON, "http", []string{"malformed-json", "server-survives"}, nil},
-		{mcptest.DefectMalformedJSON, "stdio", []string{"malformed-json", "server-survives"}, nil},
-		{mcptest.DefectBatch, "http", []string{"batch"}, &hangOpts},
-		{mcptest.DefectBatch, "stdio", []string{"batch", "server-survives"}, &hangOpts},
 		{mcptest.DefectOversizedRequest, "http", []string{"oversized-request", "server-survives"}, nil},
 		{mcptest.DefectOversizedRequest, "stdio", []string{"oversized-request", "server-survives"}, nil},
 		{mcptest.DefectInvalidArguments, "http", []string{"invalid-arguments"}, nil},
@@ -327,11 +314,11 @@ func TestJudgeBadArgs(t *testing.T) {
 func TestBurstHeap(t *testing.T) {
 	c, _ := connectFixture(t, "http", "")
 	p := &prober{o: ProbeOptions{BurstSize: DefaultBurstSize, Timeout: testTimeout}, c: c, kind: "http"}
-	peak, r := measurePeakHeap(func() probeResult { return runBurst(t.Context(), p) })
-	if r.status != report.StatusPass {
-		t.Fatalf("burst: %s %s", r.status, r.message)
+	peak, r := measurePeakHeap(func() check.Outcome { return runBurst(t.Context(), p) })
+	if r.Status != report.StatusPass {
+		t.Fatalf("burst: %s %s", r.Status, r.Message)
 	}
-	t.Logf("burst of %d: peak heap %.1f MiB; %s", DefaultBurstSize, float64(peak)/(1<<20), r.info)
+	t.Logf("burst of %d: peak heap %.1f MiB; %s", DefaultBurstSize, float64(peak)/(1<<20), r.Info)
 	if peak >= 64<<20 {
 		t.Errorf("peak heap %.1f MiB, want under 64 MiB", float64(peak)/(1<<20))
 	}
@@ -343,9 +330,9 @@ func BenchmarkBurst(b *testing.B) {
 	b.ReportAllocs()
 	var worst uint64
 	for b.Loop() {
-		peak, r := measurePeakHeap(func() probeResult { return runBurst(context.Background(), p) })
-		if r.status != report.StatusPass {
-			b.Fatalf("burst: %s %s", r.status, r.message)
+		peak, r := measurePeakHeap(func() check.Outcome { return runBurst(context.Background(), p) })
+		if r.Status != report.StatusPass {
+			b.Fatalf("burst: %s %s", r.Status, r.Message)
 		}
 		worst = max(worst, peak)
 	}
@@ -354,7 +341,7 @@ func BenchmarkBurst(b *testing.B) {
 
 // measurePeakHeap runs f while sampling HeapAlloc every millisecond, and
 // returns the highest value seen after a GC beforehand.
-func measurePeakHeap(f func() probeResult) (uint64, probeResult) {
+func measurePeakHeap(f func() check.Outcome) (uint64, check.Outcome) {
 	runtime.GC()
 	var peak atomic.Uint64
 	sample := func() {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -136,7 +137,7 @@ func SurfaceCheck(cur report.Surface, base *report.Surface) report.Check {
 		}
 	}
 	rc.Info = strings.Join(info, ", ")
-	rc.Evidence = mustJSON(map[string]any{"changes": changes})
+	rc.Evidence = check.JSON(map[string]any{"changes": changes})
 	return rc
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"gopkg.in/yaml.v3"
 )
 
@@ -244,6 +245,6 @@ func (pc PathCheck) lookup(v any) (any, bool) {
 // pathValueEqual compares a decoded value with expected JSON, numbers by
 // value (the matcher's own equality).
 func pathValueEqual(got any, want json.RawMessage) bool {
-	w, ok := decodeNumbers(want)
-	return ok && valueEqual(got, w)
+	w, ok := canon.Decode(want)
+	return ok && canon.Equal(got, w)
 }

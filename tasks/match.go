@@ -1,17 +1,16 @@
 package tasks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/mcp-eval/mcp-eval/internal/canon"
 	clippkg "github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
@@ -332,7 +331,7 @@ func containsText(raw json.RawMessage, want string) bool {
 
 // jsonNumber returns the value of a JSON number.
 func jsonNumber(raw json.RawMessage) (float64, bool) {
-	v, ok := decodeNumbers(raw)
+	v, ok := canon.Decode(raw)
 	if !ok {
 		return 0, false
 	}
@@ -350,75 +349,7 @@ func jsonNumber(raw json.RawMessage) (float64, bool) {
 // jsonEqual compares two JSON texts by value: numbers numerically (10 and
 // 10.0 are equal), objects regardless of key order. Invalid JSON equals
 // nothing.
-func jsonEqual(a, b json.RawMessage) bool {
-	va, ok := decodeNumbers(a)
-	if !ok {
-		return false
-	}
-	vb, ok := decodeNumbers(b)
-	if !ok {
-		return false
-	}
-	return valueEqual(va, vb)
-}
-
-func decodeNumbers(raw json.RawMessage) (any, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil || d.More() {
-		return nil, false
-	}
-	return v, true
-}
-
-func valueEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !valueEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !valueEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		return ok && numberEqual(x, y)
-	default:
-		return a == b
-	}
-}
-
-// numberEqual compares decimal numbers at 256 bits of precision: far more
-// than float64, and safe from the huge allocations an exponent such as
-// 1e999999999 would cause as an exact rational.
-func numberEqual(a, b json.Number) bool {
-	if a == b {
-		return true
-	}
-	fa, _, errA := big.ParseFloat(string(a), 10, 256, big.ToNearestEven)
-	fb, _, errB := big.ParseFloat(string(b), 10, 256, big.ToNearestEven)
-	if errA != nil || errB != nil {
-		return false
-	}
-	return fa.Cmp(fb) == 0
-}
+func jsonEqual(a, b json.RawMessage) bool { return canon.EqualJSON(a, b) }
 
 // clip shortens a value for a message.
 func clip(s string) string { return clippkg.Runes(s, 80) }

@@ -30,7 +30,8 @@ package main
 //     the server finishes what it has read first (for at most drainTimeout).
 //  5. Over stdio, a line that is not JSON makes the SDK's connection fail
 //     and the server exit. JSON-RPC answers it with a parse error (-32700)
-//     and carries on; mcp-eval's resilience/malformed-json probe found this.
+//     and carries on; mcp-eval's resilience/malformed-json probe (now the
+//     check jsonrpc/malformed-json) found this.
 
 import (
 	"bufio"

@@ -21,6 +21,28 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// TestEqualJSON: the same value in other spellings is equal, another type
+// never is, and invalid JSON equals nothing (conformance's TestSameJSON
+// has the id cases).
+func TestEqualJSON(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":[7, "\u00e9"], "b":null}`, `{"b":null,"a":[7.0,"é"]}`, true},
+		{`1e2`, `100`, true},
+		{`12345678901234567890123`, `12345678901234567890124`, false},
+		{`"7"`, `7`, false},
+		{`[1]`, `[1,1]`, false},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`{"a":`, `{"a":`, false},
+	} {
+		if got := EqualJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("EqualJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"z":[1,{"y":"\u2028"}],"a":null}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {

@@ -45,7 +45,8 @@ type Server struct {
 // means for it.
 func Describe(ctx context.Context, c *mcp.Client) *Server {
 	s := &Server{Era: c.Era(), Version: c.Version(), Supported: []string{}}
-	var caps map[string]json.RawMessage
+	caps, _, serverInfo := Declared(c)
+	s.ServerInfo = serverInfo
 	if d := c.Discover(); d != nil {
 		s.Supported = append(s.Supported, d.SupportedVersions...)
 		if s.Era == mcp.EraModern && !slices.Contains(d.SupportedVersions, mcp.LatestVersion) {
@@ -56,29 +57,9 @@ func Describe(ctx context.Context, c *mcp.Client) *Server {
 			s.Era = mcp.EraLegacy
 		}
 		s.Capabilities = d.Capabilities
-		caps = objectMembers(d.Capabilities)
-		var meta struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
-		if json.Unmarshal(d.Raw, &meta) == nil {
-			s.ServerInfo = meta.Meta[mcp.MetaServerInfo]
-		}
-	}
-	if ir := c.InitializeResult(); ir != nil {
-		var init struct {
-			Capabilities json.RawMessage `json:"capabilities"`
-			ServerInfo   json.RawMessage `json:"serverInfo"`
-		}
-		if json.Unmarshal(ir, &init) == nil {
-			if caps == nil {
-				caps = objectMembers(init.Capabilities)
-				if b, err := json.Marshal(caps); err == nil {
-					s.Capabilities = b
-				}
-			}
-			if s.ServerInfo == nil {
-				s.ServerInfo = init.ServerInfo
-			}
+	} else if caps != nil {
+		if b, err := json.Marshal(caps); err == nil {
+			s.Capabilities = b
 		}
 	}
 	declares := func(name string) bool { _, ok := caps[name]; return ok }
@@ -106,6 +87,42 @@ func (s *Server) ToolsRaw() []json.RawMessage {
 		out[i] = t.Raw
 	}
 	return out
+}
+
+// Declared returns the capabilities and serverInfo the server declared:
+// server/discover's (serverInfo from its _meta, spec digest §1.3), else
+// initialize's. known says whether the capabilities were a JSON object;
+// caps is nil only when the server answered neither.
+func Declared(c *mcp.Client) (caps map[string]json.RawMessage, known bool, serverInfo json.RawMessage) {
+	if d := c.Discover(); d != nil {
+		caps, known = objectMembers(d.Capabilities), isObject(d.Capabilities)
+		var meta struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(d.Raw, &meta) == nil {
+			serverInfo = meta.Meta[mcp.MetaServerInfo]
+		}
+	}
+	if ir := c.InitializeResult(); ir != nil {
+		var init struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+			ServerInfo   json.RawMessage `json:"serverInfo"`
+		}
+		if json.Unmarshal(ir, &init) == nil {
+			if caps == nil {
+				caps, known = objectMembers(init.Capabilities), isObject(init.Capabilities)
+			}
+			if serverInfo == nil {
+				serverInfo = init.ServerInfo
+			}
+		}
+	}
+	return caps, known, serverInfo
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
 func objectMembers(raw json.RawMessage) map[string]json.RawMessage {

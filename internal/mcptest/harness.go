@@ -58,6 +58,14 @@ func StdioCommand(t testing.TB, o Options) (argv, env []string) {
 	return []string{exe, "-test.run=^$"}, []string{stdioEnv + "=" + string(b)}
 }
 
+// Main is the TestMain of a package whose tests use StdioCommand: it
+// serves the fixture when this process is one StdioCommand started, and
+// otherwise runs the tests.
+func Main(m *testing.M) {
+	ServeStdioIfAsked()
+	os.Exit(m.Run())
+}
+
 // ServeStdioIfAsked serves the fixture on stdin/stdout and exits when this
 // process was started by StdioCommand; otherwise it returns at once. Call
 // it first in TestMain.

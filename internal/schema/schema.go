@@ -12,7 +12,8 @@
 // so that conformance checks can put them into report evidence.
 //
 // It also checks the x-mcp-header annotations of a tool inputSchema
-// ([XMCPHeaders]).
+// ([XMCPHeaders]), and builds the plain arguments that conformance and
+// resilience send to a safe tool ([SampleArgs]).
 //
 // The package imports only the standard library and the JSON Schema library;
 // it must not import any other package of this module.

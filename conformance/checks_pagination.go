@@ -1,0 +1,67 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// paginated are the list methods with cursors (server/utilities/pagination).
+var paginated = []listMethod{cacheable[1], cacheable[2], cacheable[3], cacheable[4]}
+
+func declaredLists(e *Env) []listMethod {
+	var out []listMethod
+	for _, lm := range paginated {
+		if e.declares(lm.capability) || (lm.capability == "tools" && e.capabilities == nil) {
+			out = append(out, lm)
+		}
+	}
+	return out
+}
+
+func needsLists(e *Env) string {
+	if len(declaredLists(e)) == 0 {
+		return "the server declares none of tools, prompts and resources, so it has no list to page"
+	}
+	return ""
+}
+
+func paginationChecks() []*Check {
+	ref := spec("server/utilities/pagination")
+	return []*Check{
+		{ID: "pagination/cursor-round-trip", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+			Title: "every declared list can be paged to its end: each nextCursor sent back gets the next page, and no page or cursor repeats",
+			Skip:  needsLists,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				// The run's shared walks: the same pages the caching and
+				// tool checks judge.
+				pages := 0
+				for _, lm := range declaredLists(e) {
+					l := e.listingOf(ctx, lm)
+					if l.fail != nil {
+						o := *l.fail
+						o.Message = lm.method + ": " + o.Message
+						return o
+					}
+					pages += len(l.pages)
+				}
+				return check.PassInfo(fmt.Sprintf("%d pages in all", pages))
+			}},
+		{ID: "pagination/invalid-cursor", Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
+			Title: "a cursor the server never issued → -32602 on every declared list",
+			Skip:  needsLists,
+			Run: func(ctx context.Context, e *Env) Outcome {
+				for _, lm := range declaredLists(e) {
+					call := e.client.NewCall(lm.method, map[string]any{"cursor": probeCursor})
+					x, _, err := e.do(ctx, e.client, call)
+					if o := e.expectError(x, err, lm.method+" with an invalid cursor", 0, mcp.CodeInvalidParams); o.Status != report.StatusPass {
+						return o
+					}
+				}
+				return check.Pass()
+			}},
+	}
+}
