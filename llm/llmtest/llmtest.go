@@ -94,9 +94,10 @@ func RejectChat(body []byte) string {
 }
 
 // RejectMessages returns the Messages API's 400 message for body, "" when
-// it takes it (or cannot read it): a tool name outside the pattern, a
-// missing max_tokens, or a tool_use whose results do not open the very
-// next user turn, in the order of the calls.
+// it takes it (or cannot read it): a tool name outside the pattern (in
+// tools or in an assistant's tool_use blocks), a missing max_tokens, or a
+// tool_use whose results do not open the very next user turn, in the
+// order of the calls.
 func RejectMessages(body []byte) string {
 	var req struct {
 		MaxTokens *int `json:"max_tokens"`
@@ -124,6 +125,7 @@ func RejectMessages(body []byte) string {
 		var blocks []struct {
 			Type      string `json:"type"`
 			ID        string `json:"id"`
+			Name      string `json:"name"`
 			ToolUseID string `json:"tool_use_id"`
 		}
 		_ = json.Unmarshal(m.Content, &blocks) // a string content has no blocks
@@ -136,10 +138,14 @@ func RejectMessages(body []byte) string {
 		}
 		pending = nil
 		if m.Role == "assistant" {
-			for _, b := range blocks {
-				if b.Type == "tool_use" {
-					pending = append(pending, b.ID)
+			for j, b := range blocks {
+				if b.Type != "tool_use" {
+					continue
 				}
+				if !messagesToolName.MatchString(b.Name) {
+					return fmt.Sprintf("messages.%d.content.%d.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i, j)
+				}
+				pending = append(pending, b.ID)
 			}
 		}
 	}
