@@ -183,6 +183,25 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 	return check.PassInfo(info)
 }
 
+// Waiting for the answer behind a bad line: aliveFactor times what the same
+// request took before the line, at least aliveFloor (a scheduler hiccup or
+// a garbage collection must not read as a hang), at most the request
+// timeout.
+const (
+	aliveFactor = 20
+	aliveFloor  = time.Second
+)
+
+// aliveWithin is how long to wait for the answer behind the bad line, given
+// what the same request took before it.
+func aliveWithin(took, timeout time.Duration) time.Duration {
+	d := max(aliveFloor, aliveFactor*took)
+	if timeout > 0 {
+		d = min(d, timeout)
+	}
+	return d
+}
+
 // badLine writes a bad line to a stdio server, then a tools/list behind it,
 // which a server that reads its input in order answers after the bad line.
 // What it wrote back to the bad line is information. Each run starts a
@@ -199,12 +218,27 @@ func (e *Env) badLine(ctx context.Context, call *mcp.Call, what string) Outcome 
 	if !ok {
 		return check.Errored(fmt.Errorf("the new process's transport is %T, not stdio", c.Transport()), nil)
 	}
+	// The same request first, while the process is known to be healthy: it
+	// covers the process's start-up, and how fast it answers sets how long
+	// to wait after the bad line (aliveWithin), so that a server that hangs
+	// on the line costs about a second, not the whole --timeout.
+	start := time.Now()
+	if x, err := c.Do(ctx, c.NewCall("tools/list", nil)); err != nil {
+		return check.Errored(fmt.Errorf("the process of its own did not answer tools/list before the bad line: %w", err), check.Protocol.Of(x))
+	}
+	took := time.Since(start)
+	wait := aliveWithin(took, c.Timeout())
 	call.ID = nil // the line has no id the transport could wait for
 	if x, err := c.Do(ctx, call); err != nil {
 		return check.Failf(check.WithError(check.Protocol.Of(x), err), "%s could not be written: %v", what, err)
 	}
-	x, err := c.Do(ctx, c.NewCall("tools/list", nil))
+	fctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	x, err := c.Do(fctx, c.NewCall("tools/list", nil))
 	if err != nil {
+		if fctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer within %s, where it answered the same request in %s before the line", wait.Round(time.Millisecond), took.Round(time.Microsecond))
+		}
 		return check.Failf(check.WithError(check.Protocol.Of(x), err), "after %s the server stopped answering tools/list: %v", what, err)
 	}
 	var seen []string
