@@ -133,12 +133,8 @@ func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*
 // ScoreRun scores one run. Run is left 0 for the caller to set.
 func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
 	var r RunScore
-	switch {
-	case t == nil:
-		r.Errored, r.Error = true, "no transcript"
-		return r
-	case t.Stop == agent.StopError:
-		r.Errored, r.Error = true, cmp.Or(t.Err, "the run failed")
+	if reason := t.Failure(); reason != "" {
+		r.Errored, r.Error = true, reason
 		return r
 	}
 	if len(c.Turns) > 0 {

@@ -175,12 +175,8 @@ func (p *Plan) Score(ctx context.Context, results []runs.Result, opts ScoreOptio
 // set. judge may be nil.
 func ScoreRun(ctx context.Context, v *Variant, t *agent.Transcript, judge judge.Grader) RunScore {
 	var r RunScore
-	switch {
-	case t == nil:
-		r.Errored, r.Error = true, "no transcript"
-		return r
-	case t.Stop == agent.StopError:
-		r.Errored, r.Error = true, cmp.Or(t.Err, "the run failed")
+	if reason := t.Failure(); reason != "" {
+		r.Errored, r.Error = true, reason
 		return r
 	}
 	if v.Kind == KindFault {
