@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -287,44 +287,17 @@ func TestShippedGoldenSetOnExampleServer(t *testing.T) {
 	}
 }
 
-// openAIToolName is the pattern Chat Completions enforces on function
-// names (400 "string does not match pattern" otherwise).
-var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // strictOpenAIRequest rejects, as the real API does with HTTP 400, a
-// request with a function name outside the pattern or a tool message that
-// answers no tool call of the assistant message before it.
+// request llmtest.RejectChat refuses (a function name outside the pattern,
+// a tool message that answers no tool call of the assistant message before
+// it…), and returns the parts of one it takes that the scripted models read.
 func strictOpenAIRequest(body []byte) (*oaReq, string) {
+	if bad := llmtest.RejectChat(body); bad != "" {
+		return nil, bad
+	}
 	var req oaReq
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, "We could not parse the JSON body of your request."
-	}
-	if len(req.Messages) == 0 {
-		return nil, "[] is too short - 'messages'"
-	}
-	for i, tool := range req.Tools {
-		if !openAIToolName.MatchString(tool.Function.Name) {
-			return nil, fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
-		}
-	}
-	open := map[string]bool{}
-	for i, m := range req.Messages {
-		switch m.Role {
-		case "assistant":
-			open = map[string]bool{}
-			for _, tc := range m.ToolCalls {
-				if !openAIToolName.MatchString(tc.Function.Name) {
-					return nil, fmt.Sprintf("Invalid 'messages[%d].tool_calls[0].function.name': string does not match pattern.", i)
-				}
-				open[tc.ID] = true
-			}
-		case "tool":
-			if !open[m.ToolCallID] {
-				return nil, fmt.Sprintf("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. (messages[%d])", i)
-			}
-		default:
-			open = map[string]bool{}
-		}
+		return nil, err.Error()
 	}
 	return &req, ""
 }
@@ -332,22 +305,9 @@ func strictOpenAIRequest(body []byte) (*oaReq, string) {
 type oaReq struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
+		Role    string `json:"role"`
+		Content any    `json:"content"`
 	} `json:"messages"`
-	Tools []struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
 	ResponseFormat json.RawMessage `json:"response_format"`
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -86,19 +87,21 @@ var dottedTools = []mcp.Tool{
 }
 
 // strictModelAPI is an OpenAI or Anthropic endpoint that rejects, as the
-// real API does with HTTP 400, a tool name outside the API's pattern (and,
-// for Anthropic, a request without max_tokens). Its model calls the tool
-// whose description mentions the weather, then answers.
+// real API does with HTTP 400, what llmtest.Reject refuses (a tool name
+// outside the API's pattern, in the tools or in earlier calls; for
+// Anthropic, a request without max_tokens). Its model calls the tool whose
+// description mentions the weather, then answers.
 func strictModelAPI(t *testing.T, provider string) *httptest.Server {
-	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	if provider == "anthropic" {
-		pattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
-	}
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if msg := llmtest.Reject(r.URL.Path, body); msg != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":%q}}`, msg)
+			return
+		}
 		var req struct {
-			MaxTokens *int `json:"max_tokens"`
-			Tools     []struct {
+			Tools []struct {
 				Name        string `json:"name"`
 				Description string `json:"description"`
 				Function    struct {
@@ -106,42 +109,19 @@ func strictModelAPI(t *testing.T, provider string) *httptest.Server {
 					Description string `json:"description"`
 				} `json:"function"`
 			} `json:"tools"`
-			Messages []json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
 			http.Error(w, err.Error(), 400)
 			return
 		}
-		reject := func(msg string) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(400)
-			fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":%q}}`, msg)
-		}
-		if provider == "anthropic" && req.MaxTokens == nil {
-			reject("max_tokens: Field required")
-			return
-		}
 		weather := ""
-		for i, tool := range req.Tools {
+		for _, tool := range req.Tools {
 			name, desc := tool.Name, tool.Description
 			if provider == "openai" {
 				name, desc = tool.Function.Name, tool.Function.Description
 			}
-			if !pattern.MatchString(name) {
-				reject(fmt.Sprintf("tools.%d.name: String should match pattern '%s'", i, pattern))
-				return
-			}
 			if strings.Contains(desc, "weather") {
 				weather = name
-			}
-		}
-		// Names inside earlier tool calls are checked too.
-		for _, m := range req.Messages {
-			for _, name := range regexp.MustCompile(`"name":"([^"]*)"`).FindAllStringSubmatch(string(m), -1) {
-				if !pattern.MatchString(name[1]) {
-					reject("messages: tool name " + name[1] + " does not match the pattern")
-					return
-				}
 			}
 		}
 		answered := strings.Contains(string(body), "18 °C")

@@ -170,166 +170,135 @@ func TestFetchBaselineSkips(t *testing.T) {
 	good := func(t *testing.T) fakeRun {
 		return fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 0.75))}}
 	}
+	rep := reportJSON(t, full, 1)
+	zipped := reportZip(t, full, 1)
+	bomb := append([]byte(`{"schemaVersion":1,"pad":"`), bytes.Repeat([]byte(" "), 2<<20)...)
+	bomb = append(bomb, `"}`...)
 	tests := []struct {
-		name   string
-		newest func(t *testing.T) fakeRun
-		skip   string // what Skipped must say about the newest run
-		cfg    Config
+		name string
+		// run is the newest run, number 2 (id 2000), whose one artifact
+		// art(20, …) holds blob, or a zip of entries, or else zipped;
+		// edit changes the artifact's listing.
+		run     fakeRun
+		blob    []byte
+		entries []zipEntry
+		edit    func(a *fakeArtifact)
+		skip    string // what Skipped must say about the newest run
+		cfg     Config
 	}{
 		{
 			name: "pull request run from a fork branch named main",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Event: "pull_request", HeadRepo: "mallory/weather-mcp", Fork: true,
-					Artifacts: []fakeArtifact{art(20, reportZip(t, full, 1))}}
-			},
+			run:  fakeRun{Event: "pull_request", HeadRepo: "mallory/weather-mcp", Fork: true},
 			skip: "a pull_request run",
 		},
 		{
 			name: "push run whose head repository is a fork",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, HeadRepo: "mallory/weather-mcp", Fork: true,
-					Artifacts: []fakeArtifact{art(20, reportZip(t, full, 1))}}
-			},
+			run:  fakeRun{HeadRepo: "mallory/weather-mcp", Fork: true},
 			skip: "head repository mallory/weather-mcp is a fork",
 		},
 		{
 			name: "head repository with another name",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, HeadRepo: "acme/weather-mcp-mirror",
-					Artifacts: []fakeArtifact{art(20, reportZip(t, full, 1))}}
-			},
+			run:  fakeRun{HeadRepo: "acme/weather-mcp-mirror"},
 			skip: "is a fork",
 		},
 		{
 			name: "expired artifact",
-			newest: func(t *testing.T) fakeRun {
-				a := art(20, reportZip(t, full, 1))
-				a.Expired = true
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
-			},
+			edit: func(a *fakeArtifact) { a.Expired = true },
 			skip: "has expired",
 		},
 		{
 			name: "artifact expired between listing and download (410)",
-			newest: func(t *testing.T) fakeRun {
-				a := art(20, reportZip(t, full, 1))
-				a.Status = 410
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
-			},
+			edit: func(a *fakeArtifact) { a.Status = 410 },
 			skip: "expired or was deleted (410)",
 		},
 		{
 			name: "no artifact of that name",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{{ID: 20, Name: "coverage", Blob: []byte("x")}}}
-			},
+			blob: []byte("x"),
+			edit: func(a *fakeArtifact) { a.Name = "coverage" },
 			skip: `no artifact named "mcp-eval-report"`,
 		},
 		{
 			name: "corrupt zip",
-			newest: func(t *testing.T) fakeRun {
-				z := reportZip(t, full, 1)
-				z = append(z[:len(z)/2:len(z)/2], bytes.Repeat([]byte{0xde}, 40)...)
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, z)}}
-			},
+			blob: append(zipped[:len(zipped)/2:len(zipped)/2], bytes.Repeat([]byte{0xde}, 40)...),
 			skip: "corrupt zip archive",
 		},
 		{
 			name: "not a zip at all",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, []byte("<html>login</html>"))}}
-			},
+			blob: []byte("<html>login</html>"),
 			skip: "not a zip archive",
 		},
 		{
 			name: "oversized zip by its listed size",
-			newest: func(t *testing.T) fakeRun {
-				a := art(20, reportZip(t, full, 1))
-				a.Size = 60 << 20
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
-			},
+			edit: func(a *fakeArtifact) { a.Size = 60 << 20 },
 			skip: "over the 52428800-byte cap",
 		},
 		{
-			name: "oversized zip whose listed size lies",
-			newest: func(t *testing.T) fakeRun {
-				a := art(20, makeZip(t, zipEntry{"report.json", reportJSON(t, full, 1)}, zipEntry{"noise.bin", randomBytes(t, 8<<10)}))
-				a.Size = 100
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
-			},
-			cfg:  Config{MaxZipBytes: 4 << 10},
-			skip: "over the 4096-byte cap",
+			name:    "oversized zip whose listed size lies",
+			entries: []zipEntry{{"report.json", rep}, {"noise.bin", randomBytes(t, 8<<10)}},
+			edit:    func(a *fakeArtifact) { a.Size = 100 },
+			cfg:     Config{MaxZipBytes: 4 << 10},
+			skip:    "over the 4096-byte cap",
 		},
 		{
-			name: "report.json entry over the cap (zip bomb)",
-			newest: func(t *testing.T) fakeRun {
-				big := append([]byte(`{"schemaVersion":1,"pad":"`), bytes.Repeat([]byte(" "), 2<<20)...)
-				big = append(big, `"}`...)
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"report.json", big}))}}
-			},
-			cfg:  Config{MaxReportBytes: 1 << 20},
-			skip: "over the 1048576-byte cap",
+			name:    "report.json entry over the cap (zip bomb)",
+			entries: []zipEntry{{"report.json", bomb}},
+			cfg:     Config{MaxReportBytes: 1 << 20},
+			skip:    "over the 1048576-byte cap",
 		},
 		{
-			name: "report.json with a ../ path",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"../report.json", reportJSON(t, full, 1)}))}}
-			},
-			skip: "unsafe path",
+			name:    "report.json with a ../ path",
+			entries: []zipEntry{{"../report.json", rep}},
+			skip:    "unsafe path",
 		},
 		{
-			name: "another entry escaping the archive",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t,
-					zipEntry{"report.json", reportJSON(t, full, 1)},
-					zipEntry{"a/../../../etc/cron.d/x", []byte("* * * * * root id")}))}}
-			},
-			skip: `unsafe path: "a/../../../etc/cron.d/x"`,
+			name:    "another entry escaping the archive",
+			entries: []zipEntry{{"report.json", rep}, {"a/../../../etc/cron.d/x", []byte("* * * * * root id")}},
+			skip:    `unsafe path: "a/../../../etc/cron.d/x"`,
 		},
 		{
-			name: "absolute path",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"/report.json", reportJSON(t, full, 1)}))}}
-			},
-			skip: "unsafe path",
+			name:    "absolute path",
+			entries: []zipEntry{{"/report.json", rep}},
+			skip:    "unsafe path",
 		},
 		{
-			name: "zip without report.json",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"summary.md", []byte("#")}))}}
-			},
-			skip: "holds no report.json",
+			name:    "zip without report.json",
+			entries: []zipEntry{{"summary.md", []byte("#")}},
+			skip:    "holds no report.json",
 		},
 		{
-			name: "report of another schemaVersion",
-			newest: func(t *testing.T) fakeRun {
-				j := bytes.Replace(reportJSON(t, full, 1), []byte(`"schemaVersion": 1`), []byte(`"schemaVersion": 2`), 1)
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"report.json", j}))}}
-			},
-			skip: "schemaVersion 2; this mcp-eval reads 1",
+			name:    "report of another schemaVersion",
+			entries: []zipEntry{{"report.json", bytes.Replace(rep, []byte(`"schemaVersion": 1`), []byte(`"schemaVersion": 2`), 1)}},
+			skip:    "schemaVersion 2; this mcp-eval reads 1",
 		},
 		{
-			name: "report.json that is not JSON",
-			newest: func(t *testing.T) fakeRun {
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, makeZip(t, zipEntry{"report.json", []byte("{nope")}))}}
-			},
-			skip: "not valid JSON",
+			name:    "report.json that is not JSON",
+			entries: []zipEntry{{"report.json", []byte("{nope")}},
+			skip:    "not valid JSON",
 		},
 		{
 			name: "blob storage refuses (403)",
-			newest: func(t *testing.T) fakeRun {
-				a := art(20, reportZip(t, full, 1))
-				a.BlobStatus = 403
-				return fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}}
-			},
+			edit: func(a *fakeArtifact) { a.BlobStatus = 403 },
 			skip: "artifact storage answered 403",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			blob := zipped
+			switch {
+			case tt.blob != nil:
+				blob = tt.blob
+			case tt.entries != nil:
+				blob = makeZip(t, tt.entries...)
+			}
+			a := art(20, blob)
+			if tt.edit != nil {
+				tt.edit(&a)
+			}
+			newest := tt.run
+			newest.ID, newest.Number, newest.Artifacts = 2000, 2, []fakeArtifact{a}
 			f := newFakeGitHub(t, "/api/v3")
-			f.addRuns(tt.newest(t), good(t))
+			f.addRuns(newest, good(t))
 			rep, b, err := f.client(t, tt.cfg).FetchBaseline(t.Context(), report.LayerConformance)
 			if err != nil {
 				t.Fatalf("FetchBaseline: %v", err)

@@ -81,23 +81,6 @@ func TestAnthropicWire(t *testing.T) {
 	})
 }
 
-// TestAnthropicAuthToken: ANTHROPIC_AUTH_TOKEN alone is enough and goes
-// out as a Bearer token, as in the official SDKs.
-func TestAnthropicAuthToken(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, step{file: "anthropic/text.response.json"})
-	r := sendOnce(t, "anthropic", f, map[string]string{"ANTHROPIC_AUTH_TOKEN": "gateway-token-0123456789", "ANTHROPIC_BASE_URL": f.srv.URL + "/"})
-	if r.path != "/v1/messages" {
-		t.Errorf("path = %s", r.path)
-	}
-	if got := r.header.Get("Authorization"); got != "Bearer gateway-token-0123456789" {
-		t.Errorf("Authorization = %q", got)
-	}
-	if _, ok := r.header["X-Api-Key"]; ok {
-		t.Errorf("x-api-key sent without a key")
-	}
-}
-
 // TestStructuredOutput: Format becomes response_format json_schema on
 // Chat Completions, and a forced tool call on the Messages API whose input
 // comes back as the message text.

@@ -646,34 +646,6 @@ func TestOpenRouterErrorIn200IsRetried(t *testing.T) {
 	}
 }
 
-// TestAzureSovereignHosts: Azure Government and China hosts get the
-// api-key header like the public cloud's.
-func TestAzureSovereignHosts(t *testing.T) {
-	for _, host := range []string{"r.openai.azure.com", "r.openai.azure.us", "r.openai.azure.cn"} {
-		var got string
-		f := newFake(t, step{handler: func(w http.ResponseWriter, r *http.Request) {
-			got = r.Header.Get("api-key")
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(readTestdata(t, "openai/text.response.json"))
-		}})
-		// Dial the fake whatever the host name says.
-		tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, f.srv.Listener.Addr().String())
-		}}
-		p, err := New("openai", envMap(map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": "http://" + host + "/openai/v1"}),
-			WithHTTPClient(&http.Client{Transport: tr}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Complete(context.Background(), simpleRequest()); err != nil {
-			t.Fatalf("%s: %v", host, err)
-		}
-		if got != openAITestKey {
-			t.Errorf("%s: api-key %q; want the key", host, got)
-		}
-	}
-}
-
 // TestFakesRejectWhatTheAPIsReject: the scripted APIs answer 400 to an
 // orphan tool message (Chat Completions) and to a tool_use whose result
 // does not open the next user turn (Messages), as the real ones do, while
@@ -697,5 +669,94 @@ func TestFakesRejectWhatTheAPIsReject(t *testing.T) {
 		if !errors.As(err, &ae) || ae.StatusCode != 400 {
 			t.Errorf("%s: %v; want HTTP 400", b.name, err)
 		}
+	}
+}
+
+// TestEndpointAndHeaders: where each way of configuring a provider posts,
+// and the credential headers it sends. Every host name is dialled to the
+// fake, so Azure's hosts can stand in the base URL.
+func TestEndpointAndHeaders(t *testing.T) {
+	t.Parallel()
+	azure := func(host string) func(string) map[string]string {
+		return func(string) map[string]string {
+			return map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": "http://" + host + "/openai/v1"}
+		}
+	}
+	tests := []struct {
+		name        string
+		b           backend
+		env         func(base string) map[string]string // base: the fake's URL
+		path, query string
+		header      map[string]string // "" for a header that must not be sent at all
+	}{
+		{
+			// ANTHROPIC_AUTH_TOKEN alone is enough and goes out as a Bearer
+			// token, as in the official SDKs.
+			name: "anthropic auth token", b: backends[1],
+			env: func(base string) map[string]string {
+				return map[string]string{"ANTHROPIC_AUTH_TOKEN": "gateway-token-0123456789", "ANTHROPIC_BASE_URL": base + "/"}
+			},
+			path:   "/v1/messages",
+			header: map[string]string{"Authorization": "Bearer gateway-token-0123456789", "X-Api-Key": ""},
+		},
+		{
+			// With OPENAI_BASE_URL set (Ollama, vLLM) no key is needed and
+			// no Authorization header is sent.
+			name: "openai keyless", b: backends[0],
+			env: func(base string) map[string]string {
+				return map[string]string{"OPENAI_BASE_URL": base + "/v1/", "OPENAI_API_KEY": "  "}
+			},
+			path:   "/v1/chat/completions",
+			header: map[string]string{"Authorization": ""},
+		},
+		{
+			name: "openai organization and project", b: backends[0],
+			env: func(base string) map[string]string {
+				return map[string]string{
+					"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": base + "/v1",
+					"OPENAI_ORG_ID": "org-123", "OPENAI_PROJECT_ID": "proj_456",
+				}
+			},
+			path:   "/v1/chat/completions",
+			header: map[string]string{"OpenAI-Organization": "org-123", "OpenAI-Project": "proj_456"},
+		},
+		{
+			// An Azure deployment URL as OPENAI_BASE_URL keeps its
+			// api-version query and gets the api-key header.
+			name: "azure deployment", b: backends[0],
+			env: func(string) map[string]string {
+				return map[string]string{
+					"OPENAI_API_KEY":  openAITestKey,
+					"OPENAI_BASE_URL": "http://myres.openai.azure.com/openai/deployments/gpt-4o-mini?api-version=2024-10-21",
+				}
+			},
+			path: "/openai/deployments/gpt-4o-mini/chat/completions", query: "api-version=2024-10-21",
+			header: map[string]string{"api-key": openAITestKey},
+		},
+		// Azure Government and China hosts get the api-key header like the
+		// public cloud's.
+		{name: "azure v1", b: backends[0], env: azure("r.openai.azure.com"), path: "/openai/v1/chat/completions", header: map[string]string{"api-key": openAITestKey}},
+		{name: "azure government", b: backends[0], env: azure("r.openai.azure.us"), path: "/openai/v1/chat/completions", header: map[string]string{"api-key": openAITestKey}},
+		{name: "azure china", b: backends[0], env: azure("r.openai.azure.cn"), path: "/openai/v1/chat/completions", header: map[string]string{"api-key": openAITestKey}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, step{file: tt.b.okFile})
+			dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, network, f.srv.Listener.Addr().String())
+			}
+			r := sendOnce(t, tt.b.name, f, tt.env(f.srv.URL), WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dial}}))
+			if r.path != tt.path || r.query != tt.query {
+				t.Errorf("got %s?%s, want %s?%s", r.path, r.query, tt.path, tt.query)
+			}
+			for k, want := range tt.header {
+				if _, sent := r.header[http.CanonicalHeaderKey(k)]; want == "" && sent {
+					t.Errorf("%s sent: %q", k, r.header.Get(k))
+				} else if got := r.header.Get(k); got != want {
+					t.Errorf("%s = %q, want %q", k, got, want)
+				}
+			}
+		})
 	}
 }

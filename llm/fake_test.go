@@ -11,13 +11,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden request bodies under testdata/")
@@ -66,7 +66,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.reqs = append(f.reqs, recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
-	if msg := invalidRequest(r.URL.Path, body); msg != "" {
+	if msg := llmtest.Reject(r.URL.Path, body); msg != "" {
 		// What the real APIs answer, whatever the script says; no step is
 		// used up.
 		f.mu.Unlock()
@@ -354,116 +354,4 @@ func simpleRequest() Request {
 		Messages:    []Message{{Role: RoleUser, Content: "What is the weather in Paris?"}},
 		Temperature: &zero,
 	}
-}
-
-// The tool-name patterns of the two APIs: Chat Completions
-// ^[a-zA-Z0-9_-]{1,64}$, Messages ^[a-zA-Z0-9_-]{1,128}$.
-var (
-	openAIName    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	anthropicName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
-)
-
-// invalidRequest returns the 400 message the real API gives a request it
-// refuses, "" for one it takes: a tool name outside the pattern; for Chat
-// Completions a tool message that answers no call of the assistant message
-// before it; for the Messages API a missing max_tokens, or a tool_use
-// whose results do not open the very next user turn.
-func invalidRequest(path string, body []byte) string {
-	if msg := invalidToolName(path, body); msg != "" {
-		return msg
-	}
-	if strings.HasSuffix(path, "/chat/completions") {
-		var req struct {
-			Messages []struct {
-				Role       string `json:"role"`
-				ToolCallID string `json:"tool_call_id"`
-				ToolCalls  []struct {
-					ID string `json:"id"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		if json.Unmarshal(body, &req) != nil {
-			return ""
-		}
-		open := map[string]bool{}
-		for i, m := range req.Messages {
-			switch m.Role {
-			case "assistant":
-				open = map[string]bool{}
-				for _, tc := range m.ToolCalls {
-					open[tc.ID] = true
-				}
-			case "tool":
-				if !open[m.ToolCallID] {
-					return fmt.Sprintf("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. (messages.[%d].role)", i)
-				}
-			default:
-				open = map[string]bool{}
-			}
-		}
-		return ""
-	}
-	var req struct {
-		MaxTokens *int `json:"max_tokens"`
-		Messages  []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return ""
-	}
-	if req.MaxTokens == nil {
-		return "max_tokens: Field required"
-	}
-	var pending []string // tool_use ids the next user turn must answer first
-	for i, m := range req.Messages {
-		var blocks []struct {
-			Type      string `json:"type"`
-			ID        string `json:"id"`
-			ToolUseID string `json:"tool_use_id"`
-		}
-		_ = json.Unmarshal(m.Content, &blocks) // a string content has no blocks
-		if m.Role == "user" && len(pending) > 0 {
-			for j, id := range pending {
-				if j >= len(blocks) || blocks[j].Type != "tool_result" || blocks[j].ToolUseID != id {
-					return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i, id)
-				}
-			}
-		}
-		pending = nil
-		if m.Role == "assistant" {
-			for _, b := range blocks {
-				if b.Type == "tool_use" {
-					pending = append(pending, b.ID)
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// invalidToolName returns the API's 400 message for a request that offers
-// a tool whose name the API refuses, "" when every name is fine.
-func invalidToolName(path string, body []byte) string {
-	var req struct {
-		Tools []struct {
-			Name     string `json:"name"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return ""
-	}
-	for i, tool := range req.Tools {
-		switch {
-		case strings.HasSuffix(path, "/chat/completions") && !openAIName.MatchString(tool.Function.Name):
-			return fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
-		case strings.HasSuffix(path, "/messages") && !anthropicName.MatchString(tool.Name):
-			return fmt.Sprintf("tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i)
-		}
-	}
-	return ""
 }

@@ -3,8 +3,6 @@ package llm
 import (
 	"encoding/json"
 	"errors"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -241,52 +239,6 @@ func TestOpenAIFallbacks(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestOpenAIAzure: an Azure deployment URL as OPENAI_BASE_URL keeps its
-// api-version query and gets the api-key header.
-func TestOpenAIAzure(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, step{file: "openai/text.response.json"})
-	// Resolve the Azure host name to the fake server.
-	dial := func(network, _ string) (net.Conn, error) { return net.Dial(network, f.srv.Listener.Addr().String()) }
-	hc := &http.Client{Transport: &http.Transport{Dial: dial}}
-	r := sendOnce(t, "openai", f, map[string]string{
-		"OPENAI_API_KEY":  openAITestKey,
-		"OPENAI_BASE_URL": "http://myres.openai.azure.com/openai/deployments/gpt-4o-mini?api-version=2024-10-21",
-	}, WithHTTPClient(hc))
-	if r.path != "/openai/deployments/gpt-4o-mini/chat/completions" || r.query != "api-version=2024-10-21" {
-		t.Errorf("got %s?%s", r.path, r.query)
-	}
-	if got := r.header.Get("api-key"); got != openAITestKey {
-		t.Errorf("api-key = %q, want the key", got)
-	}
-}
-
-// TestOpenAIKeyless: with OPENAI_BASE_URL set (Ollama, vLLM) no key is
-// needed and no Authorization header is sent.
-func TestOpenAIKeyless(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, step{file: "openai/text.response.json"})
-	r := sendOnce(t, "openai", f, map[string]string{"OPENAI_BASE_URL": f.srv.URL + "/v1/", "OPENAI_API_KEY": "  "})
-	if r.path != "/v1/chat/completions" {
-		t.Errorf("path = %s", r.path)
-	}
-	if _, ok := r.header["Authorization"]; ok {
-		t.Errorf("Authorization sent without a key: %q", r.header.Get("Authorization"))
-	}
-}
-
-func TestOpenAIOrgAndProjectHeaders(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, step{file: "openai/text.response.json"})
-	h := sendOnce(t, "openai", f, map[string]string{
-		"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": f.srv.URL + "/v1",
-		"OPENAI_ORG_ID": "org-123", "OPENAI_PROJECT_ID": "proj_456",
-	}).header
-	if h.Get("OpenAI-Organization") != "org-123" || h.Get("OpenAI-Project") != "proj_456" {
-		t.Errorf("got OpenAI-Organization %q, OpenAI-Project %q", h.Get("OpenAI-Organization"), h.Get("OpenAI-Project"))
 	}
 }
 
