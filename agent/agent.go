@@ -9,6 +9,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -149,6 +150,20 @@ type Transcript struct {
 	AnsweredBy string `json:"answeredBy,omitempty"`
 	// Duration is the run's wall time, model calls and tool calls included.
 	Duration time.Duration `json:"durationNs"`
+}
+
+// Failure says why a run has nothing to score, or "" when it has: no
+// transcript at all (t is nil) or a model call that failed (Stop is
+// "error", with Err). The layers that score runs count such a run as
+// errored, not as failed.
+func (t *Transcript) Failure() string {
+	switch {
+	case t == nil:
+		return "no transcript"
+	case t.Stop == StopError:
+		return cmp.Or(t.Err, "the run failed")
+	}
+	return ""
 }
 
 // Selected returns the names of the tools the model called, in order.

@@ -508,3 +508,23 @@ func TestTranscriptJSON(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
 }
+
+// TestTranscriptFailure: a run has nothing to score without a transcript
+// or when a model call failed; every other stop is scored.
+func TestTranscriptFailure(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		t    *agent.Transcript
+		want string
+	}{
+		{nil, "no transcript"},
+		{&agent.Transcript{Stop: agent.StopError, Err: "openai: 500"}, "openai: 500"},
+		{&agent.Transcript{Stop: agent.StopError}, "the run failed"},
+		{&agent.Transcript{Stop: agent.StopFinal}, ""},
+		{&agent.Transcript{Stop: agent.StopMaxTurns}, ""},
+	} {
+		if got := tt.t.Failure(); got != tt.want {
+			t.Errorf("Failure(%+v) = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}

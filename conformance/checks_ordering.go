@@ -22,7 +22,7 @@ func orderingChecks() []*Check {
 				// The run's shared listing, then one more.
 				l := e.listingOf(ctx, toolsList)
 				if l.fail != nil {
-					return Outcome{Status: report.StatusError, Message: "tools/list: " + l.fail.Message, Evidence: l.fail.Evidence}
+					return l.unavailable("tools/list")
 				}
 				b, o := e.listTools(ctx, e.client)
 				if o != nil {

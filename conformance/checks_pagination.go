@@ -42,9 +42,7 @@ func paginationChecks() []*Check {
 				for _, lm := range declaredLists(e) {
 					l := e.listingOf(ctx, lm)
 					if l.fail != nil {
-						o := *l.fail
-						o.Message = lm.method + ": " + o.Message
-						return o
+						return l.failure(lm.method)
 					}
 					pages += len(l.pages)
 				}

@@ -18,9 +18,7 @@ func resourceChecks() []*Check {
 				lm := cacheable[4]
 				l := e.listingOf(ctx, lm)
 				if l.fail != nil {
-					o := *l.fail
-					o.Message = lm.method + ": " + o.Message
-					return o
+					return l.failure(lm.method)
 				}
 				var p problems
 				for i, raw := range l.items {

@@ -24,7 +24,7 @@ func toolCheck(id, title string, level report.Level, rev, ref string, judge func
 		Run: func(ctx context.Context, e *Env) Outcome {
 			l := e.listingOf(ctx, toolsList)
 			if l.fail != nil {
-				return Outcome{Status: report.StatusError, Message: "tools/list: " + l.fail.Message, Evidence: l.fail.Evidence}
+				return l.unavailable("tools/list")
 			}
 			o := l.tools.once(id, func() Outcome { return judge(e, l.tools.tools) })
 			if l.bounded != "" && o.Info == "" {
@@ -41,7 +41,7 @@ func schemaCheck(id, title, ref string, judge func(schemaProblems) Outcome) *Che
 	c.Run = func(ctx context.Context, e *Env) Outcome {
 		l := e.listingOf(ctx, toolsList)
 		if l.fail != nil {
-			return Outcome{Status: report.StatusError, Message: "tools/list: " + l.fail.Message, Evidence: l.fail.Evidence}
+			return l.unavailable("tools/list")
 		}
 		o := judge(l.tools.schemaProblems())
 		if l.bounded != "" && o.Info == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 // Bounds of one walk through a paginated list. They are mcp-eval's, not
@@ -69,6 +70,22 @@ func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
 	e.listMu.Unlock()
 	slot.once.Do(func() { slot.l = e.walk(ctx, e.client, lm) })
 	return slot.l
+}
+
+// unavailable is the outcome of a check that judges what lm's listing
+// holds when the walk failed: an error (the check could not judge; the
+// walk's own failure is pagination's business), with the walk's message
+// after the method.
+func (l *listing) unavailable(method string) Outcome {
+	return Outcome{Status: report.StatusError, Message: method + ": " + l.fail.Message, Evidence: l.fail.Evidence}
+}
+
+// failure is the walk's failure as it is, the method before its message,
+// for the checks that judge the walk itself.
+func (l *listing) failure(method string) Outcome {
+	o := *l.fail
+	o.Message = method + ": " + o.Message
+	return o
 }
 
 // listTools walks tools/list once more on c, for the checks that compare

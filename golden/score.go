@@ -133,12 +133,8 @@ func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*
 // ScoreRun scores one run. Run is left 0 for the caller to set.
 func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts ScoreOptions) RunScore {
 	var r RunScore
-	switch {
-	case t == nil:
-		r.Errored, r.Error = true, "no transcript"
-		return r
-	case t.Stop == agent.StopError:
-		r.Errored, r.Error = true, cmp.Or(t.Err, "the run failed")
+	if reason := t.Failure(); reason != "" {
+		r.Errored, r.Error = true, reason
 		return r
 	}
 	if len(c.Turns) > 0 {
@@ -414,66 +410,45 @@ func dedupe(s []string) []string {
 	return out
 }
 
-// tally counts good outcomes over a population.
-type tally struct{ good, total int }
-
-func (t *tally) add(ok bool) {
-	t.total++
-	if ok {
-		t.good++
+// frac is t's rate, nil for an empty population (a report field left out).
+func frac(t stats.Tally) *float64 {
+	if r, ok := t.Rate(); ok {
+		return &r
 	}
-}
-
-func (t tally) frac() *float64 {
-	if t.total == 0 {
-		return nil
-	}
-	f := float64(t.good) / float64(t.total)
-	return &f
+	return nil
 }
 
 // counts are the tallies behind every score, for one case or pooled.
 type counts struct {
-	pass, selection, activation, arguments, sequence, judge, answer tally
+	pass, selection, activation, arguments, sequence, judge, answer stats.Tally
 }
 
 func (cn *counts) addRun(c *tasks.Case, r RunScore) {
 	if r.Errored {
 		return
 	}
-	cn.pass.add(r.Passed)
-	cn.selection.add(r.Selection)
+	cn.pass.Add(r.Passed)
+	cn.selection.Add(r.Selection)
 	if c.Negative {
-		cn.activation.add(!r.Selection)
+		cn.activation.Add(!r.Selection)
 	}
 	if r.Arguments != nil {
-		cn.arguments.add(*r.Arguments)
+		cn.arguments.Add(*r.Arguments)
 	}
 	if r.Sequence != nil {
-		cn.sequence.add(*r.Sequence)
+		cn.sequence.Add(*r.Sequence)
 	}
 	if r.Judge != nil {
-		cn.judge.add(*r.Judge)
+		cn.judge.Add(*r.Judge)
 	}
 	if r.Answer != nil {
-		cn.answer.add(*r.Answer)
+		cn.answer.Add(*r.Answer)
 	}
 }
 
-func (cn *counts) merge(o counts) {
-	for _, p := range []struct{ a, b *tally }{
-		{&cn.pass, &o.pass}, {&cn.selection, &o.selection}, {&cn.activation, &o.activation},
-		{&cn.arguments, &o.arguments}, {&cn.sequence, &o.sequence}, {&cn.judge, &o.judge},
-		{&cn.answer, &o.answer},
-	} {
-		p.a.good += p.b.good
-		p.a.total += p.b.total
-	}
-}
-
-func (cn counts) scores() map[string]float64 {
-	out := map[string]float64{}
-	for key, t := range map[string]tally{
+// byKey names the tallies by the scores they make, for stats.Pool.
+func (cn counts) byKey() map[string]stats.Tally {
+	return map[string]stats.Tally{
 		KeyPassRate:            cn.pass,
 		KeySelectionAccuracy:   cn.selection,
 		KeyFalseActivationRate: cn.activation,
@@ -481,12 +456,7 @@ func (cn counts) scores() map[string]float64 {
 		KeySequenceAccuracy:    cn.sequence,
 		KeyTaskCompletion:      cn.judge,
 		KeyAnswerAccuracy:      cn.answer,
-	} {
-		if f := t.frac(); f != nil {
-			out[key] = *f
-		}
 	}
-	return out
 }
 
 func (cs *CaseScore) counts() counts {
@@ -508,24 +478,22 @@ func (cs *CaseScore) reportCase() report.Case {
 		Model:     cs.Model,
 		Kind:      string(c.Kind),
 		Runs:      len(cs.Runs),
-		Passed:    cn.pass.good,
-		Errored:   len(cs.Runs) - cn.pass.total,
+		Passed:    cn.pass.Good,
+		Errored:   len(cs.Runs) - cn.pass.Total,
 		Floor:     c.Floor,
-		Selection: cn.selection.frac(),
-		Arguments: cn.arguments.frac(),
-		Sequence:  cn.sequence.frac(),
-		Judge:     cn.judge.frac(),
-		Answer:    cn.answer.frac(),
+		Selection: frac(cn.selection),
+		Arguments: frac(cn.arguments),
+		Sequence:  frac(cn.sequence),
+		Judge:     frac(cn.judge),
+		Answer:    frac(cn.answer),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
 	}
-	if f := cn.pass.frac(); f != nil {
-		rc.PassRate = *f
-	}
-	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.good, cn.pass.total)
-	rc.Flaky = cn.pass.total > 0 && cn.pass.good > 0 && cn.pass.good < cn.pass.total
+	rc.PassRate, _ = cn.pass.Rate()
+	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.Good, cn.pass.Total)
+	rc.Flaky = cn.pass.Total > 0 && cn.pass.Good > 0 && cn.pass.Good < cn.pass.Total
 	switch {
-	case cn.pass.total == 0:
+	case cn.pass.Total == 0:
 		rc.Status = report.StatusError
 	case rc.PassRate >= c.Floor-1e-9:
 		rc.Status = report.StatusPass
@@ -574,20 +542,14 @@ type Summary struct {
 // Summarize pools scored cases into the report's cases, scores,
 // scoresByModel and confusion matrix.
 func Summarize(scored []*CaseScore) *Summary {
-	s := &Summary{Scores: map[string]float64{}, ScoresByModel: map[string]map[string]float64{}}
-	var all counts
-	byModel := map[string]*counts{}
+	s := &Summary{}
+	var pool stats.Pool
 	cells := map[report.ConfusionCell]int{}
 	for _, cs := range scored {
 		s.Cases = append(s.Cases, cs.Report)
 		s.SemanticFallback = s.SemanticFallback || cs.Report.SemanticFallback
 		s.Rubrics = s.Rubrics || cs.Case.Rubric != ""
-		cn := cs.counts()
-		all.merge(cn)
-		if byModel[cs.Model] == nil {
-			byModel[cs.Model] = &counts{}
-		}
-		byModel[cs.Model].merge(cn)
+		pool.Add(cs.Model, cs.counts().byKey())
 		// A multi-turn case stands in the matrix with its first turn.
 		first := cs.Case
 		if len(first.Turns) > 0 {
@@ -611,10 +573,7 @@ func Summarize(scored []*CaseScore) *Summary {
 			}
 		}
 	}
-	s.Scores = all.scores()
-	for m, cn := range byModel {
-		s.ScoresByModel[m] = cn.scores()
-	}
+	s.Scores, s.ScoresByModel = pool.Scores()
 	s.Confusion = sortedCells(cells)
 	slices.SortStableFunc(s.Cases, func(a, b report.Case) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Model, b.Model))
@@ -650,40 +609,31 @@ func (s *Summary) Apply(r *report.Report, ji *report.JudgeInfo) {
 // the runs that selected right; false activation counts the non-errored
 // runs of negative cases.
 func ScoresFromCases(cases []report.Case) (scores map[string]float64, byModel map[string]map[string]float64) {
-	var all counts
-	per := map[string]*counts{}
+	var pool stats.Pool
 	for _, c := range cases {
 		n := c.Runs - c.Errored
 		if n <= 0 {
 			continue
 		}
-		share := func(f *float64, of int) tally {
+		share := func(f *float64, of int) stats.Tally {
 			if f == nil {
-				return tally{}
+				return stats.Tally{}
 			}
-			return tally{good: int(math.Round(*f * float64(of))), total: of}
+			return stats.Tally{Good: int(math.Round(*f * float64(of))), Total: of}
 		}
 		var cn counts
-		cn.pass = tally{good: c.Passed, total: n}
+		cn.pass = stats.Tally{Good: c.Passed, Total: n}
 		cn.selection = share(c.Selection, n)
 		if c.Negative {
-			cn.activation = tally{good: n - cn.selection.good, total: n}
+			cn.activation = stats.Tally{Good: n - cn.selection.Good, Total: n}
 		}
-		cn.arguments = share(c.Arguments, cn.selection.good)
+		cn.arguments = share(c.Arguments, cn.selection.Good)
 		cn.sequence = share(c.Sequence, n)
 		cn.judge = share(c.Judge, n)
 		cn.answer = share(c.Answer, n)
-		all.merge(cn)
-		if per[c.Model] == nil {
-			per[c.Model] = &counts{}
-		}
-		per[c.Model].merge(cn)
+		pool.Add(c.Model, cn.byKey())
 	}
-	byModel = map[string]map[string]float64{}
-	for m, cn := range per {
-		byModel[m] = cn.scores()
-	}
-	return all.scores(), byModel
+	return pool.Scores()
 }
 
 // MergeConfusion adds up the cells of several confusion matrices (the

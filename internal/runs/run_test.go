@@ -251,11 +251,17 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// fakeProgress is a progress reporter of total jobs writing into out (as
+// to a terminal when tty), on a fake clock.
+func fakeProgress(tty bool, total int) (p *runProgress, clk *fakeClock, out *bytes.Buffer) {
+	clk = &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	out = &bytes.Buffer{}
+	return newRunProgress(out, tty, total, clk.now), clk, out
+}
+
 func TestProgressLog(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	var out bytes.Buffer
-	p := newRunProgress(&out, false, 20, clk.now)
+	p, clk, out := fakeProgress(false, 20)
 	done := Result{Transcript: &agent.Transcript{Stop: agent.StopFinal, ModelCalls: 2}}
 	// One job: under 10% and under 10 s, so no line yet.
 	clk.advance(time.Second)
@@ -284,9 +290,7 @@ func TestProgressLog(t *testing.T) {
 
 func TestProgressTTY(t *testing.T) {
 	t.Parallel()
-	clk := &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	var out bytes.Buffer
-	p := newRunProgress(&out, true, 3, clk.now)
+	p, clk, out := fakeProgress(true, 3)
 	done := Result{Transcript: &agent.Transcript{Stop: agent.StopFinal, ModelCalls: 1}}
 	clk.advance(time.Second)
 	p.record(done)

@@ -1,6 +1,7 @@
 // Package stats holds the statistics the layers and the gate share: the
-// Wilson score interval of a pass rate and the one-sided Fisher exact test
-// of a drop between two pass rates. Standard library only.
+// Wilson score interval of a pass rate, the one-sided Fisher exact test of
+// a drop between two pass rates, and the pooling of named tallies into
+// scores and scores per model (Tally, Pool). Standard library only.
 package stats
 
 import "math"
