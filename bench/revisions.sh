@@ -2,14 +2,16 @@
 # Times `mcp-eval conformance` of two revisions side by side on the same
 # server, so that a change of structure can show it cost no speed:
 #
-#   bash bench/revisions.sh [-n RUNS] BASE_REV
+#   bash bench/revisions.sh [-n RUNS] [--checks LIST] BASE_REV
 #
 # BASE_REV is built in a temporary git worktree, the working tree as it is
 # (both with CGO_ENABLED=0 go build -trimpath -ldflags='-s -w'). Each run
 # evaluates the Go SDK's conformance everything-server twice per binary:
 # over stateless HTTP on loopback, and over stdio (--server-cmd, one process
 # per connection). The binaries alternate run by run so that drift on a
-# shared machine hits both alike.
+# shared machine hits both alike. --checks passes the same check ids or
+# groups to both (e.g. to leave out checks one revision added or changed,
+# so that the ratio measures the structure alone).
 #
 # Env: MCP_EVAL_DEPS (default .cache/deps; .ci/install-deps.sh runs first if
 # its env.sh is missing), BENCH_RUNS (default 7; -n overrides), BENCH_OUT
@@ -25,10 +27,12 @@ cd "$repo"
 
 runs=${BENCH_RUNS:-7}
 base=
+checks=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=${2:?-n needs a number}; shift 2 ;;
-	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	--checks) checks=(--checks "${2:?--checks needs a list}"); shift 2 ;;
+	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
 	-*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	*) base=$1; shift ;;
 	esac
@@ -84,8 +88,8 @@ echo "bench: $runs runs each, HTTP and stdio" >&2
 # --- runs -----------------------------------------------------------------------------
 for i in $(seq "$runs"); do
 	for v in base new; do
-		timed "$v-http" "$i" "$out/mcp-eval-$v" conformance --server-url "$url" --out "$out/$v-http-$i"
-		timed "$v-stdio" "$i" "$out/mcp-eval-$v" conformance --server-cmd "$MCP_EVAL_GO_EVERYTHING" --out "$out/$v-stdio-$i"
+		timed "$v-http" "$i" "$out/mcp-eval-$v" conformance "${checks[@]}" --server-url "$url" --out "$out/$v-http-$i"
+		timed "$v-stdio" "$i" "$out/mcp-eval-$v" conformance "${checks[@]}" --server-cmd "$MCP_EVAL_GO_EVERYTHING" --out "$out/$v-stdio-$i"
 	done
 done
 
