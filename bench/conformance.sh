@@ -45,18 +45,10 @@ out=${BENCH_OUT:-$repo/bench/out}
 rm -rf "$out"
 mkdir -p "$out"
 
-# --- tools --------------------------------------------------------------------------
-if [ ! -x /usr/bin/time ]; then
-	echo "bench: installing GNU time" >&2
-	(apt-get update -qq && apt-get install -y -qq time) >/dev/null
-fi
-
-deps=${MCP_EVAL_DEPS:-$repo/.cache/deps}
-if [ ! -f "$deps/env.sh" ]; then
-	bash "$repo/.ci/install-deps.sh"
-fi
-# shellcheck source=/dev/null
-. "$deps/env.sh"
+# --- tools: GNU time, the real servers (bench/lib.sh) ------------------------------
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
+bench_tools
 
 bin_size=
 if [ "$suite_only" -eq 0 ]; then
@@ -76,9 +68,7 @@ if [ "$suite_only" -eq 0 ]; then
 	bin_size=$(stat -c %s "$MCP_EVAL_BIN")
 fi
 
-# --- the server, timing, medians: bench/lib.sh --------------------------------------
-# shellcheck source=bench/lib.sh
-. "$repo/bench/lib.sh"
+# --- the server ---------------------------------------------------------------------
 start_everything
 echo "bench: $runs runs each" >&2
 

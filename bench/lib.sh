@@ -1,7 +1,23 @@
 # shellcheck shell=bash disable=SC2154  # $out is the sourcing script's
 # Shared by the bench scripts (source it): start the Go SDK's conformance
 # everything-server on loopback, time a command, and take medians.
-# Needs: $out (the output dir) and env.sh of .ci/install-deps.sh sourced.
+# Needs: $repo (the checkout) and $out (the output dir).
+
+# bench_tools: GNU time (for peak RSS) and the real servers of
+# .ci/install-deps.sh (run first when its env.sh is missing), whose env.sh
+# it sources.
+bench_tools() {
+	if [ ! -x /usr/bin/time ]; then
+		echo "bench: installing GNU time" >&2
+		(apt-get update -qq && apt-get install -y -qq time) >/dev/null
+	fi
+	local deps=${MCP_EVAL_DEPS:-$repo/.cache/deps}
+	if [ ! -f "$deps/env.sh" ]; then
+		bash "$repo/.ci/install-deps.sh"
+	fi
+	# shellcheck source=/dev/null
+	. "$deps/env.sh"
+}
 
 server_pid=
 cleanup() {

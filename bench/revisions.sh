@@ -52,18 +52,9 @@ out=${BENCH_OUT:-$repo/bench/out-revisions}
 rm -rf "$out"
 mkdir -p "$out"
 
-if [ ! -x /usr/bin/time ]; then
-	echo "bench: installing GNU time" >&2
-	(apt-get update -qq && apt-get install -y -qq time) >/dev/null
-fi
-deps=${MCP_EVAL_DEPS:-$repo/.cache/deps}
-if [ ! -f "$deps/env.sh" ]; then
-	bash "$repo/.ci/install-deps.sh"
-fi
-# shellcheck source=/dev/null
-. "$deps/env.sh"
 # shellcheck source=bench/lib.sh
 . "$repo/bench/lib.sh"
+bench_tools
 
 # --- the two binaries ----------------------------------------------------------------
 wt=$(mktemp -d)
