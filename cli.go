@@ -10,10 +10,10 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"github.com/mcp-eval/mcp-eval/internal/action"
-	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/app/action"
+	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
-	"github.com/mcp-eval/mcp-eval/internal/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 )
 

@@ -15,7 +15,7 @@ func TestDependencyRules(t *testing.T) {
 	// What drives the layers sits above them: package main wires, the
 	// pipeline runs the sequence, the action publishes, config reads the
 	// flags. No package below imports these.
-	above := []string{"internal/pipeline", "internal/action", "internal/config"}
+	above := []string{"app/pipeline", "app/action", "app/config"}
 	rules := map[string][]string{ // package → module packages it must not depend on
 		"report": {"mcp", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
 		"gate":   {"mcp", "conformance", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
@@ -37,9 +37,9 @@ func TestDependencyRules(t *testing.T) {
 		// The pipeline runs the layers but publishes nothing to GitHub;
 		// config knows the flags, not the layers' logic (Layer 0's check
 		// IDs aside, which --checks is validated against).
-		"internal/pipeline": {"github", "internal/action"},
-		"internal/config":   {"golden", "resilience", "telemetry", "github", "llm", "agent", "internal/pipeline", "internal/action"},
-		"internal/exitcode": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/config"},
+		"app/pipeline":      {"github", "app/action"},
+		"app/config":        {"golden", "resilience", "telemetry", "github", "llm", "agent", "app/pipeline", "app/action"},
+		"internal/exitcode": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "app/config"},
 	}
 	for pkg, banned := range rules {
 		if !slices.Contains(above, pkg) {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
-	"github.com/mcp-eval/mcp-eval/internal/pipeline"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
-	"github.com/mcp-eval/mcp-eval/internal/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/redact/redacttest"
 )
 

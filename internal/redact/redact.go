@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Mask is what every spelling of a secret becomes.
@@ -50,7 +52,18 @@ func (e *WeakError) Error() string {
 
 // Redactor replaces every spelling of every secret with Mask. The zero value
 // and nil redact nothing. It is safe for concurrent use.
+//
+// Secrets that arrive during the run (an OAuth access token) are added with
+// Add; every method reads the set current at its call, so a token is masked
+// from the moment it is known, by every sink that already holds r.
 type Redactor struct {
+	mu      sync.Mutex // serialises Add
+	set     atomic.Pointer[spellingSet]
+	secrets []Secret // every secret given so far, for Add's rebuild
+}
+
+// spellingSet is an immutable compiled set of spellings.
+type spellingSet struct {
 	spellings [][]byte // longest first, so a longer spelling wins over its prefix
 	repl      *strings.Replacer
 	maxLen    int
@@ -59,14 +72,55 @@ type Redactor struct {
 // New returns a Redactor for secrets. Empty values are ignored; a value
 // shorter than MinLen is a *WeakError naming its source.
 func New(secrets ...Secret) (*Redactor, error) {
+	r := &Redactor{}
+	for _, s := range secrets {
+		if err := checkSecret(s); err != nil {
+			return nil, err
+		}
+	}
+	r.secrets = slices.Clone(secrets)
+	r.set.Store(compile(r.secrets))
+	return r, nil
+}
+
+// Add makes r mask s from now on, in every spelling, in every sink that
+// holds r (a Writer holds back what may be the start of the new, longer
+// spelling from its next write on). An empty value is ignored; a value
+// shorter than MinLen is a *WeakError and changes nothing.
+func (r *Redactor) Add(s Secret) error {
+	if r == nil {
+		return errors.New("redact: Add on a nil Redactor")
+	}
+	if err := checkSecret(s); err != nil || s.Value == "" {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, have := range r.secrets {
+		if have.Value == s.Value {
+			return nil
+		}
+	}
+	r.secrets = append(r.secrets, s)
+	r.set.Store(compile(r.secrets))
+	return nil
+}
+
+func checkSecret(s Secret) error {
+	if s.Value != "" && len(s.Value) < MinLen {
+		return &WeakError{Source: s.Source, Len: len(s.Value)}
+	}
+	return nil
+}
+
+// compile builds the spelling set of secrets; nil when there is nothing to
+// mask.
+func compile(secrets []Secret) *spellingSet {
 	seen := map[string]bool{}
 	var all []string
 	for _, s := range secrets {
 		if s.Value == "" {
 			continue
-		}
-		if len(s.Value) < MinLen {
-			return nil, &WeakError{Source: s.Source, Len: len(s.Value)}
 		}
 		for _, sp := range Spellings(s.Value) {
 			if !seen[sp] {
@@ -75,9 +129,8 @@ func New(secrets ...Secret) (*Redactor, error) {
 			}
 		}
 	}
-	r := &Redactor{}
 	if len(all) == 0 {
-		return r, nil
+		return nil
 	}
 	slices.SortFunc(all, func(a, b string) int {
 		if len(a) != len(b) {
@@ -85,14 +138,23 @@ func New(secrets ...Secret) (*Redactor, error) {
 		}
 		return strings.Compare(a, b)
 	})
+	set := &spellingSet{}
 	pairs := make([]string, 0, 2*len(all))
 	for _, sp := range all {
 		pairs = append(pairs, sp, Mask)
-		r.spellings = append(r.spellings, []byte(sp))
-		r.maxLen = max(r.maxLen, len(sp))
+		set.spellings = append(set.spellings, []byte(sp))
+		set.maxLen = max(set.maxLen, len(sp))
 	}
-	r.repl = strings.NewReplacer(pairs...)
-	return r, nil
+	set.repl = strings.NewReplacer(pairs...)
+	return set
+}
+
+// current returns the spelling set in force, nil when there is none.
+func (r *Redactor) current() *spellingSet {
+	if r == nil {
+		return nil
+	}
+	return r.set.Load()
 }
 
 // Spellings returns the forms in which v may appear in what this program
@@ -139,23 +201,25 @@ func jsonForms(v string) []string {
 }
 
 // Empty reports whether r has nothing to redact.
-func (r *Redactor) Empty() bool { return r == nil || r.repl == nil }
+func (r *Redactor) Empty() bool { return r.current() == nil }
 
 // String returns s with every spelling of every secret masked.
 func (r *Redactor) String(s string) string {
-	if r.Empty() {
+	set := r.current()
+	if set == nil {
 		return s
 	}
-	return r.repl.Replace(s)
+	return set.repl.Replace(s)
 }
 
 // Bytes returns b with every spelling of every secret masked. It returns b
 // itself when there is nothing to mask.
 func (r *Redactor) Bytes(b []byte) []byte {
-	if r.Empty() || !r.contains(b) {
+	set := r.current()
+	if set == nil || !set.contains(b) {
 		return b
 	}
-	return []byte(r.repl.Replace(string(b)))
+	return []byte(set.repl.Replace(string(b)))
 }
 
 // JSON returns the JSON text b with every secret masked in every string,
@@ -234,8 +298,8 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-func (r *Redactor) contains(b []byte) bool {
-	for _, sp := range r.spellings {
+func (set *spellingSet) contains(b []byte) bool {
+	for _, sp := range set.spellings {
 		if bytes.Contains(b, sp) {
 			return true
 		}
@@ -262,7 +326,8 @@ type Writer struct {
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.r.Empty() {
+	set := w.r.current()
+	if set == nil && len(w.buf) == 0 {
 		return w.w.Write(p)
 	}
 	w.buf = append(w.buf, p...)
@@ -271,8 +336,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 	// secret spans one. Past that, keep the last maxLen-1 bytes, which may be
 	// the beginning of a secret, unless a match that starts earlier ends there.
 	cut := bytes.LastIndexAny(w.buf, "\n\r") + 1
-	if hold := len(w.buf) - (w.r.maxLen - 1); hold > cut {
-		cut = w.extend(hold)
+	maxLen := 1
+	if set != nil {
+		maxLen = set.maxLen
+	}
+	if hold := len(w.buf) - (maxLen - 1); hold > cut {
+		cut = w.extend(set, hold)
 	}
 	if cut == 0 {
 		return len(p), nil
@@ -285,10 +354,13 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // extend moves cut past any secret spelling that starts before it.
-func (w *Writer) extend(cut int) int {
+func (w *Writer) extend(set *spellingSet, cut int) int {
+	if set == nil {
+		return cut
+	}
 	for changed := true; changed; {
 		changed = false
-		for _, sp := range w.r.spellings {
+		for _, sp := range set.spellings {
 			for from := max(0, cut-len(sp)+1); from < cut; {
 				i := bytes.Index(w.buf[from:], sp)
 				if i < 0 || from+i >= cut {

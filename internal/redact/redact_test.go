@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -178,4 +179,45 @@ func FuzzJSONNeverLeaks(f *testing.F) {
 			t.Fatalf("secret leaked from %s", in)
 		}
 	})
+}
+
+// TestAdd shows a secret added during the run (an OAuth access token) is
+// masked from then on by every sink that already holds the Redactor, a
+// Writer mid-stream included, and that a short one is refused unchanged.
+func TestAdd(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := r.Writer(&out)
+	const tok = "eyJhbGciOiJSUzI1NiJ9.access-token"
+	if _, err := w.Write([]byte("before " + tok + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(Secret{Source: "OAuth access token", Value: tok}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(Secret{Source: "short", Value: "abc"}); err == nil {
+		t.Error("Add of a 3-character secret: no error")
+	}
+	if _, err := w.Write([]byte("after " + tok[:10])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte(tok[10:] + " end\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	if got, want := out.String(), "before "+tok+"\nafter *** end\n"; got != want {
+		t.Errorf("writer output = %q, want %q", got, want)
+	}
+	if got := r.String("x " + url.QueryEscape(tok)); got != "x ***" {
+		t.Errorf("String after Add = %q", got)
+	}
+	if got := string(r.JSON([]byte(`{"t":"` + tok + `"}`))); got != `{"t":"***"}` {
+		t.Errorf("JSON after Add = %q", got)
+	}
+	if r.Empty() {
+		t.Error("Empty after Add")
+	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/golden"
-	"github.com/mcp-eval/mcp-eval/internal/config"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/llm"

@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/gate"
-	"github.com/mcp-eval/mcp-eval/internal/config"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"

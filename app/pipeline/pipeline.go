@@ -15,7 +15,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/mcp-eval/mcp-eval/internal/config"
+	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/report"
