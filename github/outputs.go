@@ -32,6 +32,7 @@ var Outputs = []Output{
 	{Name: "argument-accuracy", Score: report.ScoreArgumentAccuracy, Doc: "behavior.argumentAccuracy."},
 	{Name: "sequence-accuracy", Score: report.ScoreSequenceAccuracy, Doc: "behavior.sequenceAccuracy."},
 	{Name: "task-completion", Score: report.ScoreTaskCompletion, Doc: "behavior.taskCompletion (judged)."},
+	{Name: "answer-accuracy", Score: report.ScoreAnswerAccuracy, Doc: "behavior.answerAccuracy (the cases' expect_answer checks)."},
 	{Name: "resilience-pass-rate", Score: report.ScoreResiliencePassRate, Doc: "resilience.passRate, when the resilience layer ran."},
 	{Name: "fabrication-rate", Score: report.ScoreFabricationRate, Doc: "resilience.fabricationRate (lower is better)."},
 	{Name: "attack-success-rate", Score: report.ScoreAttackSuccessRate, Doc: "resilience.attackSuccessRate (lower is better)."},
