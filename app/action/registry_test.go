@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +131,45 @@ func TestSecretInputsAreMasked(t *testing.T) {
 		}
 		if masked := strings.Contains(out.String(), "::add-mask::"+value); masked != d.Secret {
 			t.Errorf("input %s: masked %v, but the registry says secret %v", name, masked, d.Secret)
+		}
+	}
+}
+
+// TestEveryScoreHasAnOutput: each score key report/names.go declares is
+// an output of the Action, and each score output names a declared key.
+func TestEveryScoreHasAnOutput(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../../report/names.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Score") || len(vs.Values) != 1 {
+			return true
+		}
+		if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			keys = append(keys, strings.Trim(lit.Value, `"`))
+		}
+		return true
+	})
+	if len(keys) < 5 {
+		t.Fatalf("found only %d score keys in report/names.go", len(keys))
+	}
+	var outs []string
+	for _, o := range github.Outputs {
+		if o.Score != "" {
+			outs = append(outs, o.Score)
+		}
+	}
+	for _, k := range keys {
+		if !slices.Contains(outs, k) {
+			t.Errorf("score %s has no output in github.Outputs", k)
+		}
+	}
+	for _, k := range outs {
+		if !slices.Contains(keys, k) {
+			t.Errorf("output of score %s, which report/names.go does not declare", k)
 		}
 	}
 }
