@@ -43,7 +43,8 @@ func (f *PlanFlags) Declare(s *option.Set) {
 		Input: &option.Input{Doc: "i/n: run the i-th of n shards of the golden set (join the reports with mcp-eval merge)."}},
 		option.String(&f.Shard, ""))
 	s.Add(option.Def{Name: "judge-model", Help: "`provider:model` that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)",
-		Doc: "grades rubrics and semantic arguments; `none` for no judge", Default: "first model (warned)", Layers: option.Model},
+		Doc: "grades rubrics and semantic arguments; `none` for no judge", Default: "first model (warned)", Layers: option.Model,
+		Input: &option.Input{Doc: "provider:model that grades rubrics and semantic arguments, or none; without it the first of models grades its own runs (a warning says so)."}},
 		option.String(&f.JudgeModel, ""))
 	s.Add(option.Def{Name: "judge-prompt", Help: "`file` with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded",
 		Doc: "the judge's prompts (`=== grade ===`, `=== similar ===`); the hash is recorded", Default: "built-in", Layers: option.Model},
