@@ -138,10 +138,19 @@ func (mr *ModelRun) RunsOf(c *tasks.Case) int {
 // Behavior runs the golden set on every model and scores it (Layer 1).
 func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	stub := mr.o.StubTools
+	opts := mr.scoreOptions()
 	var jobs []runs.Job
+	// A case that cannot be scored (a rubric with --judge-model none) is
+	// skipped before it runs: nothing is asked of the model, billed or
+	// gated.
+	var skipped []*CaseScore
 	for _, c := range mr.plan.Cases {
 		for _, spec := range mr.plan.Models {
 			if !c.RunsOn(spec) {
+				continue
+			}
+			if cs := skipCase(c, spec, opts); cs != nil {
+				skipped = append(skipped, cs)
 				continue
 			}
 			_, model, _ := llm.ParseSpec(spec)
@@ -175,8 +184,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 		grouped[k] = append(grouped[k], r.Transcript)
 	}
-	opts := mr.scoreOptions()
-	var scored []*CaseScore
+	scored := skipped
 	for _, k := range order {
 		cs := ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
 		mr.keepTranscripts(cs, grouped[k])

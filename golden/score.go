@@ -112,21 +112,30 @@ type CaseScore struct {
 // failures make the run errored. ScoreCase is safe to call concurrently
 // for different cases as long as the judges are.
 func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
-	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
-	if c.Rubric != "" && opts.NoJudge != "" {
-		// A rubric nobody grades must neither pass nor fail: the case is
-		// skipped, its runs count nowhere.
-		cs.Report = cs.reportCase()
-		cs.Report.Status, cs.Report.Passed, cs.Report.Errored = report.StatusSkip, 0, 0
-		cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
-		cs.skipped = true
+	if cs := skipCase(c, model, opts); cs != nil {
 		return cs
 	}
+	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
 	for i, t := range transcripts {
 		cs.Runs[i] = ScoreRun(ctx, c, t, opts)
 		cs.Runs[i].Run = i + 1
 	}
 	cs.Report = cs.reportCase()
+	return cs
+}
+
+// skipCase is the score of a case that cannot be scored under opts, nil
+// for one that can: a rubric nobody grades (--judge-model none) must
+// neither pass nor fail, so the case is skipped without runs, counted in no
+// score and by no gate.
+func skipCase(c *tasks.Case, model string, opts ScoreOptions) *CaseScore {
+	if c.Rubric == "" || opts.NoJudge == "" {
+		return nil
+	}
+	cs := &CaseScore{Case: c, Model: model, skipped: true}
+	cs.Report = cs.reportCase()
+	cs.Report.Status = report.StatusSkip
+	cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
 	return cs
 }
 

@@ -498,8 +498,12 @@ func (c Case) FloorOrDefault() float64 {
 // floor whatever its kind (a soft case's floor is only lower), so a case is
 // never a mere warning; strict changes nothing here. The status is trusted
 // first; the pass rate is checked too, so that a report whose status and
-// numbers disagree still cannot slip under the floor.
+// numbers disagree still cannot slip under the floor. A skipped case ran
+// nothing and counts against nothing.
 func (c Case) Failed() bool {
+	if c.Status == StatusSkip {
+		return false
+	}
 	return c.Status.Failed() || c.PassRate < c.FloorOrDefault()-1e-9
 }
 

@@ -1,0 +1,135 @@
+package golden
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
+)
+
+// noServer answers every tool call with a fixed text.
+type noServer struct{}
+
+func (noServer) CallTool(context.Context, string, map[string]any, map[string]any) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"sunny"}`)}}, nil
+}
+
+// chatServer is a Chat Completions endpoint that calls get_weather for a
+// prompt about the weather and answers in text after the tool result; it
+// counts the requests whose first user message contains each marker.
+func chatServer(t *testing.T, asked map[string]*atomic.Int64) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if bad := llmtest.Reject(r.URL.Path, b); bad != "" {
+			http.Error(w, bad, http.StatusBadRequest)
+			return
+		}
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(b, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for _, m := range req.Messages {
+			if m.Role != "user" {
+				continue
+			}
+			for marker, n := range asked {
+				if strings.Contains(fmt.Sprint(m.Content), marker) {
+					n.Add(1)
+				}
+			}
+			break
+		}
+		msg := `{"role":"assistant","content":"It is sunny in Paris."}`
+		finish := "stop"
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "user" {
+			msg = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`
+			finish = "tool_calls"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"message":%s,"finish_reason":%q}],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10}}`, req.Model, msg, finish)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestJudgeNoneSkipsBeforeRunning: with --judge-model none a case with a
+// rubric is skipped before it runs: the model is never asked (nothing is
+// billed), the case has no runs and no "failed run" lines, and it counts
+// against nothing; the other cases run as usual.
+func TestJudgeNoneSkipsBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "tasks.yaml")
+	if err := os.WriteFile(golden, []byte(`- id: judged
+  prompt: "Weather in Paris? (rubric case)"
+  expect_tool: get_weather
+  rubric: The answer says what the weather in Paris is.
+- id: plain
+  prompt: "Weather in Paris? (plain case)"
+  expect_tool: get_weather
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]*atomic.Int64{"rubric case": {}, "plain case": {}}
+	srv := chatServer(t, asked)
+	getenv := func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return srv.URL + "/v1"
+		}
+		return ""
+	}
+	p, err := NewPlan(PlanOptions{Behavior: true, Golden: golden, Models: "openai:m", JudgeModel: JudgeNone,
+		ModelConcurrency: 2, ModelTimeout: 10 * time.Second, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := p.Bind(noServer{}, taskstest.WeatherTools(t), RunOptions{Runs: 3, ModelConcurrency: 2, NoCache: true,
+		CacheDir: filepath.Join(dir, "cache"), MaxCallsPerTurn: 32, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mr.Behavior(context.Background())
+	if n := asked["rubric case"].Load(); n != 0 {
+		t.Errorf("the skipped rubric case asked the model %d times; want none", n)
+	}
+	if n := asked["plain case"].Load(); n != 6 {
+		t.Errorf("the plain case asked the model %d times; want 6 (3 runs × 2 turns)", n)
+	}
+	byID := map[string]report.Case{}
+	for _, c := range s.Cases {
+		byID[c.ID] = c
+	}
+	j := byID["judged"]
+	if j.Status != report.StatusSkip || j.Runs != 0 || j.Passed != 0 || len(j.Failures)+len(j.Errors)+len(j.RunOutcomes) != 0 ||
+		!strings.Contains(j.Skipped, "--judge-model none") {
+		t.Errorf("rubric case %+v; want skip with no runs, no failures and the reason", j)
+	}
+	if j.Failed() {
+		t.Error("the skipped case counts against the run")
+	}
+	if c := byID["plain"]; c.Status != report.StatusPass || c.Runs != 3 {
+		t.Errorf("plain case %+v; want 3 passing runs", c)
+	}
+	if got := s.Scores[KeyPassRate]; got != 1 {
+		t.Errorf("behavior.passRate %v; want 1 (the skipped case counts nowhere)", got)
+	}
+}
