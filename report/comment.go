@@ -492,7 +492,11 @@ func (c commentBuilder) matrix() section {
 				continue
 			}
 			mark, _, _ := strings.Cut(mdMarks[c.j.kase(cs)], " ")
-			cells = append(cells, fmt.Sprintf("%s %d/%d", mark, cs.Passed, cs.Runs))
+			cell := fmt.Sprintf("%s %d/%d", mark, cs.Passed, cs.Runs)
+			if f := flakyText(cs); f != "" {
+				cell += " " + f
+			}
+			cells = append(cells, cell)
 		}
 		s.rows = append(s.rows, "| "+strings.Join(cells, " | ")+" |")
 	}

@@ -66,11 +66,18 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 			oc := j.kase(c)
 			cell := htmlCell{Class: outcomeClass(oc), Text: fmt.Sprintf("%d/%d", c.Passed, c.Runs),
 				Title: fmt.Sprintf("%s: pass rate %s, floor %s", c.Status, percent(c.PassRate), percent(c.Floor))}
+			if oc == outSkip {
+				cell.Text, cell.Title = "skipped", "skipped: "+c.Skipped
+			}
+			if ci := caseInterval(c); ci != "" {
+				cell.Text += " · " + ci
+				cell.Title += ", " + ci
+			}
 			if c.Errored > 0 {
 				cell.Text += fmt.Sprintf(" (%d errored)", c.Errored)
 			}
-			if c.Flaky {
-				cell.Text += " flaky"
+			if f := flakyText(c); f != "" {
+				cell.Text += " " + f
 			}
 			row.Cells = append(row.Cells, cell)
 		}

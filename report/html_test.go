@@ -26,7 +26,7 @@ func htmlReport() (*Report, HTMLOptions) {
 		Cases: []Case{
 			{ID: "weather-paris", Model: "openai:gpt-4.1-mini", Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: StatusPass, Selection: f(1)},
 			{ID: "weather-paris", Model: "anthropic:claude-sonnet-4-5", Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: StatusPass, Selection: f(1)},
-			{ID: "units", Model: "openai:gpt-4.1-mini", Kind: "soft", Runs: 5, Passed: 3, PassRate: 0.6, Floor: 0.8, Status: StatusFail, Flaky: true, Selection: f(1), Arguments: f(0.6),
+			{ID: "units", Model: "openai:gpt-4.1-mini", Kind: "soft", Runs: 5, Passed: 3, PassRate: 0.6, Floor: 0.8, Status: StatusFail, Flaky: true, WilsonLow: 0.2307, WilsonHigh: 0.8824, Selection: f(1), Arguments: f(0.6),
 				Failures:    []string{`run 2: units: got "celsius", want "fahrenheit"`, `run 4: wrong tool: called search_invoices instead of get_weather </pre><script>alert(1)</script>`},
 				Transcripts: []string{"transcripts/units@openai_gpt-4.1-mini/run-2.json", "transcripts/units@openai_gpt-4.1-mini/run-4.json"}},
 			{ID: "units", Model: "anthropic:claude-sonnet-4-5", Kind: "soft", Runs: 5, Passed: 0, Errored: 5, Floor: 0.8, Status: StatusError,
@@ -76,9 +76,10 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	wantContains(t, page, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `class="chart"`, `id="self-graded"`,
 		`units: got &#34;celsius&#34;, want &#34;fahrenheit&#34;`, "&lt;script&gt;alert(1)&lt;/script&gt;", "HTTP 529", "cost unknown")
-	// The soft case the gate fails is shown as a failure.
-	if !strings.Contains(page, `<td class="fail" title="fail: pass rate 60%, floor 80%">3/5 flaky</td>`) {
-		t.Error("the failing soft case is not marked as failed in the matrix")
+	// The soft case the gate fails is shown as a failure, with its
+	// interval and as flaky.
+	if !strings.Contains(page, `<td class="fail" title="fail: pass rate 60%, floor 80%, 95% CI 23–88%">3/5 · 95% CI 23–88% flaky</td>`) {
+		t.Error("the failing soft case is not marked as failed, flaky and with its interval in the matrix")
 	}
 }
 

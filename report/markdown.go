@@ -350,6 +350,7 @@ func (m *mdWriter) cases(r *Report) {
 	m.p("### Cases")
 	m.p("")
 	m.modelHead(mx.models, "case", "kind")
+	explained := false // an interval or "flaky" was shown
 	for _, id := range mx.ids {
 		cells := []string{codeSpan(id), escapeMarkdown(mx.first[id].Kind)}
 		for _, mo := range mx.models {
@@ -358,12 +359,25 @@ func (m *mdWriter) cases(r *Report) {
 				cells = append(cells, "–")
 				continue
 			}
-			mark, _, _ := strings.Cut(mdMarks[m.j.kase(c)], " ")
+			oc := m.j.kase(c)
+			mark, _, _ := strings.Cut(mdMarks[oc], " ")
+			if oc == outSkip {
+				cells = append(cells, mark+" skipped")
+				continue
+			}
 			cell := fmt.Sprintf("%s %d/%d (%s", mark, c.Passed, c.Runs, percent(c.PassRate))
 			if c.Status != StatusPass {
 				cell += ", floor " + percent(c.Floor)
 			}
+			if ci := caseInterval(c); ci != "" {
+				cell += "; " + ci
+				explained = true
+			}
 			cell += ")"
+			if f := flakyText(c); f != "" {
+				cell += ", **" + f + "**"
+				explained = true
+			}
 			if c.Errored > 0 {
 				cell += fmt.Sprintf(", %d errored", c.Errored)
 			}
@@ -372,6 +386,10 @@ func (m *mdWriter) cases(r *Report) {
 		m.row(cells...)
 	}
 	m.p("")
+	if explained {
+		m.p("%s", intervalNote)
+		m.p("")
+	}
 	if j := r.Judge; j != nil && len(j.SelfGraded) > 0 {
 		m.p("> [!WARNING]")
 		m.p("> %s", escapeMarkdown(selfGradedText(j)))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -177,6 +178,36 @@ func percent(f float64) string {
 	s := strconv.FormatFloat(f*100, 'f', 1, 64)
 	return strings.TrimSuffix(s, ".0") + "%"
 }
+
+// caseInterval is the 95% Wilson score interval of a case's pass rate in
+// whole percents ("95% CI 38–96%"), "" when no run reached a verdict (a
+// skipped case, or every run errored): five runs that all passed still only
+// show the rate is at least 57%, which is what a reader must weigh.
+func caseInterval(c Case) string {
+	if c.Status == StatusSkip || c.Runs-c.Errored <= 0 {
+		return ""
+	}
+	// A report that recorded no interval (an older or hand-made one) says
+	// nothing rather than something false: a real interval is wider than a
+	// point and holds the pass rate.
+	if !(c.WilsonLow < c.WilsonHigh && c.WilsonLow <= c.PassRate+1e-9 && c.PassRate <= c.WilsonHigh+1e-9) {
+		return ""
+	}
+	pc := func(f float64) string { return strconv.Itoa(int(math.Round(clamp01(f) * 100))) }
+	return "95% CI " + pc(c.WilsonLow) + "–" + pc(c.WilsonHigh) + "%"
+}
+
+// flakyText is "flaky" for a case that passed some runs and failed others,
+// else "".
+func flakyText(c Case) string {
+	if c.Flaky && c.Status != StatusSkip {
+		return "flaky"
+	}
+	return ""
+}
+
+// intervalNote explains the interval and "flaky" wherever cases are shown.
+const intervalNote = "95% CI: the Wilson score interval of the pass rate over the runs that reached a verdict; flaky: passed some runs and failed others."
 
 // score formats a score value.
 func score(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }

@@ -258,9 +258,17 @@ func (t *textWriter) cases(r *Report) {
 		oc := t.j.kase(c)
 		m := marks[oc]
 		res := fmt.Sprintf("%d/%d  %s", c.Passed, c.Runs, percent(c.PassRate))
+		if ci := caseInterval(c); ci != "" {
+			res += " (" + ci + ")"
+		}
 		switch oc {
+		case outSkip:
+			res = "skipped, not run"
 		case outFail, outWarn, outError:
 			res += " < floor " + percent(c.Floor)
+		}
+		if f := flakyText(c); f != "" {
+			res += "  " + f
 		}
 		if c.Errored > 0 {
 			res += fmt.Sprintf("  (%d errored)", c.Errored)
