@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,7 +77,9 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 	cache.Redactor = o.Redactor
 	mr := &ModelRun{o: o, plan: p, tools: tools}
 	if p.judgeProvider != nil {
-		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0)
+		// Only verdicts are recorded: a malformed answer must be asked
+		// again next time, not replayed.
+		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0).Accepting(judge.Usable)
 		mr.judge = judge.New(mr.judgeCalls, p.judgeModel).WithPrompt(p.judgePrompt)
 	}
 	if w := p.selfGradingWarning(); w != "" {
@@ -226,8 +229,9 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 			Status     string            `json:"status"`
 			Reasons    []string          `json:"reasons,omitempty"`
 			Error      string            `json:"error,omitempty"`
+			Judge      string            `json:"judge,omitempty"`
 			Transcript *agent.Transcript `json:"transcript"`
-		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, trs[i]}
+		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, judgeText(r), trs[i]}
 		b, err := json.MarshalIndent(rec, "", "  ")
 		if err != nil {
 			continue
@@ -248,6 +252,19 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 		}
 		cs.Report.Transcripts = append(cs.Report.Transcripts, rel)
 	}
+}
+
+// judgeText is the judge's verdict on a run and its reason ("pass: …"),
+// "" when the judge did not grade it.
+func judgeText(r RunScore) string {
+	if r.Judge == nil {
+		return ""
+	}
+	verdict := "fail"
+	if *r.Judge {
+		verdict = "pass"
+	}
+	return verdict + ": " + cmp.Or(r.JudgeReason, "no reason given")
 }
 
 // safeName keeps a name usable as one path element on every system and in

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,8 +31,10 @@ func (noServer) CallTool(context.Context, string, map[string]any, map[string]any
 
 // chatServer is a Chat Completions endpoint that calls get_weather for a
 // prompt about the weather and answers in text after the tool result; it
-// counts the requests whose first user message contains each marker.
-func chatServer(t *testing.T, asked map[string]*atomic.Int64) *httptest.Server {
+// counts the requests whose first user message contains each marker. A
+// request for structured output (the judge's) gets the next of verdicts.
+func chatServer(t *testing.T, asked map[string]*atomic.Int64, verdicts ...string) *httptest.Server {
+	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		if bad := llmtest.Reject(r.URL.Path, b); bad != "" {
@@ -38,8 +42,9 @@ func chatServer(t *testing.T, asked map[string]*atomic.Int64) *httptest.Server {
 			return
 		}
 		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
+			Model          string          `json:"model"`
+			ResponseFormat json.RawMessage `json:"response_format"`
+			Messages       []struct {
 				Role    string `json:"role"`
 				Content any    `json:"content"`
 			} `json:"messages"`
@@ -61,7 +66,16 @@ func chatServer(t *testing.T, asked map[string]*atomic.Int64) *httptest.Server {
 		}
 		msg := `{"role":"assistant","content":"It is sunny in Paris."}`
 		finish := "stop"
-		if last := req.Messages[len(req.Messages)-1]; last.Role == "user" {
+		if len(req.ResponseFormat) > 0 {
+			mu.Lock()
+			v := verdicts[0]
+			if len(verdicts) > 1 {
+				verdicts = verdicts[1:]
+			}
+			mu.Unlock()
+			b, _ := json.Marshal(v)
+			msg = `{"role":"assistant","content":` + string(b) + `}`
+		} else if last := req.Messages[len(req.Messages)-1]; last.Role == "user" {
 			msg = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`
 			finish = "tool_calls"
 		}
@@ -131,5 +145,53 @@ func TestJudgeNoneSkipsBeforeRunning(t *testing.T) {
 	}
 	if got := s.Scores[KeyPassRate]; got != 1 {
 		t.Errorf("behavior.passRate %v; want 1 (the skipped case counts nowhere)", got)
+	}
+}
+
+// TestJudgeAnswerNotVerdictNotReplayed: a judge answer that is no verdict
+// errors the run and is not recorded, so the next run with the same cache
+// asks the judge again instead of replaying the error; the verdict it then
+// gives is recorded with its reason, a pass included.
+func TestJudgeAnswerNotVerdictNotReplayed(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "tasks.yaml")
+	if err := os.WriteFile(golden, []byte(`- id: judged
+  prompt: "Weather in Paris? (rubric case)"
+  expect_tool: get_weather
+  rubric: The answer says what the weather in Paris is.
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]*atomic.Int64{"rubric": {}}
+	srv := chatServer(t, asked, "PASS, clearly", `{"reason": "it names the weather", "verdict": "pass"}`)
+	getenv := func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return srv.URL + "/v1"
+		}
+		return ""
+	}
+	run := func() report.Case {
+		p, err := NewPlan(PlanOptions{Behavior: true, Golden: golden, Models: "openai:m", JudgeModel: "openai:judge",
+			ModelConcurrency: 1, ModelTimeout: 10 * time.Second, Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mr, err := p.Bind(noServer{}, taskstest.WeatherTools(t), RunOptions{Runs: 1, ModelConcurrency: 1,
+			CacheDir: filepath.Join(dir, "cache"), MaxCallsPerTurn: 32, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mr.Behavior(context.Background()).Cases[0]
+	}
+	first := run()
+	if first.Status != report.StatusError || len(first.Errors) != 1 || !strings.Contains(first.Errors[0], "malformed verdict") {
+		t.Fatalf("first run: %+v; want an error naming the malformed verdict", first)
+	}
+	second := run()
+	if second.Status != report.StatusPass {
+		t.Fatalf("second run: %+v; want the judge asked again and the run passed (the malformed answer was replayed)", second)
+	}
+	if want := []string{"run 1: pass: it names the weather"}; !slices.Equal(second.JudgeReasons, want) {
+		t.Errorf("judge reasons %q; want %q", second.JudgeReasons, want)
 	}
 }

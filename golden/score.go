@@ -290,6 +290,10 @@ func (r RunScore) finish(ctx context.Context, c *tasks.Case, t *agent.Transcript
 	}
 	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
 		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
+	if t.Refusal != "" && !r.Passed {
+		// The refusal explains the rest (no tool called, an empty answer).
+		r.Reasons = append([]string{"the model refused: " + clippkg.Runes(t.Refusal, 200)}, r.Reasons...)
+	}
 	return r
 }
 
@@ -524,6 +528,9 @@ func (cs *CaseScore) reportCase() report.Case {
 			rc.Errors = append(rc.Errors, fmt.Sprintf("run %d: %s", r.Run, r.Error))
 		case !r.Errored && !r.Passed && len(rc.Failures) < maxListed:
 			rc.Failures = append(rc.Failures, fmt.Sprintf("run %d: %s", r.Run, strings.Join(r.Reasons, "; ")))
+		}
+		if jt := judgeText(r); jt != "" && len(rc.JudgeReasons) < maxListed {
+			rc.JudgeReasons = append(rc.JudgeReasons, fmt.Sprintf("run %d: %s", r.Run, jt))
 		}
 	}
 	return rc

@@ -98,6 +98,9 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 		for _, e := range c.Errors {
 			d.Reasons = append(d.Reasons, "errored "+e)
 		}
+		for _, jr := range c.JudgeReasons {
+			d.Reasons = append(d.Reasons, "judge "+jr)
+		}
 		for _, p := range c.Transcripts {
 			t := htmlTranscript{Path: p}
 			if text, ok := o.Transcripts[p]; ok {

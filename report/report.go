@@ -152,6 +152,10 @@ type Case struct {
 	// Skipped says why a case with status skip was not scored (a rubric
 	// with --judge-model none).
 	Skipped string `json:"skipped,omitempty"`
+	// JudgeReasons is the judge's verdict and reason on the first judged
+	// runs ("run 1: pass: …"), passes included: what a pass rests on is
+	// worth reading too.
+	JudgeReasons []string `json:"judgeReasons,omitempty"`
 	// Transcripts are the files, relative to the output folder, holding
 	// the transcripts of the case's failed and errored runs (all its runs
 	// when it is flaky), secrets masked.

@@ -316,6 +316,11 @@ func (t *textWriter) caseReasons(c Case, oc outcome) {
 	for _, e := range c.Errors {
 		t.line("      errored " + oneLine(e, textValueMax))
 	}
+	if t.o.Verbose {
+		for _, j := range c.JudgeReasons {
+			t.line("      judge " + oneLine(j, textValueMax))
+		}
+	}
 	for _, p := range c.Transcripts {
 		t.line("      transcript " + oneLine(p, textValueMax))
 	}
