@@ -180,6 +180,11 @@ func (m *mdWriter) migration(r *Report) {
 		m.p("- %s", escapeMarkdown(cutRunes(item, mdMessageMax)))
 	}
 	m.p("")
+	if legacyHint(r) {
+		m.p("> [!TIP]")
+		m.p("> To gate this server on %s while it migrates, run with `--protocol-version %s` (the Action's `protocol-version` input): only what applies to that revision is checked, and the rest is skipped with the reason.", LegacyVersion, LegacyVersion)
+		m.p("")
+	}
 }
 
 // findings lists the checks selected by keep with their message and folded
@@ -196,7 +201,12 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 	}
 	m.p("### %s (%d)", title, len(cs))
 	m.p("")
-	for _, c := range cs {
+	for _, g := range foldCauses(cs, m.j.check) {
+		if len(g) > 1 {
+			m.cause(g)
+			continue
+		}
+		c := g[0]
 		oc := m.j.check(c)
 		mark, _, _ := strings.Cut(mdMarks[oc], " ")
 		head := mark + " " + codeSpan(c.ID)
@@ -237,6 +247,43 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 	}
 }
 
+// cause writes failures that share one cause (causeKey) as one finding:
+// the cause, a row per check, and the first one's evidence.
+func (m *mdWriter) cause(g []Check) {
+	mark, _, _ := strings.Cut(mdMarks[m.j.check(g[0])], " ")
+	headline := bareMessage(g[0])
+	m.p("#### %s %d findings, one cause: %s", mark, len(g), escapeMarkdown(cutRunes(oneLine(headline, 0), mdCellMax)))
+	m.p("")
+	m.tableHead("check", "level", "runs", "message")
+	for _, c := range g {
+		id := codeSpan(c.ID)
+		if c.Title != "" {
+			id += " — " + escapeMarkdown(c.Title)
+		}
+		runs := "–"
+		if c.Runs > 0 {
+			runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)
+		}
+		msg := "the same"
+		if b := bareMessage(c); b != headline {
+			msg = escapeMarkdown(cutRunes(b, mdCellMax))
+		}
+		if reason, ok := m.j.waiver(c.ID); ok {
+			msg += " (waived: " + escapeMarkdown(cutRunes(orDash(reason), mdCellMax)) + ")"
+		}
+		m.row(id, "**"+escapeMarkdown(string(c.Level))+"**", runs, msg)
+	}
+	m.p("")
+	if hasEvidence(g[0].Evidence) {
+		if m.evidence >= mdEvidenceBudget {
+			m.p("Evidence omitted to keep the summary within its size limit; it is in report.json.")
+			m.p("")
+			return
+		}
+		m.details("evidence of "+codeSpan(g[0].ID)+" (the others' is in report.json)", indentEvidence(g[0].Evidence), "json")
+	}
+}
+
 // details writes a folded fenced code block. The summary text is ours; body
 // is untrusted and only ever appears inside the fence.
 func (m *mdWriter) details(summary, body, lang string) {
@@ -268,8 +315,22 @@ func (m *mdWriter) checks(r *Report) {
 		m.p("#### %s (%s)", escapeMarkdown(g.name), groupTally(t, len(g.checks)))
 		m.p("")
 		m.tableHead("check", "status", "runs", "message")
+		// Checks skipped for one reason share a row: a legacy or stdio
+		// server skips whole groups, and one reason said once is enough.
+		skipped := map[string][]string{}
+		for _, c := range g.checks {
+			if m.j.check(c) == outSkip {
+				skipped[c.Message] = append(skipped[c.Message], codeSpan(c.ID))
+			}
+		}
 		for _, c := range g.checks {
 			oc := m.j.check(c)
+			if ids := skipped[c.Message]; oc == outSkip && len(ids) > 1 {
+				if ids[0] == codeSpan(c.ID) {
+					m.row(strings.Join(ids, ", "), mdMarks[oc], "–", escapeMarkdown(cutRunes(c.Message, mdCellMax)))
+				}
+				continue
+			}
 			runs := "–"
 			if oc != outSkip && c.Runs > 0 {
 				runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)

@@ -163,6 +163,10 @@ func (t *textWriter) header(r *Report) {
 	for _, m := range r.Server.Migration {
 		t.line("  migrate: " + oneLine(m, textMessageMax))
 	}
+	if legacyHint(r) {
+		t.line("  hint: to gate it on " + LegacyVersion + " while it migrates, run with --protocol-version " + LegacyVersion +
+			": only what applies to that revision is checked")
+	}
 	t.line("")
 }
 
