@@ -452,7 +452,7 @@ func itemSignificance[T any](e *evaluator, it *report.GateItem, base, cur T, cou
 func (e *evaluator) failure(it report.GateItem, st baseState, what, action string, keys ...string) {
 	valid, expired := e.ws.match(e.p.Now, keys...)
 	if valid != nil {
-		it.Waived, it.WaiverReason = true, valid.Reason
+		it.Waived, it.WaiverReason, it.WaiverFile, it.WaiverLine = true, valid.Reason, valid.File, valid.Line
 	}
 	switch st {
 	case basePassed:

@@ -501,6 +501,8 @@ func (cs *CaseScore) reportCase() report.Case {
 		Answer:    frac(cn.answer),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
+		File:      c.File,
+		Line:      c.Line,
 	}
 	rc.PassRate, _ = cn.pass.Rate()
 	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.Good, cn.pass.Total)

@@ -212,8 +212,14 @@ func TestScoresExact(t *testing.T) {
 			Failures: []string{"run 5: wrong tool: called search_invoices instead of get_weather"}},
 	}
 	approx := cmpopts.EquateApprox(0, 1e-6)
-	if diff := cmp.Diff(want, sum.Cases, approx); diff != "" {
+	// Where each case is defined has its own assertion below.
+	if diff := cmp.Diff(want, sum.Cases, approx, cmpopts.IgnoreFields(report.Case{}, "File", "Line")); diff != "" {
 		t.Errorf("cases (-want +got):\n%s", diff)
+	}
+	for _, c := range sum.Cases {
+		if c.File != "score.yaml" || c.Line < 1 {
+			t.Errorf("case %s@%s is defined at %s:%d; want its line in score.yaml", c.ID, c.Model, c.File, c.Line)
+		}
 	}
 
 	wantA := map[string]float64{

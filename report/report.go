@@ -152,6 +152,10 @@ type Case struct {
 	// Skipped says why a case with status skip was not scored (a rubric
 	// with --judge-model none).
 	Skipped string `json:"skipped,omitempty"`
+	// File and Line are where the case is defined in the golden file (a
+	// variant's: its case's), for code scanning and annotations.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
 	// JudgeReasons is the judge's verdict and reason on the first judged
 	// runs ("run 1: pass: …"), passes included: what a pass rests on is
 	// worth reading too.
@@ -460,6 +464,9 @@ type GateItem struct {
 	Blocking     bool   `json:"blocking"`
 	Waived       bool   `json:"waived,omitempty"`
 	WaiverReason string `json:"waiverReason,omitempty"`
+	// WaiverFile and WaiverLine locate the waiver that accepted it.
+	WaiverFile string `json:"waiverFile,omitempty"`
+	WaiverLine int    `json:"waiverLine,omitempty"`
 }
 
 // Key names the item as a waiver does: the id, and for a case

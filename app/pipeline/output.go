@@ -82,9 +82,7 @@ func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) er
 		{"report.json", report.WriteJSON, red.JSON},
 		{"summary.md", report.WriteMarkdown, red.Bytes},
 		{"junit.xml", report.WriteJUnit, red.Bytes},
-		{"results.sarif", func(w io.Writer, r *report.Report) error {
-			return report.WriteSARIFWith(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(cfg)})
-		}, red.JSON},
+		{"results.sarif", report.WriteSARIF, red.JSON},
 	}
 	if len(r.Cases) > 0 {
 		// One page for people who would rather look than read, with the
@@ -118,16 +116,6 @@ func readTranscripts(out string, r *report.Report) map[string]string {
 		}
 	}
 	return m
-}
-
-// sarifArtifact names the file code-scanning alerts point at: MCP servers
-// have no source location of their own, and GitHub rejects results without
-// one, so the config file (or mcp-eval.yaml) stands in.
-func sarifArtifact(cfg *config.Config) string {
-	if cfg.ConfigPath != "" && !filepath.IsAbs(cfg.ConfigPath) {
-		return filepath.ToSlash(cfg.ConfigPath)
-	}
-	return report.DefaultSARIFArtifact
 }
 
 // useColor decides on ANSI colour: never when NO_COLOR is set
