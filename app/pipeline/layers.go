@@ -31,6 +31,9 @@ type layerResults struct {
 func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Server) (*report.Report, error) {
 	var lr layerResults
 	var err error
+	if desc.ToolsErr == nil {
+		warnUnknownSafeTools(p.cfg, desc.Tools, p.env.Stderr)
+	}
 	if p.has(report.LayerConformance) {
 		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
