@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,17 @@ func htmlReport() (*Report, HTMLOptions) {
 	r := &Report{
 		SchemaVersion: SchemaVersion, StartedAt: "2026-12-01T11:00:00Z",
 		Server: Server{Target: "http://127.0.0.1:8080/mcp", Transport: "http"},
-		Layers: []string{LayerBehavior, LayerTelemetry},
+		Layers: []string{LayerConformance, LayerBehavior, LayerTelemetry},
+		Checks: []Check{
+			{ID: "caching/tools-list", Layer: LayerConformance, Group: "caching", Level: LevelMust, Hard: true, Status: StatusFail, Runs: 5,
+				Message:  "tools/list has no ttlMs </td><script>alert(3)</script> (0 of 5 runs passed)",
+				Evidence: json.RawMessage(`{"response":{"message":{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"<b>x</b>"}]}}}}`)},
+			{ID: "discover/responds", Layer: LayerConformance, Group: "discover", Level: LevelMust, Hard: true, Status: StatusPass, Runs: 5, Passed: 5},
+			{ID: "headers/missing-method", Layer: LayerConformance, Group: "headers", Level: LevelMust, Hard: true, Status: StatusSkip,
+				Message: "applies to Streamable HTTP only; this server speaks stdio"},
+			{ID: "headers/name-base64", Layer: LayerConformance, Group: "headers", Level: LevelMust, Hard: true, Status: StatusSkip,
+				Message: "applies to Streamable HTTP only; this server speaks stdio"},
+		},
 		Cases: []Case{
 			{ID: "weather-paris", Model: "openai:gpt-4.1-mini", Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: StatusPass, Selection: f(1)},
 			{ID: "weather-paris", Model: "anthropic:claude-sonnet-4-5", Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: StatusPass, Selection: f(1)},
@@ -74,7 +85,8 @@ func TestHTMLSelfContained(t *testing.T) {
 			t.Errorf("report.html contains %q: not self-contained or not escaped", m)
 		}
 	}
-	wantContains(t, page, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `class="chart"`, `id="self-graded"`,
+	wantContains(t, page, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `class="chart"`, `id="self-graded"`, `id="checks"`,
+		"<code>headers/missing-method, headers/name-base64</code>", "&lt;/td&gt;&lt;script&gt;alert(3)&lt;/script&gt;", "&lt;b&gt;x&lt;/b&gt;",
 		`units: got &#34;celsius&#34;, want &#34;fahrenheit&#34;`, "&lt;script&gt;alert(1)&lt;/script&gt;", "HTTP 529", "cost unknown")
 	// The soft case the gate fails is shown as a failure, with its
 	// interval and as flaky.
@@ -122,9 +134,10 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatalf("chromium --dump-dom: %v", err)
 	}
 	dom := string(out)
-	wantContains(t, dom, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `<svg class="chart"`, `<rect`, "weather-paris", "3/5 flaky")
+	wantContains(t, dom, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `<svg class="chart"`, `<rect`, "weather-paris", "3/5 · 95% CI 23–88% flaky",
+		`id="checks"`, "caching/tools-list", "headers/missing-method, headers/name-base64")
 	// The hostile text stayed text: no element came of it.
-	if strings.Contains(dom, "<script>alert(1)") || strings.Contains(dom, "<img src=\"x\"") {
+	if strings.Contains(dom, "<script>alert(1)") || strings.Contains(dom, "<script>alert(3)") || strings.Contains(dom, "<img src=\"x\"") {
 		t.Error("markup from the report became elements in the DOM")
 	}
 	png := filepath.Join(dir, "report.png")

@@ -224,8 +224,9 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 		}
 		m.p("%s", strings.Join(meta, " · "))
 		m.p("")
-		if c.Message != "" {
-			m.p("%s", escapeMarkdown(cutRunes(c.Message, mdMessageMax)))
+		if msg := bareMessage(c); msg != "" {
+			// The runs are on the line above.
+			m.p("%s", escapeMarkdown(cutRunes(msg, mdMessageMax)))
 			m.p("")
 		}
 		if c.Info != "" {
@@ -335,7 +336,7 @@ func (m *mdWriter) checks(r *Report) {
 			if oc != outSkip && c.Runs > 0 {
 				runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)
 			}
-			msg := c.Message
+			msg := bareMessage(c) // the runs have a column
 			if c.Info != "" {
 				if msg != "" {
 					msg += " "

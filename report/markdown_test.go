@@ -198,6 +198,9 @@ func TestMarkdownFoldsSharedCauses(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
+	if strings.Contains(md, "runs passed)") {
+		t.Errorf("a message repeats its runs, which have a place of their own:\n%s", md)
+	}
 	if n := strings.Count(md, "<summary>evidence"); n != 3 {
 		t.Errorf("%d evidence blocks; want 3 (one for the shared cause, one each for the two others)\n%s", n, md)
 	}

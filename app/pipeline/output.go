@@ -69,7 +69,7 @@ func Mask(r *report.Report, red *redact.Redactor) *report.Report {
 }
 
 // writeOutputs writes report.json, summary.md, junit.xml, results.sarif
-// and, when golden cases ran, report.html under --out, with every secret
+// and report.html under --out, with every secret
 // masked in each rendered file in every spelling (red.JSON for the JSON
 // files, red.Bytes for the others); r is already masked (Mask).
 func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) error {
@@ -84,13 +84,11 @@ func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) er
 		{"junit.xml", report.WriteJUnit, red.Bytes},
 		{"results.sarif", report.WriteSARIF, red.JSON},
 	}
-	if len(r.Cases) > 0 {
-		// One page for people who would rather look than read, with the
-		// transcripts the model layers wrote (already masked).
-		files = append(files, outputFile{"report.html", func(w io.Writer, r *report.Report) error {
-			return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
-		}, red.Bytes})
-	}
+	// One page for people who would rather look than read, for every run,
+	// with the transcripts the model layers wrote (already masked).
+	files = append(files, outputFile{"report.html", func(w io.Writer, r *report.Report) error {
+		return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
+	}, red.Bytes})
 	for _, f := range files {
 		var buf bytes.Buffer
 		if err := f.render(&buf, r); err != nil {
