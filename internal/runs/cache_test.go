@@ -340,6 +340,9 @@ func TestCacheAccepting(t *testing.T) {
 	if resp, err := c.Model(bad, "e", 0).Accepting(good).Complete(t.Context(), req); err != nil || resp.Message.Content != "not a verdict" {
 		t.Fatalf("Complete = %+v, %v; want the answer passed on", resp, err)
 	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	// Without the rule the same answer is recorded, as an older run did.
 	old := NewCache(dir)
 	if _, err := old.Model(bad, "e", 0).Complete(t.Context(), req); err != nil {
@@ -353,11 +356,15 @@ func TestCacheAccepting(t *testing.T) {
 	}
 
 	fixed := &countingModel{text: "verdict"}
-	cm := NewCache(dir).Model(fixed, "e", 0).Accepting(good)
+	last := NewCache(dir)
+	cm := last.Model(fixed, "e", 0).Accepting(good)
 	for range 2 {
 		if resp, err := cm.Complete(t.Context(), req); err != nil || resp.Message.Content != "verdict" {
 			t.Fatalf("Complete = %+v, %v", resp, err)
 		}
+	}
+	if err := last.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	if fixed.calls.Load() != 1 || cm.Hits() != 1 {
 		t.Errorf("%d model calls, %d hits; want the old entry ignored once, then the verdict replayed", fixed.calls.Load(), cm.Hits())
