@@ -190,6 +190,9 @@ func Evaluate(cur, base *report.Report, p Policy) Decision {
 	e.scores()
 	e.floors()
 	e.perf()
+	if e.cur.Interrupted != "" {
+		e.d.Reasons = append(e.d.Reasons, "The run was interrupted by "+e.cur.Interrupted+": a partial report cannot pass, nor serve as a baseline; run it again to the end.")
+	}
 	e.d.Passed = len(e.d.Reasons) == 0
 	return *e.d
 }

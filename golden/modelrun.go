@@ -172,6 +172,10 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 	results := mr.Run(ctx, jobs)
+	if ctx.Err() != nil {
+		// Interrupted: only the runs that finished are scored.
+		results = runs.Finished(results)
+	}
 
 	byCase := map[string]*tasks.Case{}
 	for _, c := range mr.plan.Cases {
@@ -180,15 +184,23 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	type key struct{ id, model string }
 	grouped := map[key][]*agent.Transcript{}
 	var order []key
+	for _, j := range jobs {
+		if k := (key{j.CaseID, j.Model}); grouped[k] == nil {
+			order = append(order, k)
+			grouped[k] = []*agent.Transcript{}
+		}
+	}
 	for _, r := range results {
 		k := key{r.Job.CaseID, r.Job.Model}
-		if _, ok := grouped[k]; !ok {
-			order = append(order, k)
-		}
 		grouped[k] = append(grouped[k], r.Transcript)
 	}
 	scored := skipped
 	for _, k := range order {
+		if len(grouped[k]) == 0 {
+			// Only an interrupt leaves a case without runs.
+			scored = append(scored, skippedCase(byCase[k.id], k.model, "not finished: "+context.Cause(ctx).Error()))
+			continue
+		}
 		cs := ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
 		mr.keepTranscripts(cs, grouped[k])
 		scored = append(scored, cs)

@@ -132,10 +132,16 @@ func skipCase(c *tasks.Case, model string, opts ScoreOptions) *CaseScore {
 	if c.Rubric == "" || opts.NoJudge == "" {
 		return nil
 	}
+	return skippedCase(c, model, "the case has a rubric and "+opts.NoJudge)
+}
+
+// skippedCase is the score of a case that has no runs to score, for the
+// reason given.
+func skippedCase(c *tasks.Case, model, reason string) *CaseScore {
 	cs := &CaseScore{Case: c, Model: model, skipped: true}
 	cs.Report = cs.reportCase()
 	cs.Report.Status = report.StatusSkip
-	cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
+	cs.Report.Skipped = reason
 	return cs
 }
 

@@ -49,6 +49,7 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 		page.Checks = checks.String()
 		page.Groups = htmlGroups(r.Checks, j)
 	}
+	page.Interrupted = r.Interrupted
 	if legacyHint(r) {
 		page.LegacyHint = "To gate this server on " + LegacyVersion + " while it migrates, run with --protocol-version " + LegacyVersion +
 			" (the Action's protocol-version input): only what applies to that revision is checked."
@@ -178,7 +179,7 @@ type htmlPage struct {
 	Title, Verdict, Server, Started string
 	Transport, Era, Protocol        string
 	Migration                       []string
-	LegacyHint                      string
+	LegacyHint, Interrupted         string
 	Checks, Cases                   string // tallies
 	Groups                          []htmlGroup
 	Pass                            bool
@@ -432,6 +433,7 @@ svg text{font:12px system-ui,sans-serif}
 <h1>mcp-eval <span class="verdict {{if .Pass}}pass{{else}}fail{{end}}" id="verdict">{{.Verdict}}</span></h1>
 <div>server <code>{{.Server}}</code>{{if .Transport}} · {{.Transport}}{{end}}{{if .Era}} · era {{.Era}}{{end}}{{if .Protocol}} · protocol {{.Protocol}}{{end}} · started {{.Started}}</div>
 <div id="tally">{{if .Checks}}checks: {{.Checks}}{{end}}{{if and .Checks .Cases}} · {{end}}{{if .Cases}}cases: {{.Cases}}{{end}}</div>
+{{if .Interrupted}}<div class="warning" id="interrupted">Interrupted by {{.Interrupted}}. This report is partial.</div>{{end}}
 {{if .GateReasons}}<h2>Gate</h2><ul id="gate">{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Migration}}<h2>Migrating to 2026-07-28</h2><ul id="migration">{{range .Migration}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .LegacyHint}}<div class="tip" id="legacy-hint">{{.LegacyHint}}</div>{{end}}

@@ -135,6 +135,11 @@ func (m *mdWriter) status(r *Report) {
 		m.p("- Run with `--strict`: warnings fail the run.")
 	}
 	m.p("")
+	if r.Interrupted != "" {
+		m.p("> [!WARNING]")
+		m.p("> Interrupted by %s. This report is partial.", escapeMarkdown(cutRunes(r.Interrupted, mdMessageMax)))
+		m.p("")
+	}
 }
 
 func (m *mdWriter) server(r *Report) {

@@ -63,6 +63,9 @@ type Report struct {
 	// Commit is the source revision under test (GITHUB_SHA in the Action),
 	// when the caller knows it. CarryHistory records it with the scores.
 	Commit string `json:"commit,omitempty"`
+	// Interrupted says a signal stopped the run and the report holds only
+	// what finished (why and when); such a report never passes its gate.
+	Interrupted string `json:"interrupted,omitempty"`
 	// History holds the headline scores of recent runs, oldest first, the
 	// last entry being this run: CarryHistory carries it forward from the
 	// baseline, and the summary draws it as a trend chart.

@@ -68,6 +68,10 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if !o.Quiet {
 		t.header(r)
 	}
+	if r.Interrupted != "" {
+		t.line(t.paint(ansiYellow, "! interrupted by "+oneLine(r.Interrupted, textMessageMax)+"; this report is partial"))
+		t.line("")
+	}
 	width := 0
 	for _, c := range r.Checks {
 		if n := utf8.RuneCountInString(oneLine(c.ID, 0)); n > width {
