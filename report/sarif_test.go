@@ -166,7 +166,8 @@ func TestSARIFSchema(t *testing.T) {
 	t.Parallel()
 	path := os.Getenv("MCP_EVAL_SARIF_SCHEMA")
 	if path == "" {
-		t.Skip("MCP_EVAL_SARIF_SCHEMA is not set; TestSARIFStructure checks the structure by hand")
+		t.Skip("MCP_EVAL_SARIF_SCHEMA is not set (TestSARIFStructure checks the structure by hand); to validate against the official SARIF schema: " +
+			"cd /tmp && npm pack @microsoft/sarif-multitool-linux && tar xzf microsoft-sarif-multitool-linux-*.tgz package/sarif-2.1.0.json, then MCP_EVAL_SARIF_SCHEMA=/tmp/package/sarif-2.1.0.json")
 	}
 	s := spectest.CompileFile(t, path, "https://json.schemastore.org/sarif-2.1.0.json", "", (*jsonschema.Compiler).AssertFormat)
 	validateFiles(t, s, filepath.Join("testdata", "*.sarif"))
