@@ -86,31 +86,45 @@ func chatServer(t *testing.T, asked map[string]*atomic.Int64, verdicts ...string
 	return srv
 }
 
+// rubricCase is a golden case graded by the judge.
+const rubricCase = `- id: judged
+  prompt: "Weather in Paris? (rubric case)"
+  expect_tool: get_weather
+  rubric: The answer says what the weather in Paris is.
+`
+
+// writeGolden writes a golden file in dir and returns its path.
+func writeGolden(t *testing.T, dir, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, "tasks.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// baseURL is an environment that points the openai provider at srv.
+func baseURL(srv *httptest.Server) func(string) string {
+	return func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return srv.URL + "/v1"
+		}
+		return ""
+	}
+}
+
 // TestJudgeNoneSkipsBeforeRunning: with --judge-model none a case with a
 // rubric is skipped before it runs: the model is never asked (nothing is
 // billed), the case has no runs and no "failed run" lines, and it counts
 // against nothing; the other cases run as usual.
 func TestJudgeNoneSkipsBeforeRunning(t *testing.T) {
 	dir := t.TempDir()
-	golden := filepath.Join(dir, "tasks.yaml")
-	if err := os.WriteFile(golden, []byte(`- id: judged
-  prompt: "Weather in Paris? (rubric case)"
-  expect_tool: get_weather
-  rubric: The answer says what the weather in Paris is.
-- id: plain
+	golden := writeGolden(t, dir, rubricCase+`- id: plain
   prompt: "Weather in Paris? (plain case)"
   expect_tool: get_weather
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	asked := map[string]*atomic.Int64{"rubric case": {}, "plain case": {}}
-	srv := chatServer(t, asked)
-	getenv := func(k string) string {
-		if k == "OPENAI_BASE_URL" {
-			return srv.URL + "/v1"
-		}
-		return ""
-	}
+	getenv := baseURL(chatServer(t, asked))
 	p, err := NewPlan(PlanOptions{Behavior: true, Golden: golden, Models: "openai:m", JudgeModel: JudgeNone,
 		ModelConcurrency: 2, ModelTimeout: 10 * time.Second, Getenv: getenv})
 	if err != nil {
@@ -154,22 +168,8 @@ func TestJudgeNoneSkipsBeforeRunning(t *testing.T) {
 // gives is recorded with its reason, a pass included.
 func TestJudgeAnswerNotVerdictNotReplayed(t *testing.T) {
 	dir := t.TempDir()
-	golden := filepath.Join(dir, "tasks.yaml")
-	if err := os.WriteFile(golden, []byte(`- id: judged
-  prompt: "Weather in Paris? (rubric case)"
-  expect_tool: get_weather
-  rubric: The answer says what the weather in Paris is.
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	asked := map[string]*atomic.Int64{"rubric": {}}
-	srv := chatServer(t, asked, "PASS, clearly", `{"reason": "it names the weather", "verdict": "pass"}`)
-	getenv := func(k string) string {
-		if k == "OPENAI_BASE_URL" {
-			return srv.URL + "/v1"
-		}
-		return ""
-	}
+	golden := writeGolden(t, dir, rubricCase)
+	getenv := baseURL(chatServer(t, map[string]*atomic.Int64{}, "PASS, clearly", `{"reason": "it names the weather", "verdict": "pass"}`))
 	run := func() report.Case {
 		p, err := NewPlan(PlanOptions{Behavior: true, Golden: golden, Models: "openai:m", JudgeModel: "openai:judge",
 			ModelConcurrency: 1, ModelTimeout: 10 * time.Second, Getenv: getenv})
