@@ -104,6 +104,9 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 		}
 		d := htmlCaseDetail{ID: c.ID, Model: c.Model, Class: outcomeClass(oc), Status: string(c.Status),
 			Summary: fmt.Sprintf("%d of %d runs passed", c.Passed, c.Runs), Skipped: c.Skipped}
+		if oc == outSkip {
+			d.Summary = "not run"
+		}
 		for _, f := range c.Failures {
 			d.Reasons = append(d.Reasons, "failed "+f)
 		}

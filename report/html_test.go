@@ -197,3 +197,20 @@ func TestCasesFailExactlyWhenTheGateDoes(t *testing.T) {
 		t.Errorf("the blocking soft case does not fail with its reason:\n%s", tc)
 	}
 }
+
+// TestHTMLSkippedCase: a case skipped before it ran (a rubric with
+// --judge-model none) reads as skipped and not run, never as 0 of 0 runs.
+func TestHTMLSkippedCase(t *testing.T) {
+	t.Parallel()
+	r := &Report{SchemaVersion: SchemaVersion, Cases: []Case{{ID: "judged", Model: "openai:m", Kind: "soft", Floor: 0.8, Status: StatusSkip,
+		WilsonHigh: 1, Skipped: "the case has a rubric and --judge-model none turns the judge off"}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	wantContains(t, page, `<td class="skip" title="skipped: the case has a rubric and --judge-model none turns the judge off">skipped</td>`, "skip, not run")
+	if strings.Contains(page, "0 of 0") || strings.Contains(page, "0/0") {
+		t.Error("a skipped case reads as 0 of 0 runs")
+	}
+}
