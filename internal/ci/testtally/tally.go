@@ -93,7 +93,7 @@ func tally(r io.Reader, out io.Writer) (counts, error) {
 				out.Write(held[key])
 			}
 			if e.Action == "skip" {
-				c.addSkip(skipReason(held[key]), strings.TrimPrefix(e.Package, modulePrefix)+" "+e.Test)
+				c.addSkip(skipReason(held[key]), shortPackage(e.Package)+" "+e.Test)
 			}
 			delete(held, key)
 		}
@@ -136,6 +136,15 @@ func (c *counts) addSkip(reason, test string) {
 // modulePrefix is trimmed from the package paths of the skip list (main
 // sets it from go.mod).
 var modulePrefix string
+
+// shortPackage is a package's path without the module's ("." for the
+// module's root package).
+func shortPackage(p string) string {
+	if modulePrefix != "" && p == strings.TrimSuffix(modulePrefix, "/") {
+		return "."
+	}
+	return strings.TrimPrefix(p, modulePrefix)
+}
 
 // fileLine is the "name_test.go:12: " testing puts before a logged line.
 var fileLine = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
