@@ -13,6 +13,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
@@ -85,5 +86,11 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 	// 6. Render, from a masked copy, which the caller (the Action's
 	// comment and annotations) gets too.
 	r = Mask(r, red)
-	return r, Render(cfg, r, red, env)
+	if err := Render(cfg, r, red, env); err != nil {
+		return r, err
+	}
+	if r.Interrupted != "" {
+		fmt.Fprintf(env.Stderr, "mcp-eval: interrupted by %s; the partial report of what finished is in %s\n", r.Interrupted, cfg.Out)
+	}
+	return r, nil
 }
