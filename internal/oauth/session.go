@@ -100,8 +100,9 @@ type Session struct {
 	authVia   string // client authentication method chosen
 	token     *Token
 	// reRequested says the current token was requested because the one
-	// before it was refused mid-run: if it is refused too, the server
-	// takes none of ours, and no further token is asked for.
+	// before it was refused mid-run: if it is refused too within
+	// reRequestWindow, the server takes none of ours, and no further token
+	// is asked for until the window has passed.
 	reRequested bool
 	fatal       error // a discovery failure, returned from then on
 	stats       Stats
@@ -212,6 +213,11 @@ func (s *Session) Authorization(ctx context.Context, endpoint string) (string, e
 	return "Bearer " + next.AccessToken, nil
 }
 
+// reRequestWindow is how soon after a re-request its token may be refused
+// before the session stops asking: a server that refuses every token costs
+// one token request a minute, not one per request.
+const reRequestWindow = time.Minute
+
 // renewBefore is how long before its expiry a token is re-requested: a
 // quarter of its lifetime, at most a minute (a 5-minute token is renewed
 // at 4 minutes; a 10-second one at 7.5 s), which leaves room for clock
@@ -267,10 +273,10 @@ func (s *Session) Refused(ctx context.Context, endpoint, sent string, status int
 		return true, nil // replaced since the request was sent
 	}
 	s.mu.Lock()
-	burnt := tok != nil && s.reRequested
+	burnt := tok != nil && s.reRequested && s.now().Sub(tok.Obtained) < reRequestWindow
 	s.mu.Unlock()
 	if burnt {
-		return false, nil // refused twice: the server does not take our tokens
+		return false, nil // refused twice in a row: the server does not take our tokens
 	}
 	why := "first 401"
 	if tok != nil {
