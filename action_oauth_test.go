@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,5 +111,44 @@ func TestActionOAuthClientSecret(t *testing.T) {
 	o := readOutputs(t, outputs)
 	if code != 2 || o["exit-code"] != "2" || !strings.Contains(o["error"], "id-token: write") {
 		t.Errorf("federation without the permission: exit %d, outputs %v\n%s", code, o, stderr)
+	}
+}
+
+// dockerFederation is the Docker action's federation run, as the runner
+// starts it for a job with permissions: id-token: write: the runner adds
+// ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN to the
+// container's environment (ContainerActionHandler.cs), and the only input
+// is oauth-federation: github. The OIDC token service, the authorization
+// server and the protected server listen on the host's loopback, which the
+// container shares (--network host).
+func dockerFederation(t *testing.T, image, apiURL string) {
+	rn := oauthtest.NewRunner(t)
+	as, res := echoingAuthServer(t, oauthtest.Options{}, oauthtest.Client{})
+	as.Trust(oauthtest.RunnerIssuer, &rn.Key.PublicKey)
+	l := newRunnerLayout(t)
+	inputs := rn.Env()
+	inputs["INPUT_SERVER-URL"] = res.URL()
+	inputs["INPUT_OAUTH-FEDERATION"] = "github"
+	inputs["INPUT_COMMENT"] = "false"
+	inputs["INPUT_GITHUB-TOKEN"] = "ghs_0123456789abcdefDOCKER"
+	r := runDockerAction(t, image, l, inputs, apiURL)
+	if r.code != 0 || r.outputs["passed"] != "true" {
+		t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
+	}
+	issued := as.Issued()
+	if len(issued) != 1 || !slices.Equal(rn.Audiences(), []string{as.TokenEndpoint()}) {
+		t.Fatalf("tokens issued %d, ID token audiences %q", len(issued), rn.Audiences())
+	}
+	mustContain(t, "stdout", r.stdout, "::add-mask::"+issued[0], "::add-mask::"+rn.RequestToken)
+	report, _ := os.ReadFile(filepath.Join(l.workspace, filepath.FromSlash(r.outputs["report-path"])))
+	if !bytes.Contains(report, []byte("ECHO[")) {
+		t.Fatal("the echo never reached report.json")
+	}
+	for name, b := range map[string][]byte{"report.json": report, "outputs": r.rawOutputFile, "summary": r.summary, "stderr": []byte(r.stderr)} {
+		for _, secret := range []string{issued[0], rn.RequestToken} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("a credential leaked into %s", name)
+			}
+		}
 	}
 }
