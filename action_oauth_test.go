@@ -152,3 +152,32 @@ func dockerFederation(t *testing.T, image, apiURL string) {
 		}
 	}
 }
+
+// TestExampleWorkflowsIDToken: id-token: write, which lets a job mint
+// tokens in the repository's name, appears only where a job uses
+// oauth-federation, and each OAuth example skips fork pull requests, which
+// get neither secrets nor that permission.
+func TestExampleWorkflowsIDToken(t *testing.T) {
+	files, _ := filepath.Glob("examples/workflows/*.yml")
+	federation := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		uses := strings.Contains(s, "oauth-federation: github")
+		if strings.Contains(s, "id-token: write") != uses {
+			t.Errorf("%s: id-token: write %v, oauth-federation %v: the permission belongs to the federation example only", f, strings.Contains(s, "id-token: write"), uses)
+		}
+		if uses {
+			federation++
+		}
+		if strings.Contains(s, "oauth-") && !strings.Contains(s, "github.event.pull_request.head.repo.full_name == github.repository") {
+			t.Errorf("%s: an OAuth example must skip fork pull requests", f)
+		}
+	}
+	if federation != 1 {
+		t.Errorf("%d federation examples, want 1", federation)
+	}
+}
