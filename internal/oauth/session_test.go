@@ -257,6 +257,21 @@ func TestSessionErrors(t *testing.T) {
 	}
 }
 
+// clientCredentials serves the fixture behind an authorization server of
+// o with client ci registered, and connects a client-credentials session.
+func clientCredentials(t *testing.T, o oauthtest.Options) (*oauthtest.AuthServer, *protected, *oauth.Session, *mcp.Client) {
+	t.Helper()
+	as := oauthtest.NewAuthServer(t, o)
+	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
+	p := serveProtected(t, as, &oauthtest.Resource{})
+	s := p.session(t, oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}, o.Now)
+	c, err := connect(t, p.res.URL(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as, p, s, c
+}
+
 func mustSession(t *testing.T, url string) *oauth.Session {
 	s, err := oauth.NewSession(oauth.SessionConfig{ServerURL: url, Credentials: oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}})
 	if err != nil {
@@ -338,14 +353,7 @@ func TestSessionShortTokensRealClock(t *testing.T) {
 // re-requested once and the request re-sent; when the server refuses
 // every token, the run does not hammer the token endpoint.
 func TestSessionRefusedMidRun(t *testing.T) {
-	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
-	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
-	p := serveProtected(t, as, &oauthtest.Resource{})
-	s := p.session(t, oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}, nil)
-	c, err := connect(t, p.res.URL(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	as, p, s, c := clientCredentials(t, oauthtest.Options{})
 	as.RevokeAll()
 	if _, err := c.ListTools(t.Context()); err != nil {
 		t.Fatalf("after a revocation: %v", err)
@@ -366,14 +374,7 @@ func TestSessionRefusedMidRun(t *testing.T) {
 // A probe that sets or omits Authorization itself is sent as it is: no
 // token added, no retry.
 func TestSessionProbesAreLeftAlone(t *testing.T) {
-	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
-	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
-	p := serveProtected(t, as, &oauthtest.Resource{})
-	s := p.session(t, oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}, nil)
-	c, err := connect(t, p.res.URL(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, s, c := clientCredentials(t, oauthtest.Options{})
 	before := s.Stats()
 	call := c.NewCall("tools/list", nil)
 	call.Omit = []string{"Authorization"}
