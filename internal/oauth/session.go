@@ -450,6 +450,12 @@ func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 	if !t.Expiry.IsZero() {
 		life = fmt.Sprintf("expires in %s", t.Expiry.Sub(t.Obtained).Round(time.Second))
 	}
+	if first {
+		// What authentication cost the run: the discovery requests and the
+		// token request (the assertion's fetch included).
+		st := s.Stats()
+		life += fmt.Sprintf("; discovery %s, token request %s", st.DiscoveryTime.Round(time.Millisecond), st.TokenTime.Round(time.Millisecond))
+	}
 	s.logf("mcp-eval: OAuth: access token from %s (%s, %s; %s)", endpoint, s.cfg.Grant(), why, life)
 	return t, nil
 }
@@ -496,6 +502,7 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 	s.mu.Unlock()
 	r := TokenRequest{Endpoint: endpoint, GrantType: s.cfg.Grant(), ClientID: s.cfg.ClientID, ClientSecret: s.cfg.ClientSecret,
 		AuthMethod: via, Resource: resource, Scope: scope, Audience: audience}
+	start := time.Now()
 	if s.cfg.Assertion != nil {
 		a, err := s.cfg.Assertion(ctx, endpoint)
 		if err != nil {
@@ -506,7 +513,6 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 		}
 		r.Assertion = a
 	}
-	start := time.Now()
 	t, err := s.f.requestToken(ctx, r, s.now)
 	s.count(func(st *Stats) { st.TokenRequests++; st.TokenTime += time.Since(start) })
 	if err != nil {
