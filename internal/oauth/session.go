@@ -528,11 +528,7 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 	if err := s.secret("OAuth refresh token", t.RefreshToken); err != nil {
 		return nil, err
 	}
-	if t.Expiry.IsZero() {
-		if exp, ok := jwtExpiry(t.AccessToken); ok && exp.After(t.Obtained) {
-			t.Expiry = exp
-		}
-	}
+	t.Expiry = expiry(t)
 	return t, nil
 }
 
@@ -541,6 +537,24 @@ func (s *Session) secret(source, v string) error {
 		return nil
 	}
 	return s.cfg.OnSecret(source, v)
+}
+
+// expiry is when t expires: Expiry from expires_in, or a JWT's exp when the
+// answer gave no expires_in or when exp falls a little before it (exp
+// counts from an iat cut to the second, up to a second before the request
+// was sent); an exp far from expires_in is another clock's and is ignored,
+// as is one before the token was obtained.
+func expiry(t *Token) time.Time {
+	exp, ok := jwtExpiry(t.AccessToken)
+	switch {
+	case !ok || !exp.After(t.Obtained):
+		return t.Expiry
+	case t.Expiry.IsZero():
+		return exp
+	case exp.Before(t.Expiry) && exp.After(t.Expiry.Add(-2*time.Second)):
+		return exp
+	}
+	return t.Expiry
 }
 
 // jwtExpiry reads the exp claim of a JWT access token, for a token
