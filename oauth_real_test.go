@@ -50,12 +50,14 @@ func requireRealAuth(t *testing.T) realAuth {
 			missing = append(missing, name)
 		}
 	}
-	if _, err := os.Stat("testdata/servers/go-sdk-auth"); err != nil {
+	_, noSource := os.Stat("testdata/servers/go-sdk-auth")
+	if noSource != nil {
 		missing = append(missing, "testdata/servers/go-sdk-auth")
 	}
 	if len(missing) > 0 {
 		msg := fmt.Sprintf("oidc-provider, Hydra and the Go SDK's protected server are not installed (%s): run .ci/install-deps.sh and source its env.sh", strings.Join(missing, ", "))
-		if os.Getenv("CI") == "true" {
+		// Under CI the components must be there once their sources are.
+		if os.Getenv("CI") == "true" && noSource == nil {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
