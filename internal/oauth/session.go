@@ -109,6 +109,7 @@ type Session struct {
 	fatal       error // a discovery failure, returned from then on
 	stats       Stats
 	quiet       bool
+	renewFailed time.Time // when the last renewal failed; zero after a success
 }
 
 // Quiet keeps renewals out of Logf: the first token and failures only.
@@ -210,14 +211,21 @@ func (s *Session) Authorization(ctx context.Context, endpoint string) (string, e
 	}
 	defer s.unlock()
 	s.mu.Lock()
-	cur := s.token
+	cur, failedAt := s.token, s.renewFailed
 	s.mu.Unlock()
 	if cur != tok && !s.expiring(cur) {
 		return "Bearer " + cur.AccessToken, nil // renewed meanwhile
 	}
+	valid := s.now().Before(cur.Expiry)
+	if valid && !failedAt.IsZero() && s.now().Sub(failedAt) < renewRetry {
+		return "Bearer " + cur.AccessToken, nil // the last try failed a moment ago
+	}
 	next, err := s.fetchToken(ctx, "expiry")
 	if err != nil {
-		if s.now().Before(cur.Expiry) {
+		s.mu.Lock()
+		s.renewFailed = s.now()
+		s.mu.Unlock()
+		if valid {
 			s.logf("mcp-eval: OAuth: could not renew the access token before it expires (%v); using it until then", err)
 			return "Bearer " + cur.AccessToken, nil
 		}
@@ -225,6 +233,11 @@ func (s *Session) Authorization(ctx context.Context, endpoint string) (string, e
 	}
 	return "Bearer " + next.AccessToken, nil
 }
+
+// renewRetry is how long a renewal that failed waits before the next try
+// while the token it would replace is still valid: the requests of those
+// seconds do not each ask a failing token endpoint again.
+const renewRetry = 5 * time.Second
 
 // reRequestWindow is how soon after a re-request its token may be refused
 // before the session stops asking: a server that refuses every token costs
@@ -439,7 +452,7 @@ func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 	}
 	s.mu.Lock()
 	first := s.token == nil
-	s.token, s.reRequested = t, false
+	s.token, s.reRequested, s.renewFailed = t, false, time.Time{}
 	endpoint := s.server.Metadata.TokenEndpoint
 	quiet := s.quiet
 	s.mu.Unlock()

@@ -403,3 +403,28 @@ func TestSessionProbesAreLeftAlone(t *testing.T) {
 		t.Errorf("the run's token was disturbed: %v", err)
 	}
 }
+
+// A renewal that fails while the token is still valid keeps the token in
+// use (one line on Logf) and is tried again every few seconds, not on
+// every request; once the token has expired, the failure is the request's.
+func TestSessionRenewalFails(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	as, _, s, c := clientCredentials(t, oauthtest.Options{Lifetime: 5 * time.Minute, Now: clock.Now})
+	as.RefuseWith("temporarily_unavailable")
+	clock.Add(4*time.Minute + 30*time.Second) // inside the renewal minute
+	for range 10 {
+		if _, err := c.ListTools(t.Context()); err != nil {
+			t.Fatalf("with the old token still valid: %v", err)
+		}
+		clock.Add(time.Second)
+	}
+	if n := s.Stats().TokenRequests; n < 2 || n > 4 {
+		t.Errorf("%d token requests in 10 s of failing renewals, want one every 5 s or so", n)
+	}
+	clock.Add(time.Minute) // expired
+	_, err := c.ListTools(t.Context())
+	var te *oauth.TokenError
+	if !errors.Is(err, mcp.ErrAuthorization) || !errors.As(err, &te) || te.Code != "temporarily_unavailable" {
+		t.Errorf("after expiry: %v, want the token endpoint's refusal", err)
+	}
+}
