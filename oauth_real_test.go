@@ -18,11 +18,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/proc"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -71,30 +71,20 @@ func requireRealAuth(t *testing.T) realAuth {
 	return d
 }
 
-// startProc runs argv with extra environment in its own process group,
-// waits until ready answers 200 (30 s at most), and stops it (SIGTERM, then
-// SIGKILL) when the test ends.
+// startProc runs argv with extra environment in its own process group
+// (internal/proc), waits until ready answers 200 (30 s at most), and stops
+// it with everything it started when the test ends.
 func startProc(t *testing.T, name string, argv, extra []string, ready string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), extra...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	log := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	p, err := proc.Start(cmd)
+	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	})
+	t.Cleanup(func() { p.Stop(nil) })
 	hc := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -105,7 +95,7 @@ func startProc(t *testing.T, name string, argv, extra []string, ready string) {
 			}
 		}
 		select {
-		case <-done:
+		case <-p.Exited():
 			t.Fatalf("%s exited before %s answered:\n%s", name, ready, log.String())
 		default:
 		}
@@ -114,6 +104,24 @@ func startProc(t *testing.T, name string, argv, extra []string, ready string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// lockedBuffer is a process's output, read while it still writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // realAS is one running authorization server with a protected server
