@@ -60,6 +60,8 @@ type Config struct {
 	Secrets ListFlag
 	// Report is mcp-eval gate's report; MergeOut mcp-eval merge's -o.
 	Report, MergeOut string
+	// OAuth holds the --oauth-* options (oauth.go).
+	OAuth OAuthFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool

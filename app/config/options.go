@@ -35,6 +35,7 @@ const (
 func (c *Config) declare() *option.Set {
 	s := &option.Set{}
 	c.declareServer(s)
+	c.OAuth.declare(s)
 	c.declareRun(s)
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)
