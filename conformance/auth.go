@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -61,6 +61,34 @@ type TokenRequest struct {
 	Scope    string
 }
 
+// SessionAuth is the auth group's Auth for the run's OAuth session (built
+// from the --oauth-* flags): its token requests, with resource and scope
+// overridden through Session.RequestToken, are the probes' tokens.
+func SessionAuth(s *oauth.Session, grant string, secrets ...string) *Auth {
+	return &Auth{Tokens: sessionTokens{s}, Grant: grant, Secrets: secrets}
+}
+
+type sessionTokens struct{ s *oauth.Session }
+
+func (t sessionTokens) Token(ctx context.Context, req TokenRequest) (*Token, error) {
+	var o oauth.TokenOptions
+	if req.Resource != "" {
+		o.Resource = &req.Resource
+	}
+	if req.Scope != "" {
+		o.Scope = &req.Scope
+	}
+	tok, err := t.s.RequestToken(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	life := tok.ExpiresIn
+	if life == 0 && !tok.Expiry.IsZero() {
+		life = tok.Expiry.Sub(tok.Obtained)
+	}
+	return &Token{AccessToken: tok.AccessToken, ExpiresIn: life, Scope: tok.Scope}, nil
+}
+
 // Token is what a token request returned.
 type Token struct {
 	AccessToken string
@@ -90,7 +118,7 @@ type authState struct {
 
 	unauth    *mcp.Exchange
 	unauthErr error
-	challenge *challenge // the Bearer challenge of the unauthenticated 401, nil if none
+	challenge *oauth.Challenge // the Bearer challenge of the unauthenticated 401, nil if none
 
 	// prm is the protected-resource metadata document the discovery found;
 	// prmTried lists every URI asked, in order, with what came back.
@@ -185,7 +213,7 @@ func (e *Env) discoverAuth(ctx context.Context, s *authState) {
 		return
 	}
 	if s.unauth != nil {
-		s.challenge = bearerChallenge(s.unauth.Header.Values("WWW-Authenticate"))
+		s.challenge = bearerChallenge(s.unauth)
 	}
 	s.token, s.tokenErr = e.currentToken(ctx)
 	e.discoverResourceMetadata(ctx, s)
@@ -213,12 +241,12 @@ func (e *Env) currentToken(ctx context.Context) (string, error) {
 
 func (e *Env) discoverResourceMetadata(ctx context.Context, s *authState) {
 	var urls []string
-	if s.challenge != nil && s.challenge.Params["resource_metadata"] != "" {
+	if s.challenge != nil && s.challenge.ResourceMetadata() != "" {
 		s.prmVia = "resource_metadata"
-		urls = []string{s.challenge.Params["resource_metadata"]}
+		urls = []string{s.challenge.ResourceMetadata()}
 	} else {
 		s.prmVia = "well-known"
-		urls = wellKnownResourceURIs(e.client.Target().String())
+		urls, _ = oauth.ResourceMetadataURIs(e.client.Target().String())
 	}
 	for _, u := range urls {
 		d := e.getDoc(ctx, u)
@@ -231,38 +259,6 @@ func (e *Env) discoverResourceMetadata(ctx context.Context, s *authState) {
 	}
 }
 
-// wellKnownResourceURIs are the protected-resource metadata URIs a client
-// tries without resource_metadata, in the spec's order: path-inserted, then
-// the root (authorization-server-discovery.mdx).
-func wellKnownResourceURIs(endpoint string) []string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return nil
-	}
-	origin := u.Scheme + "://" + u.Host
-	const wk = "/.well-known/oauth-protected-resource"
-	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
-		return []string{origin + wk + p, origin + wk}
-	}
-	return []string{origin + wk}
-}
-
-// wellKnownIssuerURIs are the authorization-server metadata URIs for an
-// issuer, in the spec's priority order (authorization-server-discovery.mdx).
-func wellKnownIssuerURIs(issuer string) []string {
-	u, err := url.Parse(issuer)
-	if err != nil || u.Host == "" {
-		return nil
-	}
-	origin := u.Scheme + "://" + u.Host
-	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
-		return []string{origin + "/.well-known/oauth-authorization-server" + p,
-			origin + "/.well-known/openid-configuration" + p,
-			origin + p + "/.well-known/openid-configuration"}
-	}
-	return []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
-}
-
 func (e *Env) discoverAuthorizationServer(ctx context.Context, s *authState) {
 	var servers []string
 	if s.prmJSON != nil {
@@ -272,7 +268,8 @@ func (e *Env) discoverAuthorizationServer(ctx context.Context, s *authState) {
 		return
 	}
 	s.asIssuer = servers[0]
-	for _, u := range wellKnownIssuerURIs(s.asIssuer) {
+	uris, _ := oauth.AuthServerMetadataURIs(s.asIssuer)
+	for _, u := range uris {
 		d := e.getDoc(ctx, u)
 		s.asTried = append(s.asTried, d.describe())
 		if d.Err == nil && d.Status == http.StatusOK {
@@ -437,87 +434,17 @@ func (e *Env) authEvidence(x *mcp.Exchange) map[string]any {
 	return e.maskTokens(ev)
 }
 
-// challenge is one WWW-Authenticate challenge (RFC 9110 §11.6.1).
-type challenge struct {
-	Scheme string
-	Params map[string]string
-}
-
-// bearerChallenge returns the first Bearer challenge of the header values,
-// nil if there is none.
-//
-// TODO(authx): use internal/oauth's parser once authc's package lands.
-func bearerChallenge(values []string) *challenge {
-	for _, v := range values {
-		for _, c := range parseChallenges(v) {
-			if strings.EqualFold(c.Scheme, "Bearer") {
-				return c
-			}
-		}
+// bearerChallenge returns the first Bearer challenge of an answer, nil if
+// there is none.
+func bearerChallenge(x *mcp.Exchange) *oauth.Challenge {
+	if x == nil {
+		return nil
 	}
-	return nil
-}
-
-// parseChallenges reads `scheme param=value, param="quoted", scheme2 …`:
-// an item whose first word has no '=' starts a new challenge.
-func parseChallenges(v string) []*challenge {
-	var out []*challenge
-	var cur *challenge
-	for _, item := range splitOutsideQuotes(v) {
-		item = strings.TrimSpace(item)
-		first, rest, _ := strings.Cut(item, " ")
-		if first != "" && !strings.Contains(first, "=") && !strings.HasPrefix(strings.TrimSpace(rest), "=") {
-			cur = &challenge{Scheme: first, Params: map[string]string{}}
-			out = append(out, cur)
-			item = strings.TrimSpace(rest)
-		}
-		k, val, ok := strings.Cut(item, "=")
-		if cur == nil || !ok || strings.HasPrefix(val, "=") || strings.TrimSpace(k) == "" {
-			continue // token68, or nothing
-		}
-		val = strings.TrimSpace(val)
-		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
-			var b strings.Builder
-			for i := 1; i < len(val)-1; i++ {
-				if val[i] == '\\' && i+1 < len(val)-1 {
-					i++
-				}
-				b.WriteByte(val[i])
-			}
-			val = b.String()
-		}
-		cur.Params[strings.ToLower(strings.TrimSpace(k))] = val
+	c, ok := oauth.BearerChallenge(x.Header)
+	if !ok {
+		return nil
 	}
-	return out
-}
-
-// splitOutsideQuotes splits v at the commas outside quoted strings.
-func splitOutsideQuotes(v string) []string {
-	var out []string
-	start, quoted := 0, false
-	for i := 0; i < len(v); i++ {
-		switch {
-		case v[i] == '\\' && quoted:
-			i++
-		case v[i] == '"':
-			quoted = !quoted
-		case v[i] == ',' && !quoted:
-			out = append(out, v[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, v[start:])
-}
-
-// isLoopbackURL reports whether u names this machine (localhost, 127/8,
-// ::1), where plain HTTP never leaves it.
-func isLoopbackURL(u *url.URL) bool {
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return &c
 }
 
 // httpsOrLoopback says what is wrong with raw as a URL that must use
@@ -527,39 +454,10 @@ func httpsOrLoopback(raw string) string {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return fmt.Sprintf("%q is not an absolute URL", raw)
 	}
-	if u.Scheme == "https" || (u.Scheme == "http" && isLoopbackURL(u)) {
+	if u.Scheme == "https" || (u.Scheme == "http" && oauth.IsLoopback(raw)) {
 		return ""
 	}
 	return fmt.Sprintf("%q uses %s off loopback, want https", raw, u.Scheme)
-}
-
-// canonicalURI is the server's canonical URI for comparison
-// (basic/authorization §Canonical Server URI): scheme and host in lower
-// case, no default port, no fragment, no trailing slash.
-//
-// TODO(authx): use internal/oauth's canonical server URI once it lands.
-func canonicalURI(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
-		port = ""
-	}
-	if port != "" {
-		host = net.JoinHostPort(host, port)
-	} else if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	u.Host = host
-	u.Fragment = ""
-	u.RawFragment = ""
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = ""
-	return u.String()
 }
 
 // jwtClaims returns the claims of a JWT without verifying it (false for an

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -147,36 +148,37 @@ func TestAuthSkipsWithReasons(t *testing.T) {
 	}
 }
 
-func TestParseChallenges(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want []challenge
-	}{
-		{`Bearer resource_metadata="https://x/.well-known/oauth-protected-resource", scope="a b"`,
-			[]challenge{{"Bearer", map[string]string{"resource_metadata": "https://x/.well-known/oauth-protected-resource", "scope": "a b"}}}},
-		{`Basic realm="x, y", Bearer error="invalid_token", error_description="say \"no\""`,
-			[]challenge{{"Basic", map[string]string{"realm": "x, y"}}, {"Bearer", map[string]string{"error": "invalid_token", "error_description": `say "no"`}}}},
-		{`Negotiate abc==, Bearer`, []challenge{{"Negotiate", map[string]string{}}, {"Bearer", map[string]string{}}}},
-		{`Bearer realm=example,scope=x`, []challenge{{"Bearer", map[string]string{"realm": "example", "scope": "x"}}}},
-	} {
-		var got []challenge
-		for _, c := range parseChallenges(tt.in) {
-			got = append(got, *c)
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tt.in, diff)
-		}
+// TestAuthWithOAuthSession runs the auth group the way mcp-eval does with
+// --oauth-client-id: the client reaches the protected fixture through an
+// internal/oauth Session (discovery from the 401, client credentials with
+// resource) and the checks ask the same Session for their tokens. Every
+// auth check that needs no short-lived token passes.
+func TestAuthWithOAuthSession(t *testing.T) {
+	t.Parallel()
+	fx := mcptest.Serve(t, mcptest.Options{Auth: true})
+	endpoint := fx.URL + "/mcp"
+	sess, err := oauth.NewSession(oauth.SessionConfig{ServerURL: endpoint,
+		Credentials: oauth.Credentials{ClientID: mcptest.AuthClientID, ClientSecret: mcptest.AuthClientSecret}})
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func TestCanonicalURI(t *testing.T) {
-	for in, want := range map[string]string{
-		"HTTPS://MCP.Example.com:443/mcp/": "https://mcp.example.com/mcp",
-		"http://127.0.0.1:8080/mcp#frag":   "http://127.0.0.1:8080/mcp",
-		"https://mcp.example.com":          "https://mcp.example.com",
-	} {
-		if got := canonicalURI(in); got != want {
-			t.Errorf("canonicalURI(%q) = %q, want %q", in, got, want)
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: endpoint}, mcp.Options{Timeout: 4 * time.Second, Authorizer: sess})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer c.Close()
+	res, err := Run(ctx, c, Options{Runs: 1, Only: []string{"auth"}, Auth: SessionAuth(sess, oauth.GrantClientCredentials, mcptest.AuthClientSecret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range res.Checks {
+		want := report.StatusPass
+		if ch.ID == "auth/expired-token" {
+			want = report.StatusSkip // the fixture's tokens live an hour
+		}
+		if ch.Status != want {
+			t.Errorf("%s: %s (%s), want %s", ch.ID, ch.Status, ch.Message, want)
 		}
 	}
 }

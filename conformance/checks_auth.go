@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -128,7 +129,7 @@ func noErrorWithoutCredentials(ctx context.Context, e *Env) Outcome {
 	if s.challenge == nil {
 		return check.Skip("no Bearer challenge to judge (see auth/unauthenticated-401)")
 	}
-	if code := s.challenge.Params["error"]; code != "" {
+	if code := s.challenge.Error(); code != "" {
 		return check.Failf(e.authEvidence(s.unauth), "the challenge to a request that carried no credentials says error=%q; without credentials the resource server should include no error code (OAuth 2.1 §5.3.2)", code)
 	}
 	return check.Pass()
@@ -214,7 +215,7 @@ func resourceMetadataResource(ctx context.Context, e *Env) Outcome {
 	switch {
 	case got == want:
 		return check.Pass()
-	case canonicalURI(got) == canonicalURI(want):
+	case oauth.SameResource(got, want):
 		return check.PassInfo(fmt.Sprintf("resource %q is the server URL %q in another spelling of the same canonical URI", got, want))
 	}
 	return check.Failf(ev, "the metadata's resource is %q, not this server (%q); a client must not use metadata for another resource, so no token can be had for this one", got, want)
@@ -599,14 +600,14 @@ func invalidTokenError(ctx context.Context, e *Env) Outcome {
 	if x == nil || x.Status != http.StatusUnauthorized {
 		return check.Skip("the malformed token got no 401 to judge (see auth/malformed-token)")
 	}
-	c := bearerChallenge(x.Header.Values("WWW-Authenticate"))
+	c := bearerChallenge(x)
 	if c == nil {
 		return check.Fail("the 401 for an invalid token carries no WWW-Authenticate: Bearer challenge", e.authEvidence(x))
 	}
-	if c.Params["error"] != "invalid_token" {
+	if c.Error() != "invalid_token" {
 		got := "no error attribute"
-		if c.Params["error"] != "" {
-			got = fmt.Sprintf("error=%q", c.Params["error"])
+		if c.Error() != "" {
+			got = fmt.Sprintf("error=%q", c.Error())
 		}
 		return check.Failf(e.authEvidence(x), "the 401 for an invalid token has %s in its challenge (Bearer %s); the resource server should say error=\"invalid_token\"", got, describeParams(c.Params))
 	}
@@ -734,7 +735,7 @@ func otherAudienceRefused(ctx context.Context, e *Env) Outcome {
 		other = DefaultOtherResource
 	}
 	self := e.client.Target().String()
-	if canonicalURI(other) == canonicalURI(self) {
+	if oauth.SameResource(other, self) {
 		return check.Skip("the other resource " + other + " is this server")
 	}
 	t, err := e.mint(ctx, TokenRequest{Resource: other})
@@ -744,7 +745,7 @@ func otherAudienceRefused(ctx context.Context, e *Env) Outcome {
 	aud, isJWT := jwtAudiences(t.AccessToken)
 	if isJWT {
 		for _, x := range aud {
-			if canonicalURI(x) == canonicalURI(self) {
+			if oauth.SameResource(x, self) {
 				return check.Skip(fmt.Sprintf("asked for a token for %s, the authorization server issued one whose aud %v includes this server (it ignored the resource)", other, aud))
 			}
 		}
@@ -784,7 +785,7 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 	s := e.authState(ctx)
 	var required []string
 	if s.challenge != nil {
-		required = strings.Fields(s.challenge.Params["scope"])
+		required = strings.Fields(s.challenge.Scope())
 	}
 	if len(required) == 0 {
 		return check.Skip("the server's 401 challenge names no scope (scope=), so no scope is known to be required")
@@ -817,7 +818,7 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 	if x.Status < 400 {
 		return check.Failf(ev, "a token with scope %q only was accepted (HTTP %d), although the server's challenge requires %v", scope, x.Status, required)
 	}
-	c := bearerChallenge(x.Header.Values("WWW-Authenticate"))
+	c := bearerChallenge(x)
 	var missing []string
 	if x.Status != http.StatusForbidden {
 		missing = append(missing, fmt.Sprintf("HTTP %d, not 403", x.Status))
@@ -826,18 +827,18 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 	case c == nil:
 		missing = append(missing, "no WWW-Authenticate: Bearer challenge")
 	default:
-		if c.Params["error"] != "insufficient_scope" {
-			missing = append(missing, fmt.Sprintf("error=%q, not \"insufficient_scope\"", c.Params["error"]))
+		if c.Error() != "insufficient_scope" {
+			missing = append(missing, fmt.Sprintf("error=%q, not \"insufficient_scope\"", c.Error()))
 		}
-		if c.Params["scope"] == "" {
+		if c.Scope() == "" {
 			missing = append(missing, "no scope= naming what is needed")
 		}
 	}
 	if len(missing) > 0 {
 		return check.Failf(ev, "a token with scope %q only (the challenge requires %v): %s", scope, required, strings.Join(missing, "; "))
 	}
-	info := "403 insufficient_scope, scope=" + c.Params["scope"]
-	if c.Params["resource_metadata"] == "" {
+	info := "403 insufficient_scope, scope=" + c.Scope()
+	if c.ResourceMetadata() == "" {
 		info += "; no resource_metadata in the 403 challenge (the spec lists it, for consistency with 401 responses)"
 	}
 	return check.PassInfo(info)
