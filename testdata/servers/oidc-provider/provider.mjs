@@ -2,7 +2,8 @@
 // OpenID provider) with the client credentials grant and RFC 8707 resource
 // indicators. A token request names its resource; the access token is a JWT
 // whose aud is that resource. A resource not listed with --resource is
-// refused with invalid_target.
+// refused with invalid_target; a --resource ending in * admits every
+// resource that starts with what comes before it.
 //
 //   node provider.mjs --port N --client ID:SECRET --resource URI [--resource URI…]
 //                     [--scope 'mcp:tools mcp:admin'] [--ttl SECONDS]
@@ -44,7 +45,7 @@ const clients = opts.client.map((c) => {
         scope: opts.scope
     };
 });
-const resources = new Set(opts.resource);
+const known = (r) => opts.resource.some((p) => (p.endsWith('*') ? r.startsWith(p.slice(0, -1)) : r === p));
 
 // One signing key per process; the JWKS is public at jwks_uri.
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -65,7 +66,7 @@ const provider = new Provider(issuer, {
             defaultResource: () => undefined,
             useGrantedResource: () => true,
             getResourceServerInfo(ctx, resourceIndicator) {
-                if (!resources.has(resourceIndicator)) {
+                if (!known(resourceIndicator)) {
                     throw new errors.InvalidTarget(`unknown resource ${resourceIndicator}`);
                 }
                 return {

@@ -1,0 +1,310 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	mcpreport "github.com/mcp-eval/mcp-eval/report"
+)
+
+// The auth corpus: the protected Go SDK and TS SDK v2 servers
+// (testdata/servers/go-sdk-auth, ts-v2-auth), each with audience
+// validation on and off (-no-audience), behind each real authorization
+// server (oidc-provider 9.13.3, Ory Hydra v2.3.0). Every run evaluates the
+// auth group through an internal/oauth Session holding client credentials,
+// as --oauth-client-id does, and pins the group's complete set of verdicts:
+// every check not listed must pass. e2e/README.md ("Auth corpus") justifies
+// each entry with the spec sentence and the wire evidence.
+
+// authTTL is the access-token lifetime both authorization servers are
+// given: short enough for auth/expired-token to wait for it, long enough
+// for the Session to use each token.
+const authTTL = 6 * time.Second
+
+const (
+	authClientSecret = "mcp-eval-e2e-secret-0123456789abcdef"
+	// authExtraScope is the scope of the insufficient-scope probe
+	// (--oauth-scope-insufficient): both authorization servers know it,
+	// neither server accepts it alone.
+	authExtraScope = "mcp:admin"
+	authScopes     = "mcp:tools mcp:admin"
+)
+
+// authPins: for each authorization server / server / audience mode, the
+// auth checks that do not pass, with their status.
+var authPins = map[string]map[string]string{
+	"oidc-provider/go-sdk": {
+		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"oidc-provider/go-sdk-no-audience": {
+		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+		"auth/other-audience-refused": "fail",
+	},
+	"oidc-provider/ts-sdk": {
+		"auth/as-client-registration": "fail", "auth/no-error-without-credentials": "fail",
+	},
+	"oidc-provider/ts-sdk-no-audience": {
+		"auth/as-client-registration": "fail", "auth/no-error-without-credentials": "fail",
+		"auth/other-audience-refused": "fail",
+	},
+	"hydra/go-sdk": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"hydra/go-sdk-no-audience": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail", "auth/other-audience-refused": "fail",
+	},
+	"hydra/ts-sdk": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/no-error-without-credentials": "fail",
+	},
+	"hydra/ts-sdk-no-audience": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/no-error-without-credentials": "fail", "auth/other-audience-refused": "fail",
+	},
+}
+
+// authDeps are what .ci/install-deps.sh installs for the auth corpus.
+type authDeps struct {
+	Node, Node22, Hydra, OIDCProvider, TSAuthServer string
+}
+
+func requireAuthDeps(t *testing.T) authDeps {
+	t.Helper()
+	requireDeps(t)
+	d := authDeps{Node: os.Getenv("MCP_EVAL_NODE"), Node22: os.Getenv("MCP_EVAL_NODE22"), Hydra: os.Getenv("MCP_EVAL_HYDRA"),
+		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER")}
+	var missing []string
+	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer} {
+		if v == "" {
+			missing = append(missing, name)
+		} else if _, err := os.Stat(v); err != nil {
+			t.Fatalf("%s=%s: %v (re-run bash .ci/install-deps.sh)", name, v, err)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (CI=true; unset: %s)", notInstalled, strings.Join(missing, ", "))
+		}
+		t.Skip(notInstalled)
+	}
+	return d
+}
+
+// authServerUnderTest is one running authorization server.
+type authServerUnderTest struct {
+	Name, Issuer string
+	// client registers a client allowed the resources and returns its id.
+	client func(t *testing.T, resources ...string) string
+}
+
+// startOIDCProvider runs testdata/servers/oidc-provider on Node 22: any
+// loopback resource and the probe's other resource are known, one client.
+func startOIDCProvider(t *testing.T, d authDeps) *authServerUnderTest {
+	const id = "mcp-eval-e2e"
+	srv := startHTTPServer(t, httpServerSpec{Name: "oidc-provider", Path: "", Command: func(port int) ([]string, []string) {
+		return []string{d.Node22, d.OIDCProvider, "--port", strconv.Itoa(port), "--client", id + ":" + authClientSecret,
+			"--resource", "http://127.0.0.1:*", "--resource", conformance.DefaultOtherResource,
+			"--scope", authScopes, "--ttl", strconv.Itoa(int(authTTL / time.Second))}, nil
+	}})
+	as := &authServerUnderTest{Name: "oidc-provider", Issuer: srv.URL,
+		client: func(*testing.T, ...string) string { return id }}
+	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	return as
+}
+
+// startHydra runs Ory Hydra in memory (plain HTTP on loopback, JWT access
+// tokens of authTTL); clients are registered through its admin API with
+// the audiences they may ask for.
+func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
+	admin := freePort(t)
+	srv := startHTTPServer(t, httpServerSpec{Name: "hydra", Path: "", Command: func(port int) ([]string, []string) {
+		return []string{d.Hydra, "serve", "all", "--dev", "--sqa-opt-out"}, []string{
+			"DSN=memory", "SECRETS_SYSTEM=mcp-eval-e2e-system-secret-0123456789",
+			"URLS_SELF_ISSUER=http://127.0.0.1:" + strconv.Itoa(port),
+			"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT=" + strconv.Itoa(port),
+			"SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT=" + strconv.Itoa(admin),
+			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + authTTL.String(), "LOG_LEVEL=warn",
+		}
+	}})
+	adminURL := "http://127.0.0.1:" + strconv.Itoa(admin)
+	n := 0
+	as := &authServerUnderTest{Name: "hydra", Issuer: srv.URL, client: func(t *testing.T, resources ...string) string {
+		n++
+		id := fmt.Sprintf("mcp-eval-e2e-%d", n)
+		body, _ := json.Marshal(map[string]any{"client_id": id, "client_secret": authClientSecret,
+			"grant_types": []string{"client_credentials"}, "audience": resources, "scope": authScopes,
+			"token_endpoint_auth_method": "client_secret_basic"})
+		resp, err := http.Post(adminURL+"/admin/clients", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("hydra: register client: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("hydra: register client: HTTP %d", resp.StatusCode)
+		}
+		return id
+	}}
+	// The first discovery request makes Hydra generate its signing keys.
+	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	return as
+}
+
+// waitMetadata waits until url answers 200 (30 s at most).
+func waitMetadata(t *testing.T, url string) {
+	t.Helper()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := hc.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer 200 within 30 s (last: %v)", url, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// protectedServer says how to start one of the two protected servers.
+func protectedServer(d authDeps, goBin, kind, issuer string, noAudience bool) httpServerSpec {
+	return httpServerSpec{Name: kind, Path: "/mcp", Command: func(port int) ([]string, []string) {
+		if kind == "go-sdk" {
+			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
+			if noAudience {
+				argv = append(argv, "-no-audience")
+			}
+			return argv, nil
+		}
+		argv := []string{d.Node, d.TSAuthServer, "--port", strconv.Itoa(port), "--issuer", issuer}
+		if noAudience {
+			argv = append(argv, "--no-audience")
+		}
+		return argv, nil
+	}}
+}
+
+// evaluateAuthGroup connects to url through a client-credentials Session
+// and runs the auth group once.
+func evaluateAuthGroup(t *testing.T, url, clientID string) []mcpreport.Check {
+	t.Helper()
+	sess, err := oauth.NewSession(oauth.SessionConfig{ServerURL: url,
+		Credentials: oauth.Credentials{ClientID: clientID, ClientSecret: authClientSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: url}, mcp.Options{Timeout: 10 * time.Second, Authorizer: sess})
+	if err != nil {
+		t.Fatalf("connect to %s through OAuth: %v", url, err)
+	}
+	defer c.Close()
+	a := conformance.SessionAuth(sess, oauth.GrantClientCredentials, authClientSecret)
+	a.InsufficientScope = authExtraScope
+	res, err := conformance.Run(ctx, c, conformance.Options{Runs: 1, Only: []string{"auth"}, Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Checks
+}
+
+func buildGoAuthServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "go-sdk-auth")
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "./testdata/servers/go-sdk-auth")
+	cmd.Dir = moduleRoot
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build go-sdk-auth: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestAuthCorpus(t *testing.T) {
+	d := requireAuthDeps(t)
+	goBin := buildGoAuthServer(t)
+	for _, start := range []func(*testing.T, authDeps) *authServerUnderTest{startOIDCProvider, startHydra} {
+		as := start(t, d)
+		t.Run(as.Name, func(t *testing.T) {
+			for _, kind := range []string{"go-sdk", "ts-sdk"} {
+				for _, noAud := range []bool{false, true} {
+					key := as.Name + "/" + kind
+					if noAud {
+						key += "-no-audience"
+					}
+					t.Run(strings.TrimPrefix(key, as.Name+"/"), func(t *testing.T) {
+						t.Parallel()
+						srv := startHTTPServer(t, protectedServer(d, goBin, kind, as.Issuer, noAud))
+						id := as.client(t, srv.URL, conformance.DefaultOtherResource)
+						checks := evaluateAuthGroup(t, srv.URL, id)
+						wantAuthVerdicts(t, key, checks, authPins[key])
+					})
+				}
+			}
+		})
+	}
+}
+
+// wantAuthVerdicts fails unless every auth check passes except the pinned
+// ones, which have exactly the pinned status.
+func wantAuthVerdicts(t *testing.T, key string, checks []mcpreport.Check, pins map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	n := 0
+	for _, c := range checks {
+		if c.Group != "auth" {
+			continue
+		}
+		n++
+		t.Logf("%s %s: %s %s", key, c.ID, c.Status, firstOf(c.Message, c.Info))
+		if c.Status != mcpreport.StatusPass {
+			got[c.ID] = string(c.Status)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s: no auth check ran", key)
+	}
+	var diff []string
+	for id, st := range got {
+		if pins[id] != st {
+			diff = append(diff, fmt.Sprintf("  %s: %s, pinned %q", id, st, pins[id]))
+		}
+	}
+	for id, st := range pins {
+		if _, ok := got[id]; !ok {
+			diff = append(diff, fmt.Sprintf("  %s: pass, pinned %s", id, st))
+		}
+	}
+	if len(diff) > 0 {
+		sort.Strings(diff)
+		t.Errorf("%s: auth verdicts differ from the pins:\n%s", key, strings.Join(diff, "\n"))
+	}
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
