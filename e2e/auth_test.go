@@ -308,3 +308,67 @@ func firstOf(a, b string) string {
 	}
 	return b
 }
+
+// TestAuthStaticHeader runs the binary as a user with a token minted by
+// hand runs it (--header 'Authorization: Bearer …', no OAuth client):
+// against the Go SDK server behind oidc-provider, the auth group runs, the
+// checks that need a second token skip with the reason, the exit code
+// follows the hard checks (every auth failure here is a SHOULD), and the
+// token appears in no file the run wrote.
+func TestAuthStaticHeader(t *testing.T) {
+	d := requireAuthDeps(t)
+	goBin := buildGoAuthServer(t)
+	as := startOIDCProvider(t, d)
+	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, false))
+	form := "grant_type=client_credentials&scope=mcp%3Atools&resource=" + strings.ReplaceAll(srv.URL, ":", "%3A")
+	req, _ := http.NewRequest(http.MethodPost, as.Issuer+"/token", strings.NewReader(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("mcp-eval-e2e", authClientSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		AccessToken string `json:"access_token"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&tr)
+	resp.Body.Close()
+	if err != nil || tr.AccessToken == "" {
+		t.Fatalf("token: HTTP %d %v", resp.StatusCode, err)
+	}
+	run := runMCPEval(t, "--server-url", srv.URL, "--header", "Authorization: Bearer "+tr.AccessToken, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	if run.Exit != 0 {
+		t.Errorf("exit %d, want 0 (no hard auth check fails)", run.Exit)
+	}
+	got := map[string]string{}
+	for _, c := range rep.Checks {
+		if c.Status != "pass" {
+			got[c.ID] = c.Status
+			if c.Status == "skip" && c.Message == "" {
+				t.Errorf("%s skipped without a reason", c.ID)
+			}
+		}
+	}
+	want := map[string]string{
+		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail",
+		"auth/as-client-credentials-metadata": "skip", "auth/as-grant-type": "skip",
+		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	err = filepath.Walk(filepath.Dir(run.Dir), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(tr.AccessToken)) {
+			t.Errorf("%s contains the access token", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
