@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	githubactions "github.com/sethvargo/go-githubactions"
@@ -45,6 +46,12 @@ var InputNames = []string{
 	"waivers",
 	"out",
 	"report",
+	// Reaching a server behind OAuth (the --oauth-* flags).
+	"oauth-client-id",
+	"oauth-client-secret",
+	"oauth-scope",
+	"oauth-federation",
+	"oauth-assertion-file",
 }
 
 // Inputs are the Action's inputs. Most map one to one onto a CLI flag of
@@ -80,6 +87,10 @@ type Inputs struct {
 	// Report, when set, is a report.json to gate and publish instead of
 	// running (the merged report of sharded jobs).
 	Report string
+	// OAuth* map onto the --oauth-* flags. OAuthClientSecret is the secret
+	// itself (${{ secrets.… }}) or a $VAR naming it; it reaches the CLI as
+	// a reference to its INPUT_ variable, never as a value.
+	OAuthClientID, OAuthClientSecret, OAuthScope, OAuthFederation, OAuthAssertionFile string
 }
 
 // ReadInputs reads the inputs through go-githubactions, which maps a name
@@ -124,6 +135,11 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Waivers:             get("waivers"),
 		Out:                 get("out"),
 		Report:              get("report"),
+		OAuthClientID:       get("oauth-client-id"),
+		OAuthClientSecret:   get("oauth-client-secret"),
+		OAuthScope:          get("oauth-scope"),
+		OAuthFederation:     get("oauth-federation"),
+		OAuthAssertionFile:  get("oauth-assertion-file"),
 	}
 	if c := boolean("comment"); c != nil {
 		in.Comment = *c
@@ -217,10 +233,30 @@ func (in Inputs) Flags(sel Selection) []string {
 	addBool("require-significance", in.RequireSignificance)
 	add("waivers", in.Waivers)
 	add("out", in.Out)
+	add("oauth-client-id", in.OAuthClientID)
+	add("oauth-client-secret", secretRef("oauth-client-secret", in.OAuthClientSecret))
+	add("oauth-scope", in.OAuthScope)
+	add("oauth-federation", in.OAuthFederation)
+	add("oauth-assertion-file", in.OAuthAssertionFile)
 	if sel.NoCache {
 		args = append(args, "--no-cache")
 	}
 	return args
+}
+
+// envRef matches a whole $VAR or ${VAR} reference.
+var envRef = regexp.MustCompile(`^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^}]+\})$`)
+
+// secretRef is how a secret input reaches its flag: a $VAR reference as
+// given, a value as a reference to the input's own variable
+// (${INPUT_OAUTH-CLIENT-SECRET}), which the CLI expands, so that the value
+// never stands among the arguments.
+func secretRef(name, v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" || envRef.MatchString(v) {
+		return v
+	}
+	return "${INPUT_" + strings.ToUpper(name) + "}"
 }
 
 // MaskInputs tells the runner to mask the secrets among the inputs before
@@ -233,6 +269,9 @@ func (in Inputs) Flags(sel Selection) []string {
 // in the log.
 func MaskInputs(w io.Writer, in Inputs) error {
 	secrets := []string{in.GitHubToken}
+	if !envRef.MatchString(strings.TrimSpace(in.OAuthClientSecret)) {
+		secrets = append(secrets, in.OAuthClientSecret)
+	}
 	for _, h := range in.Headers {
 		name, v, ok := strings.Cut(h, ":")
 		if !ok {

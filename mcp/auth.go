@@ -82,3 +82,14 @@ func (c *Client) authorized(ctx context.Context, timeout time.Duration, out *Out
 	}
 	return x2, err
 }
+
+// Authorization returns the Authorization header the client's Authorizer
+// gives its HTTP endpoint now ("" without one), for probes that build
+// their own HTTP request (resilience's cut streams).
+func (c *Client) Authorization(ctx context.Context) (string, error) {
+	h, ok := c.t.(*HTTP)
+	if c.opts.Authorizer == nil || !ok {
+		return "", nil
+	}
+	return c.opts.Authorizer.Authorization(ctx, h.URL)
+}

@@ -133,7 +133,13 @@ func (a *action) runAction(ctx context.Context) error {
 	if given != nil {
 		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
 	} else {
-		r, err = pipeline.Evaluate(ctx, cfg, a.run)
+		run := a.run
+		// One redactor for the run and what the Action publishes, so that
+		// a token obtained during the run is masked in the comment and
+		// summary too, and the runner's log masks it as well.
+		run.Redactor = a.red
+		run.MaskSecret = func(v string) error { return github.Mask(a.stdout, v) }
+		r, err = pipeline.Evaluate(ctx, cfg, run)
 	}
 	if err != nil {
 		return err

@@ -65,6 +65,8 @@ type Config struct {
 	// Secrets names environment variables whose values are masked in
 	// every output, besides the ones mcp-eval knows (secrets: in the config).
 	Secrets ListFlag
+	// OAuth holds the --oauth-* options (oauth.go).
+	OAuth OAuthFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -178,6 +180,7 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Payloads, "payloads", cfg.Payloads, "prompt-injection payload file for the resilience layer (default: the built-in set)")
 	cfg.Secrets.comma = true
 	fs.Var(&cfg.Secrets, "secrets", "environment variables whose values are masked in every output, like --header values (comma list)")
+	cfg.OAuth.Bind(fs)
 	return fs
 }
 

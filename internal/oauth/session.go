@@ -61,7 +61,9 @@ type SessionConfig struct {
 	OnSecret func(source, value string) error
 	// Now is the clock of expiry; nil is time.Now.
 	Now func() time.Time
-	// Logf, if set, hears one line per token obtained or refused.
+	// Logf, if set, hears the first token obtained, each renewal (unless
+	// Quiet), and a renewal that failed while the old token was still
+	// valid, one line each; other failures are returned.
 	Logf func(format string, args ...any)
 }
 
@@ -106,7 +108,18 @@ type Session struct {
 	reRequested bool
 	fatal       error // a discovery failure, returned from then on
 	stats       Stats
+	quiet       bool
 }
+
+// Quiet keeps renewals out of Logf: the first token and failures only.
+func (s *Session) Quiet() {
+	s.mu.Lock()
+	s.quiet = true
+	s.mu.Unlock()
+}
+
+// Grant returns the grant type the session uses.
+func (s *Session) Grant() string { return s.cfg.Grant() }
 
 // NewSession checks cfg and returns a Session; nothing is sent yet. The
 // server URL must be https, or http on loopback: the token travels only
@@ -422,13 +435,17 @@ func (s *Session) RequestToken(ctx context.Context, o TokenOptions) (*Token, err
 func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 	t, err := s.request(ctx, TokenOptions{})
 	if err != nil {
-		s.logf("mcp-eval: OAuth: %v", err)
 		return nil, err
 	}
 	s.mu.Lock()
+	first := s.token == nil
 	s.token, s.reRequested = t, false
 	endpoint := s.server.Metadata.TokenEndpoint
+	quiet := s.quiet
 	s.mu.Unlock()
+	if quiet && !first {
+		return t, nil
+	}
 	life := "no expiry given"
 	if !t.Expiry.IsZero() {
 		life = fmt.Sprintf("expires in %s", t.Expiry.Sub(t.Obtained).Round(time.Second))

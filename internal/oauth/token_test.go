@@ -32,11 +32,15 @@ func TestRequestToken(t *testing.T) {
 		{"basic, form-encoded", with(func(r *oauth.TokenRequest) {
 			r.ClientID, r.ClientSecret, r.AuthMethod, r.Scope = "ci:bot", "s3cr+t/ é%=", oauth.AuthSecretBasic, "read write"
 		}), "", 200, ""},
-		{"post", with(func(r *oauth.TokenRequest) { r.ClientID, r.ClientSecret, r.AuthMethod = "poster", "post-secret-1", oauth.AuthSecretPost }), "", 200, ""},
+		{"post", with(func(r *oauth.TokenRequest) {
+			r.ClientID, r.ClientSecret, r.AuthMethod = "poster", "post-secret-1", oauth.AuthSecretPost
+		}), "", 200, ""},
 		{"the method the client is not registered for", with(func(r *oauth.TokenRequest) {
 			r.ClientID, r.ClientSecret, r.AuthMethod = "poster", "post-secret-1", oauth.AuthSecretBasic
 		}), "invalid_client", 401, "authenticates with client_secret_post"},
-		{"a wrong secret", with(func(r *oauth.TokenRequest) { r.ClientID, r.ClientSecret, r.AuthMethod = "ci:bot", "wrong-secret", oauth.AuthSecretBasic }),
+		{"a wrong secret", with(func(r *oauth.TokenRequest) {
+			r.ClientID, r.ClientSecret, r.AuthMethod = "ci:bot", "wrong-secret", oauth.AuthSecretBasic
+		}),
 			"invalid_client", 401, "authentication failed"},
 		{"an unknown resource", with(func(r *oauth.TokenRequest) {
 			r.ClientID, r.ClientSecret, r.AuthMethod, r.Resource = "ci:bot", "s3cr+t/ é%=", oauth.AuthSecretBasic, "https://other.example/mcp"

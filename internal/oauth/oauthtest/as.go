@@ -94,6 +94,7 @@ type AuthServer struct {
 	requests  []url.Values // every token request's form, secrets and assertions blanked
 	refuse    string       // an error code to answer every token request with
 	resources []string
+	issued    []string
 }
 
 // Grant is what a token was issued for.
@@ -170,6 +171,13 @@ func (a *AuthServer) Requests() []url.Values {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.requests)
+}
+
+// Issued returns every access token issued so far, oldest first.
+func (a *AuthServer) Issued() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.issued)
 }
 
 // RevokeAll forgets every token issued so far (a key rotation, a
@@ -309,6 +317,7 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	tok := randomToken()
 	a.mu.Lock()
 	a.tokens[tok] = g
+	a.issued = append(a.issued, tok)
 	a.mu.Unlock()
 	resp := map[string]any{"access_token": tok, "token_type": "Bearer"}
 	if !a.opts.NoExpiresIn {
@@ -423,10 +432,13 @@ func (a *AuthServer) scope(c Client, req string) (string, string) {
 	return strings.Join(strings.Fields(req), " "), ""
 }
 
+// randomToken is an access token in RFC 6750's b64token syntax with the
+// characters that encoders change ("+", "/", "~"), so that a test of
+// masking sees each spelling differ from the raw value.
 func randomToken() string {
 	b := make([]byte, 24)
 	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return "at~" + base64.StdEncoding.EncodeToString(b) + "+/"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,0 +1,183 @@
+package config
+
+// The --oauth-* options (issue 17: reaching a protected server). They are
+// declared in this one block until the option registry lands.
+
+import (
+	"context"
+	"flag"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
+)
+
+// OAuthFlags are the options with which mcp-eval obtains an access token
+// for an HTTP server behind OAuth (internal/oauth).
+type OAuthFlags struct {
+	ClientID string
+	// ClientSecret and Assertion are references to environment variables
+	// ('$VAR' or '${VAR}'), never the values: a secret on a command line
+	// is seen by every process of the machine and kept in shell history.
+	ClientSecret  string
+	Scope         string
+	Federation    string // "github": the Actions runner's OIDC token
+	AssertionFile string
+	Assertion     string
+}
+
+// Bind binds the OAuth flags to fs.
+func (o *OAuthFlags) Bind(fs *flag.FlagSet) {
+	fs.StringVar(&o.ClientID, "oauth-client-id", o.ClientID, "OAuth client id for the client credentials grant (oauth-client-credentials extension); the token is fetched on the server's first 401")
+	fs.StringVar(&o.ClientSecret, "oauth-client-secret", o.ClientSecret, "the client secret as an environment `'$VAR'` reference, never the value itself")
+	fs.StringVar(&o.Scope, "oauth-scope", o.Scope, "space-separated scopes to ask for (default: the 401 challenge's scope, else the server's scopes_supported)")
+	fs.StringVar(&o.Federation, "oauth-federation", o.Federation, "github: present the Actions job's OIDC token as a jwt-bearer assertion (RFC 7523; needs permissions: id-token: write), no stored secret")
+	fs.StringVar(&o.AssertionFile, "oauth-assertion-file", o.AssertionFile, "file holding a JWT to present as a jwt-bearer assertion (RFC 7523), re-read for each token request")
+	fs.StringVar(&o.Assertion, "oauth-assertion", o.Assertion, "a JWT to present as a jwt-bearer assertion, as an environment `'$VAR'` reference")
+}
+
+// Given reports whether any --oauth-* option is set.
+func (o OAuthFlags) Given() bool {
+	return o.ClientID != "" || o.ClientSecret != "" || o.Scope != "" || o.Federation != "" || o.AssertionFile != "" || o.Assertion != ""
+}
+
+// varRef matches a whole '$VAR' or '${VAR}' reference.
+var varRef = regexp.MustCompile(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]+)\})$`)
+
+// expandRef returns the value of the variable a '$VAR' option names. A
+// literal value is a usage error that does not quote it back (it may be
+// the secret); an unset variable is an error naming it.
+func (c *Config) expandRef(name, v string, getenv func(string) string) (string, error) {
+	m := varRef.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		return "", exitcode.Usagef("%s: give the name of an environment variable that holds the value, such as '$CLIENT_SECRET' (in single quotes), not the value itself (it is not shown: it may be a secret)", c.Source(name, 0))
+	}
+	vn := m[1] + m[2]
+	val := strings.TrimSpace(getenv(vn))
+	if val == "" {
+		return "", exitcode.Configf("%s: environment variable %s is not set", c.Source(name, 0), vn)
+	}
+	return val, nil
+}
+
+// validateOAuth checks the --oauth-* options before any network call.
+func (c *Config) validateOAuth(getenv func(string) string) error {
+	o := c.OAuth
+	if !o.Given() {
+		return nil
+	}
+	src := func(name string) string { return c.Source(name, 0) }
+	first := firstOAuthFlag(o)
+	if c.ServerURL == "" {
+		// authorization/index.mdx §Protocol Requirements: "Implementations
+		// using an STDIO transport SHOULD NOT follow this specification,
+		// and instead retrieve credentials from the environment."
+		return exitcode.Usagef("%s is for an HTTP server (--server-url): a stdio server takes its credentials from its environment", src(first))
+	}
+	if err := oauth.RequireSecure("--server-url", c.ServerURL); err != nil {
+		return exitcode.Usagef("%s: the access token travels only over HTTPS or to loopback, and --server-url %s is plain HTTP to another host", src(first), c.ServerURL)
+	}
+	for _, h := range c.Headers.Vals {
+		if name, _, _ := strings.Cut(h, ":"); strings.EqualFold(strings.TrimSpace(name), "Authorization") {
+			return exitcode.Usagef("--header Authorization and %s are exclusive: give a static token or let mcp-eval obtain one", src(first))
+		}
+	}
+	sources := 0
+	for _, v := range []string{o.Federation, o.AssertionFile, o.Assertion} {
+		if v != "" {
+			sources++
+		}
+	}
+	switch {
+	case sources > 1:
+		return exitcode.Usagef("--oauth-federation, --oauth-assertion-file and --oauth-assertion are exclusive: give one assertion")
+	case o.Federation != "" && o.Federation != "github":
+		return exitcode.Usagef("%s must be github (the Actions job's OIDC token), got %q", src("oauth-federation"), o.Federation)
+	case sources == 0 && o.ClientID == "":
+		return exitcode.Usagef("%s needs --oauth-client-id (with --oauth-client-secret) or an assertion (--oauth-federation github, --oauth-assertion-file, --oauth-assertion)", src(first))
+	case sources == 0 && o.ClientSecret == "":
+		return exitcode.Usagef("%s needs --oauth-client-secret '$VAR' (client credentials), or an assertion (--oauth-federation github, --oauth-assertion-file, --oauth-assertion)", src("oauth-client-id"))
+	case o.ClientSecret != "" && o.ClientID == "":
+		return exitcode.Usagef("%s needs --oauth-client-id", src("oauth-client-secret"))
+	}
+	_, err := c.OAuthCredentials(getenv, nil, nil)
+	return err
+}
+
+// firstOAuthFlag names the first --oauth-* option given, for messages.
+func firstOAuthFlag(o OAuthFlags) string {
+	for _, f := range []struct{ name, v string }{
+		{"oauth-client-id", o.ClientID}, {"oauth-client-secret", o.ClientSecret}, {"oauth-federation", o.Federation},
+		{"oauth-assertion-file", o.AssertionFile}, {"oauth-assertion", o.Assertion}, {"oauth-scope", o.Scope},
+	} {
+		if f.v != "" {
+			return f.name
+		}
+	}
+	return "oauth-client-id"
+}
+
+// OAuthCredentials resolves the --oauth-* options into the credentials of
+// an oauth.Session, or nil when none is given: the secret and a static
+// assertion expanded from the environment, an assertion file checked
+// readable (it is read afresh for each token), GitHub federation checked
+// offered by the runner. onSecret hears the runner's request token.
+func (c *Config) OAuthCredentials(getenv func(string) string, f *oauth.Fetcher, onSecret func(source, value string) error) (*oauth.Credentials, error) {
+	o := c.OAuth
+	if !o.Given() {
+		return nil, nil
+	}
+	cred := &oauth.Credentials{ClientID: strings.TrimSpace(o.ClientID), Scope: strings.Join(strings.Fields(o.Scope), " ")}
+	if o.ClientSecret != "" {
+		v, err := c.expandRef("oauth-client-secret", o.ClientSecret, getenv)
+		if err != nil {
+			return nil, err
+		}
+		cred.ClientSecret = v
+	}
+	switch {
+	case o.Federation == "github":
+		src, err := oauth.GitHubIDToken(getenv, f, onSecret)
+		if err != nil {
+			return nil, exitcode.Configf("%s: %v", c.Source("oauth-federation", 0), err)
+		}
+		cred.Assertion = src
+	case o.AssertionFile != "":
+		read := oauth.FileAssertion(o.AssertionFile)
+		if _, err := read(context.Background(), ""); err != nil {
+			return nil, exitcode.Configf("%s: %v", c.Source("oauth-assertion-file", 0), err)
+		}
+		cred.Assertion = read
+	case o.Assertion != "":
+		v, err := c.expandRef("oauth-assertion", o.Assertion, getenv)
+		if err != nil {
+			return nil, err
+		}
+		cred.Assertion = oauth.StaticAssertion(v)
+	}
+	return cred, nil
+}
+
+// oauthSecrets are the credentials of the --oauth-* options known before
+// the run, for the redactor: the client secret and a static assertion (an
+// assertion file's content is masked when read; tokens when they arrive).
+func (c *Config) oauthSecrets(getenv func(string) string) []redact.Secret {
+	var out []redact.Secret
+	for _, f := range []struct{ name, ref string }{{"oauth-client-secret", c.OAuth.ClientSecret}, {"oauth-assertion", c.OAuth.Assertion}} {
+		if f.ref == "" {
+			continue
+		}
+		if v, err := c.expandRef(f.name, f.ref, getenv); err == nil {
+			out = append(out, redact.Secret{Source: "--" + f.name, Value: v})
+		}
+	}
+	if c.OAuth.AssertionFile != "" {
+		if b, err := os.ReadFile(c.OAuth.AssertionFile); err == nil && len(b) <= 64<<10 {
+			out = append(out, redact.Secret{Source: "--oauth-assertion-file", Value: strings.TrimSpace(string(b))})
+		}
+	}
+	return out
+}
