@@ -47,11 +47,13 @@ type Auth struct {
 // token for when the user names none: a name no real server has (RFC 2606).
 const DefaultOtherResource = "https://mcp-eval-probe.invalid/mcp"
 
-// TokenSource is the run's OAuth client: each call is a token request to
-// the authorization server. Every token it returns must already be known
-// to the run's redactor.
+// TokenSource is the run's OAuth client: each Token call is a token
+// request to the authorization server; Current is the token the run sends
+// now (no request). Every token it returns must already be known to the
+// run's redactor.
 type TokenSource interface {
 	Token(ctx context.Context, req TokenRequest) (*Token, error)
+	Current(ctx context.Context, endpoint string) (string, error)
 }
 
 // TokenRequest overrides the run's token request; "" keeps its default
@@ -69,6 +71,19 @@ func SessionAuth(s *oauth.Session, grant string, secrets ...string) *Auth {
 }
 
 type sessionTokens struct{ s *oauth.Session }
+
+// Current is the session's own token, as it rides on the run's requests.
+func (t sessionTokens) Current(ctx context.Context, endpoint string) (string, error) {
+	h, err := t.s.Authorization(ctx, endpoint)
+	if err != nil {
+		return "", err
+	}
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || tok == "" {
+		return "", errors.New("the OAuth session holds no token yet")
+	}
+	return tok, nil
+}
 
 func (t sessionTokens) Token(ctx context.Context, req TokenRequest) (*Token, error) {
 	var o oauth.TokenOptions
@@ -225,11 +240,7 @@ func (e *Env) discoverAuth(ctx context.Context, s *authState) {
 // header.
 func (e *Env) currentToken(ctx context.Context) (string, error) {
 	if a := e.opts.Auth; a != nil && a.Tokens != nil {
-		t, err := a.Tokens.Token(ctx, TokenRequest{})
-		if err != nil {
-			return "", err
-		}
-		return t.AccessToken, nil
+		return a.Tokens.Current(ctx, e.client.Target().String())
 	}
 	if ht, ok := e.client.Target().(*mcp.HTTPTarget); ok {
 		if scheme, v, ok := strings.Cut(ht.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {

@@ -28,6 +28,18 @@ type fixtureTokens struct {
 	ttl                time.Duration
 }
 
+// Current mints a token as the run's own would be (the fixture's tokens
+// are stateless).
+func (f *fixtureTokens) Current(ctx context.Context, _ string) (string, error) {
+	long := *f
+	long.ttl = 0
+	t, err := long.Token(ctx, TokenRequest{})
+	if err != nil {
+		return "", err
+	}
+	return t.AccessToken, nil
+}
+
 func (f *fixtureTokens) Token(ctx context.Context, req TokenRequest) (*Token, error) {
 	form := url.Values{"grant_type": {"client_credentials"}, "resource": {f.resource}}
 	if req.Resource != "" {

@@ -67,6 +67,8 @@ type Config struct {
 	Secrets ListFlag
 	// OAuth holds the --oauth-* options (oauth.go).
 	OAuth OAuthFlags
+	// AuthChecks holds the auth probes' options (authchecks.go).
+	AuthChecks AuthCheckFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -181,6 +183,7 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	cfg.Secrets.comma = true
 	fs.Var(&cfg.Secrets, "secrets", "environment variables whose values are masked in every output, like --header values (comma list)")
 	cfg.OAuth.Bind(fs)
+	cfg.AuthChecks.Bind(fs)
 	return fs
 }
 

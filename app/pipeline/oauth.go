@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
@@ -55,4 +56,23 @@ func oauthCapabilities(s *oauth.Session, opts *mcp.Options) {
 		return
 	}
 	opts.Capabilities = map[string]any{"extensions": map[string]any{oauth.ExtensionClientCredentials: map[string]any{}}}
+}
+
+// authChecks gives the auth group the run's OAuth session (nil without
+// --oauth-*): the probes' tokens come from its RequestToken, and the client
+// secret is one of the credentials no answer may echo.
+func (p *RunPlan) authChecks(s *session) *conformance.Auth {
+	if s == nil || s.auth == nil {
+		return nil
+	}
+	var secrets []string
+	if p.cfg.OAuth.ClientSecret != "" {
+		if cred, err := p.cfg.OAuthCredentials(p.env.Getenv, nil, nil); err == nil && cred != nil && cred.ClientSecret != "" {
+			secrets = append(secrets, cred.ClientSecret)
+		}
+	}
+	a := conformance.SessionAuth(s.auth, s.auth.Grant(), secrets...)
+	a.InsufficientScope = p.cfg.AuthChecks.InsufficientScope
+	a.OtherResource = p.cfg.AuthChecks.OtherResource
+	return a
 }

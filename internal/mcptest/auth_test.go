@@ -187,7 +187,8 @@ func init() {
 		return protected(h) && h.withToken(h.srv.issue(h.url+"/mcp", AuthScope, -time.Second), "").status != http.StatusUnauthorized
 	}
 	probes["auth/query-token-refused"] = func(h *harness) bool {
-		return protected(h) && h.withToken("", "access_token="+url.QueryEscape(valid(h))).status != http.StatusUnauthorized
+		st := h.withToken("", "access_token="+url.QueryEscape(valid(h))).status
+		return protected(h) && (st < 400 || st >= 500)
 	}
 	probes["auth/other-audience-refused"] = func(h *harness) bool {
 		return protected(h) && h.withToken(h.srv.issue("https://mcp-eval-probe.invalid/mcp", AuthScope, time.Hour), "").status != http.StatusUnauthorized
