@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,17 +15,14 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
-	"github.com/mcp-eval/mcp-eval/internal/oauth"
-	"github.com/mcp-eval/mcp-eval/mcp"
-	mcpreport "github.com/mcp-eval/mcp-eval/report"
 )
 
 // The auth corpus: the protected Go SDK and TS SDK v2 servers
 // (testdata/servers/go-sdk-auth, ts-v2-auth), each with audience
 // validation on and off (-no-audience), behind each real authorization
 // server (oidc-provider 9.13.3, Ory Hydra v2.3.0). Every run evaluates the
-// auth group through an internal/oauth Session holding client credentials,
-// as --oauth-client-id does, and pins the group's complete set of verdicts:
+// auth group through the binary with --oauth-client-id and a secret
+// variable, as a user does, and pins the group's complete set of verdicts:
 // every check not listed must pass. e2e/README.md ("Auth corpus") justifies
 // each entry with the spec sentence and the wire evidence.
 
@@ -204,29 +200,27 @@ func protectedServer(d authDeps, goBin, kind, issuer string, noAudience bool) ht
 	}}
 }
 
-// evaluateAuthGroup connects to url through a client-credentials Session
-// and runs the auth group once.
-func evaluateAuthGroup(t *testing.T, url, clientID string) []mcpreport.Check {
+// authSecretVar holds the client secret for the runs, which name it the
+// way a user does (--oauth-client-secret '$VAR').
+const authSecretVar = "MCP_EVAL_E2E_CLIENT_SECRET"
+
+// evaluateAuthGroup runs the binary's auth group against url as a user
+// with a client id and a secret does, and returns its checks.
+func evaluateAuthGroup(t *testing.T, url, clientID string) []check {
 	t.Helper()
-	sess, err := oauth.NewSession(oauth.SessionConfig{ServerURL: url,
-		Credentials: oauth.Credentials{ClientID: clientID, ClientSecret: authClientSecret}})
-	if err != nil {
-		t.Fatal(err)
+	run := runMCPEval(t, "--server-url", url, "--oauth-client-id", clientID, "--oauth-client-secret", "$"+authSecretVar,
+		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	hardFailed := false
+	for _, c := range rep.Checks {
+		if c.Hard && (c.Status == "fail" || c.Status == "error") {
+			hardFailed = true
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: url}, mcp.Options{Timeout: 10 * time.Second, Authorizer: sess})
-	if err != nil {
-		t.Fatalf("connect to %s through OAuth: %v", url, err)
+	if want := map[bool]int{false: 0, true: 1}[hardFailed]; run.Exit != want {
+		t.Errorf("exit %d, want %d (hard auth failure: %v)", run.Exit, want, hardFailed)
 	}
-	defer c.Close()
-	a := conformance.SessionAuth(sess, oauth.GrantClientCredentials, authClientSecret)
-	a.InsufficientScope = authExtraScope
-	res, err := conformance.Run(ctx, c, conformance.Options{Runs: 1, Only: []string{"auth"}, Auth: a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Checks
+	return rep.Checks
 }
 
 func buildGoAuthServer(t *testing.T) string {
@@ -243,6 +237,7 @@ func buildGoAuthServer(t *testing.T) string {
 
 func TestAuthCorpus(t *testing.T) {
 	d := requireAuthDeps(t)
+	t.Setenv(authSecretVar, authClientSecret)
 	goBin := buildGoAuthServer(t)
 	for _, start := range []func(*testing.T, authDeps) *authServerUnderTest{startOIDCProvider, startHydra} {
 		as := start(t, d)
@@ -268,7 +263,7 @@ func TestAuthCorpus(t *testing.T) {
 
 // wantAuthVerdicts fails unless every auth check passes except the pinned
 // ones, which have exactly the pinned status.
-func wantAuthVerdicts(t *testing.T, key string, checks []mcpreport.Check, pins map[string]string) {
+func wantAuthVerdicts(t *testing.T, key string, checks []check, pins map[string]string) {
 	t.Helper()
 	got := map[string]string{}
 	n := 0
@@ -278,8 +273,8 @@ func wantAuthVerdicts(t *testing.T, key string, checks []mcpreport.Check, pins m
 		}
 		n++
 		t.Logf("%s %s: %s %s", key, c.ID, c.Status, firstOf(c.Message, c.Info))
-		if c.Status != mcpreport.StatusPass {
-			got[c.ID] = string(c.Status)
+		if c.Status != "pass" {
+			got[c.ID] = c.Status
 		}
 	}
 	if n == 0 {
