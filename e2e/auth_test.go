@@ -2,8 +2,13 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +20,8 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
 )
 
 // The auth corpus: the protected Go SDK and TS SDK v2 servers
@@ -69,6 +76,12 @@ var authPins = map[string]map[string]string{
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
 		"auth/no-error-without-credentials": "fail",
 	},
+	// TestAuthHydraJWTBearer: the jwt-bearer grant (an assertion of an
+	// issuer Hydra trusts, with client authentication).
+	"hydra/go-sdk/jwt-bearer": {
+		"auth/as-client-credentials-metadata": "skip", "auth/as-client-registration": "fail", "auth/as-grant-type": "fail",
+		"auth/as-iss-parameter": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
 	"hydra/ts-sdk-no-audience": {
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
 		"auth/no-error-without-credentials": "fail", "auth/other-audience-refused": "fail",
@@ -108,6 +121,11 @@ type authServerUnderTest struct {
 	Name, Issuer string
 	// client registers a client allowed the resources and returns its id.
 	client func(t *testing.T, resources ...string) string
+	// grants are the grant types client registers (client_credentials).
+	grants []string
+	// trustIssuer (Hydra) trusts a JWT issuer for the jwt-bearer grant and
+	// returns an assertion of it for subject.
+	trustIssuer func(t *testing.T, subject string) string
 }
 
 // startOIDCProvider runs testdata/servers/oidc-provider on Node 22: any
@@ -137,15 +155,17 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 			"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT=" + strconv.Itoa(port),
 			"SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT=" + strconv.Itoa(admin),
 			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + authTTL.String(), "LOG_LEVEL=warn",
+			"OAUTH2_GRANT_JWT_JTI_OPTIONAL=true", "OAUTH2_GRANT_JWT_IAT_OPTIONAL=true",
 		}
 	}})
 	adminURL := "http://127.0.0.1:" + strconv.Itoa(admin)
 	n := 0
-	as := &authServerUnderTest{Name: "hydra", Issuer: srv.URL, client: func(t *testing.T, resources ...string) string {
+	var as *authServerUnderTest
+	as = &authServerUnderTest{Name: "hydra", Issuer: srv.URL, grants: []string{"client_credentials"}, client: func(t *testing.T, resources ...string) string {
 		n++
 		id := fmt.Sprintf("mcp-eval-e2e-%d", n)
 		body, _ := json.Marshal(map[string]any{"client_id": id, "client_secret": authClientSecret,
-			"grant_types": []string{"client_credentials"}, "audience": resources, "scope": authScopes,
+			"grant_types": as.grants, "audience": resources, "scope": authScopes,
 			"token_endpoint_auth_method": "client_secret_basic"})
 		resp, err := http.Post(adminURL+"/admin/clients", "application/json", bytes.NewReader(body))
 		if err != nil {
@@ -157,6 +177,32 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		}
 		return id
 	}}
+	as.trustIssuer = func(t *testing.T, subject string) string {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const issuer, kid = "https://workload.mcp-eval-e2e.invalid", "mcp-eval-e2e-workload"
+		jwk := map[string]any{"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
+			"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
+			"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes())}
+		body, _ := json.Marshal(map[string]any{"issuer": issuer, "subject": subject, "scope": strings.Fields(authScopes),
+			"jwk": jwk, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+		resp, err := http.Post(adminURL+"/admin/trust/grants/jwt-bearer/issuers", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("hydra: trust issuer: %v", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("hydra: trust issuer: HTTP %d %s", resp.StatusCode, b)
+		}
+		now := time.Now()
+		// No jti: the file is presented for every token request
+		// (OAUTH2_GRANT_JWT_JTI_OPTIONAL), and Hydra refuses a jti twice.
+		return oauthtest.SignRS256(key, kid, map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
+			"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()})
+	}
 	// The first discovery request makes Hydra generate its signing keys.
 	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
 	return as
@@ -366,4 +412,34 @@ func TestAuthStaticHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAuthHydraJWTBearer is workload identity federation against a real
+// authorization server: Hydra trusts an issuer of ours (its public key
+// registered through /admin/trust/grants/jwt-bearer/issuers, as a cloud
+// or CI identity provider would be), and mcp-eval presents a JWT of that
+// issuer with --oauth-assertion-file (RFC 7523). Hydra v2.3.0 always
+// wants the client authenticated as well on this grant (fosite's
+// GetGrantTypeJWTBearerCanSkipClientAuth is false in Hydra's config), so
+// the run gives a client id and secret too: with Hydra, federation still
+// needs a stored secret. The auth group's verdicts are pinned like
+// TestAuthCorpus's.
+func TestAuthHydraJWTBearer(t *testing.T) {
+	d := requireAuthDeps(t)
+	t.Setenv(authSecretVar, authClientSecret)
+	goBin := buildGoAuthServer(t)
+	as := startHydra(t, d)
+	as.grants = []string{oauth.GrantJWTBearer}
+	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, false))
+	id := as.client(t, srv.URL, conformance.DefaultOtherResource)
+	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")
+	file := filepath.Join(t.TempDir(), "assertion.jwt")
+	if err := os.WriteFile(file, []byte(assertion), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := runMCPEval(t, "--server-url", srv.URL, "--oauth-assertion-file", file,
+		"--oauth-client-id", id, "--oauth-client-secret", "$"+authSecretVar,
+		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	wantAuthVerdicts(t, "hydra/go-sdk/jwt-bearer", rep.Checks, authPins["hydra/go-sdk/jwt-bearer"])
 }
