@@ -259,15 +259,22 @@ func (e *Env) discoverResourceMetadata(ctx context.Context, s *authState) {
 		s.prmVia = "well-known"
 		urls, _ = oauth.ResourceMetadataURIs(e.client.Target().String())
 	}
+	s.prm, s.prmJSON, s.prmTried = e.firstDoc(ctx, urls)
+}
+
+// firstDoc fetches urls in order until one answers 200: that document,
+// parsed when it is a JSON object, and every URI tried with its answer.
+func (e *Env) firstDoc(ctx context.Context, urls []string) (*doc, map[string]json.RawMessage, []string) {
+	var tried []string
 	for _, u := range urls {
 		d := e.getDoc(ctx, u)
-		s.prmTried = append(s.prmTried, d.describe())
+		tried = append(tried, d.describe())
 		if d.Err == nil && d.Status == http.StatusOK {
-			s.prm = d
-			s.prmJSON, _ = d.object()
-			return
+			m, _ := d.object()
+			return d, m, tried
 		}
 	}
+	return nil, nil, tried
 }
 
 func (e *Env) discoverAuthorizationServer(ctx context.Context, s *authState) {
@@ -280,15 +287,7 @@ func (e *Env) discoverAuthorizationServer(ctx context.Context, s *authState) {
 	}
 	s.asIssuer = servers[0]
 	uris, _ := oauth.AuthServerMetadataURIs(s.asIssuer)
-	for _, u := range uris {
-		d := e.getDoc(ctx, u)
-		s.asTried = append(s.asTried, d.describe())
-		if d.Err == nil && d.Status == http.StatusOK {
-			s.as = d
-			s.asJSON, _ = d.object()
-			return
-		}
-	}
+	s.as, s.asJSON, s.asTried = e.firstDoc(ctx, uris)
 }
 
 // getDoc GETs a metadata document without credentials, following no

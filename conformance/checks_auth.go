@@ -332,6 +332,19 @@ func asUsable(s *authState) (map[string]json.RawMessage, *Outcome) {
 	return s.asJSON, nil
 }
 
+// asCheck is a check of the authorization server's metadata: it runs f
+// on the metadata a client may use, and skips otherwise.
+func asCheck(f func(s *authState, m map[string]json.RawMessage) Outcome) func(context.Context, *Env) Outcome {
+	return func(ctx context.Context, e *Env) Outcome {
+		s := e.authState(ctx)
+		m, o := asUsable(s)
+		if o != nil {
+			return *o
+		}
+		return f(s, m)
+	}
+}
+
 func asEvidence(s *authState, keys ...string) map[string]any {
 	ev := map[string]any{"metadata": s.as.URL}
 	for _, k := range keys {
@@ -347,12 +360,7 @@ func asEvidence(s *authState, keys ...string) map[string]any {
 // asTokenEndpoint: RFC 8414 §2, token_endpoint "is REQUIRED unless only
 // the implicit grant type is supported"; every grant an MCP client uses
 // (authorization code, client credentials, jwt-bearer) goes through it.
-func asTokenEndpoint(ctx context.Context, e *Env) Outcome {
-	s := e.authState(ctx)
-	m, o := asUsable(s)
-	if o != nil {
-		return *o
-	}
+var asTokenEndpoint = asCheck(func(s *authState, m map[string]json.RawMessage) Outcome {
 	var te string
 	_ = json.Unmarshal(m["token_endpoint"], &te)
 	u, err := url.Parse(te)
@@ -360,17 +368,12 @@ func asTokenEndpoint(ctx context.Context, e *Env) Outcome {
 		return check.Failf(asEvidence(s, "token_endpoint"), "the metadata has no token_endpoint URL (RFC 8414 §2: REQUIRED unless only the implicit grant is supported)")
 	}
 	return check.PassInfo(te)
-}
+})
 
 // asHTTPS: security-considerations.mdx §Communication Security, "All
 // authorization server endpoints MUST be served over HTTPS." (loopback
 // excepted, as for auth/resource-metadata-https).
-func asHTTPS(ctx context.Context, e *Env) Outcome {
-	s := e.authState(ctx)
-	m, o := asUsable(s)
-	if o != nil {
-		return *o
-	}
+var asHTTPS = asCheck(func(s *authState, m map[string]json.RawMessage) Outcome {
 	urls := map[string]string{"(metadata)": s.as.URL}
 	for k, raw := range m {
 		if k == "issuer" || k == "jwks_uri" || strings.HasSuffix(k, "_endpoint") {
@@ -395,7 +398,7 @@ func asHTTPS(ctx context.Context, e *Env) Outcome {
 		return check.Failf(map[string]any{"urls": urls}, "%s", strings.Join(bad, "; "))
 	}
 	return check.Pass()
-}
+})
 
 // stringList reads a metadata member that is an array of strings.
 func stringList(m map[string]json.RawMessage, key string) ([]string, bool) {
@@ -416,12 +419,7 @@ func stringList(m map[string]json.RawMessage, key string) ([]string, bool) {
 // "MUST use the S256 code challenge method" and refuse to proceed without
 // it. Skipped for an authorization server whose grant_types_supported
 // lacks authorization_code.
-func asPKCE(ctx context.Context, e *Env) Outcome {
-	s := e.authState(ctx)
-	m, o := asUsable(s)
-	if o != nil {
-		return *o
-	}
+var asPKCE = asCheck(func(s *authState, m map[string]json.RawMessage) Outcome {
 	if grants, ok := stringList(m, "grant_types_supported"); ok && !slices.Contains(grants, "authorization_code") {
 		return check.Skip("the authorization server does not offer the authorization code grant (grant_types_supported " + strings.Join(grants, ", ") + ")")
 	}
@@ -430,7 +428,7 @@ func asPKCE(ctx context.Context, e *Env) Outcome {
 		return check.Failf(asEvidence(s, "code_challenge_methods_supported"), "code_challenge_methods_supported lacks S256; MCP clients must refuse an authorization server without it")
 	}
 	return check.Pass()
-}
+})
 
 // asIssParameter: basic/authorization §Authorization Response Validation,
 // "MCP authorization servers SHOULD include the iss parameter in
@@ -439,30 +437,20 @@ func asPKCE(ctx context.Context, e *Env) Outcome {
 // authorization_response_iss_parameter_supported to true" (RFC 9207 §2.3).
 // The authorization response itself needs a browser flow; the metadata is
 // what a client can see.
-func asIssParameter(ctx context.Context, e *Env) Outcome {
-	s := e.authState(ctx)
-	m, o := asUsable(s)
-	if o != nil {
-		return *o
-	}
+var asIssParameter = asCheck(func(s *authState, m map[string]json.RawMessage) Outcome {
 	var on bool
 	if json.Unmarshal(m["authorization_response_iss_parameter_supported"], &on) != nil || !on {
 		return check.Fail("authorization_response_iss_parameter_supported is not true: the authorization server does not say it sends iss in authorization responses (RFC 9207), the mix-up defence MCP asks for", asEvidence(s, "authorization_response_iss_parameter_supported"))
 	}
 	return check.Pass()
-}
+})
 
 // asClientRegistration: client-registration.mdx, "MCP clients and
 // authorization servers SHOULD support OAuth Client ID Metadata Documents",
 // advertised with client_id_metadata_document_supported; "Dynamic Client
 // Registration is deprecated" and kept only for authorization servers that
 // lack them.
-func asClientRegistration(ctx context.Context, e *Env) Outcome {
-	s := e.authState(ctx)
-	m, o := asUsable(s)
-	if o != nil {
-		return *o
-	}
+var asClientRegistration = asCheck(func(s *authState, m map[string]json.RawMessage) Outcome {
 	var cimd bool
 	_ = json.Unmarshal(m["client_id_metadata_document_supported"], &cimd)
 	if cimd {
@@ -473,7 +461,7 @@ func asClientRegistration(ctx context.Context, e *Env) Outcome {
 		return check.Fail("client ID metadata documents are not advertised; the only registration offered is Dynamic Client Registration (registration_endpoint), which 2026-07-28 deprecates", ev)
 	}
 	return check.Fail("client ID metadata documents are not advertised and there is no registration_endpoint: clients without a pre-registered client ID cannot register", ev)
-}
+})
 
 // grantOrSkip returns the run's grant type, or the skip of a check about it.
 func grantOrSkip(e *Env) (string, *Outcome) {
