@@ -55,6 +55,10 @@ func authChecks() []*Check {
 			"a request without credentials → HTTP 401 with a WWW-Authenticate: Bearer challenge", unauthenticated401),
 		def("auth/no-error-without-credentials", report.LevelShould, revBoth, authz+"#error-handling",
 			"the challenge to a request without credentials carries no error code", noErrorWithoutCredentials),
+		def("auth/challenge-scope", report.LevelShould, revBoth, authz+"#scope-selection-strategy",
+			"the 401 challenge names the scopes the request needs (scope=)", challengeScope),
+		def("auth/no-offline-access", report.LevelShould, revBoth, authz+"#refresh-tokens",
+			"offline_access is not among the scopes the server asks for (challenge scope, scopes_supported)", noOfflineAccess),
 		def("auth/resource-metadata-discoverable", report.LevelMust, revBoth, disc+"#protected-resource-metadata-discovery-requirements",
 			"protected-resource metadata found through resource_metadata in the 401, or at a well-known URI", resourceMetadataDiscoverable),
 		def("auth/resource-metadata-valid", report.LevelMust, revBoth, disc+"#authorization-server-location",
@@ -131,6 +135,47 @@ func noErrorWithoutCredentials(ctx context.Context, e *Env) Outcome {
 	}
 	if code := s.challenge.Error(); code != "" {
 		return check.Failf(e.authEvidence(s.unauth), "the challenge to a request that carried no credentials says error=%q; without credentials the resource server should include no error code (OAuth 2.1 §5.3.2)", code)
+	}
+	return check.Pass()
+}
+
+// challengeScope: basic/authorization §Scope Selection Strategy, "MCP
+// servers SHOULD include a scope parameter in the WWW-Authenticate header as
+// defined in RFC 6750 Section 3 to indicate the scopes required for
+// accessing the resource."
+func challengeScope(ctx context.Context, e *Env) Outcome {
+	s := e.authState(ctx)
+	if s.challenge == nil {
+		return check.Skip("no Bearer challenge to judge (see auth/unauthenticated-401)")
+	}
+	if strings.TrimSpace(s.challenge.Scope()) == "" {
+		return check.Failf(e.authEvidence(s.unauth), "the 401 challenge names no scope (Bearer %s); clients then fall back to every scopes_supported", describeParams(s.challenge.Params))
+	}
+	return check.PassInfo("scope=" + s.challenge.Scope())
+}
+
+// noOfflineAccess: basic/authorization §Refresh Tokens, "MCP Servers
+// (Protected Resources) SHOULD NOT include offline_access in
+// WWW-Authenticate scope or Protected Resource Metadata scopes_supported,
+// as refresh tokens are not a resource requirement."
+func noOfflineAccess(ctx context.Context, e *Env) Outcome {
+	s := e.authState(ctx)
+	var where []string
+	if s.challenge != nil && slices.Contains(strings.Fields(s.challenge.Scope()), "offline_access") {
+		where = append(where, "the 401 challenge's scope")
+	}
+	if sup, _ := stringList(s.prmJSON, "scopes_supported"); slices.Contains(sup, "offline_access") {
+		where = append(where, "the protected-resource metadata's scopes_supported")
+	}
+	if s.challenge == nil && s.prmJSON == nil {
+		return check.Skip("neither a Bearer challenge nor protected-resource metadata to judge")
+	}
+	if len(where) > 0 {
+		ev := e.authEvidence(s.unauth)
+		if s.prm != nil {
+			ev = check.With(ev, "metadata", clip.Bytes(string(s.prm.Body), 1000))
+		}
+		return check.Failf(ev, "offline_access is in %s; refresh tokens are not a resource requirement", strings.Join(where, " and "))
 	}
 	return check.Pass()
 }
@@ -702,19 +747,29 @@ func errString(err error) string {
 // resource servers MUST ignore access tokens in a URI query parameter." A
 // request whose only credential is in the query is a request without
 // credentials: 401. Another 4xx refuses the token outright and passes
-// with a note; accepting it, or a 5xx, fails.
+// with a note; accepting it, or a 5xx, fails. The token goes into a URL,
+// which servers and proxies log: with an OAuth client it is one issued for
+// the probe, with a static --header it is that token (README says so).
 func queryTokenRefused(ctx context.Context, e *Env) Outcome {
 	s := e.authState(ctx)
 	if s.unauth == nil || s.unauth.Status != http.StatusUnauthorized {
 		return check.Skip("the server does not refuse requests without credentials, so accepting one with a query token proves nothing")
 	}
-	if s.token == "" {
+	// A token in a URL lands in access logs: with an OAuth client the probe
+	// gets a token of its own, so that the run's stays out of them.
+	tok, what := s.token, "the run's own token"
+	if a := e.opts.Auth; a != nil && a.Tokens != nil {
+		if t, err := e.mint(ctx, TokenRequest{}); err == nil {
+			tok, what = t.AccessToken, "a token issued for the probe"
+		}
+	}
+	if tok == "" {
 		return check.Skip("no valid access token known (" + errString(s.tokenErr) + ")")
 	}
-	if ctl, err := e.validProbe(ctx); ctl == nil || ctl.Status == 0 || ctl.Status >= 400 {
-		return check.Skip("the run's own token is refused in the Authorization header (" + describeExchange(ctl, err) + "), so the query probe proves nothing")
+	if ctl, err := e.authProbe(ctx, tok, nil, "auth/query-token-refused (control)"); ctl == nil || ctl.Status == 0 || ctl.Status >= 400 {
+		return check.Skip(what + " is refused in the Authorization header (" + describeExchange(ctl, err) + "), so the query probe proves nothing")
 	}
-	x, err := e.queryTokenProbe(ctx, s.token)
+	x, err := e.queryTokenProbe(ctx, tok)
 	if x == nil || x.Status == 0 {
 		return check.Errored(fmt.Errorf("the query-string token: %s", describeExchange(x, err)), nil)
 	}

@@ -46,6 +46,8 @@ const DefaultAuthTokenTTL = time.Hour
 var AuthDefects = []string{
 	"auth/unauthenticated-401",
 	"auth/no-error-without-credentials",
+	"auth/challenge-scope",
+	"auth/no-offline-access",
 	"auth/resource-metadata-discoverable",
 	"auth/resource-metadata-valid",
 	"auth/resource-metadata-resource",
@@ -183,10 +185,14 @@ func (s *Server) writeResourceMetadata(w http.ResponseWriter, origin, endpoint s
 	case s.has("auth/resource-metadata-https"):
 		servers = append(servers, "http://as.mcp-eval-fixture.invalid/as")
 	}
+	scopes := []string{AuthScope, AuthExtraScope}
+	if s.has("auth/no-offline-access") {
+		scopes = append(scopes, "offline_access")
+	}
 	md := map[string]any{
 		"resource":                 resource,
 		"authorization_servers":    servers,
-		"scopes_supported":         []string{AuthScope, AuthExtraScope},
+		"scopes_supported":         scopes,
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            ServerName,
 	}
@@ -298,8 +304,11 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request, origin strin
 func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bool {
 	resource := origin + r.URL.Path
 	params := fmt.Sprintf("resource_metadata=%q, scope=%q", origin+"/.well-known/oauth-protected-resource"+r.URL.Path, AuthScope)
-	if s.has("auth/resource-metadata-discoverable") {
+	switch {
+	case s.has("auth/resource-metadata-discoverable"):
 		params = fmt.Sprintf("scope=%q", AuthScope)
+	case s.has("auth/challenge-scope"):
+		params = fmt.Sprintf("resource_metadata=%q", origin+"/.well-known/oauth-protected-resource"+r.URL.Path)
 	}
 	challenge := func(status int, errCode, desc, body string) bool {
 		h := "Bearer " + params

@@ -113,6 +113,15 @@ func init() {
 	probes["auth/no-error-without-credentials"] = func(h *harness) bool {
 		return strings.Contains(bearerChallenge(h.withToken("", "")), "error=")
 	}
+	probes["auth/challenge-scope"] = func(h *harness) bool {
+		c := bearerChallenge(h.withToken("", ""))
+		return c != "" && !strings.Contains(c, "scope=")
+	}
+	probes["auth/no-offline-access"] = func(h *harness) bool {
+		md := h.doc(prmPath)
+		return md != nil && slices.Contains(list(md["scopes_supported"]), any("offline_access")) ||
+			strings.Contains(bearerChallenge(h.withToken("", "")), "offline_access")
+	}
 	probes["auth/resource-metadata-discoverable"] = func(h *harness) bool {
 		return h.withToken("", "").status == http.StatusUnauthorized && h.get(prmPath).status != http.StatusOK &&
 			h.get("/.well-known/oauth-protected-resource").status != http.StatusOK
