@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,11 +160,10 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		}
 	}})
 	adminURL := "http://127.0.0.1:" + strconv.Itoa(admin)
-	n := 0
+	var n atomic.Int32 // clients are registered by parallel subtests
 	var as *authServerUnderTest
 	as = &authServerUnderTest{Name: "hydra", Issuer: srv.URL, grants: []string{"client_credentials"}, client: func(t *testing.T, resources ...string) string {
-		n++
-		id := fmt.Sprintf("mcp-eval-e2e-%d", n)
+		id := fmt.Sprintf("mcp-eval-e2e-%d", n.Add(1))
 		body, _ := json.Marshal(map[string]any{"client_id": id, "client_secret": authClientSecret,
 			"grant_types": as.grants, "audience": resources, "scope": authScopes,
 			"token_endpoint_auth_method": "client_secret_basic"})
