@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -185,5 +186,51 @@ func TestExampleWorkflowsIDToken(t *testing.T) {
 	}
 	if federation != 1 {
 		t.Errorf("%d federation examples, want 1", federation)
+	}
+}
+
+// dockerFederationHydra is dockerFederation against real components: Ory
+// Hydra trusting the runner's issuer for this repository's subject (its
+// jwt-bearer trust relationship), and the Go SDK's protected server. Hydra
+// authenticates a client on every token request, so the run names the
+// public client registered for federation (oauth-client-id, no secret).
+func dockerFederationHydra(t *testing.T, image, apiURL string) {
+	d := requireRealAuth(t)
+	rn := oauthtest.NewRunner(t)
+	a := startRealAS(t, d, "hydra")
+	a.trustRunner(t, oauthtest.RunnerIssuer, &rn.Key.PublicKey)
+	l := newRunnerLayout(t)
+	inputs := rn.Env()
+	inputs["INPUT_SERVER-URL"] = a.server
+	inputs["INPUT_OAUTH-FEDERATION"] = "github"
+	inputs["INPUT_OAUTH-CLIENT-ID"] = "mcp-eval-federation"
+	inputs["INPUT_COMMENT"] = "false"
+	inputs["INPUT_GITHUB-TOKEN"] = "ghs_0123456789abcdefDOCKER"
+	r := runDockerAction(t, image, l, inputs, apiURL)
+	// The Go SDK server fails hard checks of its own: a verdict (exit 0 or
+	// 1) means the token was obtained and taken.
+	if r.code != 0 && r.code != 1 || r.outputs["exit-code"] != strconv.Itoa(r.code) {
+		t.Fatalf("exit %d, outputs %v\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs, r.stdout, r.stderr)
+	}
+	if aud := rn.Audiences(); len(aud) != 1 || aud[0] != a.issuer+"/oauth2/token" {
+		t.Errorf("the runner was asked for audiences %q, want Hydra's token endpoint", aud)
+	}
+	report, _ := os.ReadFile(filepath.Join(l.workspace, filepath.FromSlash(r.outputs["report-path"])))
+	if !bytes.Contains(report, []byte(`"auth/`)) && !bytes.Contains(report, []byte(`"discover/`)) {
+		t.Fatalf("no checks in the report:\n%.500s", report)
+	}
+	var masked []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if v, ok := strings.CutPrefix(line, "::add-mask::"); ok && jwtRE.MatchString(v) {
+			masked = append(masked, v)
+		}
+	}
+	if len(masked) < 2 {
+		t.Errorf("want the job's ID token and Hydra's access token masked in the log, got %d JWTs masked", len(masked))
+	}
+	for name, b := range map[string][]byte{"report.json": report, "outputs": r.rawOutputFile, "summary": r.summary, "stderr": []byte(r.stderr)} {
+		if m := jwtRE.Find(b); m != nil {
+			t.Errorf("%s holds a JWT: %.40s…", name, m)
+		}
 	}
 }

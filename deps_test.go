@@ -35,10 +35,11 @@ func TestDependencyRules(t *testing.T) {
 		"internal/check": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
 		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 		// The pipeline runs the layers but publishes nothing to GitHub;
-		// config knows the flags, not the layers' logic (Layer 0's check
-		// IDs aside, which --checks is validated against).
+		// config knows the flags, not the layers' logic: it gathers the
+		// options each part declares (golden's PlanFlags and RunFlags, the
+		// model layers' own) and validates --checks against Layer 0's ids.
 		"app/pipeline":      {"github", "app/action"},
-		"app/config":        {"golden", "resilience", "telemetry", "github", "llm", "agent", "app/pipeline", "app/action"},
+		"app/config":        {"resilience", "telemetry", "github", "app/pipeline", "app/action"},
 		"internal/exitcode": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "app/config"},
 		// The OAuth client knows no layer and not mcp, which takes it as an
 		// mcp.Authorizer.

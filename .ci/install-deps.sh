@@ -21,6 +21,8 @@
 #   auth corpus (e2e/auth_test.go): testdata/servers/ts-v2-auth/node_modules and
 #       testdata/servers/oidc-provider/node_modules (npm ci), and $MCP_EVAL_DEPS/bin/hydra,
 #       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags)
+#   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
+#       a nested module: the project's go.mod does not require mcp-go)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -137,7 +139,19 @@ install_go_everything() {
 	STEP_RESULT=installed
 }
 
-# --- (f) the auth corpus: the TS SDK v2 protected server, oidc-provider, Ory Hydra ---
+# --- (f) a server on mark3labs/mcp-go v1.2.1 (testdata/servers/mcp-go) ------------
+mcpgo_dir=$repo/testdata/servers/mcp-go
+mcpgo_bin=$deps/bin/mcp-go-server
+build_mcp_go() {
+	mkdir -p "$deps/bin" &&
+		(cd "$mcpgo_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$mcpgo_bin" .)
+}
+install_mcp_go() {
+	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" -- build_mcp_go || return
+	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
+}
+
+# --- (g) the auth corpus: the TS SDK v2 protected server, oidc-provider, Ory Hydra ---
 ts_auth_dir=$repo/testdata/servers/ts-v2-auth
 oidc_dir=$repo/testdata/servers/oidc-provider
 npm_ts_auth() { (cd "$ts_auth_dir" && npm ci "${npm_flags[@]}"); }
@@ -192,6 +206,7 @@ export MCP_EVAL_NODE='$MCP_NODE'
 export MCP_EVAL_NODE22='$node22'
 export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
+export MCP_EVAL_MCP_GO='$mcpgo_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
@@ -213,6 +228,7 @@ step "server-filesystem, server-memory" check_legacy_servers
 step "go everything-server $GO_SDK_VERSION" install_go_everything
 step "auth servers (npm ci)" install_auth_npm
 step "hydra v2.3.0 (go build)" install_hydra
+step "mcp-go v1.2.1 server" install_mcp_go
 step "node for ts-v2" pick_node
 step "env.sh" write_env
 ms=$((($(now) - t_all) / 1000000))

@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -57,7 +58,7 @@ func Command(ctx context.Context, args []string, env pipeline.Env) error {
 	if err != nil {
 		return exitcode.Config(err)
 	}
-	in, err := github.ReadInputs(getenv)
+	in, err := github.ReadInputs(getenv, config.Options())
 	if err != nil {
 		return exitcode.Config(err)
 	}
@@ -497,8 +498,8 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
-		if !slices.Contains(github.InputNames, name) {
-			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+		if names := InputNames(); !slices.Contains(names, name) {
+			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name, names), strings.Join(names, ", "))
 		}
 		if !hasVal {
 			if i+1 == len(args) {
@@ -517,9 +518,30 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 	}, nil
 }
 
+// Inputs are every input of the Action, in action.yml's order: the
+// flag-backed ones of the option registry, then the action's own.
+func Inputs() *option.Set {
+	s := &option.Set{}
+	for _, d := range config.Options().Inputs() {
+		s.Add(*d, d.Value)
+	}
+	var in github.Inputs
+	in.Declare(s)
+	return s
+}
+
+// InputNames are the names of Inputs.
+func InputNames() []string {
+	var names []string
+	for _, d := range Inputs().Inputs() {
+		names = append(names, d.InputName())
+	}
+	return names
+}
+
 // suggestInput names the input closest to a mistyped flag, if one is close.
-func suggestInput(name string) string {
-	if n := suggest.Nearest(name, github.InputNames); n != "" {
+func suggestInput(name string, names []string) string {
+	if n := suggest.Nearest(name, names); n != "" {
 		return " (did you mean --" + n + "?)"
 	}
 	return ""

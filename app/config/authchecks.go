@@ -1,14 +1,14 @@
 package config
 
 // The options of the auth checks' probes (issue 17: conformance/checks_auth.go),
-// declared in this one block until the option registry lands.
+// declared in the option registry (declare) next to the --oauth-* options.
 
 import (
-	"flag"
 	"net/url"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
 // AuthCheckFlags steer the auth group's probes that need a second token
@@ -22,10 +22,14 @@ type AuthCheckFlags struct {
 	OtherResource string
 }
 
-// Bind binds the flags to fs.
-func (a *AuthCheckFlags) Bind(fs *flag.FlagSet) {
-	fs.StringVar(&a.InsufficientScope, "oauth-scope-insufficient", a.InsufficientScope, "a `scope` that does not cover what the server requires: auth/insufficient-scope asks the authorization server for a token with only it (default: one of the metadata's scopes_supported outside the 401's scope)")
-	fs.StringVar(&a.OtherResource, "oauth-other-resource", a.OtherResource, "another resource `URI` the same authorization server issues tokens for: auth/other-audience-refused presents such a token (default https://mcp-eval-probe.invalid/mcp, which the authorization server must know)")
+// declare declares the two options, bound to a.
+func (a *AuthCheckFlags) declare(s *option.Set) {
+	s.Add(option.Def{Name: "oauth-scope-insufficient", Help: "a `scope` that does not cover what the server requires: auth/insufficient-scope asks for a token with only it (default: one of scopes_supported outside the 401's scope)",
+		Doc: "for the `auth` checks: a scope that does not cover what the server requires; `auth/insufficient-scope` asks the authorization server for a token with only it (default: one of the metadata's `scopes_supported` outside the 401's `scope`)"},
+		option.String(&a.InsufficientScope, ""))
+	s.Add(option.Def{Name: "oauth-other-resource", Help: "another resource `URI` of the same authorization server: auth/other-audience-refused presents a token issued for it (default https://mcp-eval-probe.invalid/mcp)",
+		Doc: "for the `auth` checks: another resource the same authorization server issues tokens for; `auth/other-audience-refused` presents such a token (default `https://mcp-eval-probe.invalid/mcp`, which the authorization server must know)"},
+		option.String(&a.OtherResource, ""))
 }
 
 // validateAuthChecks checks the probe options before any network call:

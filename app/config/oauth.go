@@ -1,17 +1,17 @@
 package config
 
-// The --oauth-* options (issue 17: reaching a protected server). They are
-// declared in this one block until the option registry lands.
+// The --oauth-* options (issue 17: reaching a protected server), declared
+// in the option registry (declare) and validated before any request.
 
 import (
 	"context"
-	"flag"
 	"os"
 	"regexp"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 )
 
@@ -29,14 +29,35 @@ type OAuthFlags struct {
 	Assertion     string
 }
 
-// Bind binds the OAuth flags to fs.
-func (o *OAuthFlags) Bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.ClientID, "oauth-client-id", o.ClientID, "OAuth client id for the client credentials grant (oauth-client-credentials extension); the token is fetched on the server's first 401")
-	fs.StringVar(&o.ClientSecret, "oauth-client-secret", o.ClientSecret, "the client secret as an environment `'$VAR'` reference, never the value itself")
-	fs.StringVar(&o.Scope, "oauth-scope", o.Scope, "space-separated scopes to ask for (default: the 401 challenge's scope, else the server's scopes_supported)")
-	fs.StringVar(&o.Federation, "oauth-federation", o.Federation, "github: present the Actions job's OIDC token as a jwt-bearer assertion (RFC 7523; needs permissions: id-token: write), no stored secret")
-	fs.StringVar(&o.AssertionFile, "oauth-assertion-file", o.AssertionFile, "file holding a JWT to present as a jwt-bearer assertion (RFC 7523), re-read for each token request")
-	fs.StringVar(&o.Assertion, "oauth-assertion", o.Assertion, "a JWT to present as a jwt-bearer assertion, as an environment `'$VAR'` reference")
+// declare declares the --oauth-* options (and their Action inputs) bound
+// to o, in the order of the README's table.
+func (o *OAuthFlags) declare(s *option.Set) {
+	const see = " (see Reaching a protected server)"
+	s.Add(option.Def{Name: "oauth-client-id", Help: "OAuth client `id` for the client credentials grant (oauth-client-credentials extension); the token is obtained on the server's first 401",
+		Doc:   "OAuth client id for the client credentials grant ([oauth-client-credentials](https://github.com/modelcontextprotocol/ext-auth) extension): discovery starts at the server's first 401; the token is renewed before it expires and masked everywhere" + see,
+		Input: &option.Input{Doc: "OAuth client id: the access token is obtained with the client credentials grant when the server first answers 401 (discovery as MCP 2026-07-28 specifies), renewed before it expires and masked everywhere."}},
+		option.String(&o.ClientID, ""))
+	s.Add(option.Def{Name: "oauth-client-secret", Help: "the client secret as an environment variable reference, `'$VAR'`, never the value itself",
+		Doc:    "the client secret as a `$VAR` or `${VAR}` reference (single quotes), expanded like `--header`; a literal value or an unset variable is exit 2 naming the flag or the variable, never the value",
+		Secret: true,
+		Input:  &option.Input{Ref: true, Doc: "The client secret of oauth-client-id: ${{ secrets.NAME }}, or a $VAR naming an environment variable. It reaches mcp-eval by reference, never as an argument, and is masked."}},
+		option.String(&o.ClientSecret, ""))
+	s.Add(option.Def{Name: "oauth-scope", Help: "space-separated `scopes` to ask for (default: the 401 challenge's scope, else the server's scopes_supported)",
+		Doc:   "scopes to ask for, space-separated; default: the `scope` of the server's 401 challenge, else its `scopes_supported`, else none",
+		Input: &option.Input{Doc: "Space-separated scopes to ask for (default: the scope of the server's 401 challenge, else its scopes_supported)."}},
+		option.String(&o.Scope, ""))
+	s.Add(option.Def{Name: "oauth-federation", Help: "`github`: present the Actions job's OIDC token as a jwt-bearer assertion (RFC 7523; needs permissions: id-token: write): no stored secret",
+		Doc:   "`github`: in GitHub Actions (`permissions: id-token: write`), the job's OIDC token is the assertion of a jwt-bearer grant (RFC 7523, workload identity federation), its audience the token endpoint: no stored secret",
+		Input: &option.Input{Doc: "github: no stored secret; the job's OIDC token (permissions: id-token: write) is exchanged for an access token with the jwt-bearer grant (RFC 7523), its audience the token endpoint."}},
+		option.String(&o.Federation, ""))
+	s.Add(option.Def{Name: "oauth-assertion-file", Help: "`file` holding a JWT to present as a jwt-bearer assertion (RFC 7523), read afresh for each token request",
+		Doc:   "a JWT file to present as the jwt-bearer assertion (a projected Kubernetes token, a SPIFFE JWT-SVID), read afresh for each token request",
+		Input: &option.Input{Doc: "A file (in the workspace) holding a JWT to exchange with the jwt-bearer grant, re-read for each token request."}},
+		option.String(&o.AssertionFile, ""))
+	s.Add(option.Def{Name: "oauth-assertion", Help: "a JWT to present as a jwt-bearer assertion, as an environment variable reference, `'$VAR'`",
+		Doc:    "a JWT to present as the jwt-bearer assertion, as a `$VAR` reference",
+		Secret: true},
+		option.String(&o.Assertion, ""))
 }
 
 // Given reports whether any --oauth-* option is set.

@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -42,4 +44,30 @@ func FuzzMetadata(f *testing.F) {
 		}
 		_, _ = jwtExpiry(tok.AccessToken)
 	})
+}
+
+func TestExpiry(t *testing.T) {
+	obtained := time.Unix(1_800_000_000, 500_000_000)
+	jwt := func(exp int64) string {
+		return "eyJhbGciOiJSUzI1NiJ9." + base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"exp":%d}`, exp))) + ".c2ln"
+	}
+	in := func(d time.Duration) time.Time { return obtained.Add(d) }
+	tests := []struct {
+		name   string
+		tok    Token
+		expiry time.Time
+	}{
+		{"opaque, expires_in", Token{AccessToken: "opaque-token", Expiry: in(time.Minute)}, in(time.Minute)},
+		{"JWT without expires_in", Token{AccessToken: jwt(obtained.Unix() + 30)}, time.Unix(obtained.Unix()+30, 0)},
+		{"exp cut to the second, just before expires_in", Token{AccessToken: jwt(obtained.Unix() + 60), Expiry: in(time.Minute)}, time.Unix(obtained.Unix()+60, 0)},
+		{"exp of another clock, far before", Token{AccessToken: jwt(obtained.Unix() - 3600 + 60), Expiry: in(time.Minute)}, in(time.Minute)},
+		{"exp after expires_in", Token{AccessToken: jwt(obtained.Unix() + 3600), Expiry: in(time.Minute)}, in(time.Minute)},
+		{"not a JWT", Token{AccessToken: "a.b.c", Expiry: in(time.Minute)}, in(time.Minute)},
+	}
+	for _, tt := range tests {
+		tt.tok.Obtained = obtained
+		if got := expiry(&tt.tok); !got.Equal(tt.expiry) {
+			t.Errorf("%s: expiry %v, want %v", tt.name, got, tt.expiry)
+		}
+	}
 }

@@ -109,6 +109,7 @@ type Session struct {
 	fatal       error // a discovery failure, returned from then on
 	stats       Stats
 	quiet       bool
+	renewFailed time.Time // when the last renewal failed; zero after a success
 }
 
 // Quiet keeps renewals out of Logf: the first token and failures only.
@@ -210,14 +211,21 @@ func (s *Session) Authorization(ctx context.Context, endpoint string) (string, e
 	}
 	defer s.unlock()
 	s.mu.Lock()
-	cur := s.token
+	cur, failedAt := s.token, s.renewFailed
 	s.mu.Unlock()
 	if cur != tok && !s.expiring(cur) {
 		return "Bearer " + cur.AccessToken, nil // renewed meanwhile
 	}
+	valid := s.now().Before(cur.Expiry)
+	if valid && !failedAt.IsZero() && s.now().Sub(failedAt) < renewRetry {
+		return "Bearer " + cur.AccessToken, nil // the last try failed a moment ago
+	}
 	next, err := s.fetchToken(ctx, "expiry")
 	if err != nil {
-		if s.now().Before(cur.Expiry) {
+		s.mu.Lock()
+		s.renewFailed = s.now()
+		s.mu.Unlock()
+		if valid {
 			s.logf("mcp-eval: OAuth: could not renew the access token before it expires (%v); using it until then", err)
 			return "Bearer " + cur.AccessToken, nil
 		}
@@ -225,6 +233,11 @@ func (s *Session) Authorization(ctx context.Context, endpoint string) (string, e
 	}
 	return "Bearer " + next.AccessToken, nil
 }
+
+// renewRetry is how long a renewal that failed waits before the next try
+// while the token it would replace is still valid: the requests of those
+// seconds do not each ask a failing token endpoint again.
+const renewRetry = 5 * time.Second
 
 // reRequestWindow is how soon after a re-request its token may be refused
 // before the session stops asking: a server that refuses every token costs
@@ -439,7 +452,7 @@ func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 	}
 	s.mu.Lock()
 	first := s.token == nil
-	s.token, s.reRequested = t, false
+	s.token, s.reRequested, s.renewFailed = t, false, time.Time{}
 	endpoint := s.server.Metadata.TokenEndpoint
 	quiet := s.quiet
 	s.mu.Unlock()
@@ -449,6 +462,12 @@ func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 	life := "no expiry given"
 	if !t.Expiry.IsZero() {
 		life = fmt.Sprintf("expires in %s", t.Expiry.Sub(t.Obtained).Round(time.Second))
+	}
+	if first {
+		// What authentication cost the run: the discovery requests and the
+		// token request (the assertion's fetch included).
+		st := s.Stats()
+		life += fmt.Sprintf("; discovery %s, token request %s", st.DiscoveryTime.Round(time.Millisecond), st.TokenTime.Round(time.Millisecond))
 	}
 	s.logf("mcp-eval: OAuth: access token from %s (%s, %s; %s)", endpoint, s.cfg.Grant(), why, life)
 	return t, nil
@@ -496,6 +515,7 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 	s.mu.Unlock()
 	r := TokenRequest{Endpoint: endpoint, GrantType: s.cfg.Grant(), ClientID: s.cfg.ClientID, ClientSecret: s.cfg.ClientSecret,
 		AuthMethod: via, Resource: resource, Scope: scope, Audience: audience}
+	start := time.Now()
 	if s.cfg.Assertion != nil {
 		a, err := s.cfg.Assertion(ctx, endpoint)
 		if err != nil {
@@ -506,7 +526,6 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 		}
 		r.Assertion = a
 	}
-	start := time.Now()
 	t, err := s.f.requestToken(ctx, r, s.now)
 	s.count(func(st *Stats) { st.TokenRequests++; st.TokenTime += time.Since(start) })
 	if err != nil {
@@ -522,11 +541,7 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 	if err := s.secret("OAuth refresh token", t.RefreshToken); err != nil {
 		return nil, err
 	}
-	if t.Expiry.IsZero() {
-		if exp, ok := jwtExpiry(t.AccessToken); ok && exp.After(t.Obtained) {
-			t.Expiry = exp
-		}
-	}
+	t.Expiry = expiry(t)
 	return t, nil
 }
 
@@ -535,6 +550,24 @@ func (s *Session) secret(source, v string) error {
 		return nil
 	}
 	return s.cfg.OnSecret(source, v)
+}
+
+// expiry is when t expires: Expiry from expires_in, or a JWT's exp when the
+// answer gave no expires_in or when exp falls a little before it (exp
+// counts from an iat cut to the second, up to a second before the request
+// was sent); an exp far from expires_in is another clock's and is ignored,
+// as is one before the token was obtained.
+func expiry(t *Token) time.Time {
+	exp, ok := jwtExpiry(t.AccessToken)
+	switch {
+	case !ok || !exp.After(t.Obtained):
+		return t.Expiry
+	case t.Expiry.IsZero():
+		return exp
+	case exp.Before(t.Expiry) && exp.After(t.Expiry.Add(-2*time.Second)):
+		return exp
+	}
+	return t.Expiry
 }
 
 // jwtExpiry reads the exp claim of a JWT access token, for a token

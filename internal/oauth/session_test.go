@@ -257,6 +257,21 @@ func TestSessionErrors(t *testing.T) {
 	}
 }
 
+// clientCredentials serves the fixture behind an authorization server of
+// o with client ci registered, and connects a client-credentials session.
+func clientCredentials(t *testing.T, o oauthtest.Options) (*oauthtest.AuthServer, *protected, *oauth.Session, *mcp.Client) {
+	t.Helper()
+	as := oauthtest.NewAuthServer(t, o)
+	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
+	p := serveProtected(t, as, &oauthtest.Resource{})
+	s := p.session(t, oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}, o.Now)
+	c, err := connect(t, p.res.URL(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as, p, s, c
+}
+
 func mustSession(t *testing.T, url string) *oauth.Session {
 	s, err := oauth.NewSession(oauth.SessionConfig{ServerURL: url, Credentials: oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}})
 	if err != nil {
@@ -338,14 +353,7 @@ func TestSessionShortTokensRealClock(t *testing.T) {
 // re-requested once and the request re-sent; when the server refuses
 // every token, the run does not hammer the token endpoint.
 func TestSessionRefusedMidRun(t *testing.T) {
-	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
-	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
-	p := serveProtected(t, as, &oauthtest.Resource{})
-	s := p.session(t, oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}, nil)
-	c, err := connect(t, p.res.URL(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	as, p, s, c := clientCredentials(t, oauthtest.Options{})
 	as.RevokeAll()
 	if _, err := c.ListTools(t.Context()); err != nil {
 		t.Fatalf("after a revocation: %v", err)
@@ -366,14 +374,7 @@ func TestSessionRefusedMidRun(t *testing.T) {
 // A probe that sets or omits Authorization itself is sent as it is: no
 // token added, no retry.
 func TestSessionProbesAreLeftAlone(t *testing.T) {
-	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
-	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
-	p := serveProtected(t, as, &oauthtest.Resource{})
-	s := p.session(t, oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"}, nil)
-	c, err := connect(t, p.res.URL(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, s, c := clientCredentials(t, oauthtest.Options{})
 	before := s.Stats()
 	call := c.NewCall("tools/list", nil)
 	call.Omit = []string{"Authorization"}
@@ -400,5 +401,30 @@ func TestSessionProbesAreLeftAlone(t *testing.T) {
 	}
 	if _, err := c.ListTools(t.Context()); err != nil {
 		t.Errorf("the run's token was disturbed: %v", err)
+	}
+}
+
+// A renewal that fails while the token is still valid keeps the token in
+// use (one line on Logf) and is tried again every few seconds, not on
+// every request; once the token has expired, the failure is the request's.
+func TestSessionRenewalFails(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	as, _, s, c := clientCredentials(t, oauthtest.Options{Lifetime: 5 * time.Minute, Now: clock.Now})
+	as.RefuseWith("temporarily_unavailable")
+	clock.Add(4*time.Minute + 30*time.Second) // inside the renewal minute
+	for range 10 {
+		if _, err := c.ListTools(t.Context()); err != nil {
+			t.Fatalf("with the old token still valid: %v", err)
+		}
+		clock.Add(time.Second)
+	}
+	if n := s.Stats().TokenRequests; n < 2 || n > 4 {
+		t.Errorf("%d token requests in 10 s of failing renewals, want one every 5 s or so", n)
+	}
+	clock.Add(time.Minute) // expired
+	_, err := c.ListTools(t.Context())
+	var te *oauth.TokenError
+	if !errors.Is(err, mcp.ErrAuthorization) || !errors.As(err, &te) || te.Code != "temporarily_unavailable" {
+		t.Errorf("after expiry: %v, want the token endpoint's refusal", err)
 	}
 }
