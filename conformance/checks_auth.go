@@ -44,7 +44,7 @@ func authChecks() []*Check {
 	reg := spec("basic/authorization/client-registration")
 	sec := spec("basic/authorization/security-considerations")
 	def := func(id string, level report.Level, rev, ref, title string, run func(context.Context, *Env) Outcome) *Check {
-		return &Check{ID: id, Level: level, Revision: rev, Transport: "http", Once: true,
+		return &Check{ID: id, Reqs: authReqs[id], Level: level, Revision: rev, Transport: "http", Once: true,
 			SpecRef: ref, Title: title, Prepare: authPrepare, Run: run}
 	}
 	echo := def("auth/no-token-echo", report.LevelShould, revBoth, sec+"#token-theft",
@@ -99,6 +99,35 @@ func authChecks() []*Check {
 			"a valid token without a required scope → HTTP 403 with error=\"insufficient_scope\" and scope=", insufficientScope),
 		echo,
 	}
+}
+
+// authReqs are the requirement rows each auth check enforces
+// (internal/requirements/chapters/auth.yaml; a test keeps both in step).
+var authReqs = map[string][]string{
+	"auth/as-client-credentials-metadata": {"auth/as-cc-auth-methods"},
+	"auth/as-client-registration":         {"auth/as-cimd"},
+	"auth/as-grant-type":                  {"guidance/auth-grant-listed"},
+	"auth/as-https":                       {"auth/as-https"},
+	"auth/as-iss-parameter":               {"auth/as-iss"},
+	"auth/as-metadata":                    {"auth/discovery-follow", "auth/as-oauth21", "auth/as-discovery", "auth/as-issuer-identical"},
+	"auth/as-pkce-s256":                   {"auth/as-oauth21", "auth/as-pkce-metadata"},
+	"auth/as-token-endpoint":              {"auth/as-oauth21", "auth/as-token-endpoint"},
+	"auth/authorization-servers":          {"auth/discovery-follow", "auth/prm-authorization-servers"},
+	"auth/challenge-scope":                {"auth/scope-in-challenge"},
+	"auth/expired-token":                  {"auth/validate-tokens", "auth/invalid-401", "auth/oauth21-validation"},
+	"auth/insufficient-scope":             {"auth/status-codes", "auth/insufficient-scope-403", "auth/insufficient-scope-scopes", "auth/oauth21-validation"},
+	"auth/invalid-token-error":            {"auth/error-attribute"},
+	"auth/malformed-token":                {"auth/validate-tokens", "auth/invalid-401", "auth/status-codes", "auth/validate-before-processing", "auth/oauth21-validation"},
+	"auth/no-error-without-credentials":   {"auth/no-error-without-credentials"},
+	"auth/no-offline-access":              {"auth/no-offline-access"},
+	"auth/no-token-echo":                  {"auth/security-follow", "auth/token-storage"},
+	"auth/other-audience-refused":         {"auth/validate-tokens", "auth/audience", "auth/invalid-401", "auth/own-tokens", "auth/no-other-tokens", "auth/security-follow", "auth/audience-binding", "auth/validate-before-processing", "auth/reject-audience"},
+	"auth/query-token-refused":            {"auth/query-token-ignored"},
+	"auth/resource-metadata-discoverable": {"auth/prm-implement", "auth/discovery-follow", "auth/prm-discovery-mechanism"},
+	"auth/resource-metadata-https":        {"auth/security-follow", "auth/communication-security"},
+	"auth/resource-metadata-resource":     {"auth/prm-resource-identical"},
+	"auth/resource-metadata-valid":        {"auth/prm-implement", "auth/prm-document"},
+	"auth/unauthenticated-401":            {"auth/www-authenticate", "auth/status-codes", "auth/validate-before-processing", "http/authentication"},
 }
 
 // unauthenticated401: basic/authorization §Error Handling, "Servers MUST
