@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
@@ -19,7 +20,12 @@ import (
 func (p *RunPlan) oauthSession() (*oauth.Session, error) {
 	cfg := p.cfg
 	f := &oauth.Fetcher{Timeout: cfg.Timeout, MaxBytes: oauth.DefaultMaxBytes}
+	// The auth checks ask the session for tokens concurrently; MaskSecret
+	// writes ::add-mask:: to the step's stdout, one secret at a time.
+	var mu sync.Mutex
 	onSecret := func(source, v string) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if err := p.red.Add(redact.Secret{Source: source, Value: v}); err != nil {
 			return err
 		}
