@@ -45,14 +45,20 @@ func TestActionOAuthFederation(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if aud := rn.Audiences(); !slices.Equal(aud, []string{as.TokenEndpoint()}) {
-		t.Errorf("the runner was asked for audiences %q, want the token endpoint", aud)
+	// One assertion per token request: the run's, and those of the auth
+	// group's probes (auth/query-token-refused, auth/other-audience-refused…),
+	// each for the token endpoint.
+	if aud := rn.Audiences(); len(aud) == 0 || slices.ContainsFunc(aud, func(a string) bool { return a != as.TokenEndpoint() }) {
+		t.Errorf("the runner was asked for audiences %q, want the token endpoint each time", aud)
 	}
 	issued := as.Issued()
-	if len(issued) != 1 {
-		t.Fatalf("%d access tokens issued", len(issued))
+	if len(issued) == 0 {
+		t.Fatal("no access token issued")
 	}
-	mustContain(t, "stdout", stdout, "::add-mask::"+issued[0]+"\n", "::add-mask::"+rn.RequestToken+"\n")
+	mustContain(t, "stdout", stdout, "::add-mask::"+rn.RequestToken+"\n")
+	for _, tok := range issued {
+		mustContain(t, "stdout", stdout, "::add-mask::"+tok+"\n")
+	}
 	if r := as.Requests()[0]; r.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" || r.Get("resource") != res.ID {
 		t.Errorf("token request %v", r)
 	}
@@ -65,7 +71,7 @@ func TestActionOAuthFederation(t *testing.T) {
 		}
 	}
 	for name, text := range sinks {
-		for _, secret := range []string{issued[0], rn.RequestToken} {
+		for _, secret := range append([]string{rn.RequestToken}, issued...) {
 			if strings.Contains(text, secret) {
 				t.Errorf("%s holds a credential", name)
 			}
@@ -146,7 +152,7 @@ func dockerFederation(t *testing.T, image, apiURL string) {
 		t.Fatal("the echo never reached report.json")
 	}
 	for name, b := range map[string][]byte{"report.json": report, "outputs": r.rawOutputFile, "summary": r.summary, "stderr": []byte(r.stderr)} {
-		for _, secret := range []string{issued[0], rn.RequestToken} {
+		for _, secret := range append([]string{rn.RequestToken}, issued...) {
 			if bytes.Contains(b, []byte(secret)) {
 				t.Errorf("a credential leaked into %s", name)
 			}

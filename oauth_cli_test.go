@@ -111,28 +111,48 @@ func TestOAuthClientCredentialsRun(t *testing.T) {
 		name string
 		o    oauthtest.Options
 		auth string
+		// waive is a hard auth check the authorization server fails on
+		// purpose, accepted with a waiver.
+		waive string
 	}{
-		{"RFC 8707 resource, client_secret_basic", oauthtest.Options{}, "client_secret_basic"},
-		{"Hydra-like: OpenID only, audience, client_secret_post", oauthtest.Options{Mode: oauthtest.AudienceMode, OpenIDOnly: true, AuthMethods: []string{"client_secret_post"}}, "client_secret_post"},
+		{"RFC 8707 resource, client_secret_basic", oauthtest.Options{}, "client_secret_basic", ""},
+		// The ext-auth client-credentials extension wants client_secret_basic
+		// or private_key_jwt listed; this server offers only _post to
+		// exercise that path, which auth/as-client-credentials-metadata
+		// reports.
+		{"Hydra-like: OpenID only, audience, client_secret_post", oauthtest.Options{Mode: oauthtest.AudienceMode, OpenIDOnly: true, AuthMethods: []string{"client_secret_post"}}, "client_secret_post",
+			"auth/as-client-credentials-metadata"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			as, res, declared := echoingAuthServerUndeclared(t, mode.o, oauthtest.Client{ID: "mcp-eval-ci", Secret: secret, AuthMethod: mode.auth})
 			out := filepath.Join(t.TempDir(), "out")
-			code, stdout, stderr := runCLI(t, env(map[string]string{"MCP_EVAL_CLIENT_SECRET": secret}), "conformance", "--server-url", res.URL(),
-				"--oauth-client-id", "mcp-eval-ci", "--oauth-client-secret", "$MCP_EVAL_CLIENT_SECRET", "--out", out, "--runs", "1", "--verbose")
+			args := []string{"conformance", "--server-url", res.URL(),
+				"--oauth-client-id", "mcp-eval-ci", "--oauth-client-secret", "$MCP_EVAL_CLIENT_SECRET", "--out", out, "--runs", "1", "--verbose"}
+			if mode.waive != "" {
+				wf := filepath.Join(t.TempDir(), "waivers.yaml")
+				if err := os.WriteFile(wf, []byte("- id: "+mode.waive+"\n  reason: the test authorization server lists only client_secret_post\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--waivers", wf)
+			}
+			code, stdout, stderr := runCLI(t, env(map[string]string{"MCP_EVAL_CLIENT_SECRET": secret}), args...)
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
+			// The run fetches its own token once; the auth group's probes
+			// (auth/expired-token, auth/other-audience-refused…) ask the same
+			// authorization server for tokens of their own, which are masked
+			// like it.
 			issued := as.Issued()
-			if len(issued) != 1 {
-				t.Fatalf("%d tokens issued for one conformance run, want 1", len(issued))
+			if n := strings.Count(stderr, "mcp-eval: OAuth: access token from"); n != 1 || len(issued) == 0 {
+				t.Fatalf("the run fetched its token %d times (%d tokens issued in all), want once", n, len(issued))
 			}
 			sinks := outputs(out, stdout, stderr)
 			if !strings.Contains(sinks["report.json"], "ECHO[") {
 				t.Fatal("the echo never reached report.json, so this tests nothing")
 			}
 			var forbidden []string
-			for _, v := range []string{issued[0], "Bearer " + issued[0], secret} {
+			for _, v := range append([]string{"Bearer " + issued[0], secret}, issued...) {
 				for _, sp := range redacttest.Spellings(v) {
 					forbidden = append(forbidden, sp)
 				}

@@ -37,6 +37,9 @@ type Options struct {
 	Version string
 	// Only, if set, keeps checks whose id or group is listed.
 	Only []string
+	// Auth is what the auth group may use beyond the server's answers (the
+	// run's OAuth client); nil when the run has none.
+	Auth *Auth
 }
 
 // Result is what a conformance run found.

@@ -62,6 +62,8 @@ type Config struct {
 	Report, MergeOut string
 	// OAuth holds the --oauth-* options (oauth.go).
 	OAuth OAuthFlags
+	// AuthChecks holds the auth probes' options (authchecks.go).
+	AuthChecks AuthCheckFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool

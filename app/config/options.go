@@ -36,6 +36,7 @@ func (c *Config) declare() *option.Set {
 	s := &option.Set{}
 	c.declareServer(s)
 	c.OAuth.declare(s)
+	c.AuthChecks.declare(s)
 	c.declareRun(s)
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"sync"
 
+	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
@@ -18,7 +20,12 @@ import (
 func (p *RunPlan) oauthSession() (*oauth.Session, error) {
 	cfg := p.cfg
 	f := &oauth.Fetcher{Timeout: cfg.Timeout, MaxBytes: oauth.DefaultMaxBytes}
+	// The auth checks ask the session for tokens concurrently; MaskSecret
+	// writes ::add-mask:: to the step's stdout, one secret at a time.
+	var mu sync.Mutex
 	onSecret := func(source, v string) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if err := p.red.Add(redact.Secret{Source: source, Value: v}); err != nil {
 			return err
 		}
@@ -55,4 +62,23 @@ func oauthCapabilities(s *oauth.Session, opts *mcp.Options) {
 		return
 	}
 	opts.Capabilities = map[string]any{"extensions": map[string]any{oauth.ExtensionClientCredentials: map[string]any{}}}
+}
+
+// authChecks gives the auth group the run's OAuth session (nil without
+// --oauth-*): the probes' tokens come from its RequestToken, and the client
+// secret is one of the credentials no answer may echo.
+func (p *RunPlan) authChecks(s *session) *conformance.Auth {
+	if s == nil || s.auth == nil {
+		return nil
+	}
+	var secrets []string
+	if p.cfg.OAuth.ClientSecret != "" {
+		if cred, err := p.cfg.OAuthCredentials(p.env.Getenv, nil, nil); err == nil && cred != nil && cred.ClientSecret != "" {
+			secrets = append(secrets, cred.ClientSecret)
+		}
+	}
+	a := conformance.SessionAuth(s.auth, s.auth.Grant(), secrets...)
+	a.InsufficientScope = p.cfg.AuthChecks.InsufficientScope
+	a.OtherResource = p.cfg.AuthChecks.OtherResource
+	return a
 }
