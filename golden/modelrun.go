@@ -144,7 +144,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			if !c.RunsOn(spec) {
 				continue
 			}
-			_, model, _ := llm.ParseSpec(spec)
+			_, model, _ := llm.SplitSpec(spec)
 			for i := 0; i < mr.RunsOf(c); i++ {
 				task := c.Task(mr.tools, model)
 				for _, name := range stub {

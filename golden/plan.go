@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
@@ -94,12 +95,12 @@ func (p *Plan) addModels(o PlanOptions) error {
 		if spec = strings.TrimSpace(spec); spec == "" {
 			continue
 		}
-		name, _, err := llm.ParseSpec(spec)
+		def, _, err := providers.Parse(spec)
 		if err != nil {
 			return exitcode.Usagef("--models %q: %v", spec, err)
 		}
-		if _, ok := p.providers[name]; !ok {
-			if p.providers[name], err = newProvider(name, spec, "--models", o.Getenv, opts...); err != nil {
+		if _, ok := p.providers[def.Name]; !ok {
+			if p.providers[def.Name], err = newProvider(def.Name, spec, "--models", o.Getenv, opts...); err != nil {
 				return err
 			}
 		}
@@ -128,7 +129,7 @@ func (p *Plan) addJudge(o PlanOptions) error {
 		// own runs.
 		p.judgeSpec, p.judgeDefault = p.Models[0], true
 	}
-	name, model, err := llm.ParseSpec(p.judgeSpec)
+	def, model, err := providers.Parse(p.judgeSpec)
 	if err != nil {
 		return exitcode.Usagef("--judge-model %q: %v (or none for no judge)", p.judgeSpec, err)
 	}
@@ -136,7 +137,7 @@ func (p *Plan) addJudge(o PlanOptions) error {
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
-	if p.judgeProvider, err = newProvider(name, p.judgeSpec, "--judge-model", o.Getenv,
+	if p.judgeProvider, err = newProvider(def.Name, p.judgeSpec, "--judge-model", o.Getenv,
 		llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)); err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func (p *Plan) addJudge(o PlanOptions) error {
 // newProvider is llm.New with its error as the exit code wants it: a
 // missing key is a configuration error, a bad spec a usage error.
 func newProvider(name, spec, flagName string, getenv func(string) string, opts ...llm.Option) (llm.Provider, error) {
-	p, err := llm.New(name, getenv, opts...)
+	p, err := providers.New(name, getenv, opts...)
 	if err != nil {
 		var ee *llm.EnvError
 		if errors.As(err, &ee) {

@@ -22,6 +22,9 @@ type APIError struct {
 	Message string
 	// RequestID is the provider's request id (x-request-id, request-id).
 	RequestID string
+	// Hint is the provider's reading of the error: what to change (start
+	// vLLM with --enable-auto-tool-choice, pull the model), or "".
+	Hint string
 }
 
 // Error reads "provider: HTTP status type: message (request id)".
@@ -36,6 +39,9 @@ func (e *APIError) Error() string {
 	}
 	if e.RequestID != "" {
 		b.WriteString(" (request " + e.RequestID + ")")
+	}
+	if e.Hint != "" {
+		b.WriteString(": " + e.Hint)
 	}
 	return b.String()
 }

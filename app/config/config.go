@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -146,7 +147,7 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)")
 	fs.StringVar(&cfg.Layers, "layers", cfg.Layers, "comma list of conformance, behavior, resilience, telemetry, or auto")
 	fs.StringVar(&cfg.Golden, "golden", cfg.Golden, "golden task file (behavior layer)")
-	fs.StringVar(&cfg.Models, "models", cfg.Models, "comma list of provider:model (behavior layer)")
+	fs.StringVar(&cfg.Models, "models", cfg.Models, "comma list of provider:model (behavior layer); providers: "+strings.Join(providers.Names(), ", "))
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "directory for report.json, summary.md and junit.xml")
 	fs.StringVar(&cfg.Baseline, "baseline", cfg.Baseline, "baseline report.json to gate against")
 	fs.StringVar(&cfg.Format, "format", cfg.Format, "what goes to stdout: text or json")
@@ -258,5 +259,3 @@ func (c *Config) Transport() string {
 	}
 	return "stdio"
 }
-
-// envSecrets are the environment variables whose values are credentials
