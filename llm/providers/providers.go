@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/anthropic"
+	"github.com/mcp-eval/mcp-eval/llm/ollama"
 	"github.com/mcp-eval/mcp-eval/llm/openai"
 )
 
@@ -20,6 +21,7 @@ import (
 var all = []*llm.Def{
 	openai.Def,
 	anthropic.Def,
+	ollama.Def,
 }
 
 // All returns every provider, in the docs' order.

@@ -92,7 +92,7 @@ func TestEveryProviderAgainstItsEmulation(t *testing.T) {
 				}
 				err := pr.Probe(t.Context(), "model-b")
 				var me *llm.ModelNotServedError
-				if !errors.As(err, &me) || !strings.Contains(err.Error(), `did you mean "model-a"`) || !strings.Contains(err.Error(), def.Name+":model-b at ") {
+				if !errors.As(err, &me) || !strings.Contains(err.Error(), `did you mean "model-a`) || !strings.Contains(err.Error(), def.Name+":model-b at ") {
 					t.Errorf("probe of an unknown model: %v", err)
 				}
 			}
