@@ -524,3 +524,31 @@ func (e *errorIn200) Error() string {
 }
 
 func (e *errorIn200) Unwrap() error { return e.e }
+
+// OpenChat makes the Chat Completions provider d from the environment:
+// the base URL from d.BaseURLEnv (else d.BaseURL), a Bearer key from
+// d.Keys when set (required only where d.KeyRequired and the address is
+// d's own), posting to {base}/chat/completions and listing {base}/models.
+// o's Base and ModelsURL default to those; explain, when set, reads the
+// server's errors (Client.SetExplain); extra headers are added.
+func OpenChat(d *Def, env Env, s Settings, o ChatOptions, explain func(*APIError) (string, bool), extra http.Header) (Provider, error) {
+	base, custom, err := d.Base(env)
+	if err != nil {
+		return nil, err
+	}
+	_, key := d.Key(env)
+	if err := d.CheckKey(key, custom); err != nil {
+		return nil, err
+	}
+	h := BearerHeader(key)
+	for k, v := range extra {
+		h[k] = v
+	}
+	c := NewClient(d.Name, Endpoint(base, "/chat/completions"), h, []string{key}, s)
+	if explain != nil {
+		c.SetExplain(explain)
+	}
+	o.Base = cmp.Or(o.Base, SafeURL(base.String()))
+	o.ModelsURL = cmp.Or(o.ModelsURL, Endpoint(base, "/models"))
+	return NewChat(c, o), nil
+}

@@ -37,6 +37,10 @@ type Def struct {
 	// missing one is an *EnvError naming Keys[0]. Elsewhere (a local
 	// server, a gateway) no key is needed, and none is sent when unset.
 	KeyRequired bool
+	// OneModel: the server serves the one model it was started with,
+	// whatever a request names (llama-server), so a probe does not look
+	// the name up.
+	OneModel bool
 	// Local: the provider serves models on the user's machine, so every
 	// model costs nothing when its answers report usage (a model whose
 	// answers carry no usage still has an unknown cost).
