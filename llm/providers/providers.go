@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/anthropic"
+	"github.com/mcp-eval/mcp-eval/llm/llamacpp"
 	"github.com/mcp-eval/mcp-eval/llm/ollama"
 	"github.com/mcp-eval/mcp-eval/llm/openai"
 )
@@ -22,6 +23,7 @@ var all = []*llm.Def{
 	openai.Def,
 	anthropic.Def,
 	ollama.Def,
+	llamacpp.Def,
 }
 
 // All returns every provider, in the docs' order.
