@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llamacpp"
 	"github.com/mcp-eval/mcp-eval/llm/ollama"
 	"github.com/mcp-eval/mcp-eval/llm/openai"
+	"github.com/mcp-eval/mcp-eval/llm/vllm"
 )
 
 // all is the registry, in the order the docs list the providers.
@@ -24,6 +25,7 @@ var all = []*llm.Def{
 	anthropic.Def,
 	ollama.Def,
 	llamacpp.Def,
+	vllm.Def,
 }
 
 // All returns every provider, in the docs' order.
