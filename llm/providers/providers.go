@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/anthropic"
 	"github.com/mcp-eval/mcp-eval/llm/llamacpp"
+	"github.com/mcp-eval/mcp-eval/llm/lmstudio"
 	"github.com/mcp-eval/mcp-eval/llm/ollama"
 	"github.com/mcp-eval/mcp-eval/llm/openai"
 	"github.com/mcp-eval/mcp-eval/llm/vllm"
@@ -26,6 +27,7 @@ var all = []*llm.Def{
 	ollama.Def,
 	llamacpp.Def,
 	vllm.Def,
+	lmstudio.Def,
 }
 
 // All returns every provider, in the docs' order.
