@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/lmstudio"
 	"github.com/mcp-eval/mcp-eval/llm/ollama"
 	"github.com/mcp-eval/mcp-eval/llm/openai"
+	"github.com/mcp-eval/mcp-eval/llm/openrouter"
 	"github.com/mcp-eval/mcp-eval/llm/vllm"
 )
 
@@ -28,6 +29,7 @@ var all = []*llm.Def{
 	llamacpp.Def,
 	vllm.Def,
 	lmstudio.Def,
+	openrouter.Def,
 }
 
 // All returns every provider, in the docs' order.
