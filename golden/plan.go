@@ -1,10 +1,12 @@
 package golden
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
@@ -184,4 +186,69 @@ func parseShard(s string) (int, int, error) {
 		return 0, 0, exitcode.Usagef("--shard %q: want i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
 	}
 	return i, n, nil
+}
+
+// Probe checks every model's endpoint before any case runs: one request
+// of its models list per model (the judge's too), in parallel, no retries
+// (llm.Prober). A wrong base URL, key or model name is then one line per
+// model naming the provider, the base URL, the model and the error (an
+// unknown model with the server's list as a did-you-mean) in a second or
+// two, not an error in every run after the retries. An endpoint that did
+// not answer at all is exit 3 (could not evaluate); one that refused the
+// key or the model is exit 2.
+func (p *Plan) Probe(ctx context.Context) error {
+	type target struct {
+		spec  string
+		prov  llm.Provider
+		model string
+	}
+	var targets []target
+	seen := map[string]bool{}
+	add := func(spec string, prov llm.Provider) {
+		_, model, _ := llm.SplitSpec(spec)
+		if key := strings.ToLower(spec); prov != nil && !seen[key] {
+			seen[key] = true
+			targets = append(targets, target{spec, prov, model})
+		}
+	}
+	for _, spec := range p.Models {
+		def, _, _ := providers.Parse(spec)
+		if def != nil {
+			add(spec, p.providers[def.Name])
+		}
+	}
+	if p.judgeProvider != nil {
+		add(p.judgeSpec, p.judgeProvider)
+	}
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		pr, ok := t.prov.(llm.Prober)
+		if !ok {
+			continue
+		}
+		wg.Go(func() { errs[i] = pr.Probe(ctx, t.model) })
+	}
+	wg.Wait()
+	var lines []string
+	unreachable := false
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		lines = append(lines, err.Error())
+		var pe *llm.ProbeError
+		if errors.As(err, &pe) && pe.Unreachable() {
+			unreachable = true
+		}
+	}
+	switch {
+	case len(lines) == 0:
+		return nil
+	case ctx.Err() != nil:
+		return exitcode.New(exitcode.Failed, "interrupted while probing the model endpoints")
+	case unreachable:
+		return exitcode.New(exitcode.NoEval, strings.Join(lines, "\n"))
+	}
+	return exitcode.Configf("%s", strings.Join(lines, "\n"))
 }

@@ -30,6 +30,10 @@ type ChatOptions struct {
 	// turns parallel calls off unless asked; OpenAI's default is on, and a
 	// model compared across servers should be asked the same way.
 	ParallelToolCalls bool
+	// ListRequired: the server has the models list (the vendor's own API,
+	// every local server), so a 404 there is a wrong base URL, not a
+	// gateway or an Azure deployment URL without one.
+	ListRequired bool
 	// AnyModel: the server serves its one model whatever a request names
 	// (llama-server), so the probe does not look the name up.
 	AnyModel bool
@@ -118,7 +122,7 @@ func (p *Chat) Probe(ctx context.Context, model string) error {
 		body, err := p.c.Get(ctx, p.o.ModelsURL)
 		var ae *APIError
 		switch {
-		case errors.As(err, &ae) && (ae.StatusCode == http.StatusNotFound || ae.StatusCode == http.StatusMethodNotAllowed):
+		case errors.As(err, &ae) && !p.o.ListRequired && (ae.StatusCode == http.StatusNotFound || ae.StatusCode == http.StatusMethodNotAllowed):
 		case err != nil:
 			return p.probeError(model, err)
 		case !p.o.AnyModel:
@@ -548,6 +552,7 @@ func OpenChat(d *Def, env Env, s Settings, o ChatOptions, explain func(*APIError
 	if explain != nil {
 		c.SetExplain(explain)
 	}
+	o.ListRequired = o.ListRequired || d.Local || !custom
 	o.Base = cmp.Or(o.Base, SafeURL(base.String()))
 	o.ModelsURL = cmp.Or(o.ModelsURL, Endpoint(base, "/models"))
 	return NewChat(c, o), nil

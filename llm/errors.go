@@ -146,10 +146,13 @@ func jsonText(raw json.RawMessage) string {
 }
 
 // redact replaces every secret in s. Keys are long random strings, so plain
-// substring replacement cannot hit innocent text.
+// substring replacement cannot hit innocent text; a value shorter than 8
+// characters ("k", "ollama" for a local server) is no credential worth
+// masking and would mangle the message ("loo[REDACTED]up"), as the run's
+// redactor also leaves it (redact.MinLen).
 func redact(s string, secrets []string) string {
 	for _, k := range secrets {
-		if k != "" {
+		if len(k) >= 8 {
 			s = strings.ReplaceAll(s, k, "[REDACTED]")
 		}
 	}

@@ -17,6 +17,9 @@ type MessagesOptions struct {
 	Base string
 	// ModelsURL is the models list ({"data": [{"id"}]}); "" for none.
 	ModelsURL string
+	// ListRequired: a 404 of the list is a wrong base URL (Anthropic's
+	// own API has it; a gateway may not).
+	ListRequired bool
 }
 
 // Messages speaks the Messages API (POST {base}/v1/messages,
@@ -46,7 +49,7 @@ func (p *Messages) Probe(ctx context.Context, model string) error {
 	body, err := p.c.Get(ctx, p.o.ModelsURL)
 	var ae *APIError
 	switch {
-	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound:
+	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && !p.o.ListRequired:
 		return nil
 	case err != nil:
 		return &ProbeError{Provider: p.c.name, Model: model, Base: p.o.Base, Err: err}

@@ -65,6 +65,13 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 		return nil, err
 	}
 	defer p.endExport(ctx)
+	// 1b. Probe each model endpoint once: a wrong base URL, key or model
+	// stops here in one line, before the server starts.
+	if p.models != nil {
+		if err := p.models.Probe(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// 2. Connect.
 	s, err := p.connect(ctx)
 	if err != nil {

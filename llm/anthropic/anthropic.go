@@ -74,7 +74,7 @@ func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {
 	// the official SDKs pin and the one whose wire format this speaks.
 	h.Set("anthropic-version", "2023-06-01")
 	c := llm.NewClient(d.Name, llm.Endpoint(base, "/v1/messages"), h, []string{key, token}, s)
-	return llm.NewMessages(c, llm.MessagesOptions{Base: llm.SafeURL(base.String()), ModelsURL: modelsURL(base)}), nil
+	return llm.NewMessages(c, llm.MessagesOptions{Base: llm.SafeURL(base.String()), ModelsURL: modelsURL(base), ListRequired: !custom}), nil
 }
 
 // modelsURL is the models list, one page of up to 1000 (the API's

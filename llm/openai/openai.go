@@ -72,7 +72,7 @@ func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {
 		h.Set("OpenAI-Project", v)
 	}
 	c := llm.NewClient(d.Name, llm.Endpoint(base, "/chat/completions"), h, []string{key}, s)
-	return llm.NewChat(c, llm.ChatOptions{Base: llm.SafeURL(base.String()), ModelsURL: llm.Endpoint(base, "/models")}), nil
+	return llm.NewChat(c, llm.ChatOptions{Base: llm.SafeURL(base.String()), ModelsURL: llm.Endpoint(base, "/models"), ListRequired: !custom}), nil
 }
 
 // isAzure reports whether host is Azure OpenAI's, in the public cloud
