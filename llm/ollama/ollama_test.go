@@ -6,12 +6,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
 func TestHost(t *testing.T) {
@@ -193,6 +195,27 @@ func TestExplain(t *testing.T) {
 	_, err = p.Complete(t.Context(), llm.Request{Model: "qwen3", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 	if err == nil || !strings.Contains(err.Error(), "ollama pull qwen3") || len(*bodies) != n+1 {
 		t.Errorf("got %v after %d requests", err, len(*bodies)-n)
+	}
+}
+
+// TestProbeLineAsREADMEShowsIt: the line README.md shows for a model that
+// is not pulled.
+func TestProbeLineAsREADMEShowsIt(t *testing.T) {
+	t.Parallel()
+	_, env, _ := providertest.Serve(t, Def, llmtest.Options{Models: []string{"qwen2.5:7b", "llama3.2"}})
+	env["OLLAMA_HOST"] = strings.Replace(env["OLLAMA_HOST"], "http://127.0.0.1:", "127.0.0.1:", 1)
+	p, err := Def.New(Def, llm.NewEnv(func(k string) string { return env[k] }), llm.NewSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(env["OLLAMA_HOST"], ":")
+	want := `model ollama:qwen2.5:7 at http://127.0.0.1:` + port + `: the server serves no model "qwen2.5:7" (did you mean "qwen2.5:7b"? it serves llama3.2:latest, qwen2.5:7b); pull it: ollama pull qwen2.5:7`
+	if err := p.(llm.Prober).Probe(t.Context(), "qwen2.5:7"); err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	readme, _ := os.ReadFile("../../README.md")
+	if !strings.Contains(string(readme), strings.Replace(want, ":"+port+":", ":11434:", 1)) {
+		t.Errorf("README.md does not show the line:\n%s", want)
 	}
 }
 
