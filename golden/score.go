@@ -522,6 +522,7 @@ func (cs *CaseScore) reportCase() report.Case {
 		Answer:    frac(cn.answer),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
+		Draft:     c.Draft,
 	}
 	rc.PassRate, _ = cn.pass.Rate()
 	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.Good, cn.pass.Total)
