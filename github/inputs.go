@@ -45,6 +45,7 @@ var InputNames = []string{
 	"waivers",
 	"out",
 	"report",
+	"dry-run", // layer1 (issue 20): into the option registry once it lands
 }
 
 // Inputs are the Action's inputs. Most map one to one onto a CLI flag of
@@ -80,6 +81,10 @@ type Inputs struct {
 	// Report, when set, is a report.json to gate and publish instead of
 	// running (the merged report of sharded jobs).
 	Report string
+	// DryRun (dry-run) validates the golden file against the server and
+	// writes the plan and its estimated cost to the job summary; no model
+	// is called. (layer1, issue 20: into the option registry once it lands.)
+	DryRun *bool
 }
 
 // ReadInputs reads the inputs through go-githubactions, which maps a name
@@ -124,6 +129,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Waivers:             get("waivers"),
 		Out:                 get("out"),
 		Report:              get("report"),
+		DryRun:              boolean("dry-run"),
 	}
 	if c := boolean("comment"); c != nil {
 		in.Comment = *c
@@ -217,6 +223,7 @@ func (in Inputs) Flags(sel Selection) []string {
 	addBool("require-significance", in.RequireSignificance)
 	add("waivers", in.Waivers)
 	add("out", in.Out)
+	addBool("dry-run", in.DryRun) // layer1 (issue 20)
 	if sel.NoCache {
 		args = append(args, "--no-cache")
 	}

@@ -36,6 +36,9 @@ type PlanOptions struct {
 	// Observer sees every HTTP attempt of the tested models (telemetry);
 	// the judge's client has none, so its usage is reported apart.
 	Observer llm.Observer
+	// DryRun (--dry-run) checks the model specs and reads the golden file
+	// and the judge's prompt, but makes no client: no key is needed.
+	DryRun bool
 }
 
 // Plan is what the model layers need, checked before any network call: a
@@ -101,7 +104,7 @@ func (p *Plan) addModels(o PlanOptions) error {
 		if err != nil {
 			return exitcode.Usagef("--models %q: %v", spec, err)
 		}
-		if _, ok := p.providers[def.Name]; !ok {
+		if _, ok := p.providers[def.Name]; !ok && !o.DryRun {
 			if p.providers[def.Name], err = newProvider(def.Name, spec, "--models", o.Getenv, opts...); err != nil {
 				return err
 			}
@@ -136,6 +139,9 @@ func (p *Plan) addJudge(o PlanOptions) error {
 		return exitcode.Usagef("--judge-model %q: %v (or none for no judge)", p.judgeSpec, err)
 	}
 	p.judgeModel = model
+	if o.DryRun {
+		return nil
+	}
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
@@ -252,3 +258,9 @@ func (p *Plan) Probe(ctx context.Context) error {
 	}
 	return exitcode.Configf("%s", strings.Join(lines, "\n"))
 }
+
+// JudgeSpec is the judge's provider:model, "" with --judge-model none.
+func (p *Plan) JudgeSpec() string { return p.judgeSpec }
+
+// JudgePrompt is the judge's prompt (the built-in one or --judge-prompt's).
+func (p *Plan) JudgePrompt() *judge.Prompt { return p.judgePrompt }

@@ -120,6 +120,9 @@ func plainNote(s string) note { return note{md: report.EscapeMarkdown(s), text: 
 func markdownNote(s string) note { return note{md: s, text: s} }
 
 func (a *action) runAction(ctx context.Context) error {
+	if a.in.DryRun != nil && *a.in.DryRun {
+		return a.dryRun(ctx)
+	}
 	flags, given, err := a.selectLayers(ctx)
 	if err != nil {
 		return err
@@ -575,4 +578,41 @@ func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 		}
 	}
 	return src
+}
+
+// dryRun is the dry-run input (layer1, issue 20): the model layers' plan
+// whatever the event, since it calls no model; the plan goes to the log
+// and the job summary, and the outputs say whether it passed. Nothing is
+// commented and no baseline is fetched.
+func (a *action) dryRun(ctx context.Context) error {
+	layers := a.in.Layers
+	if layers == "" {
+		layers = "auto"
+	}
+	a.sel = github.Selection{Layers: strings.Split(layers, ",")}
+	cfg, err := a.configure(a.in.Flags(a.sel))
+	if err != nil {
+		return err
+	}
+	plan, err := pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	pipeline.WriteDryRun(&text, plan)
+	fmt.Fprint(a.stdout, a.red.String(text.String()))
+	budgetErr := plan.BudgetError()
+	if a.env.SummaryPath != "" {
+		md := "## mcp-eval dry run\n\nNo model was called.\n\n```\n" + text.String() + "```\n"
+		if err := a.summary([]byte(md)); err != nil {
+			a.warn(err)
+		}
+	}
+	code := exitcode.Of(budgetErr)
+	outputs := map[string]string{"passed": strconv.FormatBool(budgetErr == nil), "exit-code": strconv.Itoa(code), "layers": strings.Join(a.sel.Layers, ",")}
+	if err := a.outputs(outputs); err != nil {
+		a.warn(err)
+	}
+	a.published = true
+	return budgetErr
 }

@@ -66,6 +66,16 @@ type Config struct {
 	// Secrets names environment variables whose values are masked in
 	// every output, besides the ones mcp-eval knows (secrets: in the config).
 	Secrets ListFlag
+
+	// --- layer1 (issue 20): to move into the option registry ---
+	// DryRun is --dry-run: validate the golden file against the live
+	// server and print the plan and its estimated cost; no model call.
+	DryRun bool
+	// ModelBudgetUSD is --model-budget given in dollars ($2): a plan whose
+	// estimated cost exceeds it is refused before any model call (0: none).
+	ModelBudgetUSD float64
+	// --- end layer1 ---
+
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
@@ -168,7 +178,7 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)")
 	fs.DurationVar(&cfg.ModelTimeout, "model-timeout", cfg.ModelTimeout, "deadline of each request to a model provider (retries have their own 2m budget per call)")
 	fs.IntVar(&cfg.ModelConcurrency, "model-concurrency", cfg.ModelConcurrency, "model requests in flight at once per provider")
-	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
+	fs.Var(&budgetValue{&cfg.ModelBudget, &cfg.ModelBudgetUSD}, "model-budget", "budget of the model runs: a wall time (10m: runs left when it is spent end as errors) and/or dollars ($2: a plan estimated to cost more is refused before any model call), e.g. 10m,$2")
 	fs.IntVar(&cfg.ModelMaxTokens, "model-max-tokens", cfg.ModelMaxTokens, "token limit of each model answer (0: the provider's default; Anthropic, which requires one, gets 1024)")
 	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
 	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded")
@@ -179,6 +189,9 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Payloads, "payloads", cfg.Payloads, "prompt-injection payload file for the resilience layer (default: the built-in set)")
 	cfg.Secrets.comma = true
 	fs.Var(&cfg.Secrets, "secrets", "environment variables whose values are masked in every output, like --header values (comma list)")
+	// --- layer1 (issue 20): to move into the option registry once it lands ---
+	fs.BoolVar(&cfg.DryRun, "dry-run", cfg.DryRun, "validate the golden file against the live server and print the plan and its estimated cost, without calling a model (no key needed)")
+	// --- end layer1 ---
 	return fs
 }
 

@@ -188,3 +188,53 @@ func boundFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.Var(&sizeValue{&cfg.MaxMessageBytes, minMessageBytes, maxMessageBytes}, "max-message-bytes", "largest answer read from the server: a `size` in bytes or with KiB, MiB, GiB, from 1KiB to 1GiB")
 	fs.Var(&floatValue{&cfg.MaxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score against the baseline: a `fraction` from 0 to 1")
 }
+
+// --- layer1 (issue 20): to move into the option registry once it lands ---
+
+// budgetValue is --model-budget: a wall time, a dollar amount, or both as
+// a comma list ("10m", "$2", "2usd", "10m,$2").
+type budgetValue struct {
+	d   *time.Duration
+	usd *float64
+}
+
+func (b *budgetValue) String() string {
+	if b == nil || b.d == nil {
+		return ""
+	}
+	var parts []string
+	if *b.d > 0 {
+		parts = append(parts, b.d.String())
+	}
+	if *b.usd > 0 {
+		parts = append(parts, "$"+strconv.FormatFloat(*b.usd, 'f', -1, 64))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (b *budgetValue) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lower := strings.ToLower(part)
+		amount, isUSD := strings.CutPrefix(lower, "$")
+		if !isUSD {
+			amount, isUSD = strings.CutSuffix(lower, "usd")
+		}
+		if isUSD {
+			f, err := strconv.ParseFloat(strings.TrimSpace(amount), 64)
+			if err != nil || f != f || f < 0 {
+				return fmt.Errorf("want a dollar amount such as $2 or 0.5usd, got %q", part)
+			}
+			*b.usd = f
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil {
+			return fmt.Errorf("want a wall time such as 10m, a dollar amount such as $2, or both (10m,$2), got %q", part)
+		}
+		*b.d = d
+	}
+	return nil
+}
+
+// --- end layer1 ---

@@ -77,4 +77,5 @@ func commandFlags(cmd string) *flag.FlagSet {
 var modelOnlyFlags = map[string]bool{
 	"layers": true, "golden": true, "models": true, "judge-model": true, "stub-tools": true,
 	"cache-dir": true, "no-cache": true, "shard": true, "payloads": true, "prices": true,
+	"dry-run": true,
 }

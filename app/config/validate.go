@@ -40,6 +40,8 @@ func (c *Config) validate(getenv func(string) string) error {
 		return exitcode.Usagef("%s must be between 1 and 256, got %d", src("model-concurrency"), c.ModelConcurrency)
 	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
 		return exitcode.Usagef("%s must be between 0 (none) and 24h, got %v", src("model-budget"), c.ModelBudget)
+	case c.ModelBudgetUSD < 0 || c.ModelBudgetUSD > 1e6:
+		return exitcode.Usagef("%s must be between $0 (none) and $1000000, got $%g", src("model-budget"), c.ModelBudgetUSD)
 	case c.ModelMaxTokens < 0 || c.ModelMaxTokens > 1<<20:
 		return exitcode.Usagef("%s must be between 0 (provider default) and 1048576, got %d", src("model-max-tokens"), c.ModelMaxTokens)
 	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:

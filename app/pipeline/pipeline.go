@@ -32,6 +32,9 @@ type Env struct {
 // Run is `mcp-eval run` and `mcp-eval conformance` once the flags are
 // parsed: Evaluate, and exit 1 when the report did not pass.
 func Run(ctx context.Context, cfg *config.Config, env Env) error {
+	if cfg.DryRun {
+		return DryRun(ctx, cfg, env)
+	}
 	r, err := Evaluate(ctx, cfg, env)
 	if err != nil {
 		return err

@@ -111,7 +111,7 @@ func (p *RunPlan) planModels(obs llm.Observer) error {
 		Golden:     cfg.Golden, Models: cfg.Models, Shard: cfg.Shard,
 		JudgeModel: cfg.JudgeModel, JudgePrompt: cfg.JudgePrompt,
 		ModelConcurrency: cfg.ModelConcurrency, ModelTimeout: cfg.ModelTimeout,
-		Getenv: p.env.Getenv, Observer: obs,
+		Getenv: p.env.Getenv, Observer: obs, DryRun: cfg.DryRun,
 	})
 	if err != nil || p.models == nil || !p.models.Resilience {
 		return err
