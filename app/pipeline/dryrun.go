@@ -409,16 +409,19 @@ func WriteDryRun(w io.Writer, p *DryRunPlan) {
 			calls += m.Calls
 		}
 		fmt.Fprintf(w, "; about %d model calls", calls)
-		if p.Judge != nil {
+		switch {
+		case p.Judge != nil && p.Judge.Calls > 0:
 			fmt.Fprintf(w, "; judge %s, about %d calls", p.Judge.Model, p.Judge.Calls)
-		} else {
+		case p.Judge != nil:
+			fmt.Fprintf(w, "; judge %s, not called (no rubric or semantic argument)", p.Judge.Model)
+		default:
 			fmt.Fprint(w, "; no judge")
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "estimated cost (the tool list is ≈ %d tokens of every call):\n", p.ToolListTokens)
 	rows := append([]ModelEstimate(nil), p.Models...)
-	if p.Judge != nil {
+	if p.Judge != nil && p.Judge.Calls > 0 {
 		j := *p.Judge
 		j.Model = "judge " + j.Model
 		rows = append(rows, j)
@@ -493,3 +496,14 @@ func (p *RunPlan) budgetCheck(target mcp.Target, desc *describe.Server) error {
 	return plan.BudgetError()
 }
 
+
+// Describe connects to the configured server and describes it, running
+// no layer: mcp-eval init's view of the server. close stops the server.
+func Describe(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor) (desc *describe.Server, target string, close func(), err error) {
+	p := &RunPlan{cfg: cfg, env: env, red: red}
+	s, err := p.connect(ctx)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return describe.Describe(ctx, s.client), s.target.String(), s.close, nil
+}
