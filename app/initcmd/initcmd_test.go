@@ -67,10 +67,10 @@ func TestDescribedExample(t *testing.T) {
 	t.Parallel()
 	for desc, want := range map[string]string{
 		"City to report on, e.g. Paris or New York (case-insensitive).":                      "Paris",
-		"Customer name or part of it, case-insensitive (e.g. acme matches Acme Corp).":        "acme",
+		"Customer name or part of it, case-insensitive (e.g. acme matches Acme Corp).":       "acme",
 		"Recipient email address, a bare address such as ana@example.com (no display name).": "ana@example.com",
-		"An invoice id, for example INV-1012.":                                                "INV-1012",
-		"Free text.":                                                                          "",
+		"An invoice id, for example INV-1012.":                                               "INV-1012",
+		"Free text.":                                                                         "",
 	} {
 		if got := describedExample(desc); got != want {
 			t.Errorf("describedExample(%q) = %q, want %q", desc, got, want)

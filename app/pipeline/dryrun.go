@@ -496,7 +496,6 @@ func (p *RunPlan) budgetCheck(target mcp.Target, desc *describe.Server) error {
 	return plan.BudgetError()
 }
 
-
 // Describe connects to the configured server and describes it, running
 // no layer: mcp-eval init's view of the server. close stops the server.
 func Describe(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor) (desc *describe.Server, target string, close func(), err error) {
