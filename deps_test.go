@@ -15,7 +15,7 @@ func TestDependencyRules(t *testing.T) {
 	// What drives the layers sits above them: package main wires, the
 	// pipeline runs the sequence, the action publishes, config reads the
 	// flags. No package below imports these.
-	above := []string{"app/pipeline", "app/action", "app/config"}
+	above := []string{"app/pipeline", "app/action", "app/config", "app/initcmd"}
 	rules := map[string][]string{ // package → module packages it must not depend on
 		"report": {"mcp", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
 		"gate":   {"mcp", "conformance", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},

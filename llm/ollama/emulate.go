@@ -113,7 +113,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		llmtest.WriteJSON(w, map[string]any{"models": ms})
 		return
 	case r.Method == http.MethodGet && r.URL.Path == "/api/version":
-		llmtest.WriteJSON(w, map[string]string{"version": "0.12.6"})
+		llmtest.WriteJSON(w, map[string]string{"version": "0.32.15"})
 		return
 	case r.Method != http.MethodPost || r.URL.Path != "/api/chat":
 		http.NotFound(w, r)
