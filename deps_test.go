@@ -35,12 +35,13 @@ func TestDependencyRules(t *testing.T) {
 		"internal/check": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
 		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 		// The pipeline runs the layers but publishes nothing to GitHub;
-		// config knows the flags, not the layers' logic (Layer 0's check
-		// IDs aside, which --checks is validated against, and the model
-		// provider registry, llm/providers, whose credential variables are
-		// secrets of every run).
+		// config knows the flags, not the layers' logic: it gathers the
+		// options each part declares (golden's PlanFlags and RunFlags, the
+		// model layers' own), validates --checks against Layer 0's ids,
+		// and reads the model provider registry (llm/providers), whose
+		// credential variables are secrets of every run.
 		"app/pipeline":      {"github", "app/action"},
-		"app/config":        {"golden", "resilience", "telemetry", "github", "agent", "app/pipeline", "app/action"},
+		"app/config":        {"resilience", "telemetry", "github", "app/pipeline", "app/action"},
 		"internal/exitcode": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "app/config"},
 	}
 	for pkg, banned := range rules {

@@ -18,6 +18,8 @@
 #       @modelcontextprotocol/server-everything 2026.8.31 (legacy 2025-11-25 server),
 #       @modelcontextprotocol/server-filesystem and server-memory 2026.8.31 (legacy stdio servers)
 #   $MCP_EVAL_DEPS/bin/everything-server  go install of the Go SDK's conformance server
+#   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
+#       a nested module: the project's go.mod does not require mcp-go)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -134,6 +136,18 @@ install_go_everything() {
 	STEP_RESULT=installed
 }
 
+# --- (f) a server on mark3labs/mcp-go v1.2.1 (testdata/servers/mcp-go) ------------
+mcpgo_dir=$repo/testdata/servers/mcp-go
+mcpgo_bin=$deps/bin/mcp-go-server
+build_mcp_go() {
+	mkdir -p "$deps/bin" &&
+		(cd "$mcpgo_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$mcpgo_bin" .)
+}
+install_mcp_go() {
+	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" -- build_mcp_go || return
+	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
+}
+
 # --- node for the TS server: the machine's, if >= 20, else Node 22 ------------------
 pick_node() {
 	local n v
@@ -158,6 +172,7 @@ export MCP_EVAL_NODE='$MCP_NODE'
 export MCP_EVAL_NODE22='$node22'
 export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
+export MCP_EVAL_MCP_GO='$mcpgo_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
@@ -174,6 +189,7 @@ step "conformance suite" check_conformance
 step "server-everything" check_everything
 step "server-filesystem, server-memory" check_legacy_servers
 step "go everything-server $GO_SDK_VERSION" install_go_everything
+step "mcp-go v1.2.1 server" install_mcp_go
 step "node for ts-v2" pick_node
 step "env.sh" write_env
 ms=$((($(now) - t_all) / 1000000))

@@ -36,7 +36,7 @@ func lintChecks() []*Check {
 	names := spec("server/tools") + "#tool-names"
 	guidance := "mcp-eval guidance: the model chooses tools from their descriptions"
 	return []*Check{
-		toolCheck("lint/tool-name-pattern", "tool names are 1–128 characters of [A-Za-z0-9_.-]", report.LevelShould, revBoth, names,
+		withReqs(toolCheck("lint/tool-name-pattern", "tool names are 1–128 characters of [A-Za-z0-9_.-]", report.LevelShould, revBoth, names,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -45,8 +45,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tool names outside [A-Za-z0-9_.-]{1,128}")
-			}),
-		toolCheck("lint/tool-name-model-safe", "tool names fit the model APIs' function names, ^[a-zA-Z0-9_-]{1,64}$", report.LevelShould, revBoth, guidance,
+			}), "features/tool-name-length", "features/tool-name-characters", "features/tool-name-no-special"),
+		withReqs(toolCheck("lint/tool-name-model-safe", "tool names fit the model APIs' function names, ^[a-zA-Z0-9_-]{1,64}$", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -55,8 +55,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tool names a model API rejects (OpenAI Chat Completions answers HTTP 400 to a request whose tools include one; a client must alias them)")
-			}),
-		toolCheck("lint/tool-name-unique", "tool names are unique", report.LevelShould, revBoth, names,
+			}), "guidance/model-safe-names"),
+		withReqs(toolCheck("lint/tool-name-unique", "tool names are unique", report.LevelShould, revBoth, names,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				seen := map[string]int{}
 				for _, t := range ts {
@@ -69,8 +69,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("duplicate tool names")
-			}),
-		toolCheck("lint/tool-description", fmt.Sprintf("every tool has a description of at least %d characters", minDescriptionLen), report.LevelShould, revBoth, guidance,
+			}), "features/tool-name-unique"),
+		withReqs(toolCheck("lint/tool-description", fmt.Sprintf("every tool has a description of at least %d characters", minDescriptionLen), report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -83,8 +83,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tools a model cannot tell apart")
-			}),
-		toolCheck("lint/param-descriptions", "every top-level parameter has a description", report.LevelShould, revBoth, guidance,
+			}), "guidance/tool-descriptions"),
+		withReqs(toolCheck("lint/param-descriptions", "every top-level parameter has a description", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -93,8 +93,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("parameters without a description")
-			}),
-		toolCheck("lint/x-mcp-header", "x-mcp-header annotations are valid", report.LevelMust, revModern, spec("server/tools")+"#x-mcp-header",
+			}), "guidance/tool-descriptions"),
+		withReqs(toolCheck("lint/x-mcp-header", "x-mcp-header annotations are valid", report.LevelMust, revModern, spec("server/tools")+"#x-mcp-header",
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -104,12 +104,12 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("invalid x-mcp-header (HTTP clients MUST drop such tools)")
-			}),
-		toolCheck("lint/near-duplicate-descriptions", "no two tool descriptions are near-duplicates", report.LevelShould, revBoth, guidance,
+			}), "features/x-mcp-header-constraints"),
+		withReqs(toolCheck("lint/near-duplicate-descriptions", "no two tool descriptions are near-duplicates", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				return nearDuplicates(ts).outcome("descriptions so alike that a model will confuse the tools")
-			}),
-		toolCheck("lint/token-footprint", fmt.Sprintf("the whole tools/list costs under %d tokens", maxFootprintTokens), report.LevelShould, revBoth, guidance,
+			}), "guidance/tool-descriptions"),
+		withReqs(toolCheck("lint/token-footprint", fmt.Sprintf("the whole tools/list costs under %d tokens", maxFootprintTokens), report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				// Counted as telemetry's footprint counts (report.ToolBytes:
 				// what a model is given), so the reports show one figure.
@@ -124,7 +124,7 @@ func lintChecks() []*Check {
 						Message: fmt.Sprintf("the tool list costs about %d tokens before the first word (over %d); trim descriptions or split the server", tokens, maxFootprintTokens)}
 				}
 				return check.PassInfo(info)
-			}),
+			}), "guidance/token-footprint"),
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 func resourceChecks() []*Check {
 	return []*Check{
-		{ID: "resources/templates-list", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/resources") + "#resource-templates",
+		{ID: "resources/templates-list", Reqs: []string{"guidance/schema-shapes"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/resources") + "#resource-templates",
 			Title: "resources/templates/list answers resourceTemplates, each with a uriTemplate and a name (resources declared)",
 			Skip:  needs("resources"),
 			Run: func(ctx context.Context, e *Env) Outcome {

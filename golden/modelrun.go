@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/judge"
@@ -22,19 +23,51 @@ import (
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
-// RunOptions are the bounds and outputs of the model runs (the flags of
-// the same names).
+// RunFlags are the options of mcp-eval run that bound the model runs,
+// each declared once in Declare.
+type RunFlags struct {
+	// ModelBudget is the wall time of all model runs (0: none);
+	// ModelBudgetUSD the dollars a plan may be estimated to cost (0: none),
+	// above which it is refused before any model call.
+	ModelBudget     time.Duration
+	ModelBudgetUSD  float64
+	ModelMaxTokens  int
+	MaxCallsPerTurn int
+	StubTools       []string
+	NoCache         bool
+	CacheDir        string
+}
+
+// Declare declares the model runs' options (model layers only: mcp-eval
+// conformance refuses them), bound to f.
+func (f *RunFlags) Declare(s *option.Set) {
+	s.Add(option.Def{Name: "model-budget", Help: "`budget` of the model runs: a wall time up to 24h (10m: runs left when it is spent end as errors) and/or dollars ($2: a plan estimated to cost more is refused before any model call), e.g. 10m,$2",
+		Doc:     "wall time of all model runs (`10m`): the runs left when it is spent end as `error` naming it, and the report is still written; and/or dollars (`$2`, or `10m,$2`): a run whose estimated cost (as `--dry-run` prints it) exceeds it is refused before any model call, exit 2",
+		Default: "none", Layers: option.Model},
+		option.Budget(&f.ModelBudget, &f.ModelBudgetUSD, 24*time.Hour, 1e6))
+	s.Add(option.Def{Name: "model-max-tokens", Help: "token limit of each model answer: a `number` up to 1048576 (0: the provider's default; Anthropic, which requires one, gets 1024)",
+		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
+		Default: "provider default", Layers: option.Model},
+		option.Int(&f.ModelMaxTokens, 0, 0, 1<<20))
+	s.Add(option.Def{Name: "max-calls-per-turn", Help: "tool calls run from one model turn; the excess is answered with an error and reported: a `number` from 1 to 1000",
+		Doc:    "tool calls run from one model turn; the excess is answered with an error, marked `capped` in the transcript and reported",
+		Layers: option.Model},
+		option.Int(&f.MaxCallsPerTurn, agent.DefaultMaxCallsPerTurn, 1, 1000))
+	s.Add(option.Def{Name: "stub-tools", Help: "`tools` the behavior layer answers with a stub instead of executing them (comma list)",
+		Doc: "tools the behavior layer never executes", Layers: option.Model},
+		option.List(&f.StubTools, true))
+	s.Add(option.Def{Name: "no-cache", Help: "bypass the result cache", Doc: "bypass the model layers' result cache (reads; calls are still recorded)", Layers: option.Model},
+		option.Bool(&f.NoCache, false))
+	s.Add(option.Def{Name: "cache-dir", Help: "`directory` of the model layers' result cache", Layers: option.Model},
+		option.String(&f.CacheDir, runs.DefaultCacheDir))
+}
+
+// RunOptions are the bounds and outputs of the model runs.
 type RunOptions struct {
-	Runs      int  // --runs
-	RunsGiven bool // --runs was given: it overrides the golden file's runs
-	StubTools []string
-	CacheDir  string
-	NoCache   bool
-	// ModelBudget is the wall time of all model runs (0: none).
-	ModelBudget      time.Duration
+	RunFlags
+	Runs             int  // --runs
+	RunsGiven        bool // --runs was given: it overrides the golden file's runs
 	ModelConcurrency int
-	MaxCallsPerTurn  int
-	ModelMaxTokens   int
 	// Out is where transcripts/ goes ("" keeps none).
 	Out string
 	// Redactor masks the run's secrets in what is stored: the cache and

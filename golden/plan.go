@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
@@ -19,19 +20,57 @@ import (
 // JudgeNone is the --judge-model value that turns the judge off.
 const JudgeNone = "none"
 
-// PlanOptions are what the model layers take from the run's configuration
-// (the flags of the same names).
+// PlanFlags are the options of mcp-eval run that the model plan reads,
+// each declared once in Declare.
+type PlanFlags struct {
+	Golden           string // --golden
+	Models           string // --models, a comma list of provider:model
+	Shard            string // --shard i/n
+	JudgeModel       string // --judge-model: provider:model, none, or "" for the first model
+	JudgePrompt      string // --judge-prompt
+	ModelTimeout     time.Duration
+	ModelConcurrency int
+}
+
+// Declare declares the model plan's options (model layers only: mcp-eval
+// conformance refuses them), bound to f.
+func (f *PlanFlags) Declare(s *option.Set) {
+	s.Add(option.Def{Name: "models", Help: "comma `list` of provider:model (behavior layer); providers: " + strings.Join(providers.Names(), ", "),
+		Doc:    "`provider:model` list for the behavior layer (providers: " + strings.Join(providers.Names(), ", ") + "; see [Model providers](#model-providers))",
+		Layers: option.Model,
+		Input:  &option.Input{List: true, Doc: "Comma list of provider:model for the behavior layer, e.g. openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5. Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY). Without models, auto runs conformance only."}},
+		option.String(&f.Models, ""))
+	s.Add(option.Def{Name: "golden", Help: "golden task `file` (behavior layer)", Doc: "the golden task file", Layers: option.Model,
+		Input: &option.Input{Doc: "Golden task file for the behavior layer."}},
+		option.String(&f.Golden, "golden/tasks.yaml"))
+	s.Add(option.Def{Name: "shard", Help: "`i/n`: run the i-th of n shards of the golden set", Layers: option.Model,
+		Input: &option.Input{Doc: "i/n: run the i-th of n shards of the golden set (join the reports with mcp-eval merge)."}},
+		option.String(&f.Shard, ""))
+	s.Add(option.Def{Name: "judge-model", Help: "`provider:model` that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)",
+		Doc: "grades rubrics and semantic arguments; `none` for no judge", Default: "first model (warned)", Layers: option.Model,
+		Input: &option.Input{Doc: "provider:model that grades rubrics and semantic arguments, or none; without it the first of models grades its own runs (a warning says so)."}},
+		option.String(&f.JudgeModel, ""))
+	s.Add(option.Def{Name: "judge-prompt", Help: "`file` with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded",
+		Doc: "the judge's prompts (`=== grade ===`, `=== similar ===`); the hash is recorded", Default: "built-in", Layers: option.Model},
+		option.String(&f.JudgePrompt, ""))
+	s.Add(option.Def{Name: "model-timeout", Help: "deadline of each request to a model provider (retries have their own 2m budget per call): a `duration` from 1s to 1h",
+		Doc:    "deadline of each request to a model provider; retries of one call share a 2-minute budget, and a `Retry-After` over 60 s ends the call with the provider's message",
+		Layers: option.Model},
+		option.Duration(&f.ModelTimeout, 60*time.Second, time.Second, time.Hour))
+	s.Add(option.Def{Name: "model-concurrency", Help: "model requests in flight at once per provider: a `number` from 1 to 256",
+		Doc:    "model requests in flight per provider (typical provider limits; `--concurrency` is for checks)",
+		Layers: option.Model},
+		// Typical provider rate limits (a few requests in flight per key on
+		// new accounts) rather than the checks' concurrency.
+		option.Int(&f.ModelConcurrency, 4, 1, 256))
+}
+
+// PlanOptions are what the model layers take from the run's configuration.
 type PlanOptions struct {
+	PlanFlags
 	// Behavior is Layer 1; Resilience the model half of Layer 2, which runs
 	// the golden cases' variants on the same models with the same judge.
 	Behavior, Resilience bool
-	Golden               string // --golden
-	Models               string // --models, a comma list of provider:model
-	Shard                string // --shard i/n
-	JudgeModel           string // --judge-model: provider:model, none, or "" for the first model
-	JudgePrompt          string // --judge-prompt
-	ModelConcurrency     int
-	ModelTimeout         time.Duration
 	Getenv               func(string) string
 	// Observer sees every HTTP attempt of the tested models (telemetry);
 	// the judge's client has none, so its usage is reported apart.

@@ -11,6 +11,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -57,7 +59,7 @@ func Command(ctx context.Context, args []string, env pipeline.Env) error {
 	if err != nil {
 		return exitcode.Config(err)
 	}
-	in, err := github.ReadInputs(getenv)
+	in, err := github.ReadInputs(getenv, config.Options())
 	if err != nil {
 		return exitcode.Config(err)
 	}
@@ -120,9 +122,6 @@ func plainNote(s string) note { return note{md: report.EscapeMarkdown(s), text: 
 func markdownNote(s string) note { return note{md: s, text: s} }
 
 func (a *action) runAction(ctx context.Context) error {
-	if a.in.DryRun != nil && *a.in.DryRun {
-		return a.dryRun(ctx)
-	}
 	flags, given, err := a.selectLayers(ctx)
 	if err != nil {
 		return err
@@ -130,6 +129,9 @@ func (a *action) runAction(ctx context.Context) error {
 	cfg, err := a.configure(flags)
 	if err != nil {
 		return err
+	}
+	if cfg.DryRun {
+		return a.dryRun(ctx, cfg)
 	}
 	baselines, baselineURL := a.baselines(ctx, cfg)
 	var r *report.Report
@@ -494,8 +496,8 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
-		if !slices.Contains(github.InputNames, name) {
-			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+		if names := InputNames(); !slices.Contains(names, name) {
+			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name, names), strings.Join(names, ", "))
 		}
 		if !hasVal {
 			if i+1 == len(args) {
@@ -514,9 +516,30 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 	}, nil
 }
 
+// Inputs are every input of the Action, in action.yml's order: the
+// flag-backed ones of the option registry, then the action's own.
+func Inputs() *option.Set {
+	s := &option.Set{}
+	for _, d := range config.Options().Inputs() {
+		s.Add(*d, d.Value)
+	}
+	var in github.Inputs
+	in.Declare(s)
+	return s
+}
+
+// InputNames are the names of Inputs.
+func InputNames() []string {
+	var names []string
+	for _, d := range Inputs().Inputs() {
+		names = append(names, d.InputName())
+	}
+	return names
+}
+
 // suggestInput names the input closest to a mistyped flag, if one is close.
-func suggestInput(name string) string {
-	if n := suggest.Nearest(name, github.InputNames); n != "" {
+func suggestInput(name string, names []string) string {
+	if n := suggest.Nearest(name, names); n != "" {
 		return " (did you mean --" + n + "?)"
 	}
 	return ""
@@ -584,16 +607,9 @@ func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 // whatever the event, since it calls no model; the plan goes to the log
 // and the job summary, and the outputs say whether it passed. Nothing is
 // commented and no baseline is fetched.
-func (a *action) dryRun(ctx context.Context) error {
-	layers := a.in.Layers
-	if layers == "" {
-		layers = "auto"
-	}
-	a.sel = github.Selection{Layers: strings.Split(layers, ",")}
-	cfg, err := a.configure(a.in.Flags(a.sel))
-	if err != nil {
-		return err
-	}
+func (a *action) dryRun(ctx context.Context, cfg *config.Config) error {
+	cfg.Layers = cmp.Or(a.in.Layers, "auto")
+	a.sel.Layers = strings.Split(cfg.Layers, ",")
 	plan, err := pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
 // Usage is the text of mcp-eval --help.
@@ -53,33 +55,10 @@ func PrintHelp(cmd string, w io.Writer) {
 // command without flags.
 func commandFlags(cmd string) *flag.FlagSet {
 	switch cmd {
-	case "run":
-		return FlagSet("run", Default(), io.Discard)
-	case "conformance":
-		all := FlagSet("conformance", Default(), io.Discard)
-		fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
-		all.VisitAll(func(f *flag.Flag) {
-			if !modelOnlyFlags[f.Name] {
-				fs.Var(f.Value, f.Name, f.Usage)
-			}
-		})
-		return fs
-	case "gate":
-		fs, _ := GateFlagSet()
-		return fs
-	case "merge":
-		fs, _ := MergeFlagSet()
-		return fs
+	case option.Run, option.Conformance, option.Gate, option.Merge:
+		return Options().FlagSet(cmd, cmd)
 	case "init":
 		return InitFlagSet(Default(), &InitOptions{}, io.Discard)
 	}
 	return nil
-}
-
-// modelOnlyFlags are the flags of run that conformance (Layer 0 alone, no
-// model) does not take.
-var modelOnlyFlags = map[string]bool{
-	"layers": true, "golden": true, "models": true, "judge-model": true, "stub-tools": true,
-	"cache-dir": true, "no-cache": true, "shard": true, "payloads": true, "prices": true,
-	"dry-run": true,
 }

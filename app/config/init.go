@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
 // --- layer1 (issue 20): mcp-eval init's options; into the option registry once it lands ---
@@ -29,7 +30,7 @@ var initFlags = map[string]bool{
 
 // InitFlagSet is mcp-eval init's flag set, bound to cfg and o.
 func InitFlagSet(cfg *Config, o *InitOptions, stderr io.Writer) *flag.FlagSet {
-	all := FlagSet("init", cfg, io.Discard)
+	all := FlagSet("init", option.Run, cfg, io.Discard)
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	all.VisitAll(func(f *flag.Flag) {

@@ -124,11 +124,12 @@ func TestWorkflows(t *testing.T) {
 	}
 	pinned := regexp.MustCompile(`uses: ([\w.-]+/[\w./-]+)@(\S+)`)
 	dir := t.TempDir()
+	with := func(c config.Config, models string) config.Config { c.Models = models; return c }
 	for i, cfg := range []config.Config{
-		{ServerURL: "https://mcp.example.com/mcp", Models: "openai:gpt-4.1-mini"},
-		{ServerCmd: "node build/index.js", Models: "ollama:qwen2.5:7b"},
+		with(config.Config{ServerURL: "https://mcp.example.com/mcp"}, "openai:gpt-4.1-mini"),
+		with(config.Config{ServerCmd: "node build/index.js"}, "ollama:qwen2.5:7b"),
 		{ServerStart: "python -m my_server --port 8080", ServerURL: "http://127.0.0.1:8080/mcp", Headers: config.ListFlag{Vals: []string{"Authorization: Bearer $MCP_TOKEN"}}},
-		{ServerCmd: "./server", Models: "anthropic:claude-sonnet-4-5"},
+		with(config.Config{ServerCmd: "./server"}, "anthropic:claude-sonnet-4-5"),
 		{ServerCmd: "go run ./cmd/server --name 'it''s'"},
 	} {
 		wf := workflowFile(&cfg, "srv", kindOf(&cfg))

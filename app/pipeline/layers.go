@@ -63,9 +63,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Server, lr *layerResults) error {
 	cfg := p.cfg
 	mr, err := p.models.Bind(s.client, desc.Tools, golden.RunOptions{
-		Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), StubTools: cfg.StubTools.Vals,
-		CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, ModelBudget: cfg.ModelBudget,
-		ModelConcurrency: cfg.ModelConcurrency, MaxCallsPerTurn: cfg.MaxCallsPerTurn, ModelMaxTokens: cfg.ModelMaxTokens,
+		RunFlags: cfg.RunFlags, Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), ModelConcurrency: cfg.ModelConcurrency,
 		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr),
 	})
 	if err != nil {
