@@ -9,7 +9,8 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
-// --- layer1 (issue 20): mcp-eval init's options; into the option registry once it lands ---
+// mcp-eval init's flags: the registry's options of run that init takes
+// (initFlags), bound as run's are, and its own two (--force, --workflow).
 
 // InitOptions are mcp-eval init's own options.
 type InitOptions struct {
@@ -76,5 +77,3 @@ func ParseInit(args []string, getenv func(string) string) (*Config, *InitOptions
 
 // FlagGiven reports whether option name was given on the command line.
 func (c *Config) FlagGiven(name string) bool { return c.flagsSet[name] }
-
-// --- end layer1 ---
