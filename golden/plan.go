@@ -38,7 +38,7 @@ func (f *PlanFlags) Declare(s *option.Set) {
 	s.Add(option.Def{Name: "models", Help: "comma `list` of provider:model (behavior layer); providers: " + strings.Join(providers.Names(), ", "),
 		Doc:    "`provider:model` list for the behavior layer (providers: " + strings.Join(providers.Names(), ", ") + "; see [Model providers](#model-providers))",
 		Layers: option.Model,
-		Input:  &option.Input{List: true, Doc: "Comma list of provider:model for the behavior layer, e.g. openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5. Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY). Without models, auto runs conformance only."}},
+		Input:  &option.Input{List: true, Doc: "Comma list of provider:model for the behavior layer, e.g. openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5. Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY…); local servers (ollama:, llamacpp:, vllm:, lmstudio:) need none. Without models, auto runs conformance only."}},
 		option.String(&f.Models, ""))
 	s.Add(option.Def{Name: "golden", Help: "golden task `file` (behavior layer)", Doc: "the golden task file", Layers: option.Model,
 		Input: &option.Input{Doc: "Golden task file for the behavior layer."}},
