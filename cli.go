@@ -93,7 +93,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		config.PrintHelp(cmd, stdout)
 		return exitcode.OK
 	}
-	return exitCode(cmd, err, stderr)
+	code := exitCode(cmd, err, stderr)
+	if in, ok := exitcode.InterruptedBy(ctx, context.Cause(ctx)); ok {
+		// Whatever the partial report says, the run did not finish.
+		return in.ExitCode()
+	}
+	return code
 }
 
 // unknownCommand says so, with the nearest command if one is close.

@@ -42,6 +42,9 @@ type Inputs struct {
 	// Report, when set, is a report.json to gate and publish instead of
 	// running (the merged report of sharded jobs).
 	Report string
+	// Secrets are the values of the other inputs the registry marks secret
+	// (oauth-client-secret), for MaskInputs; a $VAR reference is no value.
+	Secrets []string
 }
 
 // Declare declares the action's own inputs, bound to in, with their
@@ -82,6 +85,11 @@ func ReadInputs(getenv func(string) string, flags *option.Set) (Inputs, error) {
 	in.Headers = option.Lines(a.GetInput("headers"))
 	in.Layers = a.GetInput("layers")
 	in.Models = strings.Join(option.SplitList(a.GetInput("models")), ",")
+	for _, d := range s.Inputs() {
+		if v := a.GetInput(d.InputName()); d.Secret && !d.Input.Lines && d.InputName() != "github-token" && v != "" && !option.IsRef(v) {
+			in.Secrets = append(in.Secrets, v)
+		}
+	}
 	return in, err
 }
 
@@ -109,7 +117,7 @@ func (in Inputs) Flags(sel Selection) []string {
 // masked: they are no secret, and the runner would blank every occurrence
 // in the log.
 func MaskInputs(w io.Writer, in Inputs) error {
-	secrets := []string{in.GitHubToken}
+	secrets := append([]string{in.GitHubToken}, in.Secrets...)
 	for _, h := range in.Headers {
 		name, v, ok := strings.Cut(h, ":")
 		if !ok {

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,7 +110,9 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 	cache.Redactor = o.Redactor
 	mr := &ModelRun{o: o, plan: p, tools: tools}
 	if p.judgeProvider != nil {
-		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0)
+		// Only verdicts are recorded: a malformed answer must be asked
+		// again next time, not replayed.
+		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0).Accepting(judge.Usable)
 		mr.judge = judge.New(mr.judgeCalls, p.judgeModel).WithPrompt(p.judgePrompt)
 	}
 	if w := p.selfGradingWarning(); w != "" {
@@ -171,10 +174,19 @@ func (mr *ModelRun) RunsOf(c *tasks.Case) int {
 // Behavior runs the golden set on every model and scores it (Layer 1).
 func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	stub := mr.o.StubTools
+	opts := mr.scoreOptions()
 	var jobs []runs.Job
+	// A case that cannot be scored (a rubric with --judge-model none) is
+	// skipped before it runs: nothing is asked of the model, billed or
+	// gated.
+	var skipped []*CaseScore
 	for _, c := range mr.plan.Cases {
 		for _, spec := range mr.plan.Models {
 			if !c.RunsOn(spec) {
+				continue
+			}
+			if cs := skipCase(c, spec, opts); cs != nil {
+				skipped = append(skipped, cs)
 				continue
 			}
 			_, model, _ := llm.SplitSpec(spec)
@@ -193,6 +205,10 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 	results := mr.Run(ctx, jobs)
+	if ctx.Err() != nil {
+		// Interrupted: only the runs that finished are scored.
+		results = runs.Finished(results)
+	}
 
 	byCase := map[string]*tasks.Case{}
 	for _, c := range mr.plan.Cases {
@@ -201,16 +217,23 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	type key struct{ id, model string }
 	grouped := map[key][]*agent.Transcript{}
 	var order []key
+	for _, j := range jobs {
+		if k := (key{j.CaseID, j.Model}); grouped[k] == nil {
+			order = append(order, k)
+			grouped[k] = []*agent.Transcript{}
+		}
+	}
 	for _, r := range results {
 		k := key{r.Job.CaseID, r.Job.Model}
-		if _, ok := grouped[k]; !ok {
-			order = append(order, k)
-		}
 		grouped[k] = append(grouped[k], r.Transcript)
 	}
-	opts := mr.scoreOptions()
-	var scored []*CaseScore
+	scored := skipped
 	for _, k := range order {
+		if len(grouped[k]) == 0 {
+			// Only an interrupt leaves a case without runs.
+			scored = append(scored, skippedCase(byCase[k.id], k.model, "not finished: "+context.Cause(ctx).Error()))
+			continue
+		}
 		cs := ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
 		mr.keepTranscripts(cs, grouped[k])
 		scored = append(scored, cs)
@@ -251,8 +274,9 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 			Status     string            `json:"status"`
 			Reasons    []string          `json:"reasons,omitempty"`
 			Error      string            `json:"error,omitempty"`
+			Judge      string            `json:"judge,omitempty"`
 			Transcript *agent.Transcript `json:"transcript"`
-		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, trs[i]}
+		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, judgeText(r), trs[i]}
 		b, err := json.MarshalIndent(rec, "", "  ")
 		if err != nil {
 			continue
@@ -273,6 +297,19 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 		}
 		cs.Report.Transcripts = append(cs.Report.Transcripts, rel)
 	}
+}
+
+// judgeText is the judge's verdict on a run and its reason ("pass: …"),
+// "" when the judge did not grade it.
+func judgeText(r RunScore) string {
+	if r.Judge == nil {
+		return ""
+	}
+	verdict := "fail"
+	if *r.Judge {
+		verdict = "pass"
+	}
+	return verdict + ": " + cmp.Or(r.JudgeReason, "no reason given")
 }
 
 // safeName keeps a name usable as one path element on every system and in

@@ -112,21 +112,36 @@ type CaseScore struct {
 // failures make the run errored. ScoreCase is safe to call concurrently
 // for different cases as long as the judges are.
 func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
-	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
-	if c.Rubric != "" && opts.NoJudge != "" {
-		// A rubric nobody grades must neither pass nor fail: the case is
-		// skipped, its runs count nowhere.
-		cs.Report = cs.reportCase()
-		cs.Report.Status, cs.Report.Passed, cs.Report.Errored = report.StatusSkip, 0, 0
-		cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
-		cs.skipped = true
+	if cs := skipCase(c, model, opts); cs != nil {
 		return cs
 	}
+	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
 	for i, t := range transcripts {
 		cs.Runs[i] = ScoreRun(ctx, c, t, opts)
 		cs.Runs[i].Run = i + 1
 	}
 	cs.Report = cs.reportCase()
+	return cs
+}
+
+// skipCase is the score of a case that cannot be scored under opts, nil
+// for one that can: a rubric nobody grades (--judge-model none) must
+// neither pass nor fail, so the case is skipped without runs, counted in no
+// score and by no gate.
+func skipCase(c *tasks.Case, model string, opts ScoreOptions) *CaseScore {
+	if c.Rubric == "" || opts.NoJudge == "" {
+		return nil
+	}
+	return skippedCase(c, model, "the case has a rubric and "+opts.NoJudge)
+}
+
+// skippedCase is the score of a case that has no runs to score, for the
+// reason given.
+func skippedCase(c *tasks.Case, model, reason string) *CaseScore {
+	cs := &CaseScore{Case: c, Model: model, skipped: true}
+	cs.Report = cs.reportCase()
+	cs.Report.Status = report.StatusSkip
+	cs.Report.Skipped = reason
 	return cs
 }
 
@@ -315,6 +330,10 @@ func (r RunScore) finish(ctx context.Context, c *tasks.Case, t *agent.Transcript
 	}
 	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
 		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
+	if t.Refusal != "" && !r.Passed {
+		// The refusal explains the rest (no tool called, an empty answer).
+		r.Reasons = append([]string{"the model refused: " + clippkg.Runes(t.Refusal, 200)}, r.Reasons...)
+	}
 	return r
 }
 
@@ -523,6 +542,8 @@ func (cs *CaseScore) reportCase() report.Case {
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
 		Draft:     c.Draft,
+		File:      c.File,
+		Line:      c.Line,
 	}
 	rc.PassRate, _ = cn.pass.Rate()
 	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.Good, cn.pass.Total)
@@ -550,6 +571,9 @@ func (cs *CaseScore) reportCase() report.Case {
 			rc.Errors = append(rc.Errors, fmt.Sprintf("run %d: %s", r.Run, r.Error))
 		case !r.Errored && !r.Passed && len(rc.Failures) < maxListed:
 			rc.Failures = append(rc.Failures, fmt.Sprintf("run %d: %s", r.Run, strings.Join(r.Reasons, "; ")))
+		}
+		if jt := judgeText(r); jt != "" && len(rc.JudgeReasons) < maxListed {
+			rc.JudgeReasons = append(rc.JudgeReasons, fmt.Sprintf("run %d: %s", r.Run, jt))
 		}
 	}
 	return rc

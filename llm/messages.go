@@ -243,8 +243,9 @@ type anResponse struct {
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	} `json:"content"`
-	StopReason *string `json:"stop_reason"`
-	Usage      *struct {
+	StopReason  *string        `json:"stop_reason"`
+	StopDetails *anStopDetails `json:"stop_details"`
+	Usage       *struct {
 		InputTokens              int64 `json:"input_tokens"`
 		OutputTokens             int64 `json:"output_tokens"`
 		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
@@ -285,6 +286,13 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 	if w.StopReason != nil {
 		r.StopReason = stopReason(anthropicStops, *w.StopReason)
 	}
+	if r.StopReason == StopRefusal && strings.TrimSpace(r.Message.Content) == "" && len(r.Message.ToolCalls) == 0 {
+		// A refusal often comes with no text at all. Like Chat Completions'
+		// refusal text, what the API says about it becomes the answer, so
+		// the run shows why it is empty, and a conversation that goes on
+		// never sends an empty assistant turn, which this API rejects.
+		r.Message.Content = anthropicRefusal(w.StopDetails)
+	}
 	if u := w.Usage; u == nil {
 		r.Usage.Unknown = true
 	} else {
@@ -295,6 +303,27 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 			CachedInputTokens: read, CacheWriteTokens: write}
 	}
 	return r, nil
+}
+
+// anStopDetails explains a refusal: the policy category and a
+// human-readable explanation, either of which may be null.
+type anStopDetails struct {
+	Type        string  `json:"type"`
+	Category    *string `json:"category"`
+	Explanation *string `json:"explanation"`
+}
+
+// anthropicRefusal describes a refusal that came without text, from its
+// stop_details when the API gave them.
+func anthropicRefusal(d *anStopDetails) string {
+	s := `[refused: stop_reason "refusal", no text`
+	if d != nil && d.Category != nil && *d.Category != "" {
+		s += ", category " + *d.Category
+	}
+	if d != nil && d.Explanation != nil && strings.TrimSpace(*d.Explanation) != "" {
+		s += ": " + strings.TrimSpace(*d.Explanation)
+	}
+	return s + "]"
 }
 
 // anthropicStops maps the Messages API's stop_reason.

@@ -109,7 +109,19 @@ type action struct {
 	published bool // the report's summary, outputs and comment are written
 }
 
-func (a *action) warn(err error) { a.notes = append(a.notes, plainNote(err.Error())) }
+// warn records API trouble as a note of the job summary and, when the token
+// lacked a permission (a 403 naming the permissions: line the workflow
+// needs, or no token at all), as a ::warning:: annotation too: a line in
+// the log is read by nobody, an annotation is shown on the run.
+func (a *action) warn(err error) {
+	a.notes = append(a.notes, plainNote(err.Error()))
+	var w *github.Warning
+	if errors.As(err, &w) && w.Kind == github.Forbidden {
+		if aerr := a.annotate([]github.Annotation{{Level: github.LevelWarning, Title: "mcp-eval: permission", Message: err.Error()}}); aerr != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: annotation: %v\n", aerr)
+		}
+	}
+}
 
 // note is a line of the job summary's Notes: md is Markdown, text the same
 // for the terminal. Our own notes are written in Markdown (code spans for
@@ -138,7 +150,13 @@ func (a *action) runAction(ctx context.Context) error {
 	if given != nil {
 		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
 	} else {
-		r, err = pipeline.Evaluate(ctx, cfg, a.run)
+		run := a.run
+		// One redactor for the run and what the Action publishes, so that
+		// a token obtained during the run is masked in the comment and
+		// summary too, and the runner's log masks it as well.
+		run.Redactor = a.red
+		run.MaskSecret = func(v string) error { return github.Mask(a.stdout, v) }
+		r, err = pipeline.Evaluate(ctx, cfg, run)
 	}
 	if err != nil {
 		return err
@@ -283,7 +301,7 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	}
 	if ev := a.ev; ev.PullRequest != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
 		var body bytes.Buffer
-		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
+		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: a.key}); err != nil {
 			return err
 		}
 		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {

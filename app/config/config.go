@@ -63,6 +63,8 @@ type Config struct {
 	// DryRun is --dry-run: validate the golden file against the live
 	// server and print the plan and its estimated cost; no model call.
 	DryRun bool
+	// OAuth holds the --oauth-* options (oauth.go).
+	OAuth OAuthFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool

@@ -35,6 +35,7 @@ const (
 func (c *Config) declare() *option.Set {
 	s := &option.Set{}
 	c.declareServer(s)
+	c.OAuth.declare(s)
 	c.declareRun(s)
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)
@@ -62,7 +63,7 @@ func (c *Config) declareServer(s *option.Set) {
 		Doc: "how long a server may take to start: `--server-start` until it answers HTTP, `--server-cmd` until its first answer (progress on stderr every 5 s); `--timeout` applies after it (100ms to 1h)"},
 		option.Duration(&c.StartTimeout, 60*time.Second, minStartTimeout, maxStartTimeout))
 	s.Add(option.Def{Name: "header", Help: "`header` 'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)",
-		Doc:    "sent on every HTTP request, repeatable; `$VAR` expands from the environment (an unset variable is an error); values are masked in every output",
+		Doc:    "sent on every HTTP request, repeatable; `$VAR` expands from the environment (an unset variable is an error); values are masked in every output; with `--server-cmd` a warning says the stdio server never sees it (give it credentials in its environment)",
 		Secret: true,
 		Input:  &option.Input{Name: "headers", Lines: true, Doc: "HTTP headers sent to the server, one 'Name: value' per line; $VAR expands from the environment; values are masked."}},
 		option.List(&c.Headers.Vals, false))
@@ -77,6 +78,7 @@ func (c *Config) declareServer(s *option.Set) {
 		Doc: "largest answer read (1KiB to 1GiB; `16MiB` or a number of bytes)"},
 		option.Size(&c.MaxMessageBytes, mcp.DefaultMaxMessageBytes, minMessageBytes, maxMessageBytes))
 	s.Add(option.Def{Name: "safe-tools", Help: "`tools` that probes may call besides those marked readOnlyHint (comma list, repeatable)",
+		Doc:    "tools that probes may call besides those marked readOnlyHint (comma list, repeatable); a name the server does not list is a warning with the nearest tool it does",
 		Layers: []string{option.LayerConformance, option.LayerResilience},
 		Input:  &option.Input{List: true, Doc: "Comma list of tools conformance probes may call besides those marked readOnlyHint."}},
 		option.List(&c.SafeTools.Vals, true))

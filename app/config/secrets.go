@@ -107,6 +107,7 @@ func (c *Config) Redactor(getenv func(string) string) (*redact.Redactor, error) 
 		// without the repository's secrets, and that is no error.
 		secrets = append(secrets, redact.Secret{Source: "--secrets " + v, Value: strings.TrimSpace(getenv(v))})
 	}
+	secrets = append(secrets, c.oauthSecrets(getenv)...)
 	r, err := redact.New(append(secrets, envSecretValues(getenv)...)...)
 	if err != nil {
 		return nil, exitcode.Config(err)

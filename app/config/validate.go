@@ -47,6 +47,9 @@ func (c *Config) validate(getenv func(string) string) error {
 	if err := c.validateChecks(); err != nil {
 		return err
 	}
+	if err := c.validateOAuth(getenv); err != nil {
+		return err
+	}
 	for i, v := range c.Secrets.Vals {
 		if !envName.MatchString(v) {
 			// Not quoted back: a value pasted by mistake may be the secret.

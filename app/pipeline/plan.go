@@ -47,6 +47,7 @@ func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, laye
 // says so.
 func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor) (*RunPlan, error) {
 	p := &RunPlan{cfg: cfg, env: env, layers: cfg.ResolvedLayers(), red: red, prices: telemetry.BuiltinPrices()}
+	warnIgnoredHeaders(cfg, env.Stderr)
 	if cfg.Prices != "" {
 		var err error
 		if p.prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {

@@ -3,6 +3,7 @@ package option
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -36,6 +37,11 @@ func (s *Set) ReadInputs(get func(input string) string) (args []string, err erro
 			continue
 		}
 		switch {
+		case d.Input.Ref:
+			if !envRef.MatchString(v) {
+				v = "${INPUT_" + strings.ToUpper(name) + "}"
+			}
+			args = append(args, "--"+d.Name+"="+v)
 		case d.Input.Lines:
 			for _, l := range Lines(v) {
 				args = append(args, "--"+d.Name+"="+l)
@@ -50,6 +56,12 @@ func (s *Set) ReadInputs(get func(input string) string) (args []string, err erro
 	}
 	return args, errors.Join(errs...)
 }
+
+// envRef matches a whole $VAR or ${VAR} reference.
+var envRef = regexp.MustCompile(`^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^}]+\})$`)
+
+// IsRef reports whether v is a whole $VAR or ${VAR} reference.
+func IsRef(v string) bool { return envRef.MatchString(strings.TrimSpace(v)) }
 
 // InputBool accepts the spellings of the YAML 1.2 core schema that the
 // official toolkit's getBooleanInput accepts, and nothing else, so that a

@@ -92,6 +92,11 @@ type Input struct {
 	// Own marks an input the action reads itself and does not pass on as
 	// its flag (layers: the action chooses them per event).
 	Own bool
+	// Ref passes a secret input to its flag by reference: the flag gets
+	// ${INPUT_NAME}, which it expands from the environment like a $VAR,
+	// so that the value never stands among the arguments; a value that is
+	// itself a $VAR or ${VAR} reference is passed as it is.
+	Ref bool
 }
 
 // InputName is the Action input of d ("" when it has none).

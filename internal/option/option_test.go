@@ -178,3 +178,23 @@ func TestBudget(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// TestReadInputsRef: a secret input declared Ref reaches its flag as a
+// reference to its own INPUT_ variable, never as its value; a $VAR
+// reference passes as given.
+func TestReadInputsRef(t *testing.T) {
+	var secret string
+	s := &Set{}
+	s.Add(Def{Name: "oauth-client-secret", Secret: true, Input: &Input{Ref: true}}, String(&secret, ""))
+	for v, want := range map[string]string{
+		"hunter2-secret-value": "--oauth-client-secret=${INPUT_OAUTH-CLIENT-SECRET}",
+		"$CLIENT_SECRET":       "--oauth-client-secret=$CLIENT_SECRET",
+		"${CLIENT_SECRET}":     "--oauth-client-secret=${CLIENT_SECRET}",
+		"$not a reference":     "--oauth-client-secret=${INPUT_OAUTH-CLIENT-SECRET}",
+	} {
+		args, err := s.ReadInputs(func(string) string { return v })
+		if err != nil || len(args) != 1 || args[0] != want {
+			t.Errorf("input %q: args %q, %v; want %q", v, args, err, want)
+		}
+	}
+}
