@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/app/action"
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/app/initcmd"
 	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
@@ -64,6 +65,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		var cfg *config.Config
 		if cfg, err = config.ParseCommand(cmd, rest, getenv, stderr); err == nil {
 			err = pipeline.Run(ctx, cfg, env)
+		}
+	case "init":
+		cfg, o, perr := config.ParseInit(rest, getenv)
+		if err = perr; err == nil {
+			err = initcmd.Run(ctx, cfg, o, env)
 		}
 	case "gate":
 		var o *config.GateOptions

@@ -15,7 +15,7 @@ func TestDependencyRules(t *testing.T) {
 	// What drives the layers sits above them: package main wires, the
 	// pipeline runs the sequence, the action publishes, config reads the
 	// flags. No package below imports these.
-	above := []string{"app/pipeline", "app/action", "app/config"}
+	above := []string{"app/pipeline", "app/action", "app/config", "app/initcmd"}
 	rules := map[string][]string{ // package → module packages it must not depend on
 		"report": {"mcp", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
 		"gate":   {"mcp", "conformance", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
@@ -37,7 +37,9 @@ func TestDependencyRules(t *testing.T) {
 		// The pipeline runs the layers but publishes nothing to GitHub;
 		// config knows the flags, not the layers' logic: it gathers the
 		// options each part declares (golden's PlanFlags and RunFlags, the
-		// model layers' own) and validates --checks against Layer 0's ids.
+		// model layers' own), validates --checks against Layer 0's ids,
+		// and reads the model provider registry (llm/providers), whose
+		// credential variables are secrets of every run.
 		"app/pipeline":      {"github", "app/action"},
 		"app/config":        {"resilience", "telemetry", "github", "app/pipeline", "app/action"},
 		"internal/exitcode": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "app/config"},

@@ -27,8 +27,11 @@ import (
 // RunFlags are the options of mcp-eval run that bound the model runs,
 // each declared once in Declare.
 type RunFlags struct {
-	// ModelBudget is the wall time of all model runs (0: none).
+	// ModelBudget is the wall time of all model runs (0: none);
+	// ModelBudgetUSD the dollars a plan may be estimated to cost (0: none),
+	// above which it is refused before any model call.
 	ModelBudget     time.Duration
+	ModelBudgetUSD  float64
 	ModelMaxTokens  int
 	MaxCallsPerTurn int
 	StubTools       []string
@@ -39,10 +42,10 @@ type RunFlags struct {
 // Declare declares the model runs' options (model layers only: mcp-eval
 // conformance refuses them), bound to f.
 func (f *RunFlags) Declare(s *option.Set) {
-	s.Add(option.Def{Name: "model-budget", Help: "wall-time budget of all model runs; runs left when it is spent end as errors: a `duration` up to 24h (0: none)",
-		Doc:     "wall time of all model runs; the runs left when it is spent end as `error` naming it, and the report is still written",
+	s.Add(option.Def{Name: "model-budget", Help: "`budget` of the model runs: a wall time up to 24h (10m: runs left when it is spent end as errors) and/or dollars ($2: a plan estimated to cost more is refused before any model call), e.g. 10m,$2",
+		Doc:     "wall time of all model runs (`10m`): the runs left when it is spent end as `error` naming it, and the report is still written; and/or dollars (`$2`, or `10m,$2`): a run whose estimated cost (as `--dry-run` prints it) exceeds it is refused before any model call, exit 2",
 		Default: "none", Layers: option.Model},
-		option.Duration(&f.ModelBudget, 0, 0, 24*time.Hour))
+		option.Budget(&f.ModelBudget, &f.ModelBudgetUSD, 24*time.Hour, 1e6))
 	s.Add(option.Def{Name: "model-max-tokens", Help: "token limit of each model answer: a `number` up to 1048576 (0: the provider's default; Anthropic, which requires one, gets 1024)",
 		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
 		Default: "provider default", Layers: option.Model},
@@ -186,7 +189,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 				skipped = append(skipped, cs)
 				continue
 			}
-			_, model, _ := llm.ParseSpec(spec)
+			_, model, _ := llm.SplitSpec(spec)
 			for i := 0; i < mr.RunsOf(c); i++ {
 				task := c.Task(mr.tools, model)
 				for _, name := range stub {

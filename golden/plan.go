@@ -1,16 +1,19 @@
 package golden
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
@@ -32,9 +35,10 @@ type PlanFlags struct {
 // Declare declares the model plan's options (model layers only: mcp-eval
 // conformance refuses them), bound to f.
 func (f *PlanFlags) Declare(s *option.Set) {
-	s.Add(option.Def{Name: "models", Help: "comma `list` of provider:model (behavior layer)", Doc: "`provider:model` list for the behavior layer",
+	s.Add(option.Def{Name: "models", Help: "comma `list` of provider:model (behavior layer); providers: " + strings.Join(providers.Names(), ", "),
+		Doc:    "`provider:model` list for the behavior layer (providers: " + strings.Join(providers.Names(), ", ") + "; see [Model providers](#model-providers))",
 		Layers: option.Model,
-		Input:  &option.Input{List: true, Doc: "Comma list of provider:model for the behavior layer, e.g. openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5. Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY). Without models, auto runs conformance only."}},
+		Input:  &option.Input{List: true, Doc: "Comma list of provider:model for the behavior layer, e.g. openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5. Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY…); local servers (ollama:, llamacpp:, vllm:, lmstudio:) need none. Without models, auto runs conformance only."}},
 		option.String(&f.Models, ""))
 	s.Add(option.Def{Name: "golden", Help: "golden task `file` (behavior layer)", Doc: "the golden task file", Layers: option.Model,
 		Input: &option.Input{Doc: "Golden task file for the behavior layer."}},
@@ -71,6 +75,9 @@ type PlanOptions struct {
 	// Observer sees every HTTP attempt of the tested models (telemetry);
 	// the judge's client has none, so its usage is reported apart.
 	Observer llm.Observer
+	// DryRun (--dry-run) checks the model specs and reads the golden file
+	// and the judge's prompt, but makes no client: no key is needed.
+	DryRun bool
 }
 
 // Plan is what the model layers need, checked before any network call: a
@@ -132,12 +139,12 @@ func (p *Plan) addModels(o PlanOptions) error {
 		if spec = strings.TrimSpace(spec); spec == "" {
 			continue
 		}
-		name, _, err := llm.ParseSpec(spec)
+		def, _, err := providers.Parse(spec)
 		if err != nil {
 			return exitcode.Usagef("--models %q: %v", spec, err)
 		}
-		if _, ok := p.providers[name]; !ok {
-			if p.providers[name], err = newProvider(name, spec, "--models", o.Getenv, opts...); err != nil {
+		if _, ok := p.providers[def.Name]; !ok && !o.DryRun {
+			if p.providers[def.Name], err = newProvider(def.Name, spec, "--models", o.Getenv, opts...); err != nil {
 				return err
 			}
 		}
@@ -166,15 +173,18 @@ func (p *Plan) addJudge(o PlanOptions) error {
 		// own runs.
 		p.judgeSpec, p.judgeDefault = p.Models[0], true
 	}
-	name, model, err := llm.ParseSpec(p.judgeSpec)
+	def, model, err := providers.Parse(p.judgeSpec)
 	if err != nil {
 		return exitcode.Usagef("--judge-model %q: %v (or none for no judge)", p.judgeSpec, err)
 	}
 	p.judgeModel = model
+	if o.DryRun {
+		return nil
+	}
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
-	if p.judgeProvider, err = newProvider(name, p.judgeSpec, "--judge-model", o.Getenv,
+	if p.judgeProvider, err = newProvider(def.Name, p.judgeSpec, "--judge-model", o.Getenv,
 		llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)); err != nil {
 		return err
 	}
@@ -189,7 +199,7 @@ func (p *Plan) addJudge(o PlanOptions) error {
 // newProvider is llm.New with its error as the exit code wants it: a
 // missing key is a configuration error, a bad spec a usage error.
 func newProvider(name, spec, flagName string, getenv func(string) string, opts ...llm.Option) (llm.Provider, error) {
-	p, err := llm.New(name, getenv, opts...)
+	p, err := providers.New(name, getenv, opts...)
 	if err != nil {
 		var ee *llm.EnvError
 		if errors.As(err, &ee) {
@@ -222,3 +232,74 @@ func parseShard(s string) (int, int, error) {
 	}
 	return i, n, nil
 }
+
+// Probe checks every model's endpoint before any case runs: one request
+// of its models list per model (the judge's too), in parallel, no retries
+// (llm.Prober). A wrong base URL, key or model name is then one line per
+// model naming the provider, the base URL, the model and the error (an
+// unknown model with the server's list as a did-you-mean) in a second or
+// two, not an error in every run after the retries. An endpoint that did
+// not answer at all is exit 3 (could not evaluate); one that refused the
+// key or the model is exit 2.
+func (p *Plan) Probe(ctx context.Context) error {
+	type target struct {
+		spec  string
+		prov  llm.Provider
+		model string
+	}
+	var targets []target
+	seen := map[string]bool{}
+	add := func(spec string, prov llm.Provider) {
+		_, model, _ := llm.SplitSpec(spec)
+		if key := strings.ToLower(spec); prov != nil && !seen[key] {
+			seen[key] = true
+			targets = append(targets, target{spec, prov, model})
+		}
+	}
+	for _, spec := range p.Models {
+		def, _, _ := providers.Parse(spec)
+		if def != nil {
+			add(spec, p.providers[def.Name])
+		}
+	}
+	if p.judgeProvider != nil {
+		add(p.judgeSpec, p.judgeProvider)
+	}
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		pr, ok := t.prov.(llm.Prober)
+		if !ok {
+			continue
+		}
+		wg.Go(func() { errs[i] = pr.Probe(ctx, t.model) })
+	}
+	wg.Wait()
+	var lines []string
+	unreachable := false
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		lines = append(lines, err.Error())
+		var pe *llm.ProbeError
+		if errors.As(err, &pe) && pe.Unreachable() {
+			unreachable = true
+		}
+	}
+	switch {
+	case len(lines) == 0:
+		return nil
+	case ctx.Err() != nil:
+		return exitcode.New(exitcode.Failed, "interrupted while probing the model endpoints")
+	case unreachable:
+		return exitcode.New(exitcode.NoEval, strings.Join(lines, "\n"))
+	}
+	return exitcode.Configf("%s", strings.Join(lines, "\n"))
+}
+
+// JudgeSpec is the judge's provider:model, "" with --judge-model none.
+func (p *Plan) JudgeSpec() string { return p.judgeSpec }
+
+// JudgePrompt is the judge's prompt (the built-in one or --judge-prompt's).
+func (p *Plan) JudgePrompt() *judge.Prompt { return p.judgePrompt }

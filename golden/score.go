@@ -166,7 +166,7 @@ func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Scor
 	case c.Chain():
 		r.scoreChain(c, names)
 	default:
-		r.scoreSelection(c)
+		r.scoreSelection(c, t.Final)
 	}
 	for _, f := range c.ForbidTools {
 		if slices.Contains(names, f) {
@@ -227,7 +227,7 @@ func (r *RunScore) scoreChain(c *tasks.Case, names []string) {
 // scoreSelection: an expect_tool case selects right when an accepted tool
 // is among the first tool-calling turn's calls (selection: first, when it
 // is the very first call).
-func (r *RunScore) scoreSelection(c *tasks.Case) {
+func (r *RunScore) scoreSelection(c *tasks.Case, final string) {
 	candidates := r.FirstTurn
 	if c.Selection == tasks.SelectFirst && r.FirstTool != "" {
 		candidates = []string{r.FirstTool}
@@ -241,6 +241,12 @@ func (r *RunScore) scoreSelection(c *tasks.Case) {
 	want := wantTools(c.AcceptTools)
 	switch {
 	case r.Selection:
+	case r.FirstTool == "" && textCall(final, c.AcceptTools) != "":
+		// The model printed a call instead of making one (a chat template
+		// or tool-call parser the server lacks): it is reported, never
+		// taken for a call.
+		r.reason("model did not call a tool: it wrote %s as text (%q), which the server did not return as a tool call; want %s",
+			textCall(final, c.AcceptTools), clippkg.Runes(strings.TrimSpace(final), 80), want)
 	case r.FirstTool == "":
 		r.reason("called no tool, want %s", want)
 	case c.Selection == tasks.SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
@@ -250,6 +256,34 @@ func (r *RunScore) scoreSelection(c *tasks.Case) {
 	default:
 		r.reason("wrong tool: called %s instead of %s", r.FirstTool, want)
 	}
+}
+
+// callMarkers are what models print around a tool call written as text
+// when the server does not parse it (Hermes/Qwen <tool_call>, Mistral
+// [TOOL_CALLS], Llama <|python_tag|>, <function=…>, JSON with "name").
+var callMarkers = []string{"<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<function=", `"name"`, `"function"`, `"arguments"`, `"parameters"`}
+
+// textCall returns the tool of tools that final writes out as a call
+// rather than making one: the name with a call marker, or followed by an
+// argument list or object ("get_weather(city=…)", "get_weather {…}");
+// "" when the text merely mentions it or is no call.
+func textCall(final string, tools []string) string {
+	for _, name := range tools {
+		i := strings.Index(final, name)
+		if i < 0 {
+			continue
+		}
+		for _, m := range callMarkers {
+			if strings.Contains(final, m) {
+				return name
+			}
+		}
+		rest := strings.TrimLeft(final[i+len(name):], " \t\"'`:")
+		if strings.HasPrefix(rest, "(") || strings.HasPrefix(rest, "{") {
+			return name
+		}
+	}
+	return ""
 }
 
 // firstTurn returns the tools of the calls of the first model turn that
@@ -507,6 +541,7 @@ func (cs *CaseScore) reportCase() report.Case {
 		Answer:    frac(cn.answer),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
+		Draft:     c.Draft,
 		File:      c.File,
 		Line:      c.Line,
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -303,7 +304,7 @@ func TestReasoningJudge(t *testing.T) {
 	t.Parallel()
 	srv := reasoningOpenAI(t)
 	defer srv.Close()
-	p, err := llm.New("openai", func(k string) string {
+	p, err := providers.New("openai", func(k string) string {
 		return map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1"}[k]
 	}, llm.WithMaxRetries(0))
 	if err != nil {

@@ -122,7 +122,7 @@ func (m *mdWriter) status(r *Report) {
 	checks, cases := tallies(r)
 	m.p("- **Checks:** %s · %s", checks, passRateText(r))
 	if len(r.Cases) > 0 {
-		m.p("- **Cases:** %s", cases)
+		m.p("- **Cases:** %s%s", cases, draftNote(r))
 	}
 	if r.Gate != nil {
 		if r.Gate.Passed {
@@ -795,3 +795,22 @@ func codeFence(content string) string {
 // safe inside Markdown: the same escaping every renderer here applies, for
 // callers that add lines of their own to a summary.
 func EscapeMarkdown(s string) string { return escapeMarkdown(s) }
+
+// draftNote says how many of the report's golden cases are drafts
+// (draft: true, written by mcp-eval init): "" when none is.
+func draftNote(r *Report) string {
+	ids := map[string]bool{}
+	for _, c := range r.Cases {
+		if c.Draft {
+			ids[c.ID] = true
+		}
+	}
+	switch n := len(ids); n {
+	case 0:
+		return ""
+	case 1:
+		return " · 1 golden case is a draft (draft: true): edit it, then remove the mark"
+	default:
+		return fmt.Sprintf(" · %d golden cases are drafts (draft: true): edit them, then remove the mark", n)
+	}
+}

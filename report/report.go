@@ -139,6 +139,9 @@ type Case struct {
 	// Flaky marks a case that passed some runs and failed others.
 	Flaky bool     `json:"flaky,omitempty"`
 	Tags  []string `json:"tags,omitempty"`
+	// Draft: the golden case is marked draft: true (written by mcp-eval
+	// init, not yet edited); it ran like any case.
+	Draft bool `json:"draft,omitempty"`
 	// Negative marks a case whose model must call no tool; with it, the
 	// behavior scores can be recomputed from the cases alone (merge).
 	Negative bool `json:"negative,omitempty"`

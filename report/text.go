@@ -128,7 +128,7 @@ func (t *textWriter) tally(r *Report) {
 	checks, cases := tallies(r)
 	tl := verdict + "  " + checks.String() + " · " + passRateText(r)
 	if len(r.Cases) > 0 {
-		tl += "\n      cases: " + cases.String()
+		tl += "\n      cases: " + cases.String() + draftNote(r)
 	}
 	t.line(tl)
 }

@@ -11,6 +11,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -140,6 +141,9 @@ func (a *action) runAction(ctx context.Context) error {
 	cfg, err := a.configure(flags)
 	if err != nil {
 		return err
+	}
+	if cfg.DryRun {
+		return a.dryRun(ctx, cfg)
 	}
 	baselines, baselineURL := a.baselines(ctx, cfg)
 	var r *report.Report
@@ -615,4 +619,34 @@ func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 		}
 	}
 	return src
+}
+
+// dryRun is the dry-run input (layer1, issue 20): the model layers' plan
+// whatever the event, since it calls no model; the plan goes to the log
+// and the job summary, and the outputs say whether it passed. Nothing is
+// commented and no baseline is fetched.
+func (a *action) dryRun(ctx context.Context, cfg *config.Config) error {
+	cfg.Layers = cmp.Or(a.in.Layers, "auto")
+	a.sel.Layers = strings.Split(cfg.Layers, ",")
+	plan, err := pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	pipeline.WriteDryRun(&text, plan)
+	fmt.Fprint(a.stdout, a.red.String(text.String()))
+	budgetErr := plan.BudgetError()
+	if a.env.SummaryPath != "" {
+		md := "## mcp-eval dry run\n\nNo model was called.\n\n```\n" + text.String() + "```\n"
+		if err := a.summary([]byte(md)); err != nil {
+			a.warn(err)
+		}
+	}
+	code := exitcode.Of(budgetErr)
+	outputs := map[string]string{"passed": strconv.FormatBool(budgetErr == nil), "exit-code": strconv.Itoa(code), "layers": strings.Join(a.sel.Layers, ",")}
+	if err := a.outputs(outputs); err != nil {
+		a.warn(err)
+	}
+	a.published = true
+	return budgetErr
 }

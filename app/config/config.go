@@ -60,6 +60,9 @@ type Config struct {
 	Secrets ListFlag
 	// Report is mcp-eval gate's report; MergeOut mcp-eval merge's -o.
 	Report, MergeOut string
+	// DryRun is --dry-run: validate the golden file against the live
+	// server and print the plan and its estimated cost; no model call.
+	DryRun bool
 	// OAuth holds the --oauth-* options (oauth.go).
 	OAuth OAuthFlags
 	// AuthChecks holds the auth probes' options (authchecks.go).
@@ -192,5 +195,3 @@ func (c *Config) Transport() string {
 	}
 	return "stdio"
 }
-
-// envSecrets are the environment variables whose values are credentials

@@ -12,6 +12,7 @@ import (
 const Usage = `mcp-eval evaluates a Model Context Protocol server before it ships.
 
 Usage:
+  mcp-eval init        --server-url URL | --server-cmd 'CMD ARGS' [--models M] [--force]
   mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
@@ -35,6 +36,7 @@ var Commands = map[string]string{
 	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
 	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* and the GITHUB_* environment, no flags.",
 	"version":     "mcp-eval version\n\nPrints the version.",
+	"init":        "mcp-eval init --server-url URL | --server-cmd 'CMD ARGS' [--models provider:model] [--force]\n\nConnects to the server and writes mcp-eval.yaml, a draft golden/tasks.yaml (a case per tool, a negative case, a case per near-duplicate pair, all draft: true) and a GitHub Actions workflow; nothing that exists is replaced without --force.",
 }
 
 // PrintHelp writes cmd's synopsis and exactly its flags.
@@ -55,6 +57,8 @@ func commandFlags(cmd string) *flag.FlagSet {
 	switch cmd {
 	case option.Run, option.Conformance, option.Gate, option.Merge:
 		return Options().FlagSet(cmd, cmd)
+	case "init":
+		return InitFlagSet(Default(), &InitOptions{}, io.Discard)
 	}
 	return nil
 }

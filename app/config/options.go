@@ -114,6 +114,11 @@ func (c *Config) declareRun(s *option.Set) {
 		Doc: "the config file", Default: "`mcp-eval.yaml` if present",
 		Input: &option.Input{Doc: "mcp-eval.yaml to read; inputs win over it."}},
 		option.String(&c.ConfigPath, ""))
+	s.Add(option.Def{Name: "dry-run", Help: "validate the golden file against the live server and print the plan and its estimated cost, without calling a model (no key needed)",
+		Doc:      "validate the golden file against the live server and print the plan and its estimated cost; no model is called and no key is needed",
+		Commands: []string{option.Run},
+		Input:    &option.Input{Doc: "Validate the golden file against the server and write the plan and its estimated cost to the job summary, without calling a model or needing a key (true or false)."}},
+		option.Bool(&c.DryRun, false))
 }
 
 // declareGate: the gate's inputs and policy, shared with mcp-eval gate.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 // Header is one --header after $VAR expansion.
@@ -54,8 +55,11 @@ func (c *Config) ExpandHeaders(getenv func(string) string) ([]Header, error) {
 	return out, nil
 }
 
-// wherever mcp-eval runs: the model API keys and the GitHub token.
-var envSecrets = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"}
+// envSecrets are the environment variables whose values are credentials
+// wherever mcp-eval runs: every model provider's credential variables
+// (the registry, llm/providers: ANTHROPIC_AUTH_TOKEN among them) and the
+// GitHub token.
+var envSecrets = append(providers.CredentialVars(), "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN")
 
 // EnvRedactor masks the credentials of the environment alone, for what is
 // printed before the configuration is read. A short value ("ollama" for a

@@ -55,7 +55,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		lr.probes = append(lr.probes, resilience.Descriptions(desc.Tools)...)
 	}
 	if p.models != nil {
-		if err := p.modelLayers(ctx, s.client, desc.Tools, &lr); err != nil {
+		if err := p.modelLayers(ctx, s, desc, &lr); err != nil {
 			return nil, err
 		}
 	}
@@ -73,13 +73,16 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 
 // modelLayers runs Layer 1 and the model half of Layer 2 on the same model
 // runs and judge.
-func (p *RunPlan) modelLayers(ctx context.Context, client *mcp.Client, tools []mcp.Tool, lr *layerResults) error {
+func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Server, lr *layerResults) error {
 	cfg := p.cfg
-	mr, err := p.models.Bind(client, tools, golden.RunOptions{
+	mr, err := p.models.Bind(s.client, desc.Tools, golden.RunOptions{
 		RunFlags: cfg.RunFlags, Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), ModelConcurrency: cfg.ModelConcurrency,
 		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr),
 	})
 	if err != nil {
+		return err
+	}
+	if err := p.budgetCheck(s.target, desc); err != nil {
 		return err
 	}
 	lr.models = mr

@@ -43,6 +43,9 @@ type Env struct {
 // Run is `mcp-eval run` and `mcp-eval conformance` once the flags are
 // parsed: Evaluate, and exit 1 when the report did not pass.
 func Run(ctx context.Context, cfg *config.Config, env Env) error {
+	if cfg.DryRun {
+		return DryRun(ctx, cfg, env)
+	}
 	r, err := Evaluate(ctx, cfg, env)
 	if err != nil {
 		return err
@@ -78,6 +81,13 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 		return nil, err
 	}
 	defer p.endExport(ctx)
+	// 1b. Probe each model endpoint once: a wrong base URL, key or model
+	// stops here in one line, before the server starts.
+	if p.models != nil {
+		if err := p.models.Probe(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// 2. Connect.
 	s, err := p.connect(ctx)
 	if err != nil {

@@ -109,7 +109,7 @@ func (p *RunPlan) planModels(obs llm.Observer) error {
 	p.models, err = golden.NewPlan(golden.PlanOptions{
 		Behavior:   p.has(report.LayerBehavior),
 		Resilience: p.has(report.LayerResilience) && strings.TrimSpace(cfg.Models) != "",
-		PlanFlags:  cfg.PlanFlags, Getenv: p.env.Getenv, Observer: obs,
+		PlanFlags:  cfg.PlanFlags, Getenv: p.env.Getenv, Observer: obs, DryRun: cfg.DryRun,
 	})
 	if err != nil || p.models == nil || !p.models.Resilience {
 		return err

@@ -154,6 +154,31 @@ func TestReadInputs(t *testing.T) {
 	}
 }
 
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	var d time.Duration
+	var usd float64
+	v := Budget(&d, &usd, 24*time.Hour, 1e6)
+	for in, want := range map[string]struct {
+		d   time.Duration
+		usd float64
+	}{"10m": {10 * time.Minute, 0}, "$2": {0, 2}, "0.5USD": {0, 0.5}, "10m, $2.50": {10 * time.Minute, 2.5}, "": {0, 0}, "0": {0, 0}} {
+		d, usd = 0, 0
+		if err := v.Set(in); err != nil || d != want.d || usd != want.usd {
+			t.Errorf("Set(%q): %v %v %v", in, d, usd, err)
+		}
+	}
+	for _, bad := range []string{"$-1", "$x", "25h", "ten", "$2000000"} {
+		if err := v.Set(bad); err == nil {
+			t.Errorf("Set(%q): no error", bad)
+		}
+	}
+	d, usd = 90*time.Second, 2
+	if got := v.String(); got != "1m30s,$2" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
 // TestReadInputsRef: a secret input declared Ref reaches its flag as a
 // reference to its own INPUT_ variable, never as its value; a $VAR
 // reference passes as given.

@@ -149,9 +149,9 @@ func (r *Runner) runJob(ctx context.Context, job Job, prog *runProgress) Result 
 	if err := ctx.Err(); err != nil {
 		return Result{Job: job, Transcript: errorTranscript(fmt.Errorf("not started: %w", context.Cause(ctx)))}
 	}
-	provider, model, err := llm.ParseSpec(job.Model)
-	if err != nil {
-		return Result{Job: job, Transcript: errorTranscript(err)}
+	provider, model, ok := llm.SplitSpec(job.Model)
+	if !ok {
+		return Result{Job: job, Transcript: errorTranscript(fmt.Errorf("model %q: want provider:model", job.Model))}
 	}
 	m := r.Providers[provider]
 	if m == nil {

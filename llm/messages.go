@@ -7,29 +7,95 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
-// anthropic speaks the Messages API (POST {base}/v1/messages,
-// anthropic-version 2023-06-01).
-type anthropic struct {
-	c *client
+// MessagesOptions say where a Messages API server lists its models.
+type MessagesOptions struct {
+	// Base is the base URL as configured, for messages.
+	Base string
+	// ModelsURL is the models list ({"data": [{"id"}]}); "" for none.
+	ModelsURL string
+	// ListRequired: a 404 of the list is a wrong base URL (Anthropic's
+	// own API has it; a gateway may not).
+	ListRequired bool
 }
 
-func (p *anthropic) Name() string { return providerAnthropic }
+// Messages speaks the Messages API (POST {base}/v1/messages,
+// anthropic-version 2023-06-01): Anthropic's, and the gateways that
+// forward it.
+type Messages struct {
+	c *Client
+	o MessagesOptions
+}
+
+// NewMessages makes a Messages API provider on c.
+func NewMessages(c *Client, o MessagesOptions) *Messages { return &Messages{c: c, o: o} }
+
+// Name is the provider's name.
+func (p *Messages) Name() string { return p.c.name }
 
 // Endpoint is the URL requests go to, without userinfo.
-func (p *anthropic) Endpoint() string { return p.c.idURL }
+func (p *Messages) Endpoint() string { return p.c.idURL }
 
-func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
+// Probe reads the models list and checks that it has model (an alias such
+// as claude-sonnet-4-5 names its dated snapshots). A gateway without the
+// list (404) only shows that it answers.
+func (p *Messages) Probe(ctx context.Context, model string) error {
+	if p.o.ModelsURL == "" {
+		return nil
+	}
+	body, err := p.c.Get(ctx, p.o.ModelsURL)
+	var ae *APIError
+	switch {
+	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && !p.o.ListRequired:
+		return nil
+	case err != nil:
+		return &ProbeError{Provider: p.c.name, Model: model, Base: p.o.Base, Err: err}
+	}
+	if err := checkListed(model, listedIDs(body), SnapshotOf, nil); err != nil {
+		return &ProbeError{Provider: p.c.name, Model: model, Base: p.o.Base, Err: err}
+	}
+	return nil
+}
+
+// SnapshotOf reports whether have is want or one of its dated snapshots
+// (claude-sonnet-4-5-20250929 for claude-sonnet-4-5, also written
+// claude-sonnet-4-5-latest): model lists name snapshots, specs aliases.
+func SnapshotOf(want, have string) bool {
+	want = strings.TrimSuffix(want, "-latest")
+	rest, ok := strings.CutPrefix(have, want)
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	d := strings.TrimPrefix(rest, "-")
+	if len(d) == 10 && d[4] == '-' && d[7] == '-' {
+		d = d[:4] + d[5:7] + d[8:]
+	}
+	if len(d) != 8 || len(rest) == len(d) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Messages) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(req); err != nil {
-		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
+		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
 	body, err := encodeAnthropic(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
+		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
-	resp, err := p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
+	resp, err := p.c.Do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
 	if err == nil && req.Format != nil {
 		// The forced call's input is the structured answer.
 		var rest []ToolCall
