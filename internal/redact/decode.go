@@ -8,24 +8,27 @@ import (
 )
 
 // A decoding is a text with every escape of the decoded rows of Table
-// undone, and where each of its bytes was written: a match found in the
-// decoded text masks the escapes it was written with. A text is decoded
-// again (maxDepth levels), so an escape of an escape (`\\u0074`,
-// `&amp;#116;`, a JSON body quoted inside a JSON string) is undone too.
+// undone, and the means to say where each of its bytes was written: a
+// match found in the decoded text masks the escapes it was written with.
+// A text is decoded again (maxDepth levels), so an escape of an escape
+// (`\\u0074`, `&amp;#116;`, a JSON body quoted inside a JSON string) is
+// undone too.
+//
+// Only a mark every markEvery decoded bytes is kept, at the start of an
+// escape or of a copied byte; src decodes again from the mark before a
+// match to find where it was written. Matches are rare, and a map of every
+// escape cost more than the decoding itself on a large report.
 type decoding struct {
-	text   []byte
-	pieces []piece // in order; the first starts at 0
-	srcLen int
+	text  []byte
+	src   []byte
+	marks []mark
 }
 
-// piece is a stretch of the decoded text from d up to the next piece's d,
-// written at s of the source: copied byte for byte, or one escape (unit),
-// which is masked whole or not at all. A unit may decode to nothing (a
-// line break that joins two lines).
-type piece struct {
-	d, s int
-	unit bool
-}
+// mark says decoded byte d was written at src[s], where an escape or a
+// copied byte begins.
+type mark struct{ d, s int }
+
+const markEvery = 4 << 10
 
 // maxDepth is how many times a text is decoded: three undo an escape of an
 // escaped escape, and each level costs one pass over the text.
@@ -33,7 +36,8 @@ const maxDepth = 3
 
 // decoder undoes one kind of escape at src[i], which holds one of its
 // trigger bytes: it returns how many bytes the escape takes (0 when there
-// is none at i) and appends what it stands for to out.
+// is none at i) and appends what it stands for to out. A line break that
+// joins two lines stands for nothing.
 type decoder func(src []byte, i int, out []byte) (n int, _ []byte)
 
 // decoders maps a byte to the decoder of the escapes it starts; built from
@@ -45,72 +49,83 @@ func decode(src []byte) *decoding {
 	var x *decoding
 	var scratch []byte
 	run := 0 // where the stretch of copied bytes not yet appended begins
-	for i := 0; i < len(src); {
+	for i := 0; i < len(src); i++ {
 		dec := decoders[src[i]]
 		if dec == nil {
-			i++
 			continue
 		}
 		n, out := dec(src, i, scratch[:0])
 		scratch = out
 		if n == 0 {
-			i++
 			continue
 		}
 		if x == nil {
-			x = &decoding{text: make([]byte, 0, len(src)), srcLen: len(src)}
+			x = &decoding{text: make([]byte, 0, len(src)), src: src, marks: []mark{{0, 0}}}
 		}
-		if run < i {
-			x.pieces = append(x.pieces, piece{d: len(x.text), s: run})
-			x.text = append(x.text, src[run:i]...)
+		x.copy(run, i)
+		if len(x.text)-x.marks[len(x.marks)-1].d >= markEvery {
+			x.marks = append(x.marks, mark{len(x.text), i})
 		}
-		x.pieces = append(x.pieces, piece{d: len(x.text), s: i, unit: true})
 		x.text = append(x.text, out...)
-		i += n
-		run = i
+		run = i + n
+		i = run - 1
 	}
 	if x == nil {
 		return nil
 	}
-	if run < len(src) {
-		x.pieces = append(x.pieces, piece{d: len(x.text), s: run})
-		x.text = append(x.text, src[run:]...)
-	}
+	x.copy(run, len(src))
 	return x
 }
 
-// at returns the index of the piece that holds decoded byte i.
-func (x *decoding) at(i int) int {
-	k, _ := slices.BinarySearchFunc(x.pieces, i, func(p piece, i int) int {
-		if p.d <= i {
+// copy appends src[from:to], marking it every markEvery bytes.
+func (x *decoding) copy(from, to int) {
+	for from < to {
+		last := x.marks[len(x.marks)-1].d
+		if len(x.text)-last >= markEvery {
+			x.marks = append(x.marks, mark{len(x.text), from})
+			continue
+		}
+		n := min(to-from, markEvery-(len(x.text)-last))
+		x.text = append(x.text, x.src[from:from+n]...)
+		from += n
+	}
+}
+
+// piece finds the escape or copied byte that decoded byte p came from: it
+// starts at src[s], takes n bytes there, and decoded byte p is in it.
+func (x *decoding) piece(p int) (s, n int) {
+	k, _ := slices.BinarySearchFunc(x.marks, p, func(m mark, p int) int {
+		if m.d <= p {
 			return -1
 		}
 		return 1
 	})
-	return k - 1
+	m := x.marks[k-1]
+	d, s := m.d, m.s
+	var scratch []byte
+	for s < len(x.src) {
+		n, dn := 1, 1
+		if dec := decoders[x.src[s]]; dec != nil {
+			un, out := dec(x.src, s, scratch[:0])
+			if scratch = out; un > 0 {
+				n, dn = un, len(out)
+			}
+		}
+		if p < d+dn {
+			return s, n
+		}
+		d += dn
+		s += n
+	}
+	return len(x.src), 0
 }
 
-// src maps the decoded span [start, end) to the source it was written as,
-// widened to whole escapes.
-func (x *decoding) src(start, end int) (int, int) {
-	k := x.at(start)
-	p := x.pieces[k]
-	s := p.s
-	if !p.unit {
-		s += start - p.d
-	}
-	k = x.at(end - 1)
-	p = x.pieces[k]
-	var e int
-	switch {
-	case !p.unit:
-		e = p.s + end - p.d
-	case k+1 < len(x.pieces):
-		e = x.pieces[k+1].s
-	default:
-		e = x.srcLen
-	}
-	return s, e
+// srcSpan maps the decoded span [start, end) to the source it was written
+// as, widened to whole escapes.
+func (x *decoding) srcSpan(start, end int) (int, int) {
+	s, _ := x.piece(start)
+	e, n := x.piece(end - 1)
+	return s, e + n
 }
 
 func isHex(c byte) bool {

@@ -180,7 +180,7 @@ func (set *spellingSet) spans(b []byte) []span {
 		levels = append(levels, d)
 		set.m.find(d.text, func(s, e int) {
 			for k := len(levels) - 1; k >= 0; k-- {
-				s, e = levels[k].src(s, e)
+				s, e = levels[k].srcSpan(s, e)
 			}
 			add(s, e)
 		})

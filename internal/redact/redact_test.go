@@ -305,26 +305,31 @@ func TestWriterMasksDecodedSpellingsAcrossWrites(t *testing.T) {
 }
 
 func FuzzMatcherFindsEveryPattern(f *testing.F) {
-	f.Add([]byte("abcabcab"), []byte("abc"), []byte("cab"))
+	f.Add([]byte("abcdabcdabcdab"), []byte("abcdab"), []byte("cdab"))
 	f.Fuzz(func(t *testing.T, text, p1, p2 []byte) {
 		var pats [][]byte
 		for _, p := range [][]byte{p1, p2} {
-			if len(p) > 0 {
+			if len(p) >= minPattern {
 				pats = append(pats, p)
 			}
 		}
 		m := newMatcher(pats)
-		got := map[int]int{} // end → longest length
-		m.find(text, func(s, e int) { got[e] = e - s })
-		for e := 1; e <= len(text); e++ {
-			want := 0
-			for _, p := range pats {
-				if e >= len(p) && bytes.Equal(text[e-len(p):e], p) {
-					want = max(want, len(p))
+		got := map[span]bool{}
+		m.find(text, func(s, e int) { got[span{s, e}] = true })
+		want := map[span]bool{}
+		for _, p := range pats {
+			for i := 0; i+len(p) <= len(text); i++ {
+				if bytes.Equal(text[i:i+len(p)], p) {
+					want[span{i, i + len(p)}] = true
 				}
 			}
-			if got[e] != want {
-				t.Fatalf("text %q patterns %q: longest ending at %d = %d, want %d", text, pats, e, got[e], want)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("text %q patterns %q: found %v, want %v", text, pats, got, want)
+		}
+		for x := range want {
+			if !got[x] {
+				t.Fatalf("text %q patterns %q: %v not found", text, pats, x)
 			}
 		}
 	})
