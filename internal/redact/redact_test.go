@@ -370,3 +370,16 @@ func FuzzMaskUntrustedBytes(f *testing.F) {
 		}
 	})
 }
+
+func TestCredentialHeader(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "proxy-authorization": true, "Cookie": true, "X-API-Key": true, "apikey": true,
+		"Ocp-Apim-Subscription-Key": true, "X-Auth-Token": true, "Private-Token": true, "X_Vault_Token": true,
+		"X-Hasura-Admin-Secret": true, "X-Password": true, "X-Auth": true, "X-Session": true,
+		"X-Trace": false, "X-Tenant": false, "Accept": false, "X-Key-Id": false, "X-Token-Type": false, "": false,
+	} {
+		if got := CredentialHeader(name); got != want {
+			t.Errorf("CredentialHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
