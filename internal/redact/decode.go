@@ -30,9 +30,13 @@ type mark struct{ d, s int }
 
 const markEvery = 4 << 10
 
-// maxDepth is how many times a text is decoded: three undo an escape of an
-// escaped escape, and each level costs one pass over the text.
-const maxDepth = 3
+// maxDepth is how many times a text is decoded: five undo what a server
+// may nest (a JSON body quoted inside a JSON string: two levels) inside
+// what this program's own renderers nest (the server's text quoted with %q
+// in a check's message, Markdown-escaped in results.sarif's message text,
+// inside SARIF's JSON: three). Each level costs a pass over the text, and
+// one is made only while the level before still held an escape.
+const maxDepth = 5
 
 // decoder undoes one kind of escape at src[i], which holds one of its
 // trigger bytes: it returns how many bytes the escape takes (0 when there
@@ -305,4 +309,15 @@ func decodeLineBreak(src []byte, i int, out []byte) (int, []byte) {
 		}
 	}
 	return j - i, out
+}
+
+// decodeInvisible drops a character that is not seen: zero-width spaces,
+// joiners and non-joiners, the word joiner, the byte order mark, the soft
+// hyphen.
+func decodeInvisible(src []byte, i int, out []byte) (int, []byte) {
+	switch r, n := utf8.DecodeRune(src[i:]); r {
+	case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad':
+		return n, out
+	}
+	return 0, out
 }

@@ -43,7 +43,8 @@ func CredentialHeader(name string) bool {
 
 // HeaderCredentials returns the parts of a credential header's value a
 // server or a log may echo alone, beside the whole value: the credential
-// after its scheme ("Bearer x" → x), a Basic credential decoded
+// after the scheme of an Authorization or Proxy-Authorization value
+// ("Bearer x" → x; RFC 9110 §11.4), a Basic credential decoded
 // ("user:password") and its password, and each cookie's value; the
 // credential after the scheme comes first. Parts may be short: the caller
 // decides which must be long enough to mask.
@@ -63,6 +64,9 @@ func HeaderCredentials(name, value string) []string {
 			}
 		}
 		return out
+	case "authorization", "proxy-authorization":
+	default:
+		return out // no scheme: the value is the credential
 	}
 	scheme, cred, ok := strings.Cut(value, " ")
 	if !ok {

@@ -59,8 +59,9 @@ type Redactor struct {
 
 // spellingSet is an immutable compiled set of spellings.
 type spellingSet struct {
-	m      *matcher
-	maxLen int // the longest generated spelling
+	m        *matcher
+	patterns [][]byte
+	maxLen   int // the longest generated spelling
 	// hold is the longest text a match may be written as that a stream
 	// still masks when it is split across writes (see Writer).
 	hold int
@@ -141,7 +142,7 @@ func compile(secrets []Secret) *spellingSet {
 	if len(patterns) == 0 {
 		return nil
 	}
-	set.m = newMatcher(patterns)
+	set.m, set.patterns = newMatcher(patterns), patterns
 	set.hold = holdFactor * set.maxLen
 	return set
 }
@@ -170,6 +171,7 @@ func (set *spellingSet) spans(b []byte) []span {
 	var out []span
 	add := func(s, e int) { out = append(out, span{s, e}) }
 	set.m.find(b, add)
+	set.clipped(b, add)
 	var levels []*decoding
 	text := b
 	for range maxDepth {
@@ -178,15 +180,51 @@ func (set *spellingSet) spans(b []byte) []span {
 			break
 		}
 		levels = append(levels, d)
-		set.m.find(d.text, func(s, e int) {
+		mapped := func(s, e int) {
 			for k := len(levels) - 1; k >= 0; k-- {
 				s, e = levels[k].srcSpan(s, e)
 			}
 			add(s, e)
-		})
+		}
+		set.m.find(d.text, mapped)
+		set.clipped(d.text, mapped)
 		text = d.text
 	}
 	return merge(out)
+}
+
+// ellipsis marks where text was shortened (internal/clip.Ellipsis).
+var ellipsis = []byte("…")
+
+// minClipped is the shortest start of a spelling masked before an
+// ellipsis: fewer bytes say nothing of the secret.
+const minClipped = 4
+
+// clipped finds the start of a spelling cut short by an ellipsis: a
+// message or a stderr line is shortened where it is made, before it
+// reaches a sink, and the cut may fall inside a secret. Every ellipsis is
+// looked at, and the longest start of a spelling right before it masked.
+func (set *spellingSet) clipped(b []byte, add func(s, e int)) {
+	for from := 0; ; {
+		i := bytes.Index(b[from:], ellipsis)
+		if i < 0 {
+			return
+		}
+		at := from + i
+		best := 0
+		for _, p := range set.patterns {
+			for k := min(len(p)-1, at); k >= max(minClipped, best+1); k-- {
+				if bytes.Equal(b[at-k:at], p[:k]) {
+					best = k
+					break
+				}
+			}
+		}
+		if best > 0 {
+			add(at-best, at)
+		}
+		from = at + len(ellipsis)
+	}
 }
 
 // merge sorts spans and joins those that overlap or touch.

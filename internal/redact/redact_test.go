@@ -383,3 +383,20 @@ func TestCredentialHeader(t *testing.T) {
 		}
 	}
 }
+
+// A message shortened where it was made (internal/clip) may end inside a
+// secret: what is left of it before the ellipsis is masked.
+func TestClippedSecretIsMasked(t *testing.T) {
+	r := mustNew(t, Secret{"k", "sk-live-0123456789"})
+	for in, want := range map[string]string{
+		"last stderr line: key sk-live-01…":           "last stderr line: key ***…",
+		`{"m":"key \u0073k-live-0123…"}`:              `{"m":"key ***…"}`,
+		"ellipsis without a secret… sk-l…":            "ellipsis without a secret… ***…",
+		"too little of it: sk-…":                      "too little of it: sk-…",
+		"whole: sk-live-0123456789… and cut sk-live…": "whole: ***… and cut ***…",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -48,6 +48,8 @@ var Table = []Spelling{
 		Doc: "%XX of any byte, upper or lower case, some bytes or all"},
 	{Name: "character references", Triggers: "&", decode: decodeReference,
 		Doc: "&#NN; and &#xHH; of any character (up to 8 digits, semicolon optional) and named references (&quot; &#x27; &sol; …): HTML and XML, Go's html and Python's html.escape"},
+	{Name: "invisible characters", Triggers: "\xc2\xe2\xef", decode: decodeInvisible,
+		Doc: "zero-width characters (U+200B, U+200C, U+200D, U+2060, U+FEFF) and the soft hyphen, which renderers insert to break links and mentions (Markdown escaping: #\u200d34), dropped"},
 	{Name: "line breaks", Triggers: "\r\n", decode: decodeLineBreak,
 		Doc: "a value split over lines: a line break, the indentation after it and an SSE \"data:\" there are dropped (two data: lines of one event are joined with \\n)"},
 }

@@ -74,6 +74,8 @@ func Examples(v string) []Example {
 		{Name: "html named", Row: "character references", Text: named(v)},
 		{Name: "html twice", Row: "character references", Text: html.EscapeString(everyRune(v, "&#%d;"))},
 		{Name: "url of json", Row: "percent-encoding", Text: url.QueryEscape(jh)},
+		{Name: "zero-width joiners", Row: "invisible characters", Text: strings.Join(strings.Split(v, ""), "\u200d")},
+		{Name: "markdown of html", Row: "invisible characters", Text: strings.ReplaceAll(html.EscapeString(v), "#", "#\u200d")},
 		{Name: "split over lines", Row: "line breaks", Text: v[:half] + "\n" + v[half:], Lines: true},
 		{Name: "sse data lines", Row: "line breaks", Text: v[:half] + "\ndata: " + v[half:], Lines: true},
 	}
