@@ -133,7 +133,11 @@ func (a *action) runAction(ctx context.Context) error {
 	if given != nil {
 		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
 	} else {
-		r, err = pipeline.Evaluate(ctx, cfg, a.run)
+		// One redactor for the run and what is published after it, so a
+		// secret the run learnt (Add) is masked in both.
+		run := a.run
+		run.Redactor = a.red
+		r, err = pipeline.Evaluate(ctx, cfg, run)
 	}
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -27,6 +28,10 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Version is mcp-eval's, for the report and the MCP clientInfo.
 	Version string
+	// Redactor, when set, is the run's redactor (cfg.Redactor), made by
+	// the caller so that what it publishes afterwards masks the secrets
+	// the run learnt (Add); nil: Evaluate makes it.
+	Redactor *redact.Redactor
 }
 
 // Run is `mcp-eval run` and `mcp-eval conformance` once the flags are
@@ -48,9 +53,11 @@ func Run(ctx context.Context, cfg *config.Config, env Env) error {
 func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Report, err error) {
 	// Every secret of the run is masked in what it prints and in the error
 	// it returns, which the caller prints.
-	red, err := cfg.Redactor(env.Getenv)
-	if err != nil {
-		return nil, err
+	red := env.Redactor
+	if red == nil {
+		if red, err = cfg.Redactor(env.Getenv); err != nil {
+			return nil, err
+		}
 	}
 	defer func() { err = red.Error(err) }()
 	errw := red.Writer(env.Stderr)
