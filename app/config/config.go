@@ -143,7 +143,7 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.ServerCmd, "server-cmd", cfg.ServerCmd, "command that runs a stdio server, e.g. 'node server.js'")
 	fs.StringVar(&cfg.ServerStart, "server-start", cfg.ServerStart, "command that starts an HTTP server at --server-url; stopped at the end")
 	cfg.Headers.comma = false
-	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)")
+	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; credential headers and $VAR values are masked (repeatable)")
 	fs.StringVar(&cfg.Layers, "layers", cfg.Layers, "comma list of conformance, behavior, resilience, telemetry, or auto")
 	fs.StringVar(&cfg.Golden, "golden", cfg.Golden, "golden task file (behavior layer)")
 	fs.StringVar(&cfg.Models, "models", cfg.Models, "comma list of provider:model (behavior layer)")
