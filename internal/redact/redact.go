@@ -429,6 +429,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 	cut := len(w.buf) - set.hold
 	if w.lines {
 		cut = max(cut, bytes.LastIndexAny(w.buf, "\n\r")+1)
+	} else if len(w.buf) < 2*set.hold {
+		// A file is written a hold at a time, so that each byte is
+		// searched about twice however small the writes are.
+		return len(p), nil
 	}
 	if cut <= 0 {
 		return len(p), nil
