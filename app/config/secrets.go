@@ -31,12 +31,12 @@ func (h Header) Secrets() []redact.Secret {
 	if redact.CredentialHeader(h.Name) {
 		out = append(out, redact.Secret{Source: src, Value: h.Value})
 		_, _, hasScheme := strings.Cut(h.Value, " ")
-		cookie := strings.Contains(strings.ToLower(h.Name), "cookie")
+		auth := strings.HasSuffix(strings.ToLower(h.Name), "authorization")
 		for i, v := range redact.HeaderCredentials(h.Name, h.Value) {
 			// The credential after a scheme must be long enough to mask, as
 			// the whole value must; a shorter decoded part or cookie is
 			// masked within the whole value only.
-			if len(v) >= redact.MinLen || i == 0 && hasScheme && !cookie {
+			if len(v) >= redact.MinLen || i == 0 && hasScheme && auth {
 				out = append(out, redact.Secret{Source: src + " (the credential in it)", Value: v})
 			}
 		}
