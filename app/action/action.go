@@ -284,7 +284,7 @@ func (a *action) baselines(ctx context.Context, cfg *config.Config) (bs *github.
 // the notes and the outputs; the exit code follows the report's verdict.
 func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Report, baselines *github.Baselines, baselineURL string) error {
 	passed := r.Passed()
-	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
+	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.JSON); err != nil {
 		a.warn(err)
 	} else if len(carried) > 0 {
 		a.notes = append(a.notes, plainNote(fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", "))))
@@ -421,19 +421,19 @@ func tokenRedactor(token string) *redact.Redactor {
 	return r
 }
 
-// maskHeaders registers each expanded header value (and an Authorization
-// credential without its scheme) with the runner's log masking.
+// maskHeaders registers the secrets of each expanded header (config.Header
+// Secrets) with the runner's log masking.
 func maskHeaders(w io.Writer, cfg *config.Config, getenv func(string) string) error {
 	hs, err := cfg.ExpandHeaders(getenv)
 	if err != nil {
 		return err
 	}
 	for _, h := range hs {
-		for _, v := range h.Secrets() {
-			if len(v) < redact.MinLen {
+		for _, s := range h.Secrets() {
+			if len(s.Value) < redact.MinLen {
 				continue
 			}
-			if err := github.Mask(w, v); err != nil {
+			if err := github.Mask(w, s.Value); err != nil {
 				return err
 			}
 		}
