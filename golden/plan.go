@@ -27,6 +27,8 @@ type PlanFlags struct {
 	JudgePrompt      string // --judge-prompt
 	ModelTimeout     time.Duration
 	ModelConcurrency int
+	// ModelRetryBudget bounds the retries of one model call, waits included.
+	ModelRetryBudget time.Duration
 }
 
 // Declare declares the model plan's options (model layers only: mcp-eval
@@ -49,8 +51,8 @@ func (f *PlanFlags) Declare(s *option.Set) {
 	s.Add(option.Def{Name: "judge-prompt", Help: "`file` with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded",
 		Doc: "the judge's prompts (`=== grade ===`, `=== similar ===`); the hash is recorded", Default: "built-in", Layers: option.Model},
 		option.String(&f.JudgePrompt, ""))
-	s.Add(option.Def{Name: "model-timeout", Help: "deadline of each request to a model provider (retries have their own 2m budget per call): a `duration` from 1s to 1h",
-		Doc:    "deadline of each request to a model provider; retries of one call share a 2-minute budget, and a `Retry-After` over 60 s ends the call with the provider's message",
+	s.Add(option.Def{Name: "model-timeout", Help: "deadline of each request to a model provider (retries have their own budget, --model-retry-budget): a `duration` from 1s to 1h",
+		Doc:    "deadline of each request to a model provider; retries of one call share `--model-retry-budget`, and a `Retry-After` over 60 s ends the call with the provider's message",
 		Layers: option.Model},
 		option.Duration(&f.ModelTimeout, 60*time.Second, time.Second, time.Hour))
 	s.Add(option.Def{Name: "model-concurrency", Help: "model requests in flight at once per provider: a `number` from 1 to 256",
@@ -59,6 +61,15 @@ func (f *PlanFlags) Declare(s *option.Set) {
 		// Typical provider rate limits (a few requests in flight per key on
 		// new accounts) rather than the checks' concurrency.
 		option.Int(&f.ModelConcurrency, 4, 1, 256))
+	s.Add(option.Def{Name: "model-retry-budget", Help: "time one model call may spend on retries after its first attempt, waits included: a `duration` from 1s to 1h",
+		Doc:    "time one model call may spend retrying (429s, 5xx, timeouts) after its first attempt, waits included; a retry that would not fit ends the call with the provider's last error",
+		Layers: option.Model},
+		option.Duration(&f.ModelRetryBudget, llm.DefaultRetryBudget, time.Second, time.Hour))
+}
+
+// clientOptions are the options of every model client, the judge's too.
+func (f *PlanFlags) clientOptions() []llm.Option {
+	return []llm.Option{llm.WithConcurrency(f.ModelConcurrency), llm.WithTimeout(f.ModelTimeout), llm.WithRetryBudget(f.ModelRetryBudget)}
 }
 
 // PlanOptions are what the model layers take from the run's configuration.
@@ -124,7 +135,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 
 // addModels creates one client per provider of --models.
 func (p *Plan) addModels(o PlanOptions) error {
-	opts := []llm.Option{llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)}
+	opts := o.clientOptions()
 	if o.Observer != nil {
 		opts = append(opts, llm.WithObserver(o.Observer))
 	}
@@ -174,8 +185,7 @@ func (p *Plan) addJudge(o PlanOptions) error {
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
-	if p.judgeProvider, err = newProvider(name, p.judgeSpec, "--judge-model", o.Getenv,
-		llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)); err != nil {
+	if p.judgeProvider, err = newProvider(name, p.judgeSpec, "--judge-model", o.Getenv, o.clientOptions()...); err != nil {
 		return err
 	}
 	for _, m := range p.Models {
