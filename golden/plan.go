@@ -112,25 +112,46 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if strings.TrimSpace(o.Models) == "" {
 		return nil, exitcode.Usagef("--layers behavior needs --models, e.g. --models openai:gpt-4.1-mini")
 	}
+	// Every problem is found before any is reported: a bad golden file and
+	// a missing key are both named in one go.
+	var errs []error
 	suite, err := tasks.Load(o.Golden)
 	if err != nil {
-		return nil, exitcode.Config(err)
+		errs = append(errs, exitcode.Config(err))
+	} else {
+		p.Suite, p.Cases = suite, suite.Cases
 	}
-	p.Suite, p.Cases = suite, suite.Cases
 	if o.Shard != "" {
-		i, n, err := parseShard(o.Shard)
-		if err != nil {
-			return nil, err
+		if i, n, err := parseShard(o.Shard); err != nil {
+			errs = append(errs, err)
+		} else if suite != nil {
+			p.Cases = suite.Shard(i, n)
 		}
-		p.Cases = suite.Shard(i, n)
 	}
+	p.judgePrompt = judge.DefaultPrompt()
+	if o.JudgePrompt != "" {
+		if p.judgePrompt, err = judge.LoadPrompt(o.JudgePrompt); err != nil {
+			errs = append(errs, exitcode.Config(err))
+		}
+	}
+	// The judge's client is made once the models' are: with a provider's
+	// key missing, the judge's would name it a second time.
 	if err := p.addModels(o); err != nil {
-		return nil, err
+		errs = append(errs, err)
+	} else {
+		if suite != nil {
+			if err := suite.CheckModels(p.Models); err != nil {
+				errs = append(errs, exitcode.Config(err))
+			}
+		}
+		if err := p.addJudge(o); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := suite.CheckModels(p.Models); err != nil {
-		return nil, exitcode.Config(err)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
-	return p, p.addJudge(o)
+	return p, nil
 }
 
 // addModels creates one client per provider of --models.
@@ -157,15 +178,8 @@ func (p *Plan) addModels(o PlanOptions) error {
 	return nil
 }
 
-// addJudge reads the judge's prompt and creates the judge's client.
+// addJudge creates the judge's client.
 func (p *Plan) addJudge(o PlanOptions) error {
-	var err error
-	p.judgePrompt = judge.DefaultPrompt()
-	if o.JudgePrompt != "" {
-		if p.judgePrompt, err = judge.LoadPrompt(o.JudgePrompt); err != nil {
-			return exitcode.Config(err)
-		}
-	}
 	p.judgeSpec = strings.TrimSpace(o.JudgeModel)
 	if strings.EqualFold(p.judgeSpec, JudgeNone) {
 		p.judgeSpec = ""

@@ -52,9 +52,12 @@ func TestRead(t *testing.T) {
 	if err := os.WriteFile(big, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// limit+1 bytes come back, so that the caller can tell "too large".
-	if b, err := Read(big, 10, "payload file"); err != nil || len(b) != 11 {
-		t.Errorf("Read(big, 10) = %d bytes, %v; want 11, nil", len(b), err)
+	// Too large is refused before a byte is read, naming both sizes.
+	if _, err := Read(big, 10, "payload file"); err == nil || err.Error() != big+": cannot read the payload file: larger than 10 bytes (100 bytes): not the file meant, or split it" {
+		t.Errorf("Read(big, 10) = %v", err)
+	}
+	if b, err := Read(big, 100, "payload file"); err != nil || len(b) != 100 {
+		t.Errorf("Read(big, 100) = %d bytes, %v; want 100, nil", len(b), err)
 	}
 }
 
