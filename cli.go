@@ -54,7 +54,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "mcp-eval %s\n", toolVersion())
 		return exitcode.OK
 	case "help", "--help", "-h", "-help":
-		if len(rest) > 0 && config.Commands[rest[0]] != "" {
+		if len(rest) > 0 && rest[0] == "action" {
+			action.PrintHelp(stdout)
+		} else if len(rest) > 0 && config.Commands[rest[0]] != "" {
 			config.PrintHelp(rest[0], stdout)
 		} else {
 			fmt.Fprint(stdout, config.Usage)
@@ -84,7 +86,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return unknownCommand(cmd, stderr)
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		config.PrintHelp(cmd, stdout)
+		if cmd == "action" {
+			action.PrintHelp(stdout)
+		} else {
+			config.PrintHelp(cmd, stdout)
+		}
 		return exitcode.OK
 	}
 	return exitCode(cmd, err, stderr)

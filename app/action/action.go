@@ -17,7 +17,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -508,7 +507,8 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
-		if names := InputNames(); !slices.Contains(names, name) {
+		if Inputs().Input(name) == nil {
+			names := InputNames()
 			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name, names), strings.Join(names, ", "))
 		}
 		if !hasVal {
@@ -547,6 +547,28 @@ func InputNames() []string {
 		names = append(names, d.InputName())
 	}
 	return names
+}
+
+// PrintHelp is mcp-eval action --help: the synopsis and every input, with
+// its default and meaning, as action.yml has them; host mode takes each as
+// a flag of the same name.
+func PrintHelp(w io.Writer) {
+	config.PrintHelp("action", w)
+	fmt.Fprint(w, "\nInputs (INPUT_<NAME> in the environment; in host mode also --<name> VALUE):\n")
+	for _, d := range Inputs().Inputs() {
+		def := d.Input.Default
+		if def == "" && d.Name != "" {
+			def = strings.ReplaceAll(d.DocDefault(), "`", "")
+		}
+		if def != "" {
+			def = " (default " + def + ")"
+		}
+		doc := d.Input.Doc
+		if doc == "" {
+			doc = d.Text()
+		}
+		fmt.Fprintf(w, "  %s%s\n    \t%s\n", d.InputName(), def, doc)
+	}
 }
 
 // suggestInput names the input closest to a mistyped flag, if one is close.

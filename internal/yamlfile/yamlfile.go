@@ -63,17 +63,6 @@ func (es Errors) lines() []string {
 	return s
 }
 
-// Messages returns the FILE:LINE: message line of each problem in err, in
-// order, or nil when err holds no Errors (a test compares them with the
-// lines it wants).
-func Messages(err error) []string {
-	var es Errors
-	if !errors.As(err, &es) {
-		return nil
-	}
-	return es.lines()
-}
-
 // Unwrap returns the errors, for errors.Is and errors.As.
 func (es Errors) Unwrap() []error {
 	out := make([]error, len(es))

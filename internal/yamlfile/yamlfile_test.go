@@ -87,14 +87,14 @@ func TestDocument(t *testing.T) {
 	}
 }
 
-func TestMessages(t *testing.T) {
+func TestErrors(t *testing.T) {
 	t.Parallel()
 	es := Errors{{File: "f.yaml", Line: 3, Msg: "bad"}, {File: "f.yaml", Msg: "worse"}}
-	want := []string{"f.yaml:3: bad", "f.yaml: worse"}
-	if got := Messages(errors.Join(errors.New("loading"), es)); len(got) != len(want) || strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Messages(wrapped Errors) = %q, want %q", got, want)
+	if got, want := es.Error(), "f.yaml:3: bad\nf.yaml: worse"; got != want {
+		t.Errorf("Errors.Error() = %q, want %q", got, want)
 	}
-	if got := Messages(errors.New("plain")); got != nil {
-		t.Errorf("Messages(plain error) = %q, want nil", got)
+	var e *Error
+	if !errors.As(errors.Join(errors.New("loading"), es), &e) || e.Line != 3 {
+		t.Errorf("errors.As does not find the first *Error in wrapped Errors: %v", e)
 	}
 }
