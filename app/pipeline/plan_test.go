@@ -28,13 +28,7 @@ func TestInputsBeforeTheServer(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	waivers := write("waivers.yaml", "- id: a/b\n  reson: typo\n")
 	prices := write("prices.yaml", "modles: {}\n")
 	baseline := write("baseline.json", "{not json")
@@ -67,4 +61,14 @@ func TestInputsBeforeTheServer(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("the server got %d requests before the inputs were refused", n)
 	}
+}
+
+// writeFile writes body to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -3,7 +3,6 @@
 package pipeline
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -113,13 +112,7 @@ func bomb() string {
 // with no writer, /dev/zero), each at once.
 func TestOneYAMLRuleSet(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	fifo := filepath.Join(dir, "fifo.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
