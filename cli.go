@@ -54,10 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "mcp-eval %s\n", toolVersion())
 		return exitcode.OK
 	case "help", "--help", "-h", "-help":
-		if len(rest) > 0 && rest[0] == "action" {
-			action.PrintHelp(stdout)
-		} else if len(rest) > 0 && config.Commands[rest[0]] != "" {
-			config.PrintHelp(rest[0], stdout)
+		if len(rest) > 0 && config.Commands[rest[0]] != "" {
+			printHelp(rest[0], stdout)
 		} else {
 			fmt.Fprint(stdout, config.Usage)
 		}
@@ -86,14 +84,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return unknownCommand(cmd, stderr)
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		if cmd == "action" {
-			action.PrintHelp(stdout)
-		} else {
-			config.PrintHelp(cmd, stdout)
-		}
+		printHelp(cmd, stdout)
 		return exitcode.OK
 	}
 	return exitCode(cmd, err, stderr)
+}
+
+// printHelp writes cmd's --help: the action's lists its inputs.
+func printHelp(cmd string, stdout io.Writer) {
+	if cmd == "action" {
+		action.PrintHelp(stdout)
+		return
+	}
+	config.PrintHelp(cmd, stdout)
 }
 
 // unknownCommand says so, with the nearest command if one is close.
