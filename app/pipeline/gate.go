@@ -139,7 +139,7 @@ func GateOnly(o *config.GateOptions, stdout io.Writer) error {
 	if err := Gate(r, base, &config.Config{Baseline: o.Baseline, MaxDrop: o.MaxDrop, Strict: o.Strict, Gate: o.Gate}, waivers); err != nil {
 		return err
 	}
-	if o.Format == "json" {
+	if o.Format == config.FormatJSON {
 		err = report.WriteJSON(stdout, r)
 	} else {
 		err = report.WriteText(stdout, r, report.TextOptions{GateOnly: true})
