@@ -45,7 +45,10 @@ func authChecks() []*Check {
 	sec := spec("basic/authorization/security-considerations")
 	def := func(id string, level report.Level, rev, ref, title string, run func(context.Context, *Env) Outcome) *Check {
 		return &Check{ID: id, Reqs: authReqs[id], Level: level, Revision: rev, Transport: "http", Once: true,
-			SpecRef: ref, Title: title, Prepare: authPrepare, Run: run}
+			SpecRef: ref, Title: title, Prepare: authPrepare, Run: run,
+			// The authorization server is judged, not gated on: see
+			// check.Def.ThirdParty.
+			ThirdParty: strings.HasPrefix(id, "auth/as-")}
 	}
 	echo := def("auth/no-token-echo", report.LevelShould, revBoth, sec+"#token-theft",
 		"no answer, header or error body echoes a token or credential the run sent", noTokenEcho)

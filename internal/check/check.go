@@ -49,6 +49,14 @@ type Def[E any] struct {
 	Prepare func(ctx context.Context, env E) string
 	// Run performs one run of the check.
 	Run func(ctx context.Context, env E) Outcome
+	// ThirdParty marks a check of another party than the server under
+	// test: the authorization server a protected server's metadata names,
+	// often another product (Hydra, an identity provider) that the
+	// server's team cannot change. Its failures are reported at the
+	// spec's level but fail the run only under --strict, as warnings do;
+	// a team that runs its own authorization server gates it with
+	// --strict or --checks.
+	ThirdParty bool
 }
 
 // Group returns the part of the id before the slash.
@@ -59,8 +67,11 @@ func (d *Def[E]) Group() string {
 
 // Hard reports whether a failure of d fails the run: every check of the
 // seven assertion groups (report.HardGroups) whatever its level, and every
-// MUST.
+// MUST — of the server under test. A check of a third party is never hard.
 func (d *Def[E]) Hard() bool {
+	if d.ThirdParty {
+		return false
+	}
 	return report.IsHardGroup(d.Group()) || d.Level == report.LevelMust
 }
 

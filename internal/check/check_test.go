@@ -113,3 +113,24 @@ func TestEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestHard: the seven assertion groups and MUSTs of the server under test
+// fail the run; a check of a third party (the authorization server) never
+// does, whatever its level.
+func TestHard(t *testing.T) {
+	for _, tt := range []struct {
+		def  Def[int]
+		want bool
+	}{
+		{Def[int]{ID: "caching/tools-list", Level: report.LevelShould}, true},
+		{Def[int]{ID: "http/origin", Level: report.LevelMust}, true},
+		{Def[int]{ID: "http/get-not-allowed", Level: report.LevelShould}, false},
+		{Def[int]{ID: "auth/malformed-token", Level: report.LevelMust}, true},
+		{Def[int]{ID: "auth/as-https", Level: report.LevelMust, ThirdParty: true}, false},
+		{Def[int]{ID: "auth/as-iss-parameter", Level: report.LevelShould, ThirdParty: true}, false},
+	} {
+		if got := tt.def.Hard(); got != tt.want {
+			t.Errorf("%s (%s, third party %v): Hard() = %v, want %v", tt.def.ID, tt.def.Level, tt.def.ThirdParty, got, tt.want)
+		}
+	}
+}
