@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -37,6 +38,10 @@ type Options struct {
 	Version string
 	// Only, if set, keeps checks whose id or group is listed.
 	Only []string
+	// Wire, if set, is the recorder attached to the client's transports
+	// (internal/wire): jsonrpc/wire-schema judges what it saw. Run tells it
+	// the client's revision.
+	Wire *wire.Recorder
 }
 
 // Result is what a conformance run found.
@@ -65,6 +70,9 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = mcp.LatestVersion
+	}
+	if opts.Wire != nil {
+		opts.Wire.SetRevision(c.Version())
 	}
 	e, err := newEnv(ctx, c, opts)
 	if err != nil {

@@ -50,6 +50,7 @@ func Checks() []*Check {
 		all = append(all, subscriptionChecks()...)
 		all = append(all, resourceChecks()...)
 		all = append(all, hygieneChecks()...)
+		all = append(all, wireChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})

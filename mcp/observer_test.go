@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// messageLog is a MessageObserver that keeps what it is told.
+type messageLog struct {
+	mu   sync.Mutex
+	seen []string // "sent method → message method or response"
+}
+
+func (l *messageLog) RequestDone(string, string, time.Duration, int, error) {}
+
+func (l *messageLog) MessageReceived(sent *Outgoing, m *Message) {
+	what := m.Method
+	if m.IsResponse() {
+		what = "response " + string(m.ID)
+	}
+	from := "(none)"
+	if sent != nil {
+		from = sent.Method
+	}
+	l.mu.Lock()
+	l.seen = append(l.seen, from+" → "+what)
+	l.mu.Unlock()
+}
+
+func (l *messageLog) has(want string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.seen {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMessageObserver: every message a transport receives reaches an
+// Observer that is also a MessageObserver, with the request it came back
+// on: each event of an SSE answer, and on stdio the messages outside any
+// exchange with no request.
+func TestMessageObserver(t *testing.T) {
+	t.Run("http sse", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n"+
+				"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\",\"tools\":[]}}\n\n")
+		}))
+		t.Cleanup(srv.Close)
+		log := &messageLog{}
+		tr := &HTTP{URL: srv.URL, Observer: log}
+		t.Cleanup(func() { tr.Close() })
+		if _, err := tr.Exchange(context.Background(), &Outgoing{ID: []byte("1"), Method: "tools/list", Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"tools/list → notifications/progress", "tools/list → response 1"} {
+			if !log.has(want) {
+				t.Errorf("no %q in %v", want, log.seen)
+			}
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		log := &messageLog{}
+		target := fakeTarget(t, "orphan")
+		target.Command.Observer = log
+		c, err := Connect(context.Background(), target, Options{Timeout: time.Second, StartTimeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, _ = c.ListTools(ctx) // answered by an orphan only
+		waitFor(t, func() bool {
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			for _, s := range log.seen {
+				if strings.HasPrefix(s, "server/discover → response") {
+					return true
+				}
+			}
+			return false
+		})
+		waitFor(t, func() bool {
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			for _, s := range log.seen {
+				if strings.HasPrefix(s, "(none) → response") {
+					return true
+				}
+			}
+			return false
+		})
+	})
+}
