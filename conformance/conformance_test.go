@@ -651,7 +651,7 @@ func TestWireSchemaEvidence(t *testing.T) {
 			var ev struct {
 				Findings []struct {
 					Method, Pointer, Keyword, Value, Example string
-					Count                                     int
+					Count                                    int
 				}
 			}
 			if err := json.Unmarshal(c.Evidence, &ev); err != nil || len(ev.Findings) != 1 {
