@@ -67,16 +67,21 @@ type Summary struct {
 
 // Recorder validates every message the transports it observes receive. It
 // implements mcp.Observer and mcp.MessageObserver; it is safe for
-// concurrent use. Messages that arrive before SetRevision are held (at most
-// 64) and validated then.
+// concurrent use. Validation runs on a goroutine of its own, off the
+// transports' path (the message bytes are the transport's and never
+// change); messages that arrive before SetRevision wait for it. Summary
+// waits for what is queued.
 type Recorder struct {
 	seed maphash.Seed
 
 	mu       sync.Mutex
+	idle     *sync.Cond // signalled when the queue is drained
+	running  bool       // a pump goroutine is working the queue
 	schema   *Schema
 	revision string
 	unavail  string
-	held     []held
+	set      bool // SetRevision was called
+	queue    []held
 	cache    map[uint64][]Violation
 	findings map[string]*Finding
 	order    []string
@@ -94,27 +99,24 @@ var (
 	_ mcp.MessageObserver = (*Recorder)(nil)
 )
 
-// NewRecorder returns a Recorder that waits for SetRevision.
+// NewRecorder returns a Recorder that waits for SetRevision. It starts
+// compiling the latest revision's schema at once, so that the compile
+// overlaps the connection.
 func NewRecorder() *Recorder {
-	return &Recorder{seed: maphash.MakeSeed(), cache: map[uint64][]Violation{}, findings: map[string]*Finding{}}
+	r := &Recorder{seed: maphash.MakeSeed(), cache: map[uint64][]Violation{}, findings: map[string]*Finding{}}
+	r.idle = sync.NewCond(&r.mu)
+	go func() { _, _ = For(mcp.LatestVersion) }()
+	return r
 }
 
-// SetRevision says which revision the run negotiated; messages held so far
-// are validated now. A revision without a schema here makes Summary say so.
+// SetRevision says which revision the run negotiated; the messages queued
+// so far are validated now. A revision without a schema here makes
+// Summary say so.
 func (r *Recorder) SetRevision(revision string) {
-	s, err := For(revision)
 	r.mu.Lock()
-	r.revision = revision
-	if err != nil {
-		r.unavail = "mcp-eval's wire schema covers " + strings.Join(Revisions, ", ") + "; this run speaks " + revision
-	}
-	r.schema = s
-	hold := r.held
-	r.held = nil
-	r.mu.Unlock()
-	for _, h := range hold {
-		r.judge(h)
-	}
+	defer r.mu.Unlock()
+	r.revision, r.set = revision, true
+	r.kick()
 }
 
 // RequestDone implements mcp.Observer; the Recorder wants only messages.
@@ -123,7 +125,7 @@ func (r *Recorder) RequestDone(string, string, time.Duration, int, error) {}
 // modernMarker is how mcp's requests declare the revision in _meta.
 var modernMarker = []byte(`"` + mcp.MetaProtocolVersion + `":"` + mcp.LatestVersion + `"`)
 
-// MessageReceived implements mcp.MessageObserver.
+// MessageReceived implements mcp.MessageObserver: it queues the message.
 func (r *Recorder) MessageReceived(sent *mcp.Outgoing, m *mcp.Message) {
 	h := held{method: m.Method, raw: m.Raw, id: m.ID, modern: true}
 	if m.IsResponse() {
@@ -139,24 +141,57 @@ func (r *Recorder) MessageReceived(sent *mcp.Outgoing, m *mcp.Message) {
 		h.modern = bytes.Contains(sent.Body, modernMarker)
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.sum.Received++
-	if r.schema == nil && r.unavail == "" {
-		if len(r.held) < maxHeld {
-			h.raw, h.id = append([]byte(nil), h.raw...), append([]byte(nil), h.id...)
-			r.held = append(r.held, h)
-		}
-		r.mu.Unlock()
-		return
+	if !r.set && len(r.queue) >= maxHeld {
+		return // before the revision is known, only the first messages wait
 	}
-	r.mu.Unlock()
-	r.judge(h)
+	r.queue = append(r.queue, h)
+	r.kick()
 }
 
+// kick starts the pump when there is work it can do. Called with r.mu held.
+func (r *Recorder) kick() {
+	if r.set && !r.running && len(r.queue) > 0 {
+		r.running = true
+		go r.pump()
+	}
+}
+
+// pump validates the queue until it is empty.
+func (r *Recorder) pump() {
+	r.mu.Lock()
+	if r.schema == nil && r.unavail == "" {
+		rev := r.revision
+		r.mu.Unlock()
+		s, err := For(rev)
+		r.mu.Lock()
+		r.schema = s
+		if err != nil {
+			r.unavail = "mcp-eval's wire schema covers " + strings.Join(Revisions, ", ") + "; this run speaks " + rev
+		}
+	}
+	for len(r.queue) > 0 {
+		h := r.queue[0]
+		r.queue[0] = held{}
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		r.judge(h)
+		r.mu.Lock()
+	}
+	r.queue = nil
+	r.running = false
+	r.idle.Broadcast()
+	r.mu.Unlock()
+}
+
+// judge validates one message and records its findings. Only the pump
+// calls it.
 func (r *Recorder) judge(h held) {
 	r.mu.Lock()
 	s := r.schema
 	if s == nil || !h.modern {
-		if !h.modern {
+		if !h.modern && s != nil {
 			r.sum.OtherRevision++
 		}
 		r.mu.Unlock()
@@ -241,13 +276,17 @@ func idSpan(raw []byte) [2]int {
 	return [2]int{start, j}
 }
 
-// Summary returns what the Recorder saw so far.
+// Summary returns what the Recorder saw so far, once the messages queued
+// are validated.
 func (r *Recorder) Summary() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for r.running {
+		r.idle.Wait()
+	}
 	s := r.sum
 	s.Revision, s.Unavailable = r.revision, r.unavail
-	if r.schema == nil && r.unavail == "" {
+	if !r.set {
 		s.Unavailable = "the run's revision was never set"
 	}
 	for _, k := range r.order {

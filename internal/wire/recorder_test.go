@@ -102,6 +102,7 @@ func TestRecorderCache(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		r.MessageReceived(modernCall("tools/list"), msg(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","tools":[],"ttlMs":1,"cacheScope":"public"}}`, i)))
 	}
+	r.Summary() // drains the queue
 	if n := len(r.cache); n != 1 {
 		t.Errorf("%d cache entries for one answer under 50 ids", n)
 	}
