@@ -30,7 +30,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-//go:embed schema/*.yaml
+// schema/<revision>.yaml is the source; schema/<revision>.json is generated
+// from it (go test ./internal/wire -run TestSchemaJSON -update) and is what
+// a run loads, since decoding YAML cost more than compiling.
+//
+//go:embed schema/*.yaml schema/*.json
 var schemaFiles embed.FS
 
 // Revisions that have a schema here.
@@ -96,17 +100,11 @@ type Violation struct {
 	Schema string `json:"schema,omitempty"`
 }
 
-// Schema is the compiled schema of one revision.
+// Schema is the compiled schema of one revision: each definition a
+// message is validated against, by name.
 type Schema struct {
-	revision  string
-	results   map[string]*jsonschema.Schema
-	inputReq  *jsonschema.Schema
-	anyResult *jsonschema.Schema
-	errors    map[int]*jsonschema.Schema
-	anyError  *jsonschema.Schema
-	notes     map[string]*jsonschema.Schema
-	anyNote   *jsonschema.Schema
-	request   *jsonschema.Schema
+	revision string
+	defs     map[string]*jsonschema.Schema
 }
 
 var compiled sync.Map // revision → *compileOnce
@@ -122,14 +120,14 @@ func For(revision string) (*Schema, error) {
 	v, _ := compiled.LoadOrStore(revision, &compileOnce{})
 	c := v.(*compileOnce)
 	c.once.Do(func() {
-		data, err := schemaFiles.ReadFile("schema/" + revision + ".yaml")
+		data, err := schemaFiles.ReadFile("schema/" + revision + ".json")
 		if err != nil {
 			c.err = fmt.Errorf("wire: no schema of revision %s", revision)
 			return
 		}
-		doc, err := yamlDoc(data)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 		if err != nil {
-			c.err = fmt.Errorf("wire: schema/%s.yaml: %w", revision, err)
+			c.err = fmt.Errorf("wire: schema/%s.json: %w", revision, err)
 			return
 		}
 		c.s, c.err = Compile(revision, doc)
@@ -137,7 +135,8 @@ func For(revision string) (*Schema, error) {
 	return c.s, c.err
 }
 
-// yamlDoc turns the YAML schema into the JSON document jsonschema reads.
+// yamlDoc turns the YAML source of a schema into the JSON document
+// jsonschema reads (for the generated JSON and its test).
 func yamlDoc(data []byte) (any, error) {
 	var v any
 	if err := yaml.Unmarshal(data, &v); err != nil {
@@ -150,10 +149,14 @@ func yamlDoc(data []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
+// envelopes are the definitions every message is first validated against
+// as a whole; the payload's definition is then applied to its member.
+var envelopes = []string{"JSONRPCResultResponse", "JSONRPCErrorResponse", "JSONRPCNotification", "JSONRPCRequest", "InputRequiredResult"}
+
 // Compile compiles doc, a JSON Schema document whose $defs carry the
 // definitions named by ResultDefs, NotificationDefs and ErrorDefs (this
 // package's own, or the official schema.json in a test), with the formats
-// asserted (byte is base64).
+// asserted (byte is base64, uri-template RFC 6570's syntax).
 func Compile(revision string, doc any) (*Schema, error) {
 	base := "mcp-eval:wire/" + revision + ".json"
 	c := jsonschema.NewCompiler()
@@ -164,54 +167,26 @@ func Compile(revision string, doc any) (*Schema, error) {
 	if err := c.AddResource(base, doc); err != nil {
 		return nil, err
 	}
-	def := func(name string) string { return base + "#/$defs/" + name }
-	n := 0
-	// compose adds a schema that combines an envelope with a payload at one
-	// member, so that a violation's pointer is the message's own.
-	compose := func(envelope, member, payload string) (*jsonschema.Schema, error) {
-		n++
-		url := fmt.Sprintf("mcp-eval:wire/%s/%d.json", revision, n)
-		s := map[string]any{"$ref": def(envelope)}
-		if payload != "" {
-			s["properties"] = map[string]any{member: map[string]any{"$ref": def(payload)}}
-		}
-		if err := c.AddResource(url, s); err != nil {
-			return nil, err
-		}
-		return c.Compile(url)
+	s := &Schema{revision: revision, defs: map[string]*jsonschema.Schema{}}
+	names := append([]string(nil), envelopes...)
+	for _, d := range ResultDefs {
+		names = append(names, d)
 	}
-	s := &Schema{revision: revision, results: map[string]*jsonschema.Schema{},
-		errors: map[int]*jsonschema.Schema{}, notes: map[string]*jsonschema.Schema{}}
-	var err error
-	for method, d := range ResultDefs {
-		if s.results[method], err = compose("JSONRPCResultResponse", "result", d); err != nil {
+	for _, d := range NotificationDefs {
+		names = append(names, d)
+	}
+	for _, d := range ErrorDefs {
+		names = append(names, d)
+	}
+	for _, d := range names {
+		if s.defs[d] != nil {
+			continue
+		}
+		sch, err := c.Compile(base + "#/$defs/" + d)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
-	}
-	if s.inputReq, err = compose("JSONRPCResultResponse", "result", "InputRequiredResult"); err != nil {
-		return nil, err
-	}
-	if s.anyResult, err = compose("JSONRPCResultResponse", "", ""); err != nil {
-		return nil, err
-	}
-	for code, d := range ErrorDefs {
-		if s.errors[code], err = c.Compile(def(d)); err != nil {
-			return nil, fmt.Errorf("%s: %w", d, err)
-		}
-	}
-	if s.anyError, err = c.Compile(def("JSONRPCErrorResponse")); err != nil {
-		return nil, err
-	}
-	for method, d := range NotificationDefs {
-		if s.notes[method], err = c.Compile(def(d)); err != nil {
-			return nil, fmt.Errorf("%s: %w", d, err)
-		}
-	}
-	if s.anyNote, err = c.Compile(def("JSONRPCNotification")); err != nil {
-		return nil, err
-	}
-	if s.request, err = c.Compile(def("JSONRPCRequest")); err != nil {
-		return nil, err
+		s.defs[d] = sch
 	}
 	return s, nil
 }
@@ -229,58 +204,90 @@ func (s *Schema) Validate(answering string, raw []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch, def := s.pick(answering, v)
-	if sch == nil {
+	whole, member, payload := pick(answering, v)
+	if whole == "" {
 		return nil, nil
 	}
-	err = sch.Validate(v)
+	out := s.check(whole, whole, "", v)
+	if member != "" {
+		obj, _ := v.(map[string]any)
+		if pv, ok := obj[member]; ok {
+			out = append(out, s.check(payload, payload, "/"+member, pv)...)
+		}
+	}
+	return dedupe(out), nil
+}
+
+// check validates v against the definition name, reporting violations
+// under def with pointers below prefix.
+func (s *Schema) check(def, name, prefix string, v any) []Violation {
+	err := s.defs[name].Validate(v)
 	if err == nil {
-		return nil, nil
+		return nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return []Violation{{Def: def, Pointer: "", Keyword: "", Message: err.Error()}}, nil
+		return []Violation{{Def: def, Pointer: prefix, Message: err.Error()}}
 	}
 	var out []Violation
 	for _, leaf := range leaves(ve) {
-		out = append(out, violation(def, leaf))
+		x := violation(def, leaf)
+		x.Pointer = prefix + x.Pointer
+		out = append(out, x)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return out, nil
+	return out
 }
 
-// pick chooses the definition for a decoded message.
-func (s *Schema) pick(answering string, v any) (*jsonschema.Schema, string) {
+// dedupe drops a violation the envelope and the payload both report, and
+// sorts them by pointer.
+func dedupe(vs []Violation) []Violation {
+	seen := map[string]bool{}
+	var out []Violation
+	for _, v := range vs {
+		k := v.Pointer + "\x00" + v.Keyword + "\x00" + v.Message
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+// pick chooses, for a decoded message, the definition of the whole
+// message, and the member and definition of its payload when the payload
+// has one of its own (a result by the method it answers).
+func pick(answering string, v any) (whole, member, payload string) {
 	obj, _ := v.(map[string]any)
 	if method, ok := obj["method"].(string); ok {
 		if _, hasID := obj["id"]; hasID {
-			return s.request, "JSONRPCRequest"
+			return "JSONRPCRequest", "", ""
 		}
-		if sch := s.notes[method]; sch != nil {
-			return sch, NotificationDefs[method]
+		if d := NotificationDefs[method]; d != "" {
+			return d, "", ""
 		}
-		return s.anyNote, "JSONRPCNotification"
+		return "JSONRPCNotification", "", ""
 	}
 	if e, ok := obj["error"].(map[string]any); ok {
 		if code, ok := e["code"].(json.Number); ok {
 			if n, err := code.Int64(); err == nil {
-				if sch := s.errors[int(n)]; sch != nil {
-					return sch, ErrorDefs[int(n)]
+				if d := ErrorDefs[int(n)]; d != "" {
+					return d, "", ""
 				}
 			}
 		}
-		return s.anyError, "JSONRPCErrorResponse"
+		return "JSONRPCErrorResponse", "", ""
 	}
 	if legacyMethods[answering] {
-		return nil, ""
+		return "", "", ""
 	}
 	if r, ok := obj["result"].(map[string]any); ok && r["resultType"] == "input_required" {
-		return s.inputReq, "InputRequiredResult"
+		return "JSONRPCResultResponse", "result", "InputRequiredResult"
 	}
-	if sch := s.results[answering]; sch != nil {
-		return sch, ResultDefs[answering]
+	if d := ResultDefs[answering]; d != "" {
+		return "JSONRPCResultResponse", "result", d
 	}
-	return s.anyResult, "JSONRPCResultResponse"
+	return "JSONRPCResultResponse", "", ""
 }
 
 // leaves are the errors worth reporting: the innermost ones, except that a

@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -162,5 +164,38 @@ func TestURITemplateFormat(t *testing.T) {
 func TestNoSchemaForOtherRevisions(t *testing.T) {
 	if _, err := For("2025-11-25"); err == nil || !strings.Contains(err.Error(), "2025-11-25") {
 		t.Errorf("got %v", err)
+	}
+}
+
+var update = flag.Bool("update", false, "regenerate schema/*.json from schema/*.yaml")
+
+// TestSchemaJSON keeps each generated schema/<revision>.json, which runs
+// load, equal to its YAML source.
+func TestSchemaJSON(t *testing.T) {
+	for _, rev := range Revisions {
+		src, err := schemaFiles.ReadFile("schema/" + rev + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := yamlDoc(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(doc, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, '\n')
+		path := "schema/" + rev + ".json"
+		if *update {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s is not generated from %s.yaml (%v); run go test ./internal/wire -run TestSchemaJSON -update", path, rev, err)
+		}
 	}
 }
