@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/wire"
@@ -97,6 +99,13 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 	}
 	sort.Slice(res.Checks, func(a, b int) bool { return res.Checks[a].ID < res.Checks[b].ID })
 	return res, nil
+}
+
+// Selected reports whether a run limited to only (ids or groups; none
+// means every check) runs the check id.
+func Selected(only []string, id string) bool {
+	group, _, _ := strings.Cut(id, "/")
+	return len(only) == 0 || slices.Contains(only, id) || slices.Contains(only, group)
 }
 
 func selectChecks(all []*Check, only []string) []*Check {

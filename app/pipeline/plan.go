@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
@@ -76,7 +77,7 @@ func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor
 // what observes the model calls.
 func (p *RunPlan) observers(ctx context.Context) (llm.Observer, error) {
 	var llmObs []llm.Observer
-	if p.has(report.LayerConformance) {
+	if p.has(report.LayerConformance) && conformance.Selected(p.cfg.Checks.Vals, conformance.WireCheckID()) {
 		p.wire = wire.NewRecorder()
 		p.mcpObs = append(p.mcpObs, p.wire)
 	}
