@@ -103,3 +103,24 @@ func TestMessageObserver(t *testing.T) {
 		})
 	})
 }
+
+// TestNameHeader: Mcp-Name mirrors params.name, params.uri and, for the
+// tasks extension's methods, params.taskId.
+func TestNameHeader(t *testing.T) {
+	c := &Client{era: EraModern, version: LatestVersion, paramHeaders: &paramHeaderCache{m: map[string][]paramHeader{}}}
+	for method, params := range map[string]map[string]any{
+		"tools/call":     {"name": "n"},
+		"prompts/get":    {"name": "n"},
+		"resources/read": {"uri": "n"},
+		"tasks/get":      {"taskId": "n"},
+		"tasks/update":   {"taskId": "n", "inputResponses": map[string]any{}},
+		"tasks/cancel":   {"taskId": "n"},
+	} {
+		if got := c.NewCall(method, params).Header.Get(HeaderName); got != "n" {
+			t.Errorf("%s: Mcp-Name %q", method, got)
+		}
+	}
+	if got := c.NewCall("tools/list", nil).Header.Get(HeaderName); got != "" {
+		t.Errorf("tools/list: Mcp-Name %q", got)
+	}
+}

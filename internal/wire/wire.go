@@ -56,7 +56,14 @@ var (
 		"resources/read":           "ReadResourceResult",
 		"completion/complete":      "CompleteResult",
 		"subscriptions/listen":     "SubscriptionsListenResult",
+		// The tasks extension (io.modelcontextprotocol/tasks).
+		"tasks/get":    "GetTaskResult",
+		"tasks/update": "UpdateTaskResult",
+		"tasks/cancel": "CancelTaskResult",
 	}
+	// TaskResultDef is the result a request may get instead of its own
+	// when the server makes it a task (resultType "task").
+	TaskResultDef = "CreateTaskResult"
 	// NotificationDefs maps a notification method to its definition.
 	NotificationDefs = map[string]string{
 		"notifications/cancelled":                  "CancelledNotification",
@@ -67,6 +74,7 @@ var (
 		"notifications/tools/list_changed":         "ToolListChangedNotification",
 		"notifications/prompts/list_changed":       "PromptListChangedNotification",
 		"notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
+		"notifications/tasks":                      "TaskStatusNotification",
 	}
 	// ErrorDefs maps an error code to the error response defined for it.
 	ErrorDefs = map[int]string{
@@ -168,7 +176,14 @@ func Compile(revision string, doc any) (*Schema, error) {
 		return nil, err
 	}
 	s := &Schema{revision: revision, defs: map[string]*jsonschema.Schema{}}
+	present := map[string]bool{}
+	if d, ok := doc.(map[string]any)["$defs"].(map[string]any); ok {
+		for name := range d {
+			present[name] = true
+		}
+	}
 	names := append([]string(nil), envelopes...)
+	names = append(names, TaskResultDef)
 	for _, d := range ResultDefs {
 		names = append(names, d)
 	}
@@ -179,7 +194,10 @@ func Compile(revision string, doc any) (*Schema, error) {
 		names = append(names, d)
 	}
 	for _, d := range names {
-		if s.defs[d] != nil {
+		if s.defs[d] != nil || !present[d] {
+			// A definition the document lacks (the official schema.json
+			// has none of the tasks extension's) falls back to the
+			// envelope's.
 			continue
 		}
 		sch, err := c.Compile(base + "#/$defs/" + d)
@@ -204,7 +222,7 @@ func (s *Schema) Validate(answering string, raw []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	whole, member, payload := pick(answering, v)
+	whole, member, payload := s.pick(answering, v)
 	if whole == "" {
 		return nil, nil
 	}
@@ -257,13 +275,14 @@ func dedupe(vs []Violation) []Violation {
 // pick chooses, for a decoded message, the definition of the whole
 // message, and the member and definition of its payload when the payload
 // has one of its own (a result by the method it answers).
-func pick(answering string, v any) (whole, member, payload string) {
+func (s *Schema) pick(answering string, v any) (whole, member, payload string) {
+	has := func(d string) bool { return d != "" && s.defs[d] != nil }
 	obj, _ := v.(map[string]any)
 	if method, ok := obj["method"].(string); ok {
 		if _, hasID := obj["id"]; hasID {
 			return "JSONRPCRequest", "", ""
 		}
-		if d := NotificationDefs[method]; d != "" {
+		if d := NotificationDefs[method]; has(d) {
 			return d, "", ""
 		}
 		return "JSONRPCNotification", "", ""
@@ -271,7 +290,7 @@ func pick(answering string, v any) (whole, member, payload string) {
 	if e, ok := obj["error"].(map[string]any); ok {
 		if code, ok := e["code"].(json.Number); ok {
 			if n, err := code.Int64(); err == nil {
-				if d := ErrorDefs[int(n)]; d != "" {
+				if d := ErrorDefs[int(n)]; has(d) {
 					return d, "", ""
 				}
 			}
@@ -281,10 +300,18 @@ func pick(answering string, v any) (whole, member, payload string) {
 	if legacyMethods[answering] {
 		return "", "", ""
 	}
-	if r, ok := obj["result"].(map[string]any); ok && r["resultType"] == "input_required" {
+	r, _ := obj["result"].(map[string]any)
+	switch r["resultType"] {
+	case "input_required":
 		return "JSONRPCResultResponse", "result", "InputRequiredResult"
+	case "task":
+		// tasks/get, tasks/update and tasks/cancel answer with results of
+		// their own (resultType complete), never a new task.
+		if has(TaskResultDef) && !strings.HasPrefix(answering, "tasks/") {
+			return "JSONRPCResultResponse", "result", TaskResultDef
+		}
 	}
-	if d := ResultDefs[answering]; d != "" {
+	if d := ResultDefs[answering]; has(d) {
 		return "JSONRPCResultResponse", "result", d
 	}
 	return "JSONRPCResultResponse", "", ""

@@ -14,9 +14,12 @@ import (
 )
 
 type corpusCase struct {
-	Why       string          `json:"why"`
-	Answering string          `json:"answering"`
-	Valid     bool            `json:"valid"`
+	Why       string `json:"why"`
+	Answering string `json:"answering"`
+	Valid     bool   `json:"valid"`
+	// Extension names the extension a case belongs to; the official
+	// schema.json of the revision has none, so it is not compared there.
+	Extension string          `json:"extension"`
 	Message   json.RawMessage `json:"message"`
 }
 
@@ -86,6 +89,9 @@ func TestOfficialSchemaAgrees(t *testing.T) {
 		t.Fatalf("the official schema does not compile with this package's dispatch: %v", err)
 	}
 	for _, c := range corpus(t) {
+		if c.Extension != "" {
+			continue
+		}
 		vs, err := official.Validate(c.Answering, c.Message)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Why, err)
