@@ -51,6 +51,7 @@ func Checks() []*Check {
 		all = append(all, resourceChecks()...)
 		all = append(all, hygieneChecks()...)
 		all = append(all, wireChecks()...)
+		all = append(all, taskChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})

@@ -55,9 +55,11 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 	return evaluateFixture(t, transport, mcptest.Options{Defects: mcptest.ParseDefects(defects), Legacy: legacy}, opts, maxConns)
 }
 
-// evaluateFixture runs the checks against a fixture with options fo.
+// evaluateFixture runs the checks against a fixture with options fo, which
+// serves the tasks extension too.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
+	fo.Tasks = true
 	var target mcp.Target
 	var srv *mcptest.Server
 	if transport == "http" {
@@ -263,6 +265,14 @@ var collateral = map[string][]string{
 	// An answer under another id, or an answer to a notification, is a
 	// response to a request never sent (protocol hygiene), and the stray
 	// answers lack a resultType (whole-message validation).
+	// A task that tasks/get does not resolve at once breaks every check
+	// that polls the task it just created.
+	"tasks/get-after-create": {"tasks/get-shape", "tasks/input-keys", "tasks/update-ack", "tasks/update-unknown-keys"},
+	// approve_report then fails with -32603 where a safe tool answered, and
+	// is the first safe tool result-type/tools-call calls.
+	"tasks/required-task-error": {"result-type/tools-call"},
+	// A tools/call result without resultType: a task's too.
+	"result-type/tools-call":           {"tasks/create-result"},
 	"jsonrpc/id-echo-string":           {"jsonrpc/one-response-per-request"},
 	"jsonrpc/notification-no-response": {"jsonrpc/one-response-per-request", "jsonrpc/wire-schema"},
 }
@@ -276,7 +286,8 @@ var shapeDefects = []string{
 	"result-type/server-discover", "result-type/tools-list", "result-type/prompts-list", "result-type/resources-list",
 	"result-type/resources-templates-list", "result-type/resources-read", "result-type/prompts-get", "result-type/tools-call",
 	"discover/capabilities", "completion/complete", "schema/input-schema-object", "resources/templates-list",
-	"errors/unsupported-version-data", "jsonrpc/version", "jsonrpc/error-id-echo", "jsonrpc/one-response-per-request",
+	"errors/unsupported-version-data", "jsonrpc/version", "jsonrpc/one-response-per-request",
+	"tasks/create-result", "tasks/get-shape",
 }
 
 func init() {
@@ -294,6 +305,9 @@ var stdioCollateral = map[string][]string{
 	// Over stdio the stray answer is a well-formed duplicate; over HTTP an
 	// orphan without a resultType.
 	"jsonrpc/one-response-per-request": {},
+	// Over stdio only the subscription id ties an acknowledgement to its
+	// subscription, the tasks one's too.
+	"subscriptions/listen": {"tasks/status-notifications"},
 }
 
 // httpOnlyDefects are defects that show only over HTTP (a status code, a
@@ -666,5 +680,36 @@ func TestWireSchemaEvidence(t *testing.T) {
 				t.Errorf("message %q", c.Message)
 			}
 		})
+	}
+}
+
+// TestListenWhenAnswered: subscriptions/listen is judged whenever the
+// server answers it. A server that declares nothing to notify may refuse
+// the method with -32601; one that answers must acknowledge first, and a
+// result before the acknowledgement (the subscription closed at once, as
+// mcp-go v1.2.1 does over stdio) fails, declared capability or not.
+func TestListenWhenAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		fo     mcptest.Options
+		status report.Status
+		info   string
+	}{
+		{"refused without capability", mcptest.Options{NoSubscriptions: true}, report.StatusPass, "refused with -32601"},
+		{"result first without capability", mcptest.Options{NoSubscriptions: true, Defects: mcptest.ParseDefects(mcptest.DefectListenResultFirst)}, report.StatusFail, ""},
+		{"result first with capability", mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectListenResultFirst)}, report.StatusFail, ""},
+	} {
+		for _, transport := range []string{"http", "stdio"} {
+			t.Run(tc.name+"/"+transport, func(t *testing.T) {
+				res, _ := evaluateFixture(t, transport, tc.fo, Options{Only: []string{"subscriptions/listen"}}, 0)
+				c := byID(res)["subscriptions/listen"]
+				if c.Status != tc.status || !strings.Contains(c.Info, tc.info) {
+					t.Errorf("%s: %s (%s; %s), want %s", c.ID, c.Status, c.Message, c.Info, tc.status)
+				}
+				if c.Status == report.StatusFail && !strings.Contains(c.Message, "acknowledg") {
+					t.Errorf("message %q", c.Message)
+				}
+			})
+		}
 	}
 }

@@ -48,6 +48,10 @@ type Env struct {
 	// probes of safe tools made during setup (see classifyTools).
 	capabilityTools []toolProbe // answered -32021 or asked for undeclared input
 	inputTools      []toolProbe // answered input_required with capabilities declared
+	// tasks: the safe tools that answer with a task when the request
+	// declares the tasks extension (checks_tasks.go), found once.
+	tasks     taskState
+	taskTools []toolProbe
 
 	// listings are the runs' walks of the list methods (listing.go).
 	listMu   sync.Mutex

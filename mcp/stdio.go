@@ -263,6 +263,7 @@ func (s *Stdio) deliver(line []byte) {
 		s.deliverInvalid(line, err, lineNo, answers == 0)
 		return
 	}
+	m.line = lineNo
 	if !s.deliverMessage(m) {
 		// Outside any exchange: finish never sees it.
 		if mo, ok := s.observer.(MessageObserver); ok {
