@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -60,7 +61,7 @@ func judgeWire(s wire.Summary) Outcome {
 	if s.Unavailable != "" {
 		return check.Skip(s.Unavailable)
 	}
-	seen := fmt.Sprintf("%d messages validated against the %s schema", s.Validated, s.Revision)
+	seen := fmt.Sprintf("%d messages validated against the %s schema in %v", s.Validated, s.Revision, s.Time.Round(100*time.Microsecond))
 	if s.OtherRevision > 0 {
 		seen += fmt.Sprintf("; %d answers to probes that did not declare %s were not judged (a dual-era server may serve them in another revision)", s.OtherRevision, s.Revision)
 	}
