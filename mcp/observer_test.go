@@ -33,6 +33,17 @@ func (l *messageLog) MessageReceived(sent *Outgoing, m *Message) {
 	l.mu.Unlock()
 }
 
+func (l *messageLog) hasPrefix(prefix string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.seen {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *messageLog) has(want string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -81,26 +92,8 @@ func TestMessageObserver(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
 		_, _ = c.ListTools(ctx) // answered by an orphan only
-		waitFor(t, func() bool {
-			log.mu.Lock()
-			defer log.mu.Unlock()
-			for _, s := range log.seen {
-				if strings.HasPrefix(s, "server/discover → response") {
-					return true
-				}
-			}
-			return false
-		})
-		waitFor(t, func() bool {
-			log.mu.Lock()
-			defer log.mu.Unlock()
-			for _, s := range log.seen {
-				if strings.HasPrefix(s, "(none) → response") {
-					return true
-				}
-			}
-			return false
-		})
+		waitFor(t, func() bool { return log.hasPrefix("server/discover → response") })
+		waitFor(t, func() bool { return log.hasPrefix("(none) → response") })
 	})
 }
 
