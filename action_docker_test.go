@@ -341,6 +341,12 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 		}
 	})
+	t.Run("oauth-federation: the job's OIDC token, no stored secret", func(t *testing.T) {
+		dockerFederation(t, image, apiURL)
+	})
+	t.Run("oauth-federation against Ory Hydra and the Go SDK's protected server", func(t *testing.T) {
+		dockerFederationHydra(t, image, apiURL)
+	})
 	t.Run("server-cmd needing node: one line pointing at host mode", func(t *testing.T) {
 		l := newRunnerLayout(t)
 		r := runDockerAction(t, image, l, map[string]string{"INPUT_SERVER-CMD": "node build/index.js", "INPUT_COMMENT": "false", "INPUT_GITHUB-TOKEN": "ghs_0123456789abcdefDOCKER"}, apiURL)

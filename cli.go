@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/app/action"
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/app/initcmd"
 	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
@@ -65,6 +66,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if cfg, err = config.ParseCommand(cmd, rest, getenv, stderr); err == nil {
 			err = pipeline.Run(ctx, cfg, env)
 		}
+	case "init":
+		cfg, o, perr := config.ParseInit(rest, getenv)
+		if err = perr; err == nil {
+			err = initcmd.Run(ctx, cfg, o, env)
+		}
 	case "gate":
 		var o *config.GateOptions
 		if o, err = config.ParseGate(rest); err == nil {
@@ -87,7 +93,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		config.PrintHelp(cmd, stdout)
 		return exitcode.OK
 	}
-	return exitCode(cmd, err, stderr)
+	code := exitCode(cmd, err, stderr)
+	if in, ok := exitcode.InterruptedBy(ctx, context.Cause(ctx)); ok {
+		// Whatever the partial report says, the run did not finish.
+		return in.ExitCode()
+	}
+	return code
 }
 
 // unknownCommand says so, with the nearest command if one is close.

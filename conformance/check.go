@@ -44,6 +44,9 @@ type Options struct {
 	// (internal/wire): jsonrpc/wire-schema judges what it saw. Run tells it
 	// the client's revision.
 	Wire *wire.Recorder
+	// Auth is what the auth group may use beyond the server's answers (the
+	// run's OAuth client); nil when the run has none.
+	Auth *Auth
 }
 
 // Result is what a conformance run found.

@@ -211,6 +211,39 @@ const maxNearDuplicates = 1000
 // after a shared one to reach the overlap t/(1+t)·(|x|+|y|). With distinct
 // descriptions the cost is about linear in the list.
 func nearDuplicates(ts []mcp.Tool) problems {
+	var p problems
+	eachNearDuplicate(ts, func(a, b int, sim float64) bool {
+		if len(p) == maxNearDuplicates {
+			p = append(p, fmt.Sprintf("(stopped after %d pairs)", maxNearDuplicates))
+			return false
+		}
+		p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[a].Name, ts[b].Name, 100*sim))
+		return true
+	})
+	return p
+}
+
+// NearPair is two tools whose descriptions are near-duplicates (the
+// lint's lint/near-duplicate-descriptions), A before B in the list.
+type NearPair struct {
+	A, B       string
+	Similarity float64
+}
+
+// NearDuplicates are the pairs the near-duplicate lint flags (at most
+// 1000), for mcp-eval init's tell-apart cases.
+func NearDuplicates(ts []mcp.Tool) []NearPair {
+	var out []NearPair
+	eachNearDuplicate(ts, func(a, b int, sim float64) bool {
+		out = append(out, NearPair{ts[a].Name, ts[b].Name, sim})
+		return len(out) < maxNearDuplicates
+	})
+	return out
+}
+
+// eachNearDuplicate calls yield with each near-duplicate pair (indexes in
+// ts, a < b) until it returns false.
+func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 	dict := map[string]int{}
 	sets := make([][]int, len(ts))
 	for i, t := range ts {
@@ -254,7 +287,6 @@ func nearDuplicates(ts []mcp.Tool) problems {
 	indexed := func(n int) int { return n - int(math.Ceil(2*t/(1+t)*float64(n))) + 1 }
 	type posting struct{ set, pos int }
 	index := map[int][]posting{}
-	var p problems
 	for _, x := range order {
 		sx := sets[x]
 		overlap := map[int]int{}
@@ -288,15 +320,12 @@ func nearDuplicates(ts []mcp.Tool) problems {
 		sort.Ints(cands)
 		for _, y := range cands {
 			if sim := jaccard(sx, sets[y], less); sim >= nearDuplicateRatio {
-				if len(p) == maxNearDuplicates {
-					return append(p, fmt.Sprintf("(stopped after %d pairs)", maxNearDuplicates))
+				if !yield(min(x, y), max(x, y), sim) {
+					return
 				}
-				a, b := min(x, y), max(x, y)
-				p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[a].Name, ts[b].Name, 100*sim))
 			}
 		}
 	}
-	return p
 }
 
 // jaccard is |a∩b| / |a∪b| of two sets sorted by less.

@@ -190,6 +190,9 @@ func Evaluate(cur, base *report.Report, p Policy) Decision {
 	e.scores()
 	e.floors()
 	e.perf()
+	if e.cur.Interrupted != "" {
+		e.d.Reasons = append(e.d.Reasons, "The run was interrupted by "+e.cur.Interrupted+": a partial report cannot pass, nor serve as a baseline; run it again to the end.")
+	}
 	e.d.Passed = len(e.d.Reasons) == 0
 	return *e.d
 }
@@ -452,7 +455,7 @@ func itemSignificance[T any](e *evaluator, it *report.GateItem, base, cur T, cou
 func (e *evaluator) failure(it report.GateItem, st baseState, what, action string, keys ...string) {
 	valid, expired := e.ws.match(e.p.Now, keys...)
 	if valid != nil {
-		it.Waived, it.WaiverReason = true, valid.Reason
+		it.Waived, it.WaiverReason, it.WaiverFile, it.WaiverLine = true, valid.Reason, valid.File, valid.Line
 	}
 	switch st {
 	case basePassed:

@@ -76,11 +76,11 @@ func TestReportOutputs(t *testing.T) {
 		t.Errorf("ReportOutputs =\n%v\nwant\n%v", got, want)
 	}
 	for k := range got {
-		if !slices.Contains(OutputNames, k) {
+		if !slices.Contains(OutputNames(), k) {
 			t.Errorf("output %s is not in OutputNames (action.yml would not declare it)", k)
 		}
 	}
-	for _, n := range OutputNames {
+	for _, n := range OutputNames() {
 		if !outputName.MatchString(n) || n != strings.ToLower(n) {
 			t.Errorf("output name %q is not kebab-case", n)
 		}

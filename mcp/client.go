@@ -54,6 +54,11 @@ type Options struct {
 	// Waiting, if set, is called every few seconds while that first answer
 	// is awaited, with the time waited so far.
 	Waiting func(waited time.Duration)
+	// Authorizer, if set, supplies the Authorization header of every HTTP
+	// request that does not set or omit one itself, and is told of a 401
+	// answer to such a request, which it may have re-sent once (auth.go).
+	// internal/oauth implements it; mcp knows nothing of OAuth.
+	Authorizer Authorizer
 }
 
 // Client talks to one server in one era. It is safe for concurrent use.

@@ -272,7 +272,7 @@ func (p *Plan) Jobs(tools []mcp.Tool, models []string, runsOf func(*tasks.Case) 
 	for _, v := range p.Variants {
 		n := runsOf(v.Case)
 		for _, spec := range models {
-			_, model, _ := llm.ParseSpec(spec)
+			_, model, _ := llm.SplitSpec(spec)
 			for i := range n {
 				jobs = append(jobs, runs.Job{CaseID: v.JobID, Model: spec, Run: i, Task: v.Task(tools, model)})
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 func TestCost(t *testing.T) {
@@ -54,8 +55,8 @@ func TestCost(t *testing.T) {
 
 func TestBuiltinPricesAreSane(t *testing.T) {
 	t.Parallel()
-	for k, v := range builtin {
-		if _, _, err := llm.ParseSpec(k); err != nil {
+	for k, v := range builtin() {
+		if _, _, err := providers.Parse(k); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 		if v[0] <= 0 || v[2] < v[0] || v[1] <= 0 || v[1] > v[0] {

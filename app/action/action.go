@@ -11,6 +11,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -57,7 +59,7 @@ func Command(ctx context.Context, args []string, env pipeline.Env) error {
 	if err != nil {
 		return exitcode.Config(err)
 	}
-	in, err := github.ReadInputs(getenv)
+	in, err := github.ReadInputs(getenv, config.Options())
 	if err != nil {
 		return exitcode.Config(err)
 	}
@@ -107,7 +109,19 @@ type action struct {
 	published bool // the report's summary, outputs and comment are written
 }
 
-func (a *action) warn(err error) { a.notes = append(a.notes, plainNote(err.Error())) }
+// warn records API trouble as a note of the job summary and, when the token
+// lacked a permission (a 403 naming the permissions: line the workflow
+// needs, or no token at all), as a ::warning:: annotation too: a line in
+// the log is read by nobody, an annotation is shown on the run.
+func (a *action) warn(err error) {
+	a.notes = append(a.notes, plainNote(err.Error()))
+	var w *github.Warning
+	if errors.As(err, &w) && w.Kind == github.Forbidden {
+		if aerr := a.annotate([]github.Annotation{{Level: github.LevelWarning, Title: "mcp-eval: permission", Message: err.Error()}}); aerr != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: annotation: %v\n", aerr)
+		}
+	}
+}
 
 // note is a line of the job summary's Notes: md is Markdown, text the same
 // for the terminal. Our own notes are written in Markdown (code spans for
@@ -128,12 +142,21 @@ func (a *action) runAction(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if cfg.DryRun {
+		return a.dryRun(ctx, cfg)
+	}
 	baselines, baselineURL := a.baselines(ctx, cfg)
 	var r *report.Report
 	if given != nil {
 		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
 	} else {
-		r, err = pipeline.Evaluate(ctx, cfg, a.run)
+		run := a.run
+		// One redactor for the run and what the Action publishes, so that
+		// a token obtained during the run is masked in the comment and
+		// summary too, and the runner's log masks it as well.
+		run.Redactor = a.red
+		run.MaskSecret = func(v string) error { return github.Mask(a.stdout, v) }
+		r, err = pipeline.Evaluate(ctx, cfg, run)
 	}
 	if err != nil {
 		return err
@@ -278,7 +301,7 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	}
 	if ev := a.ev; ev.PullRequest != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
 		var body bytes.Buffer
-		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
+		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: a.key}); err != nil {
 			return err
 		}
 		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {
@@ -491,8 +514,8 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
-		if !slices.Contains(github.InputNames, name) {
-			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+		if names := InputNames(); !slices.Contains(names, name) {
+			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name, names), strings.Join(names, ", "))
 		}
 		if !hasVal {
 			if i+1 == len(args) {
@@ -511,9 +534,30 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 	}, nil
 }
 
+// Inputs are every input of the Action, in action.yml's order: the
+// flag-backed ones of the option registry, then the action's own.
+func Inputs() *option.Set {
+	s := &option.Set{}
+	for _, d := range config.Options().Inputs() {
+		s.Add(*d, d.Value)
+	}
+	var in github.Inputs
+	in.Declare(s)
+	return s
+}
+
+// InputNames are the names of Inputs.
+func InputNames() []string {
+	var names []string
+	for _, d := range Inputs().Inputs() {
+		names = append(names, d.InputName())
+	}
+	return names
+}
+
 // suggestInput names the input closest to a mistyped flag, if one is close.
-func suggestInput(name string) string {
-	if n := suggest.Nearest(name, github.InputNames); n != "" {
+func suggestInput(name string, names []string) string {
+	if n := suggest.Nearest(name, names); n != "" {
 		return " (did you mean --" + n + "?)"
 	}
 	return ""
@@ -575,4 +619,34 @@ func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 		}
 	}
 	return src
+}
+
+// dryRun is the dry-run input (layer1, issue 20): the model layers' plan
+// whatever the event, since it calls no model; the plan goes to the log
+// and the job summary, and the outputs say whether it passed. Nothing is
+// commented and no baseline is fetched.
+func (a *action) dryRun(ctx context.Context, cfg *config.Config) error {
+	cfg.Layers = cmp.Or(a.in.Layers, "auto")
+	a.sel.Layers = strings.Split(cfg.Layers, ",")
+	plan, err := pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	pipeline.WriteDryRun(&text, plan)
+	fmt.Fprint(a.stdout, a.red.String(text.String()))
+	budgetErr := plan.BudgetError()
+	if a.env.SummaryPath != "" {
+		md := "## mcp-eval dry run\n\nNo model was called.\n\n```\n" + text.String() + "```\n"
+		if err := a.summary([]byte(md)); err != nil {
+			a.warn(err)
+		}
+	}
+	code := exitcode.Of(budgetErr)
+	outputs := map[string]string{"passed": strconv.FormatBool(budgetErr == nil), "exit-code": strconv.Itoa(code), "layers": strings.Join(a.sel.Layers, ",")}
+	if err := a.outputs(outputs); err != nil {
+		a.warn(err)
+	}
+	a.published = true
+	return budgetErr
 }

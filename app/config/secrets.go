@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 // Header is one --header after $VAR expansion.
@@ -54,8 +55,11 @@ func (c *Config) ExpandHeaders(getenv func(string) string) ([]Header, error) {
 	return out, nil
 }
 
-// wherever mcp-eval runs: the model API keys and the GitHub token.
-var envSecrets = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"}
+// envSecrets are the environment variables whose values are credentials
+// wherever mcp-eval runs: every model provider's credential variables
+// (the registry, llm/providers: ANTHROPIC_AUTH_TOKEN among them) and the
+// GitHub token.
+var envSecrets = append(providers.CredentialVars(), "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN")
 
 // EnvRedactor masks the credentials of the environment alone, for what is
 // printed before the configuration is read. A short value ("ollama" for a
@@ -103,6 +107,7 @@ func (c *Config) Redactor(getenv func(string) string) (*redact.Redactor, error) 
 		// without the repository's secrets, and that is no error.
 		secrets = append(secrets, redact.Secret{Source: "--secrets " + v, Value: strings.TrimSpace(getenv(v))})
 	}
+	secrets = append(secrets, c.oauthSecrets(getenv)...)
 	r, err := redact.New(append(secrets, envSecretValues(getenv)...)...)
 	if err != nil {
 		return nil, exitcode.Config(err)

@@ -6,12 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
-	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resilience": true, "telemetry": true, "auto": true}
@@ -28,22 +26,6 @@ func (c *Config) validate(getenv func(string) string) error {
 		return exitcode.Usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
 	case c.ServerStart != "" && c.ServerURL == "":
 		return exitcode.Usagef("%s needs --server-url: the address the started server answers at", src("server-start"))
-	case c.Format != "text" && c.Format != "json":
-		return exitcode.Usagef("%s must be text or json, got %q", src("format"), c.Format)
-	case c.Color != "auto" && c.Color != "always" && c.Color != "never":
-		return exitcode.Usagef("%s must be auto, always or never, got %q", src("color"), c.Color)
-	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
-		return exitcode.Usagef("%s must be %s or %s, got %q", src("protocol-version"), mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
-	case c.ModelTimeout < time.Second || c.ModelTimeout > time.Hour:
-		return exitcode.Usagef("%s must be between 1s and 1h, got %v", src("model-timeout"), c.ModelTimeout)
-	case c.ModelConcurrency < 1 || c.ModelConcurrency > 256:
-		return exitcode.Usagef("%s must be between 1 and 256, got %d", src("model-concurrency"), c.ModelConcurrency)
-	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
-		return exitcode.Usagef("%s must be between 0 (none) and 24h, got %v", src("model-budget"), c.ModelBudget)
-	case c.ModelMaxTokens < 0 || c.ModelMaxTokens > 1<<20:
-		return exitcode.Usagef("%s must be between 0 (provider default) and 1048576, got %d", src("model-max-tokens"), c.ModelMaxTokens)
-	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:
-		return exitcode.Usagef("%s must be between 1 and 1000, got %d", src("max-calls-per-turn"), c.MaxCallsPerTurn)
 	}
 	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
 		return exitcode.Usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
@@ -63,6 +45,12 @@ func (c *Config) validate(getenv func(string) string) error {
 		return err
 	}
 	if err := c.validateChecks(); err != nil {
+		return err
+	}
+	if err := c.validateOAuth(getenv); err != nil {
+		return err
+	}
+	if err := c.validateAuthChecks(); err != nil {
 		return err
 	}
 	for i, v := range c.Secrets.Vals {

@@ -52,6 +52,7 @@ func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, laye
 // says so.
 func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor) (*RunPlan, error) {
 	p := &RunPlan{cfg: cfg, env: env, layers: cfg.ResolvedLayers(), red: red, prices: telemetry.BuiltinPrices()}
+	warnIgnoredHeaders(cfg, env.Stderr)
 	if cfg.Prices != "" {
 		var err error
 		if p.prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {
@@ -117,10 +118,7 @@ func (p *RunPlan) planModels(obs llm.Observer) error {
 	p.models, err = golden.NewPlan(golden.PlanOptions{
 		Behavior:   p.has(report.LayerBehavior),
 		Resilience: p.has(report.LayerResilience) && strings.TrimSpace(cfg.Models) != "",
-		Golden:     cfg.Golden, Models: cfg.Models, Shard: cfg.Shard,
-		JudgeModel: cfg.JudgeModel, JudgePrompt: cfg.JudgePrompt,
-		ModelConcurrency: cfg.ModelConcurrency, ModelTimeout: cfg.ModelTimeout,
-		Getenv: p.env.Getenv, Observer: obs,
+		PlanFlags:  cfg.PlanFlags, Getenv: p.env.Getenv, Observer: obs, DryRun: cfg.DryRun,
 	})
 	if err != nil || p.models == nil || !p.models.Resilience {
 		return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
@@ -20,7 +21,9 @@ import (
 type session struct {
 	client *mcp.Client
 	target mcp.Target
-	undo   []func()
+	// auth is the run's OAuth session (--oauth-*), nil without one.
+	auth *oauth.Session
+	undo []func()
 }
 
 func (s *session) close() {
@@ -56,7 +59,15 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 	if s.target, err = p.target(serverLog); err != nil {
 		return nil, err
 	}
-	if s.client, err = mcp.Connect(ctx, s.target, p.connectOptions()); err != nil {
+	if s.auth, err = p.oauthSession(); err != nil {
+		return nil, err
+	}
+	opts := p.connectOptions()
+	if s.auth != nil {
+		opts.Authorizer = s.auth
+		oauthCapabilities(s.auth, &opts)
+	}
+	if s.client, err = mcp.Connect(ctx, s.target, opts); err != nil {
 		return nil, connectError(ctx, cfg, err, p.red)
 	}
 	s.undo = append(s.undo, func() { s.client.Close() })
