@@ -66,6 +66,7 @@ type Env struct {
 	s2cMu          sync.Mutex
 	serverRequests []seenRequest
 	unsolicited    []seenRequest // subscription notifications outside a listen stream
+	logNotes       []seenRequest // notifications/message on answer streams (logging/no-unrequested)
 
 	listen listenState // the run's subscription (listen.go)
 
@@ -453,6 +454,8 @@ func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Excha
 				e.note(&e.serverRequests, call.Method, m)
 			case m.IsNotification() && isSubscriptionNote(m.Method) && call.Method != "subscriptions/listen":
 				e.note(&e.unsolicited, call.Method, m)
+			case m.IsNotification() && m.Method == "notifications/message":
+				e.note(&e.logNotes, call.Method, m)
 			}
 		}
 	}
