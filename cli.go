@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitcode.OK
 	case "help", "--help", "-h", "-help":
 		if len(rest) > 0 && config.Commands[rest[0]] != "" {
-			config.PrintHelp(rest[0], stdout)
+			printHelp(rest[0], stdout)
 		} else {
 			fmt.Fprint(stdout, config.Usage)
 		}
@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return unknownCommand(cmd, stderr)
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		config.PrintHelp(cmd, stdout)
+		printHelp(cmd, stdout)
 		return exitcode.OK
 	}
 	code := exitCode(cmd, err, stderr)
@@ -99,6 +99,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return in.ExitCode()
 	}
 	return code
+}
+
+// printHelp writes cmd's --help: the action's lists its inputs.
+func printHelp(cmd string, stdout io.Writer) {
+	if cmd == "action" {
+		action.PrintHelp(stdout)
+		return
+	}
+	config.PrintHelp(cmd, stdout)
 }
 
 // unknownCommand says so, with the nearest command if one is close.

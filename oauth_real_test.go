@@ -197,7 +197,7 @@ var jwtRE = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Z
 // protected server's whoami tool when asked who it is, and answers the
 // tool's result in text; it refuses what the real API refuses.
 func whoamiModel(t *testing.T, calls *atomic.Int64) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		b, _ := io.ReadAll(r.Body)
 		if msg := llmtest.Reject(r.URL.Path, b); msg != "" {
@@ -211,7 +211,10 @@ func whoamiModel(t *testing.T, calls *atomic.Int64) string {
 				Content any    `json:"content"`
 			} `json:"messages"`
 		}
-		json.Unmarshal(b, &req)
+		if json.Unmarshal(b, &req) != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"'messages' is required"}}`, http.StatusBadRequest)
+			return
+		}
 		last := req.Messages[len(req.Messages)-1]
 		msg, finish := `{"role":"assistant","content":"I cannot help with that."}`, "stop"
 		switch {

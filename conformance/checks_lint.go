@@ -169,24 +169,6 @@ func undocumentedParams(raw json.RawMessage) []string {
 	return out
 }
 
-// similarity is the Jaccard index of the word sets of two descriptions;
-// descriptions under five words are not compared (short ones are the
-// tool-description lint's business).
-func similarity(a, b string) float64 {
-	wa, wb := words(a), words(b)
-	if len(wa) < 5 || len(wb) < 5 {
-		return 0
-	}
-	inter := 0
-	for w := range wa {
-		if wb[w] {
-			inter++
-		}
-	}
-	union := len(wa) + len(wb) - inter
-	return float64(inter) / float64(union)
-}
-
 func words(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {

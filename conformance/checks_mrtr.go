@@ -127,7 +127,7 @@ func (e *Env) mrtrRoundTrip(ctx context.Context, tamper bool) (Outcome, *mcp.Exc
 			}
 			retry["requestState"] = s
 		}
-		call, x, err = e.send(ctx, "tools/call", retry, caps)
+		_, x, err = e.send(ctx, "tools/call", retry, caps)
 		if err != nil {
 			return check.Errored(err, check.Protocol.Of(x)), x, err
 		}

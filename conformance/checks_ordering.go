@@ -160,9 +160,3 @@ func toolNames(ts []mcp.Tool) []string {
 	}
 	return out
 }
-
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
-}

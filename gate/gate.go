@@ -267,23 +267,7 @@ const (
 )
 
 func (e *evaluator) checks() {
-	base := map[string]report.Check{}
-	if e.base != nil {
-		for _, c := range e.base.Checks {
-			base[c.ID] = c
-		}
-		// A baseline from before a rename holds the check under its old id
-		// (report.CheckAliases): compare it as the new id, unless the
-		// baseline has that id too.
-		for _, c := range e.base.Checks {
-			if id := report.CanonicalCheckID(c.ID); id != c.ID {
-				if _, ok := base[id]; !ok {
-					c.ID = id
-					base[id] = c
-				}
-			}
-		}
-	}
+	base := e.baseChecks()
 	cur := slices.Clone(e.cur.Checks)
 	slices.SortStableFunc(cur, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range cur {
@@ -292,14 +276,7 @@ func (e *evaluator) checks() {
 		st := baseAbsent
 		if inBase {
 			it.BaseStatus, it.BaseRuns, it.BasePassed = b.Status, b.Runs, b.Passed
-			switch {
-			case b.Status == report.StatusPass:
-				st = basePassed
-			case b.Status.Failed():
-				st = baseFailed
-			default:
-				st = baseSkipped
-			}
+			st = stateOf(b.Status)
 		}
 		if !c.Status.Failed() {
 			if st == baseFailed && c.Status == report.StatusPass {
@@ -311,27 +288,65 @@ func (e *evaluator) checks() {
 			itemSignificance(e, &it, b, c, checkCounts)
 		}
 		it.Blocking = c.Failed(e.p.Strict)
-
-		var what string
-		if c.Hard {
-			what = "Hard check " + c.ID
-		} else {
-			what = fmt.Sprintf("Check %s (%s)", c.ID, cmp.Or(string(c.Level), "not hard"))
-		}
-		verb := "failed"
-		if c.Status == report.StatusError {
-			verb = "errored (timed out or got an unreadable answer)"
-		}
-		what += " " + verb
-		if c.Runs > 0 {
-			what += fmt.Sprintf(", passing %d of %d runs", c.Passed, c.Runs)
-		}
-		action := "fix the server, or accept the failure with an id and a reason in " + DefaultWaiverFile
-		if !c.Hard {
-			action = "fix it, drop --strict, or accept the failure with a reason in " + DefaultWaiverFile
-		}
+		what, action := checkFailure(c)
 		e.failure(it, st, what, action, c.ID)
 	}
+}
+
+// baseChecks are the baseline's checks by id. A baseline from before a
+// rename holds a check under its old id (report.CheckAliases): it is
+// compared as the new id, unless the baseline has that id too.
+func (e *evaluator) baseChecks() map[string]report.Check {
+	base := map[string]report.Check{}
+	if e.base == nil {
+		return base
+	}
+	for _, c := range e.base.Checks {
+		base[c.ID] = c
+	}
+	for _, c := range e.base.Checks {
+		if id := report.CanonicalCheckID(c.ID); id != c.ID {
+			if _, ok := base[id]; !ok {
+				c.ID = id
+				base[id] = c
+			}
+		}
+	}
+	return base
+}
+
+// stateOf is where an item with baseline status s stood.
+func stateOf(s report.Status) baseState {
+	switch {
+	case s == report.StatusPass:
+		return basePassed
+	case s.Failed():
+		return baseFailed
+	}
+	return baseSkipped
+}
+
+// checkFailure says what went wrong with a failed or errored check, and
+// what to do about it.
+func checkFailure(c report.Check) (what, action string) {
+	if c.Hard {
+		what = "Hard check " + c.ID
+	} else {
+		what = fmt.Sprintf("Check %s (%s)", c.ID, cmp.Or(string(c.Level), "not hard"))
+	}
+	verb := "failed"
+	if c.Status == report.StatusError {
+		verb = "errored (timed out or got an unreadable answer)"
+	}
+	what += " " + verb
+	if c.Runs > 0 {
+		what += fmt.Sprintf(", passing %d of %d runs", c.Passed, c.Runs)
+	}
+	action = "fix the server, or accept the failure with an id and a reason in " + DefaultWaiverFile
+	if !c.Hard {
+		action = "fix it, drop --strict, or accept the failure with a reason in " + DefaultWaiverFile
+	}
+	return what, action
 }
 
 // checkCounts returns a check's passed and judged runs. A report that did

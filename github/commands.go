@@ -235,18 +235,15 @@ type Sources struct {
 	Waivers   string
 }
 
-// ReportAnnotations derives annotations from a report: an error for each
+// ReportAnnotationsAt derives annotations from a report: an error for each
 // reason the gate failed, then, regressions first, one for each check or
 // case that fails: an error when it fails the run, a warning otherwise
 // (SHOULD-level findings without --strict). GitHub shows ten per level, so
 // the order is what survives: the gate's reasons and the regressions
 // (what this change broke) before what failed already. Within a group the
-// order follows the ids, so repeated runs annotate alike.
-func ReportAnnotations(r *report.Report) []Annotation { return ReportAnnotationsAt(r, Sources{}) }
-
-// ReportAnnotationsAt is ReportAnnotations with file= (and line=) where
-// src knows them: a case's line in the golden file, the waiver file for a
-// waiver reason.
+// order follows the ids, so repeated runs annotate alike. Each carries
+// file= (and line=) where src knows them: a case's line in the golden
+// file, the waiver file for a waiver reason.
 func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 	var out []Annotation
 	regressed := map[string]bool{}

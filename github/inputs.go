@@ -9,6 +9,7 @@ import (
 	githubactions "github.com/sethvargo/go-githubactions"
 
 	"github.com/mcp-eval/mcp-eval/internal/option"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 )
 
 // Defaults the code relies on when an input is empty. Inside a workflow the
@@ -110,26 +111,22 @@ func (in Inputs) Flags(sel Selection) []string {
 
 // MaskInputs tells the runner to mask the secrets among the inputs before
 // anything else is printed. The runner already masks values that came from
-// ${{ secrets.* }} verbatim, but not what is derived from them, and header
-// values are secrets by DESIGN.md whatever their source. The credential of
-// an Authorization header is masked without its scheme as well, since the
-// server or a log may echo it alone. Values under four characters are not
-// masked: they are no secret, and the runner would blank every occurrence
-// in the log.
+// ${{ secrets.* }} verbatim, but not what is derived from them. The
+// headers that carry a credential by their name (redact.CredentialHeader)
+// are masked whole and in their parts (redact.HeaderCredentials: the
+// credential after its scheme, a Basic password, each cookie); a value
+// written as $VAR is masked once expanded (the action's maskHeaders), and
+// other headers (X-Trace: on) are no secret. Values under four characters
+// are not masked: the runner would blank every occurrence in the log.
 func MaskInputs(w io.Writer, in Inputs) error {
 	secrets := append([]string{in.GitHubToken}, in.Secrets...)
 	for _, h := range in.Headers {
 		name, v, ok := strings.Cut(h, ":")
-		if !ok {
+		if !ok || !redact.CredentialHeader(name) {
 			continue
 		}
 		v = strings.TrimSpace(v)
-		secrets = append(secrets, v)
-		if n := strings.ToLower(strings.TrimSpace(name)); n == "authorization" || n == "proxy-authorization" {
-			if _, cred, ok := strings.Cut(v, " "); ok {
-				secrets = append(secrets, strings.TrimSpace(cred))
-			}
-		}
+		secrets = append(append(secrets, v), redact.HeaderCredentials(name, v)...)
 	}
 	for _, s := range secrets {
 		if len(strings.TrimSpace(s)) < 4 {

@@ -37,12 +37,3 @@ var Outputs = []Output{
 	{Name: "fabrication-rate", Score: report.ScoreFabricationRate, Doc: "resilience.fabricationRate (lower is better)."},
 	{Name: "attack-success-rate", Score: report.ScoreAttackSuccessRate, Doc: "resilience.attackSuccessRate (lower is better)."},
 }
-
-// OutputNames are the names of Outputs, in their order.
-func OutputNames() []string {
-	names := make([]string, len(Outputs))
-	for i, o := range Outputs {
-		names[i] = o.Name
-	}
-	return names
-}

@@ -289,7 +289,7 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 		path := filepath.Join(mr.o.Out, filepath.FromSlash(rel))
 		err = os.MkdirAll(filepath.Dir(path), 0o755)
 		if err == nil {
-			err = os.WriteFile(path, mr.o.Redactor.Bytes(b), 0o644)
+			err = os.WriteFile(path, mr.o.Redactor.JSON(b), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: could not write %s: %v\n", path, err)

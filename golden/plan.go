@@ -30,6 +30,8 @@ type PlanFlags struct {
 	JudgePrompt      string // --judge-prompt
 	ModelTimeout     time.Duration
 	ModelConcurrency int
+	// ModelRetryBudget bounds the retries of one model call, waits included.
+	ModelRetryBudget time.Duration
 }
 
 // Declare declares the model plan's options (model layers only: mcp-eval
@@ -53,8 +55,8 @@ func (f *PlanFlags) Declare(s *option.Set) {
 	s.Add(option.Def{Name: "judge-prompt", Help: "`file` with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded",
 		Doc: "the judge's prompts (`=== grade ===`, `=== similar ===`); the hash is recorded", Default: "built-in", Layers: option.Model},
 		option.String(&f.JudgePrompt, ""))
-	s.Add(option.Def{Name: "model-timeout", Help: "deadline of each request to a model provider (retries have their own 2m budget per call): a `duration` from 1s to 1h",
-		Doc:    "deadline of each request to a model provider; retries of one call share a 2-minute budget, and a `Retry-After` over 60 s ends the call with the provider's message",
+	s.Add(option.Def{Name: "model-timeout", Help: "deadline of each request to a model provider (retries have their own budget, --model-retry-budget): a `duration` from 1s to 1h",
+		Doc:    "deadline of each request to a model provider; retries of one call share `--model-retry-budget`, and a `Retry-After` over 60 s ends the call with the provider's message",
 		Layers: option.Model},
 		option.Duration(&f.ModelTimeout, 60*time.Second, time.Second, time.Hour))
 	s.Add(option.Def{Name: "model-concurrency", Help: "model requests in flight at once per provider: a `number` from 1 to 256",
@@ -63,6 +65,15 @@ func (f *PlanFlags) Declare(s *option.Set) {
 		// Typical provider rate limits (a few requests in flight per key on
 		// new accounts) rather than the checks' concurrency.
 		option.Int(&f.ModelConcurrency, 4, 1, 256))
+	s.Add(option.Def{Name: "model-retry-budget", Help: "time one model call may spend on retries after its first attempt, waits included: a `duration` from 1s to 1h",
+		Doc:    "time one model call may spend retrying (429s, 5xx, timeouts) after its first attempt, waits included; a retry that would not fit ends the call with the provider's last error",
+		Layers: option.Model},
+		option.Duration(&f.ModelRetryBudget, llm.DefaultRetryBudget, time.Second, time.Hour))
+}
+
+// clientOptions are the options of every model client, the judge's too.
+func (f *PlanFlags) clientOptions() []llm.Option {
+	return []llm.Option{llm.WithConcurrency(f.ModelConcurrency), llm.WithTimeout(f.ModelTimeout), llm.WithRetryBudget(f.ModelRetryBudget)}
 }
 
 // PlanOptions are what the model layers take from the run's configuration.
@@ -108,30 +119,51 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if strings.TrimSpace(o.Models) == "" {
 		return nil, exitcode.Usagef("--layers behavior needs --models, e.g. --models openai:gpt-4.1-mini")
 	}
+	// Every problem is found before any is reported: a bad golden file and
+	// a missing key are both named in one go.
+	var errs []error
 	suite, err := tasks.Load(o.Golden)
 	if err != nil {
-		return nil, exitcode.Config(err)
+		errs = append(errs, exitcode.Config(err))
+	} else {
+		p.Suite, p.Cases = suite, suite.Cases
 	}
-	p.Suite, p.Cases = suite, suite.Cases
 	if o.Shard != "" {
-		i, n, err := parseShard(o.Shard)
-		if err != nil {
-			return nil, err
+		if i, n, err := parseShard(o.Shard); err != nil {
+			errs = append(errs, err)
+		} else if suite != nil {
+			p.Cases = suite.Shard(i, n)
 		}
-		p.Cases = suite.Shard(i, n)
 	}
+	p.judgePrompt = judge.DefaultPrompt()
+	if o.JudgePrompt != "" {
+		if p.judgePrompt, err = judge.LoadPrompt(o.JudgePrompt); err != nil {
+			errs = append(errs, exitcode.Config(err))
+		}
+	}
+	// The judge's client is made once the models' are: with a provider's
+	// key missing, the judge's would name it a second time.
 	if err := p.addModels(o); err != nil {
-		return nil, err
+		errs = append(errs, err)
+	} else {
+		if suite != nil {
+			if err := suite.CheckModels(p.Models); err != nil {
+				errs = append(errs, exitcode.Config(err))
+			}
+		}
+		if err := p.addJudge(o); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := suite.CheckModels(p.Models); err != nil {
-		return nil, exitcode.Config(err)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
-	return p, p.addJudge(o)
+	return p, nil
 }
 
 // addModels creates one client per provider of --models.
 func (p *Plan) addModels(o PlanOptions) error {
-	opts := []llm.Option{llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)}
+	opts := o.clientOptions()
 	if o.Observer != nil {
 		opts = append(opts, llm.WithObserver(o.Observer))
 	}
@@ -153,15 +185,8 @@ func (p *Plan) addModels(o PlanOptions) error {
 	return nil
 }
 
-// addJudge reads the judge's prompt and creates the judge's client.
+// addJudge creates the judge's client.
 func (p *Plan) addJudge(o PlanOptions) error {
-	var err error
-	p.judgePrompt = judge.DefaultPrompt()
-	if o.JudgePrompt != "" {
-		if p.judgePrompt, err = judge.LoadPrompt(o.JudgePrompt); err != nil {
-			return exitcode.Config(err)
-		}
-	}
 	p.judgeSpec = strings.TrimSpace(o.JudgeModel)
 	if strings.EqualFold(p.judgeSpec, JudgeNone) {
 		p.judgeSpec = ""
@@ -184,8 +209,7 @@ func (p *Plan) addJudge(o PlanOptions) error {
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
-	if p.judgeProvider, err = newProvider(def.Name, p.judgeSpec, "--judge-model", o.Getenv,
-		llm.WithConcurrency(o.ModelConcurrency), llm.WithTimeout(o.ModelTimeout)); err != nil {
+	if p.judgeProvider, err = newProvider(def.Name, p.judgeSpec, "--judge-model", o.Getenv, o.clientOptions()...); err != nil {
 		return err
 	}
 	for _, m := range p.Models {

@@ -59,7 +59,7 @@ const maxPromptBytes = 256 << 10
 // judge/judge_prompt.txt: a "=== grade ===" and a "=== similar ==="
 // section (text before the first marker is never sent).
 func LoadPrompt(path string) (*Prompt, error) {
-	b, err := readfile.Bounded(path, maxPromptBytes)
+	b, err := readfile.Read(path, maxPromptBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--judge-prompt %s: %s", path, readfile.Reason(err))
 	}

@@ -281,23 +281,6 @@ func (p *Plan) Jobs(tools []mcp.Tool, models []string, runsOf func(*tasks.Case) 
 	return jobs
 }
 
-// Selected returns the ids of the payloads some variant uses, in set order.
-func (p *Plan) Selected() []string {
-	used := map[string]bool{}
-	for _, v := range p.Variants {
-		if v.Payload != nil {
-			used[v.Payload.ID] = true
-		}
-	}
-	var out []string
-	for _, pl := range p.Payloads.Payloads {
-		if used[pl.ID] {
-			out = append(out, pl.ID)
-		}
-	}
-	return out
-}
-
 // nearest is internal/suggest's did-you-mean over the sorted, distinct
 // candidates, so that a tie goes to the first name alphabetically.
 func nearest(s string, candidates []string) string {

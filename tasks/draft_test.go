@@ -4,11 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
 )
 
-func yamlMessages(err error) []string { return yamlfile.Messages(err) }
+// yamlMessages are the lines of err (one FILE:LINE error each), nil for nil.
+func yamlMessages(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
 
 // TestDraftAndSchemaInvalidArgs: draft: true is read and counted; an
 // exact expected argument that its tool's inputSchema refuses is an

@@ -595,7 +595,7 @@ func (p *parser) rubric(v *yaml.Node, ctx string) (text, file string) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(p.dir, path)
 		}
-		b, err := readfile.Bounded(path, maxRubricBytes)
+		b, err := readfile.Read(path, maxRubricBytes)
 		if err != nil {
 			p.errorf(fileNode.Line, "%srubric file %s: %s", ctx, name, readfile.Reason(err))
 			return "", name

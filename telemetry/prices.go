@@ -1,13 +1,9 @@
 package telemetry
 
 import (
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -190,12 +186,11 @@ type PriceError = yamlfile.Error
 // joined with errors.Join): a syntax error, an unknown key, a model not
 // written provider:model, a missing, non-numeric or negative price.
 func LoadPrices(path string) (*Prices, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParsePrices(path, data)
+	return yamlfile.Load(path, maxPriceBytes, "price file", func(data []byte, path string) (*Prices, error) { return ParsePrices(path, data) })
 }
+
+// maxPriceBytes bounds a price file: a line per model.
+const maxPriceBytes = 1 << 20
 
 // ParsePrices is LoadPrices for data already read; name is used in errors.
 func ParsePrices(name string, data []byte) (*Prices, error) {
@@ -241,24 +236,12 @@ func ParsePrices(name string, data []byte) (*Prices, error) {
 	return p, nil
 }
 
-// priceRoot decodes the file's first document and returns its root
-// mapping. A problem without a line of its own is put at line 1.
+// priceRoot decodes the file (the rules of every user YAML file,
+// yamlfile.Document) and returns its root mapping.
 func priceRoot(name string, data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &PriceError{File: name, Line: 1, Msg: "the file is empty: want a models: map of provider:model to {input, output} prices"}
-		}
-		line, msg := yamlfile.Syntax(err)
-		if line == 0 {
-			line, msg = 1, err.Error()
-		}
-		return nil, &PriceError{File: name, Line: line, Msg: msg}
-	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
+	root, err := yamlfile.Document(name, data, maxPriceBytes, "the price file", "a models: map of provider:model to {input, output} prices")
+	if err != nil {
+		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, yamlfile.Errors{{File: name, Line: root.Line, Msg: "want a mapping with a models: key"}}
@@ -284,11 +267,7 @@ func priceKeys(root *yaml.Node, bad func(*yaml.Node, string, ...any)) (date stri
 		case "models":
 			models = v
 		default:
-			if s := suggest.Nearest(strings.ToLower(k.Value), priceTopKeys); s != "" {
-				bad(k, "unknown key %q (did you mean %q?)", k.Value, s)
-			} else {
-				bad(k, "unknown key %q (want date or models)", k.Value)
-			}
+			bad(k, "%s", yamlfile.UnknownKey(k.Value, priceTopKeys))
 		}
 	}
 	switch {

@@ -18,7 +18,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -284,12 +283,11 @@ func (a *action) baselines(ctx context.Context, cfg *config.Config) (bs *github.
 // the notes and the outputs; the exit code follows the report's verdict.
 func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Report, baselines *github.Baselines, baselineURL string) error {
 	passed := r.Passed()
-	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
+	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.JSON); err != nil {
 		a.warn(err)
 	} else if len(carried) > 0 {
 		a.notes = append(a.notes, plainNote(fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", "))))
 	}
-	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
 
 	// The comment and annotations render from a redacted copy: rendering
@@ -299,14 +297,8 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	if err := a.annotate(github.ReportAnnotationsAt(pub, annotationSources(cfg, pub))); err != nil {
 		return err
 	}
-	if ev := a.ev; ev.PullRequest != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
-		var body bytes.Buffer
-		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: a.key}); err != nil {
-			return err
-		}
-		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {
-			a.warn(err)
-		}
+	if err := a.comment(ctx, pub, baselineURL); err != nil {
+		return err
 	}
 	if a.env.SummaryPath != "" {
 		summary, err := os.ReadFile(summaryPath)
@@ -320,7 +312,37 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	for _, n := range a.notes[1:] {
 		fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(n.text))
 	}
-	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
+	if err := a.outputs(a.reportOutputs(cfg, r, passed, baselineURL)); err != nil {
+		return err
+	}
+	a.published = true
+	if !passed {
+		return exitcode.New(exitcode.Failed, "")
+	}
+	return nil
+}
+
+// comment upserts the pull request's sticky comment, rendered from pub
+// (the redacted report), when this run comments.
+func (a *action) comment(ctx context.Context, pub *report.Report, baselineURL string) error {
+	pr := a.ev.PullRequest
+	if pr == nil || !a.in.Comment || a.sel.ReadOnly || a.client == nil {
+		return nil
+	}
+	var body bytes.Buffer
+	if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: a.key}); err != nil {
+		return err
+	}
+	if _, err := a.client.UpsertKeyedComment(ctx, pr.Number, a.key, a.red.String(body.String())); err != nil {
+		a.warn(err)
+	}
+	return nil
+}
+
+// reportOutputs are the outputs of a finished run (github.Outputs), the
+// paths relative to the workspace.
+func (a *action) reportOutputs(cfg *config.Config, r *report.Report, passed bool, baselineURL string) map[string]string {
+	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, filepath.Join(cfg.Out, "report.json")), workspacePath(a.ws, filepath.Join(cfg.Out, "summary.md")), baselineURL)
 	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
 	outputs["exit-code"], outputs["error"] = strconv.Itoa(exitcode.OK), ""
 	if !passed {
@@ -329,14 +351,7 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	if rel := workspacePath(a.ws, cfg.Out); filepath.IsAbs(rel) && a.ws != "" {
 		fmt.Fprintf(a.stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, a.ws)
 	}
-	if err := a.outputs(outputs); err != nil {
-		return err
-	}
-	a.published = true
-	if !passed {
-		return exitcode.New(exitcode.Failed, "")
-	}
-	return nil
+	return outputs
 }
 
 // summary appends the run's summary and the notes to the job summary.
@@ -421,19 +436,19 @@ func tokenRedactor(token string) *redact.Redactor {
 	return r
 }
 
-// maskHeaders registers each expanded header value (and an Authorization
-// credential without its scheme) with the runner's log masking.
+// maskHeaders registers the secrets of each expanded header (config.Header
+// Secrets) with the runner's log masking.
 func maskHeaders(w io.Writer, cfg *config.Config, getenv func(string) string) error {
 	hs, err := cfg.ExpandHeaders(getenv)
 	if err != nil {
 		return err
 	}
 	for _, h := range hs {
-		for _, v := range h.Secrets() {
-			if len(v) < redact.MinLen {
+		for _, s := range h.Secrets() {
+			if len(s.Value) < redact.MinLen {
 				continue
 			}
-			if err := github.Mask(w, v); err != nil {
+			if err := github.Mask(w, s.Value); err != nil {
 				return err
 			}
 		}
@@ -514,7 +529,8 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
-		if names := InputNames(); !slices.Contains(names, name) {
+		if Inputs().Input(name) == nil {
+			names := InputNames()
 			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name, names), strings.Join(names, ", "))
 		}
 		if !hasVal {
@@ -553,6 +569,28 @@ func InputNames() []string {
 		names = append(names, d.InputName())
 	}
 	return names
+}
+
+// PrintHelp is mcp-eval action --help: the synopsis and every input, with
+// its default and meaning, as action.yml has them; host mode takes each as
+// a flag of the same name.
+func PrintHelp(w io.Writer) {
+	config.PrintHelp("action", w)
+	fmt.Fprint(w, "\nInputs (INPUT_<NAME> in the environment; in host mode also --<name> VALUE):\n")
+	for _, d := range Inputs().Inputs() {
+		def := d.Input.Default
+		if def == "" && d.Name != "" {
+			def = strings.ReplaceAll(d.DocDefault(), "`", "")
+		}
+		if def != "" {
+			def = " (default " + def + ")"
+		}
+		doc := d.Input.Doc
+		if doc == "" {
+			doc = d.Text()
+		}
+		fmt.Fprintf(w, "  %s%s\n    \t%s\n", d.InputName(), def, doc)
+	}
 }
 
 // suggestInput names the input closest to a mistyped flag, if one is close.

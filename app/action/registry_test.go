@@ -96,9 +96,9 @@ func TestActionYAMLReadsBack(t *testing.T) {
 	if len(a.Inputs) != len(names) {
 		t.Errorf("action.yml declares %d inputs, the action reads %d", len(a.Inputs), len(names))
 	}
-	for _, n := range github.OutputNames() {
-		if a.Outputs[n].Description == "" {
-			t.Errorf("action.yml: output %s missing or undescribed", n)
+	for _, o := range github.Outputs {
+		if a.Outputs[o.Name].Description == "" {
+			t.Errorf("action.yml: output %s missing or undescribed", o.Name)
 		}
 	}
 	if len(a.Outputs) != len(github.Outputs) {
@@ -278,4 +278,21 @@ func splice(s, begin, end, body string) (string, error) {
 		return "", fmt.Errorf("markers %q … %q not found", begin, end)
 	}
 	return s[:i+len(begin)] + body + s[j:], nil
+}
+
+// TestHelpListsInputs: mcp-eval action --help lists every input, with its
+// default where it has one, as host mode takes them.
+func TestHelpListsInputs(t *testing.T) {
+	var b bytes.Buffer
+	PrintHelp(&b)
+	for _, d := range Inputs().Inputs() {
+		if !strings.Contains(b.String(), "\n  "+d.InputName()) {
+			t.Errorf("action --help lacks input %s", d.InputName())
+		}
+	}
+	for _, want := range []string{"  layers (default auto)\n", "  timeout (default 10s)\n", "  comment (default true)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("action --help lacks %q:\n%s", want, b.String())
+		}
+	}
 }

@@ -34,7 +34,7 @@ var Commands = map[string]string{
 	"run":         "mcp-eval run --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nThe layers --layers selects; the model layers need --models.",
 	"gate":        "mcp-eval gate --report report.json [--baseline baseline.json] [flags]\n\nThe gate alone, on a report and its baseline: every score's delta, the notes, and the rule that decided.",
 	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
-	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* and the GITHUB_* environment, no flags.",
+	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* (in host mode, the same inputs as flags) and the GITHUB_* environment.",
 	"version":     "mcp-eval version\n\nPrints the version.",
 	"init":        "mcp-eval init --server-url URL | --server-cmd 'CMD ARGS' [--models provider:model] [--force]\n\nConnects to the server and writes mcp-eval.yaml, a draft golden/tasks.yaml (a case per tool, a negative case, a case per near-duplicate pair, all draft: true) and a GitHub Actions workflow; nothing that exists is replaced without --force.",
 }

@@ -63,10 +63,10 @@ func (c *Config) declareServer(s *option.Set) {
 	s.Add(option.Def{Name: "start-timeout", Help: "how long the server may take to start and answer its first request: a `duration` from 100ms to 1h",
 		Doc: "how long a server may take to start: `--server-start` until it answers HTTP, `--server-cmd` until its first answer (progress on stderr every 5 s); `--timeout` applies after it (100ms to 1h)"},
 		option.Duration(&c.StartTimeout, 60*time.Second, minStartTimeout, maxStartTimeout))
-	s.Add(option.Def{Name: "header", Help: "`header` 'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)",
-		Doc:    "sent on every HTTP request, repeatable; `$VAR` expands from the environment (an unset variable is an error); values are masked in every output; with `--server-cmd` a warning says the stdio server never sees it (give it credentials in its environment)",
+	s.Add(option.Def{Name: "header", Help: "`header` 'Name: value' sent on every HTTP request; $VAR expands from the environment; credential headers and $VAR values are masked (repeatable)",
+		Doc:    "sent on every HTTP request, repeatable; `$VAR` expands from the environment (an unset variable is an error); credential headers and `$VAR` values are masked in every output (DESIGN.md: which header values are secrets); with `--server-cmd` a warning says the stdio server never sees it (give it credentials in its environment)",
 		Secret: true,
-		Input:  &option.Input{Name: "headers", Lines: true, Doc: "HTTP headers sent to the server, one 'Name: value' per line; $VAR expands from the environment; values are masked."}},
+		Input:  &option.Input{Name: "headers", Lines: true, Doc: "HTTP headers sent to the server, one 'Name: value' per line; $VAR expands from the environment; credential headers (Authorization, Cookie, *-Key, *-Token, *-Secret…) and $VAR values are masked, others are shown."}},
 		option.List(&c.Headers.Vals, false))
 	s.Add(option.Def{Name: "secrets", Help: "environment `variables` whose values are masked in every output, like --header values (comma list)",
 		Doc: "environment variables whose values are masked like `--header` values (`secrets: [MY_TOKEN]` in `mcp-eval.yaml`)"},

@@ -29,7 +29,7 @@ func writeStdout(cfg *config.Config, r *report.Report, red *redact.Redactor, std
 	var out bytes.Buffer
 	var err error
 	mask := red.Bytes
-	if cfg.Format == "json" {
+	if cfg.Format == config.FormatJSON {
 		err, mask = report.WriteJSON(&out, r), red.JSON
 	} else {
 		err = report.WriteText(&out, r, report.TextOptions{Color: useColor(cfg.Color, stdout, getenv), Verbose: cfg.Verbose, Quiet: cfg.Quiet})

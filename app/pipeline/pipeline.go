@@ -102,7 +102,7 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 		return nil, err
 	}
 	// 5. Gate.
-	if err := Gate(r, p.base, cfg); err != nil {
+	if err := Gate(r, p.base, cfg, p.waivers); err != nil {
 		return nil, err
 	}
 	// 6. Render, from a masked copy, which the caller (the Action's

@@ -141,8 +141,9 @@ func (p *RunPlan) openServerLog() (_ io.Writer, closeLog func(), _ error) {
 		return nil, nil, exitcode.Configf("--out: %v", err)
 	}
 	// Capped (head and tail kept) so a server that floods stderr cannot
-	// fill the disk; masked before the cap, so what is kept is clean.
+	// fill the disk; masked before the cap, so what is kept is clean, and
+	// as a file (held across lines), so it masks what the reports mask.
 	capped := NewCappedLog(f, ServerLogCap)
-	w := p.red.Writer(capped)
+	w := p.red.FileWriter(capped)
 	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
 }

@@ -226,21 +226,10 @@ func (s *Set) Input(name string) *Def {
 	return nil
 }
 
-// Names are the flag names of cmd's options, for a did-you-mean.
-func (s *Set) Names(cmd string) []string {
-	var out []string
-	for _, d := range s.defs {
-		if d.For(cmd) {
-			out = append(out, d.Name)
-		}
-	}
-	return out
-}
-
 // Inputs are the options with an Action input, in declaration order.
 func (s *Set) Inputs() []*Def {
 	var out []*Def
-	for _, d := range s.defs {
+	for _, d := range s.Defs() {
 		if d.Input != nil {
 			out = append(out, d)
 		}

@@ -107,7 +107,6 @@ func TestValues(t *testing.T) {
 		t.Errorf("DocDefault %q, want 1s", got)
 	}
 	var help strings.Builder
-	fs = (&Set{}).FlagSet("t", Run)
 	s2 := &Set{}
 	s2.Add(Def{Name: "out", Help: "where outputs go"}, String(&str, "mcp-eval-report"))
 	s2.Add(Def{Name: "strict", Help: "fail on SHOULD"}, Bool(&b, false))

@@ -75,14 +75,6 @@ func (e *enumValue) Set(s string) error {
 	return fmt.Errorf("want %s", orList(e.values))
 }
 
-// Values are the values of an enumeration, nil for another value.
-func Values(v flag.Value) []string {
-	if e, ok := v.(*enumValue); ok {
-		return e.values
-	}
-	return nil
-}
-
 // List is a repeatable value; with comma, each use may also hold a comma
 // list (not for --header, whose values may contain commas).
 func List(p *[]string, comma bool) flag.Value {

@@ -251,7 +251,7 @@ func (c *Cache) put(e cacheEntry) error {
 	if err != nil {
 		return fmt.Errorf("cache entry for %s run %d: %w", e.Model, e.Run, err)
 	}
-	data = c.Redactor.Bytes(data)
+	data = c.Redactor.JSON(data)
 	p := c.path(e.Key)
 	if _, ok := c.dirs.Load(filepath.Dir(p)); !ok {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
