@@ -3,9 +3,12 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -37,6 +40,10 @@ type Options struct {
 	Version string
 	// Only, if set, keeps checks whose id or group is listed.
 	Only []string
+	// Wire, if set, is the recorder attached to the client's transports
+	// (internal/wire): jsonrpc/wire-schema judges what it saw. Run tells it
+	// the client's revision.
+	Wire *wire.Recorder
 	// Auth is what the auth group may use beyond the server's answers (the
 	// run's OAuth client); nil when the run has none.
 	Auth *Auth
@@ -69,6 +76,9 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 	if opts.Version == "" {
 		opts.Version = mcp.LatestVersion
 	}
+	if opts.Wire != nil {
+		opts.Wire.SetRevision(c.Version())
+	}
 	e, err := newEnv(ctx, c, opts)
 	if err != nil {
 		return nil, err
@@ -92,6 +102,13 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 	}
 	sort.Slice(res.Checks, func(a, b int) bool { return res.Checks[a].ID < res.Checks[b].ID })
 	return res, nil
+}
+
+// Selected reports whether a run limited to only (ids or groups; none
+// means every check) runs the check id.
+func Selected(only []string, id string) bool {
+	group, _, _ := strings.Cut(id, "/")
+	return len(only) == 0 || slices.Contains(only, id) || slices.Contains(only, group)
 }
 
 func selectChecks(all []*Check, only []string) []*Check {

@@ -50,6 +50,9 @@ func Checks() []*Check {
 		all = append(all, subscriptionChecks()...)
 		all = append(all, resourceChecks()...)
 		all = append(all, hygieneChecks()...)
+		all = append(all, wireChecks()...)
+		all = append(all, taskChecks()...)
+		all = append(all, loggingChecks()...)
 		all = append(all, authChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all

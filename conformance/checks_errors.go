@@ -153,7 +153,17 @@ func resourceNotFound(ctx context.Context, e *Env) Outcome {
 // missingClientCapability calls a tool that needs a client capability the
 // request does not declare: -32021 naming it, never an input request for it.
 func missingClientCapability(ctx context.Context, e *Env) Outcome {
-	p := e.capabilityTools[0]
+	// Every tool setup found asking for a capability is judged: one that
+	// answers -32021 properly does not excuse another that asks anyway.
+	for _, p := range e.capabilityTools {
+		if o := missingCapabilityOf(ctx, e, p); o.Status != report.StatusPass {
+			return o
+		}
+	}
+	return check.Pass()
+}
+
+func missingCapabilityOf(ctx context.Context, e *Env, p toolProbe) Outcome {
 	_, x, err := e.send(ctx, "tools/call", map[string]any{"name": p.Tool.Name, "arguments": p.Args}, nil)
 	if err != nil {
 		return check.Errored(err, check.Protocol.Of(x))

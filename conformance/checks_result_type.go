@@ -23,7 +23,7 @@ func resultTypeChecks() []*Check {
 	for _, lm := range cacheable {
 		lm := lm
 		mrtrAllowed := lm.method == "resources/read"
-		reqs := []string{"base/result-type", "base/result-type-values"}
+		reqs := []string{"base/result-type", "base/result-type-values", "tasks/result-type-task-only"}
 		if !mrtrAllowed {
 			reqs = append(reqs, "base/mrtr-supported-requests")
 		}
@@ -39,7 +39,7 @@ func resultTypeChecks() []*Check {
 		})
 	}
 	out = append(out,
-		&Check{ID: "result-type/prompts-get", Reqs: []string{"base/result-type", "base/result-type-values"}, Level: report.LevelMust, Revision: revModern, SpecRef: ref,
+		&Check{ID: "result-type/prompts-get", Reqs: []string{"base/result-type", "base/result-type-values", "tasks/result-type-task-only"}, Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "prompts/get results carry a valid resultType",
 			Skip: func(e *Env) string {
 				if reason := needs("prompts")(e); reason != "" {
@@ -111,8 +111,11 @@ func (e *Env) judgeResultType(method string, m map[string]json.RawMessage, ev ma
 	case rt == "input_required":
 		o := check.Failf(ev, "%s answered input_required, which is allowed only on tools/call, resources/read and prompts/get", method)
 		return &o
-	case rt == "task" && e.declaresExtension("io.modelcontextprotocol/tasks"):
+	case rt == "task" && method == "tools/call" && e.declaresExtension(tasksExt):
 		return nil
+	case rt == "task" && e.declaresExtension(tasksExt):
+		o := check.Failf(ev, "%s answered resultType \"task\", which the tasks extension allows on a CreateTaskResult only (a tools/call answer)", method)
+		return &o
 	}
 	o := check.Failf(ev, "%s: resultType %q is not a core value nor one of an advertised extension (clients treat it as invalid)", method, rt)
 	return &o

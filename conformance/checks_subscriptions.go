@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -29,11 +30,11 @@ func subscriptionChecks() []*Check {
 				return sentWhereNot(seen, "notifications", "%s", "on the answer stream of", "on stdout without the run's subscription id",
 					"notification types are opt-in through subscriptions/listen (servers MUST NOT send a type the client did not request)")
 			}},
-		{ID: "subscriptions/listen", Reqs: []string{"base/subscription-id-meta", "base/listen-requested-only", "base/listen-ack-first", "utilities/logging-request-scoped"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
-			Title: "subscriptions/listen is acknowledged first (honoured filter, subscription id), and every notification on the stream carries the id and a requested type",
+		{ID: "subscriptions/listen", Reqs: []string{"http/method-not-found-404", "base/subscription-id-meta", "base/listen-requested-only", "base/listen-ack-first", "utilities/logging-request-scoped"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
+			Title: "subscriptions/listen, whenever the server answers it, is acknowledged first (honoured filter, subscription id), and every notification on the stream carries the id and a requested type; a server with nothing to notify acknowledges an empty subset or refuses with -32601 (HTTP 404)",
 			Once:  true, After: true,
 			Skip: func(e *Env) string {
-				_, reason := listenFilter(e)
+				_, _, reason := listenFilter(e)
 				return reason
 			},
 			Run: func(ctx context.Context, e *Env) Outcome { return e.judgeListen(ctx) }},
@@ -49,8 +50,23 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 	}
 	if x != nil && x.Response != nil {
 		if rerr := x.Response.Error; rerr != nil {
-			return check.Failf(ev, "subscriptions/listen got error %d (%s) although the server declares what the filter %v asks for", rerr.Code, clip.Bytes(rerr.Message, 100), l.filter)
+			if l.declared {
+				return check.Failf(ev, "subscriptions/listen got error %d (%s) although the server declares what the filter %v asks for", rerr.Code, clip.Bytes(rerr.Message, 100), l.filter)
+			}
+			// Nothing declared: a server without subscriptions does not
+			// implement the method, which is -32601 with HTTP 404
+			// (streamable-http §Protocol Version Header).
+			o := e.expectError(x, nil, "subscriptions/listen on a server that declares nothing to notify", e.httpStatus(http.StatusNotFound), mcp.CodeMethodNotFound)
+			if o.Status == report.StatusPass {
+				return check.PassInfo("refused with -32601: the server declares no listChanged or subscribe capability and does not serve subscriptions")
+			}
+			o.Message += " (a server that does not serve subscriptions refuses the method with -32601; one that serves it acknowledges first)"
+			return o
 		}
+	}
+	if len(msgs) == 0 && x != nil && x.Response != nil {
+		return check.Failf(ev, "subscriptions/listen was answered at once with a result (%s) and no notifications/subscriptions/acknowledged before it: a server that answers the method MUST acknowledge first (with the subset it honours, empty when it declares nothing to notify), or refuse it with -32601",
+			clip.Bytes(string(x.Response.Result), 160))
 	}
 	if len(msgs) == 0 {
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
@@ -61,6 +77,15 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 		}
 		return check.Failf(ev, "subscriptions/listen got no acknowledgement in %v (notifications/subscriptions/acknowledged MUST be the stream's first message)", time.Since(l.start).Round(10*time.Millisecond))
 	}
+	if l.st != nil {
+		// On stdio every subscription shares stdout, and the ordering is
+		// per subscription id (subscriptions.mdx §Acknowledgment): judge
+		// the messages that carry this one's.
+		msgs = withSubscription(msgs, l.id)
+		if len(msgs) == 0 {
+			return check.Failf(ev, "no message on stdout carried the subscription's id %s within %v (notifications/subscriptions/acknowledged MUST come first, carrying it)", l.id, time.Since(l.start).Round(10*time.Millisecond))
+		}
+	}
 	shown := make([]json.RawMessage, 0, min(len(msgs), 10))
 	for _, m := range msgs[:min(len(msgs), 10)] {
 		shown = append(shown, m.Raw)
@@ -69,6 +94,12 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 	ack := msgs[0]
 	if ack.Method != "notifications/subscriptions/acknowledged" {
 		return check.Failf(ev, "the stream's first message is %s; notifications/subscriptions/acknowledged MUST come first", ack.Method)
+	}
+	if r := x.Response; l.st != nil && r != nil && r.Error == nil && r.Line() > 0 && r.Line() < ack.Line() {
+		// The result ends a subscription (graceful closure) and carries
+		// its id: it came before the acknowledgement.
+		return check.Failf(ev, "the server answered subscriptions/listen with a result (stdout line %d), which ends the subscription, before its acknowledgement (line %d); notifications/subscriptions/acknowledged MUST be the first message carrying the subscription's id",
+			r.Line(), ack.Line())
 	}
 	var ap struct {
 		Notifications map[string]json.RawMessage `json:"notifications"`
@@ -113,4 +144,19 @@ func (e *Env) judgeListen(ctx context.Context) Outcome {
 		}
 	}
 	return check.PassInfo(fmt.Sprintf("acknowledged %s; %d notifications on the stream", jsonString(ap.Notifications), len(msgs)-1))
+}
+
+// withSubscription keeps the messages whose _meta carries subscription id.
+func withSubscription(msgs []*mcp.Message, id json.RawMessage) []*mcp.Message {
+	var out []*mcp.Message
+	for _, m := range msgs {
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		if sid, ok := p.Meta[metaSubscriptionID]; ok && canon.EqualJSON(sid, id) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

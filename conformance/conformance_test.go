@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -33,6 +34,16 @@ func stdioFixture(t testing.TB, fo mcptest.Options) mcp.Target {
 	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Env: env}}
 }
 
+// observe attaches rec to target's transports, as the pipeline does.
+func observe(target mcp.Target, rec *wire.Recorder) {
+	switch t := target.(type) {
+	case *mcp.HTTPTarget:
+		t.Observer = rec
+	case *mcp.CommandTarget:
+		t.Command.Observer = rec
+	}
+}
+
 // evaluate runs every check once against the fixture with the given
 // defects, over HTTP or stdio.
 func evaluate(t testing.TB, transport, defects string, legacy bool, opts Options) (*Result, *mcptest.Server) {
@@ -44,9 +55,11 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 	return evaluateFixture(t, transport, mcptest.Options{Defects: mcptest.ParseDefects(defects), Legacy: legacy}, opts, maxConns)
 }
 
-// evaluateFixture runs the checks against a fixture with options fo.
+// evaluateFixture runs the checks against a fixture with options fo, which
+// serves the tasks extension too.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
+	fo.Tasks = true
 	var target mcp.Target
 	var srv *mcptest.Server
 	if transport == "http" {
@@ -62,6 +75,10 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 	} else {
 		target = stdioFixture(t, fo)
 	}
+	if opts.Wire == nil {
+		opts.Wire = wire.NewRecorder()
+	}
+	observe(target, opts.Wire)
 	ctx := context.Background()
 	// Generous for a loaded machine under -race: one run's listing is
 	// shared by many checks, so one slow answer would fail them all.
@@ -255,9 +272,38 @@ var collateral = map[string][]string{
 	// exchange the client makes.
 	"jsonrpc/id-echo-integer": {"*"},
 	// An answer under another id, or an answer to a notification, is a
-	// response to a request never sent (protocol hygiene).
+	// response to a request never sent (protocol hygiene), and the stray
+	// answers lack a resultType (whole-message validation).
+	// A task that tasks/get does not resolve at once breaks every check
+	// that polls the task it just created.
+	"tasks/get-after-create": {"tasks/get-shape", "tasks/input-keys", "tasks/update-ack", "tasks/update-unknown-keys"},
+	// approve_report then fails with -32603 where a safe tool answered, and
+	// is the first safe tool result-type/tools-call calls.
+	"tasks/required-task-error": {"result-type/tools-call"},
+	// A tools/call result without resultType: a task's too.
+	"result-type/tools-call":           {"tasks/create-result"},
 	"jsonrpc/id-echo-string":           {"jsonrpc/one-response-per-request"},
-	"jsonrpc/notification-no-response": {"jsonrpc/one-response-per-request"},
+	"jsonrpc/notification-no-response": {"jsonrpc/one-response-per-request", "jsonrpc/wire-schema"},
+}
+
+// shapeDefects break the shape of a message, which the whole-message check
+// (jsonrpc/wire-schema) sees too: a missing or mistyped member of a result
+// or an error, a wrong jsonrpc member, an error id of null.
+var shapeDefects = []string{
+	"caching/server-discover", "caching/tools-list", "caching/prompts-list", "caching/resources-list",
+	"caching/resources-templates-list", "caching/resources-read",
+	"result-type/server-discover", "result-type/tools-list", "result-type/prompts-list", "result-type/resources-list",
+	"result-type/resources-templates-list", "result-type/resources-read", "result-type/prompts-get", "result-type/tools-call",
+	"discover/capabilities", "completion/complete", "schema/input-schema-object", "resources/templates-list",
+	"errors/unsupported-version-data", "jsonrpc/version", "jsonrpc/one-response-per-request",
+	"tasks/create-result", "tasks/get-shape",
+}
+
+func init() {
+	for _, id := range shapeDefects {
+		collateral[id] = append(collateral[id], "jsonrpc/wire-schema")
+		sort.Strings(collateral[id])
+	}
 }
 
 // stdioCollateral adds what only stdio loses: without HTTP statuses, an
@@ -265,6 +311,12 @@ var collateral = map[string][]string{
 // probe goes unanswered.
 var stdioCollateral = map[string][]string{
 	"jsonrpc/error-id-echo": {"*"},
+	// Over stdio the stray answer is a well-formed duplicate; over HTTP an
+	// orphan without a resultType.
+	"jsonrpc/one-response-per-request": {},
+	// Over stdio only the subscription id ties an acknowledgement to its
+	// subscription, the tasks one's too.
+	"subscriptions/listen": {"tasks/status-notifications"},
 }
 
 // httpOnlyDefects are defects that show only over HTTP (a status code, a
@@ -608,5 +660,65 @@ func TestBadBodyFollowUpError(t *testing.T) {
 	o := e.badBody(ctx, call, "malformed JSON")
 	if o.Status != report.StatusPass || !strings.Contains(o.Info, "error -32603") || strings.Contains(o.Message+o.Info, "stopped") {
 		t.Errorf("%s %q %q", o.Status, o.Message, o.Info)
+	}
+}
+
+// TestWireSchemaEvidence: a content block of an unknown type, nested in an
+// otherwise valid tools/call result, is named by the method it answered,
+// its JSON pointer and the failed keyword, with the message.
+func TestWireSchemaEvidence(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			res, _ := evaluate(t, transport, "jsonrpc/wire-schema", false, Options{Runs: 2})
+			c := byID(res)["jsonrpc/wire-schema"]
+			var ev struct {
+				Findings []struct {
+					Method, Pointer, Keyword, Value, Example string
+					Count                                    int
+				}
+			}
+			if err := json.Unmarshal(c.Evidence, &ev); err != nil || len(ev.Findings) != 1 {
+				t.Fatalf("evidence %s (%v)", c.Evidence, err)
+			}
+			f := ev.Findings[0]
+			if f.Method != "tools/call" || f.Pointer != "/result/content/1" || f.Keyword != "anyOf" ||
+				!strings.Contains(f.Value, `"video"`) || !strings.Contains(f.Example, `"resultType"`) || f.Count < 2 {
+				t.Errorf("finding %+v", f)
+			}
+			if !strings.Contains(c.Message, "tools/call /result/content/1 (anyOf") {
+				t.Errorf("message %q", c.Message)
+			}
+		})
+	}
+}
+
+// TestListenWhenAnswered: subscriptions/listen is judged whenever the
+// server answers it. A server that declares nothing to notify may refuse
+// the method with -32601; one that answers must acknowledge first, and a
+// result before the acknowledgement (the subscription closed at once, as
+// mcp-go v1.2.1 does over stdio) fails, declared capability or not.
+func TestListenWhenAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		fo     mcptest.Options
+		status report.Status
+		info   string
+	}{
+		{"refused without capability", mcptest.Options{NoSubscriptions: true}, report.StatusPass, "refused with -32601"},
+		{"result first without capability", mcptest.Options{NoSubscriptions: true, Defects: mcptest.ParseDefects(mcptest.DefectListenResultFirst)}, report.StatusFail, ""},
+		{"result first with capability", mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectListenResultFirst)}, report.StatusFail, ""},
+	} {
+		for _, transport := range []string{"http", "stdio"} {
+			t.Run(tc.name+"/"+transport, func(t *testing.T) {
+				res, _ := evaluateFixture(t, transport, tc.fo, Options{Only: []string{"subscriptions/listen"}}, 0)
+				c := byID(res)["subscriptions/listen"]
+				if c.Status != tc.status || !strings.Contains(c.Info, tc.info) {
+					t.Errorf("%s: %s (%s; %s), want %s", c.ID, c.Status, c.Message, c.Info, tc.status)
+				}
+				if c.Status == report.StatusFail && !strings.Contains(c.Message, "acknowledg") {
+					t.Errorf("message %q", c.Message)
+				}
+			})
+		}
 	}
 }

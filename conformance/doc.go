@@ -13,5 +13,6 @@
 // that can be probed with a name the server does not have (a header
 // mismatch is rejected before the method runs) are probed that way.
 //
-// The package imports mcp, report and internal/schema, never another layer.
+// The package imports mcp, report, internal/schema and internal/wire (the
+// whole-message schema), never another layer.
 package conformance

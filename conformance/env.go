@@ -49,6 +49,10 @@ type Env struct {
 	// probes of safe tools made during setup (see classifyTools).
 	capabilityTools []toolProbe // answered -32021 or asked for undeclared input
 	inputTools      []toolProbe // answered input_required with capabilities declared
+	// tasks: the safe tools that answer with a task when the request
+	// declares the tasks extension (checks_tasks.go), found once.
+	tasks     taskState
+	taskTools []toolProbe
 
 	// listings are the runs' walks of the list methods (listing.go).
 	listMu   sync.Mutex
@@ -62,6 +66,7 @@ type Env struct {
 	s2cMu          sync.Mutex
 	serverRequests []seenRequest
 	unsolicited    []seenRequest // subscription notifications outside a listen stream
+	logNotes       []seenRequest // notifications/message on answer streams (logging/no-unrequested)
 
 	listen listenState // the run's subscription (listen.go)
 
@@ -449,6 +454,8 @@ func (e *Env) do(ctx context.Context, c *mcp.Client, call *mcp.Call) (*mcp.Excha
 				e.note(&e.serverRequests, call.Method, m)
 			case m.IsNotification() && isSubscriptionNote(m.Method) && call.Method != "subscriptions/listen":
 				e.note(&e.unsolicited, call.Method, m)
+			case m.IsNotification() && m.Method == "notifications/message":
+				e.note(&e.logNotes, call.Method, m)
 			}
 		}
 	}

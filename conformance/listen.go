@@ -40,19 +40,33 @@ type listenState struct {
 	stopped sync.Once
 	start   time.Time
 	filter  map[string]any
-	id      json.RawMessage
-	cancel  context.CancelFunc
-	done    chan struct{}
-	x       *mcp.Exchange
-	err     error
-	st      *mcp.Stdio
-	before  int
+	// declared says whether the server declares what filter asks for.
+	declared bool
+	id       json.RawMessage
+	cancel   context.CancelFunc
+	done     chan struct{}
+	x        *mcp.Exchange
+	err      error
+	st       *mcp.Stdio
+	before   int
 }
 
 // listenFilter picks what to subscribe to: the first list-changed
 // capability the server declares, else resource updates of its first
-// resource ("" reason when there is something).
-func listenFilter(e *Env) (map[string]any, string) {
+// resource, else (nothing declared) tool-list changes, which the server
+// then acknowledges with an empty subset or refuses with -32601. declared
+// says whether the server declares what the filter asks for.
+func listenFilter(e *Env) (filter map[string]any, declared bool, reason string) {
+	f, reason := declaredFilter(e)
+	if f != nil || reason != "" {
+		return f, f != nil, reason
+	}
+	return map[string]any{"toolsListChanged": true}, false, ""
+}
+
+// declaredFilter is the filter of what the server declares, nil with no
+// reason when it declares nothing to notify.
+func declaredFilter(e *Env) (map[string]any, string) {
 	declared := func(capability, flag string) bool {
 		var v bool
 		return json.Unmarshal(objectMembers(e.capabilities[capability])[flag], &v) == nil && v
@@ -70,14 +84,14 @@ func listenFilter(e *Env) (map[string]any, string) {
 		}
 		return nil, "the server declares resources.subscribe but lists no resource to subscribe to"
 	}
-	return nil, "the server declares no listChanged or subscribe capability, so it has nothing to notify"
+	return nil, ""
 }
 
 // startListen opens the run's subscription (once).
 func (e *Env) startListen(ctx context.Context) {
 	e.listen.once.Do(func() {
 		l := &e.listen
-		l.filter, _ = listenFilter(e)
+		l.filter, l.declared, _ = listenFilter(e)
 		l.start = time.Now()
 		l.done = make(chan struct{})
 		call := e.modern.NewCall("subscriptions/listen", map[string]any{"notifications": l.filter})

@@ -51,7 +51,8 @@ func (c *Client) NewCall(method string, params map[string]any) *Call {
 }
 
 // nameOf returns the value Mcp-Name mirrors for the three methods that
-// carry it.
+// carry it, and for the tasks extension's methods (tasks.md §Streamable
+// HTTP: Routing Headers: the client MUST set Mcp-Name to params.taskId).
 func nameOf(method string, params map[string]any) (string, bool) {
 	key := ""
 	switch method {
@@ -59,6 +60,8 @@ func nameOf(method string, params map[string]any) (string, bool) {
 		key = "name"
 	case "resources/read":
 		key = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		key = "taskId"
 	default:
 		return "", false
 	}

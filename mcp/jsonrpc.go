@@ -76,7 +76,15 @@ type Message struct {
 	// parseErr is set on the placeholder stdio hands a request whose answer
 	// carried its id but was not a valid JSON-RPC message.
 	parseErr error
+	// line is the stdout line a stdio message arrived on.
+	line int
 }
+
+// Line returns the stdout line a message arrived on over stdio (1 for the
+// first), so that the order of a response and the notifications around it
+// can be told; 0 for other transports, whose exchanges keep their
+// messages in order.
+func (m *Message) Line() int { return m.line }
 
 // IsResponse reports whether m is a response (it has a result or an error).
 func (m *Message) IsResponse() bool { return m.Result != nil || m.Error != nil }

@@ -263,6 +263,19 @@ func (s *Stdio) deliver(line []byte) {
 		s.deliverInvalid(line, err, lineNo, answers == 0)
 		return
 	}
+	m.line = lineNo
+	if !s.deliverMessage(m) {
+		// Outside any exchange: finish never sees it.
+		if mo, ok := s.observer.(MessageObserver); ok {
+			mo.MessageReceived(nil, m)
+		}
+	}
+}
+
+// deliverMessage hands m to the request it answers and reports true, or
+// records it (a server request or notification, an orphan) and reports
+// false.
+func (s *Stdio) deliverMessage(m *Message) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.answers++
@@ -277,7 +290,7 @@ func (s *Stdio) deliver(line []byte) {
 		if m.IsNotification() {
 			s.notes = appendCapped(s.notes, m)
 		}
-		return
+		return false
 	}
 	key := idKey(m.ID)
 	if ch, ok := s.pending[key]; ok && m.ID != nil {
@@ -286,11 +299,12 @@ func (s *Stdio) deliver(line []byte) {
 			s.answered[key] = true
 		}
 		ch <- m
-		return
+		return true
 	}
 	s.health.alive()
 	s.orphans = appendCapped(s.orphans, shrink(m))
 	s.recordOrphan(m, key)
+	return false
 }
 
 // deliverInvalid records stdout line lineNo, which is no JSON-RPC message

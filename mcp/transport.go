@@ -202,11 +202,18 @@ func (e *TimeoutError) Error() string {
 }
 
 // finish ends a transport's Exchange: it sets x's duration since start
-// and tells o, if set, about the exchange (bytesIn received, err).
+// and tells o, if set, about the exchange (bytesIn received, err) and,
+// when o is a MessageObserver, about each message the exchange received.
 func finish(o Observer, out *Outgoing, x *Exchange, start time.Time, bytesIn int, err error) {
 	x.Duration = time.Since(start)
-	if o != nil {
-		o.RequestDone(out.Method, out.Name, x.Duration, bytesIn, err)
+	if o == nil {
+		return
+	}
+	o.RequestDone(out.Method, out.Name, x.Duration, bytesIn, err)
+	if mo, ok := o.(MessageObserver); ok {
+		for _, m := range x.Messages {
+			mo.MessageReceived(out, m)
+		}
 	}
 }
 
@@ -217,4 +224,16 @@ type Observer interface {
 	// tool, prompt or resource name where there is one, the time taken, the
 	// bytes received, and the transport error if any.
 	RequestDone(method, name string, d time.Duration, bytesIn int, err error)
+}
+
+// MessageObserver is what an Observer may also implement to be told about
+// every JSON-RPC message a transport receives: those of an exchange with
+// the request sent (notifications before the response, the response), and
+// on stdio those outside any exchange (notifications, server requests,
+// orphans) with sent nil. Whole-message validation (internal/wire)
+// implements it, so this package needs no JSON Schema. m must not be
+// modified; the method is called from the transports' goroutines and
+// must be safe for concurrent use.
+type MessageObserver interface {
+	MessageReceived(sent *Outgoing, m *Message)
 }

@@ -34,6 +34,16 @@ func (m mcpFan) RequestDone(method, name string, d time.Duration, bytesIn int, e
 	}
 }
 
+// MessageReceived passes each message on to the observers that want
+// messages (mcp.MessageObserver: whole-message validation).
+func (m mcpFan) MessageReceived(sent *mcp.Outgoing, msg *mcp.Message) {
+	for _, o := range m {
+		if mo, ok := o.(mcp.MessageObserver); ok {
+			mo.MessageReceived(sent, msg)
+		}
+	}
+}
+
 // LLMObservers is MCPObservers for llm.Observer.
 func LLMObservers(obs ...llm.Observer) llm.Observer {
 	return llmFan(present(obs))

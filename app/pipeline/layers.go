@@ -38,7 +38,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 	if p.has(report.LayerConformance) {
 		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
-			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s),
+			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -125,6 +125,7 @@ func (p *RunPlan) resilienceModels(ctx context.Context, mr *golden.ModelRun) (*r
 // merge builds the one report of the run from the description and what
 // each layer found.
 func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResults) *report.Report {
+	p.rejudgeWire(lr.conformance)
 	r := buildReport(p.cfg.Strict, p.env.Version, target, desc, lr.conformance, p.layers, p.started)
 	r.Commit = p.env.Getenv("GITHUB_SHA")
 	if p.has(report.LayerResilience) {
@@ -148,6 +149,21 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	p.telemetry(r, lr.models, desc.Tools)
 	r.Sort()
 	return r
+}
+
+// rejudgeWire judges jsonrpc/wire-schema again now that every layer has
+// run: Layer 0 judged the messages seen until it ended, the other layers'
+// messages (tool calls of the model runs, the resilience probes) came
+// after.
+func (p *RunPlan) rejudgeWire(res *conformance.Result) {
+	if p.wire == nil || res == nil {
+		return
+	}
+	for i := range res.Checks {
+		if res.Checks[i].ID == conformance.WireCheckID() && res.Checks[i].Status != report.StatusSkip {
+			res.Checks[i] = conformance.WireCheck(p.wire)
+		}
+	}
 }
 
 // telemetry adds Layer 3 to the report from the model runs it observed.

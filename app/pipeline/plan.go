@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -30,6 +32,9 @@ type RunPlan struct {
 	rec    *telemetry.Recorder
 	exp    *otlp.Exporter
 	mcpObs []mcp.Observer
+	// wire validates every message the server sends, in every layer, for
+	// Layer 0's jsonrpc/wire-schema; nil when Layer 0 does not run.
+	wire   *wire.Recorder
 	models *golden.Plan // nil when no model layer runs
 	// payloads are the prompt injections of the model half of Layer 2.
 	payloads *resilience.PayloadSet
@@ -79,6 +84,10 @@ func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor
 // what observes the model calls.
 func (p *RunPlan) observers(ctx context.Context) (llm.Observer, error) {
 	var llmObs []llm.Observer
+	if p.has(report.LayerConformance) && conformance.Selected(p.cfg.Checks.Vals, conformance.WireCheckID()) {
+		p.wire = wire.NewRecorder()
+		p.mcpObs = append(p.mcpObs, p.wire)
+	}
 	if p.has(report.LayerTelemetry) {
 		p.rec = telemetry.New(p.prices)
 		p.mcpObs, llmObs = append(p.mcpObs, p.rec), append(llmObs, p.rec)

@@ -71,6 +71,10 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 		return nil, connectError(ctx, cfg, err, p.red)
 	}
 	s.undo = append(s.undo, func() { s.client.Close() })
+	if p.wire != nil {
+		// What came back before this (the era probe) was held until now.
+		p.wire.SetRevision(s.client.Version())
+	}
 	return s, nil
 }
 

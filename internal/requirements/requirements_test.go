@@ -2,6 +2,7 @@ package requirements_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -117,5 +118,41 @@ rows:
 	want := requirements.Figures{Rows: 4, Observable: 3, Covered: 1, SideEffects: 1, Gaps: 1}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// TestREADMEFigures keeps the coverage figures the README states equal to
+// the table's.
+func TestREADMEFigures(t *testing.T) {
+	chs, err := requirements.Chapters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sentences may wrap anywhere.
+	text := strings.Join(strings.Fields(string(b)), " ")
+	f := requirements.Count(chs, "")
+	for _, want := range []string{
+		fmt.Sprintf("Of **%d** requirements", f.Rows),
+		fmt.Sprintf("**%d** are observable from a client and mcp-eval checks **%d** of them", f.Observable, f.Covered),
+		fmt.Sprintf("%d more need a tool with side effects", f.SideEffects),
+		fmt.Sprintf("and %d are observable but not checked yet", f.Gaps),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README.md does not say %q (the table's figures)", want)
+		}
+	}
+	for _, ch := range chs {
+		if ch.ID == "guidance" || len(ch.Rows) == 0 {
+			continue
+		}
+		c := requirements.Count(chs, ch.ID)
+		row := fmt.Sprintf("| %d | %d | %d |\n", c.Rows, c.Observable, c.Covered)
+		if !strings.Contains(string(b), row) {
+			t.Errorf("README.md's chapter table has no row ending %q for %s", strings.TrimSpace(row), ch.Title)
+		}
 	}
 }
