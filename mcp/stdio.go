@@ -65,10 +65,11 @@ type Stdio struct {
 	closing  bool
 	exitErr  error
 	done     chan struct{} // closed when the process is reaped
-	readDone chan struct{} // closed when the stdout reader stops
+	readDone chan struct{} // closed when the stdout reader has read its last line
 	closeMu  sync.Mutex
 	closeErr error
 	closed   bool
+	grace    time.Duration // drainGrace when the process started
 }
 
 var _ Transport = (*Stdio)(nil)
@@ -77,10 +78,10 @@ var _ Transport = (*Stdio)(nil)
 const maxKept = 256
 
 // drainGrace is how long answers already written to stdout may still be
-// read after the process exited (a server may answer and exit at once).
-// The shutdown timings are internal/proc's (basic/transports/stdio.mdx
+// read after the process exited (a server may answer and exit at once); a
+// variable for the tests. The shutdown timings are internal/proc's (basic/transports/stdio.mdx
 // §Shutdown).
-const drainGrace = 200 * time.Millisecond
+var drainGrace = 200 * time.Millisecond
 
 // StartCommand launches the server. The context bounds only the start; the
 // process lives until Close.
@@ -102,6 +103,7 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 		gaveUp:   map[string]bool{},
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
+		grace:    drainGrace,
 	}
 	if c.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(s.stderr, c.Stderr)
@@ -139,7 +141,6 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 }
 
 func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
-	defer close(s.readDone)
 	br := bufio.NewReaderSize(stdout, 64<<10)
 	for {
 		// The line being read is charged to the shared answer budget; the
@@ -161,8 +162,13 @@ func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
 				s.mu.Unlock()
 				// The framing is lost: nothing after this can be trusted.
 				s.proc.Kill()
+				close(s.readDone)
 				return
 			}
+			// Everything stdout held has been delivered: say so before
+			// waiting on the exit, which waits on this (waitLoop), or the
+			// two would wait out each other's grace at every close.
+			close(s.readDone)
 			s.stdoutEnded()
 			return
 		}
@@ -176,7 +182,7 @@ func (s *Stdio) stdoutEnded() {
 	select {
 	case <-s.done:
 		return
-	case <-time.After(2 * drainGrace):
+	case <-time.After(2 * s.grace):
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,7 +203,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	// Answers written just before the exit are still in the pipe.
 	select {
 	case <-s.readDone:
-	case <-time.After(drainGrace):
+	case <-time.After(s.grace):
 	}
 	// A descendant may still hold stdout; the server itself is gone, and so
 	// is anything it left in its process group or outside it.

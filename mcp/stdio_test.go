@@ -502,3 +502,23 @@ func TestStdioClosedStdout(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// Close of a server that exits on stdin EOF returns once it has exited:
+// the stdout reader and the exit watcher do not wait out each other's
+// grace (issue 21: a circular wait cost a fixed 200 ms at every close).
+func TestStdioCloseWaitsNoGrace(t *testing.T) {
+	old := drainGrace
+	drainGrace = 3 * time.Second // what a circular wait would cost
+	defer func() { drainGrace = old }()
+	c := connectFake(t, "modern", Options{Timeout: 5 * time.Second})
+	if _, err := c.ListTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > drainGrace/2 {
+		t.Errorf("Close took %v for a server that exits on stdin EOF; want no wait for drainGrace (%v)", d, drainGrace)
+	}
+}
