@@ -177,3 +177,45 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 		})
 	}
 }
+
+// TestWrongIDEverywhere: a server that answers every request under another
+// id, the era probe included, is judged the same way over stdio as over
+// HTTP, within the request timeout: the id echo checks fail on what came
+// back, and no check times out waiting (issue 21: over stdio the whole
+// start-up budget was waited, then "no JSON-RPC message on stdout").
+func TestWrongIDEverywhere(t *testing.T) {
+	verdicts := map[string]map[string]report.Status{}
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			start := time.Now()
+			res, _ := evaluate(t, transport, mcptest.DefectWrongIDEvery, false, Options{})
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the run took %v", d)
+			}
+			checks := byID(res)
+			for _, id := range []string{"jsonrpc/id-echo-string", "jsonrpc/id-echo-integer", "jsonrpc/one-response-per-request"} {
+				if c := checks[id]; c.Status != report.StatusFail {
+					t.Errorf("%s: %s %q, want fail", id, c.Status, c.Message)
+				}
+			}
+			if c := checks["era/modern"]; c.Status != report.StatusPass {
+				t.Errorf("era/modern: %s %q", c.Status, c.Message)
+			}
+			v := map[string]report.Status{}
+			for _, c := range res.Checks {
+				if strings.Contains(c.Message, "no answer within") {
+					t.Errorf("%s waited for an answer: %s", c.ID, c.Message)
+				}
+				if transportOK(c.ID, "http") && transportOK(c.ID, "stdio") {
+					v[c.ID] = c.Status
+				}
+			}
+			verdicts[transport] = v
+		})
+	}
+	for id, s := range verdicts["http"] {
+		if o, ok := verdicts["stdio"][id]; ok && o != s {
+			t.Errorf("%s: %s over HTTP, %s over stdio", id, s, o)
+		}
+	}
+}

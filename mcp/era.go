@@ -116,14 +116,15 @@ func (c *Client) probeModern(ctx context.Context) (probeT Transport, decided boo
 		return nil, false, err
 	}
 	c.t, c.version, c.era = t, LatestVersion, EraModern
-	x, err := c.doFirst(ctx, c.NewCall("server/discover", nil))
+	call := c.NewCall("server/discover", nil)
+	x, err := c.doFirst(ctx, call)
 	c.probe.Discover, c.probe.DiscoverErr = x, err
 	if ue := unauthorized(x); ue != nil {
 		t.Close()
 		return nil, false, ue
 	}
 	modern, reason, fatal := classifyProbe(c.target.Kind(), x, err)
-	c.probe.Reason = reason
+	c.probe.Reason = reason + wrongID(call, x)
 	if fatal != nil {
 		t.Close()
 		return nil, false, fatal
@@ -257,6 +258,20 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 		err = &TimeoutError{Method: call.Method, After: time.Since(start)}
 	}
 	return x, err
+}
+
+// wrongID says, for a reason, that the answer x came under an id other
+// than call's ("" when it did not): evidence in itself, which the
+// jsonrpc/id-echo checks judge.
+func wrongID(call *Call, x *Exchange) string {
+	if x == nil || x.Response == nil || x.Response.ID == nil || idlessError(x.Response) {
+		return ""
+	}
+	want, _ := json.Marshal(call.ID)
+	if idKey(x.Response.ID) == idKey(want) {
+		return ""
+	}
+	return fmt.Sprintf(" (under id %s, not the request's id %s)", clip.Bytes(string(x.Response.ID), 60), want)
 }
 
 // startPoll is how often the start-up wait looks at the server.

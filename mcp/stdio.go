@@ -62,6 +62,18 @@ type Stdio struct {
 	invalid  []string
 	lines    int // stdout lines read
 	answers  int // JSON-RPC messages read
+	sent     int // requests registered
+	replies  int // responses delivered to a request
+	// pairing is set once the server answered the process's first request,
+	// the only one in flight, under an id it was never sent: from then on
+	// requests go one at a time (serial), so that each answer, whatever
+	// its id, is the answer to the one request in flight, as an HTTP
+	// answer is to its POST.
+	pairing bool
+	serial  chan struct{}
+	// streams are the requests in flight whose answer ends a stream
+	// (subscriptions/listen): they neither wait for serial nor are paired.
+	streams  map[string]bool
 	closing  bool
 	exitErr  error
 	done     chan struct{} // closed when the process is reaped
@@ -103,6 +115,8 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 		gaveUp:   map[string]bool{},
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
+		serial:   make(chan struct{}, 1),
+		streams:  map[string]bool{},
 		grace:    drainGrace,
 	}
 	if c.Stderr != nil {
@@ -287,16 +301,51 @@ func (s *Stdio) deliver(line []byte) {
 	}
 	key := idKey(m.ID)
 	if ch, ok := s.pending[key]; ok && m.ID != nil {
-		delete(s.pending, key)
-		if len(s.answered) < 100_000 {
-			s.answered[key] = true
-		}
-		ch <- m
+		s.answer(key, ch, m)
 		return
 	}
 	s.health.alive()
+	if k, ch, ok := s.soleRequest(m, key); ok {
+		s.pairing = true
+		s.record(Anomaly{Kind: AnomalyOrphan, Evidence: clip.Bytes(string(m.Raw), 200),
+			Detail: "the answer to id " + clip.Bytes(k, 60) + ", the only request in flight, carries id " + orAbsentID(m.ID) + ", which was never sent"})
+		s.answer(k, ch, m)
+		return
+	}
 	s.orphans = appendCapped(s.orphans, shrink(m))
 	s.recordOrphan(m, key)
+}
+
+// answer hands m to the request in flight under key. Called with s.mu
+// held.
+func (s *Stdio) answer(key string, ch chan *Message, m *Message) {
+	delete(s.pending, key)
+	delete(s.streams, key)
+	if len(s.answered) < 100_000 {
+		s.answered[key] = true
+	}
+	s.replies++
+	ch <- m
+}
+
+// soleRequest returns the request a response m under an unknown id (key)
+// answers: the only request in flight, when it is the first the process
+// was sent and nothing has answered yet (start-up: the era probe), or
+// once pairing holds. A late answer, a second one or an id-less error is
+// no such answer. Called with s.mu held.
+func (s *Stdio) soleRequest(m *Message, key string) (string, chan *Message, bool) {
+	if m.ID == nil || idlessError(m) || s.answered[key] || s.gaveUp[key] || len(s.pending)-len(s.streams) != 1 {
+		return "", nil, false
+	}
+	if !s.pairing && (s.sent != 1 || s.replies != 0) {
+		return "", nil, false
+	}
+	for k, ch := range s.pending {
+		if !s.streams[k] {
+			return k, ch, true
+		}
+	}
+	return "", nil, false
 }
 
 // deliverInvalid records stdout line lineNo, which is no JSON-RPC message
@@ -317,6 +366,7 @@ func (s *Stdio) deliverInvalid(line []byte, err error, lineNo int, first bool) {
 		ch, ok := s.pending[idKey(id)]
 		if ok {
 			delete(s.pending, idKey(id))
+			delete(s.streams, idKey(id))
 		}
 		s.mu.Unlock()
 		if ok {
@@ -366,7 +416,17 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	}
 	var ch chan *Message
 	if out.ID != nil {
-		if ch, err = s.register(out.ID); err != nil {
+		if s.isPairing() && !isStream(out.Method) {
+			// One request at a time, so that its answer can be told by
+			// being the only one (see pairing).
+			select {
+			case s.serial <- struct{}{}:
+				defer func() { <-s.serial }()
+			case <-ctx.Done():
+				return x, ctxError(ctx, out.Method)
+			}
+		}
+		if ch, err = s.register(out.ID, out.Method); err != nil {
 			return x, err
 		}
 	}
@@ -382,7 +442,7 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 
 // register makes id a request in flight, whose answer deliver sends on
 // the channel returned.
-func (s *Stdio) register(id json.RawMessage) (chan *Message, error) {
+func (s *Stdio) register(id json.RawMessage, method string) (chan *Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.exitErr != nil {
@@ -394,7 +454,21 @@ func (s *Stdio) register(id json.RawMessage) (chan *Message, error) {
 	}
 	ch := make(chan *Message, 1)
 	s.pending[key] = ch
+	if isStream(method) {
+		s.streams[key] = true
+	}
+	s.sent++
 	return ch, nil
+}
+
+// isStream reports whether a request's answer comes only when the stream
+// it opens ends (basic/patterns/subscriptions.mdx).
+func isStream(method string) bool { return method == "subscriptions/listen" }
+
+func (s *Stdio) isPairing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pairing
 }
 
 // await waits for the answer to out on ch, the end of ctx or of the
@@ -417,13 +491,19 @@ func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *E
 		// On stdio the client MUST send notifications/cancelled for a request
 		// it gives up on (basic/patterns/cancellation.mdx).
 		go s.cancel(out.ID)
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return fmt.Errorf("%s: %w", out.Method, context.Canceled)
-		}
-		return &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
+		return ctxError(ctx, out.Method)
 	case <-s.done:
 		return s.exitError()
 	}
+}
+
+// ctxError is the error of a request to method whose ctx ended: an
+// interruption by the run, or a timeout.
+func ctxError(ctx context.Context, method string) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("%s: %w", method, context.Canceled)
+	}
+	return &TimeoutError{Method: method, After: deadlineSpan(ctx)}
 }
 
 func (s *Stdio) exitError() error {
@@ -444,6 +524,7 @@ func (s *Stdio) forget(id json.RawMessage) {
 		s.gaveUp[idKey(id)] = true
 	}
 	delete(s.pending, idKey(id))
+	delete(s.streams, idKey(id))
 	s.mu.Unlock()
 }
 

@@ -76,6 +76,12 @@ func fakeServer(mode string) {
 			continue
 		}
 		n++
+		if mode == "wrong-id-all" {
+			// Every answer under the request's id + 1000.
+			var id int
+			_ = json.Unmarshal(req.ID, &id)
+			req.ID = json.RawMessage(fmt.Sprint(id + 1000))
+		}
 		if req.Method != "server/discover" {
 			switch mode {
 			case "hang-tools":
@@ -520,5 +526,57 @@ func TestStdioCloseWaitsNoGrace(t *testing.T) {
 	}
 	if d := time.Since(start); d > drainGrace/2 {
 		t.Errorf("Close took %v for a server that exits on stdin EOF; want no wait for drainGrace (%v)", d, drainGrace)
+	}
+}
+
+// A server that answers everything under a wrong id is judged, not waited
+// for: its answer to the start-up probe, the only request in flight, is
+// that request's answer (as an HTTP answer is to its POST), named as such,
+// and from then on requests go one at a time so each answer is paired the
+// same way (issue 21: the whole start-up budget was waited, then "the
+// process wrote no JSON-RPC message on stdout").
+func TestStdioWrongIDAtStart(t *testing.T) {
+	start := time.Now()
+	c := connectFake(t, "wrong-id-all", Options{Timeout: 5 * time.Second, StartTimeout: 30 * time.Second})
+	if c.Era() != EraModern {
+		t.Fatalf("era %s (%s)", c.Era(), c.Probe().Reason)
+	}
+	if r := c.Probe().Reason; !strings.Contains(r, "under id 1001, not the request's id 1") {
+		t.Errorf("probe reason %q does not name the ids", r)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, errs[i] = c.ListTools(context.Background()) }()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var pe *ProtocolError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "does not match request id") {
+			t.Errorf("request %d: %v, want the id mismatch", i, err)
+		}
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("took %v; want the answers judged at once, not timed out", d)
+	}
+	if n := kinds(c.Anomalies())[AnomalyOrphan]; n != 5 {
+		t.Errorf("%d orphans recorded, want 5 (the probe and four requests): %v", n, c.Anomalies())
+	}
+	if a := c.Anomalies()[0]; !strings.Contains(a.Detail, "the answer to id 1, the only request in flight, carries id 1001") {
+		t.Errorf("first anomaly %q", a.Detail)
+	}
+}
+
+// Pairing is for the start-up alone: a server that answers its first
+// request correctly and then writes a response under an unknown id has
+// that response recorded as an orphan, and the request in flight waits
+// for its own answer.
+func TestStdioOrphanAfterStartIsNoAnswer(t *testing.T) {
+	c := connectFake(t, "orphan", Options{Timeout: 300 * time.Millisecond})
+	_, err := c.ListTools(context.Background())
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want a timeout (the orphan is no answer)", err)
 	}
 }
