@@ -40,13 +40,16 @@ func (e *Env) expectError(x *mcp.Exchange, err error, what string, wantStatus, w
 
 // cameBack says what came back instead of a JSON-RPC message: on HTTP the
 // status, content type and first bytes; on stdio that nothing readable
-// answered.
+// answered. It says only what the transport saw: an HTTP request is
+// known by the headers it was sent with.
 func cameBack(x *mcp.Exchange) string {
 	switch {
 	case x == nil:
 		return "nothing came back"
 	case x.Status != 0:
 		return fmt.Sprintf("HTTP %d, %s", x.Status, bodyExcerpt(x))
+	case x.SentHeader != nil:
+		return "no HTTP answer"
 	case len(x.Invalid) > 0:
 		return "stdout had no answer but: " + clip.Bytes(strings.Join(x.Invalid, "; "), 200)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -13,19 +14,29 @@ import (
 
 func httpChecks() []*Check {
 	transport := spec("basic/transports/streamable-http")
+	// notAllowed probes with an older client's GET or DELETE. The rule
+	// binds only a server that serves 2026-07-28 alone
+	// (streamable-http.mdx §Earlier Streamable HTTP Revisions): "A server
+	// that supports only this revision and receives such traffic from an
+	// older client SHOULD respond as follows: HTTP GET or DELETE to the
+	// MCP endpoint: respond with 405 Method Not Allowed." A server that
+	// also serves an earlier revision serves that traffic by the earlier
+	// revision's rules (the GET stream, DELETE of a session).
 	notAllowed := func(id, method string) *Check {
 		return &Check{ID: id, Level: report.LevelShould, Revision: revModern, Transport: "http",
-			SpecRef: transport + "#backward-compatibility",
-			Title:   method + " on the endpoint → 405 Method Not Allowed",
+			SpecRef: transport + "#earlier-streamable-http-revisions",
+			Title:   method + " on the endpoint → 405 Method Not Allowed (a server that serves only 2026-07-28)",
+			Skip:    onlyThisRevision,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				call := e.modern.NewCall("", nil)
 				call.HTTPMethod = method
 				call.Body = []byte{}
 				call.ID = nil
-				call.Header = http.Header{}
+				// What an older client sends: its own revision's header.
+				call.Header = http.Header{mcp.HeaderProtocolVersion: {mcp.LegacyVersion}}
 				x, err := e.modern.Do(ctx, call)
-				if err != nil && x == nil {
-					return check.Errored(err, nil)
+				if err != nil {
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Status != http.StatusMethodNotAllowed {
 					return check.Failf(check.Protocol.Of(x), "%s answered %s, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, cameBack(x))
@@ -54,6 +65,26 @@ func httpChecks() []*Check {
 			Title: "answers are application/json or text/event-stream",
 			Run:   answerContentType},
 	}
+}
+
+// onlyThisRevision is the Skip of a rule for a server that serves only
+// 2026-07-28: one whose server/discover lists an earlier revision too is
+// not bound by it.
+func onlyThisRevision(e *Env) string {
+	if e.discover == nil {
+		return ""
+	}
+	var others []string
+	for _, v := range e.discover.SupportedVersions {
+		if v != mcp.LatestVersion {
+			others = append(others, v)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the server also serves %s (server/discover supportedVersions), and the rule binds a server that supports only %s",
+		strings.Join(others, ", "), mcp.LatestVersion)
 }
 
 // onLoopback is the Skip of a DNS-rebinding check: it applies to a server

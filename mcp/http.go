@@ -144,6 +144,13 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	g := &grant{ctx: ctx, limit: h.maxBytes()}
 	defer g.done()
 	answer := &budgetReader{r: resp.Body, g: g}
+	if ct == "text/event-stream" && out.ID == nil && req.Method != http.MethodPost {
+		// A GET (or DELETE) carries no JSON-RPC message to answer: the
+		// status and an event stream are the whole answer, and the
+		// standalone stream of the earlier revisions stays open until the
+		// client leaves, so it is not read.
+		return x, nil
+	}
 	if ct == "text/event-stream" {
 		err = h.readSSE(ctx, answer, out, x)
 	} else {

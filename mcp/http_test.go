@@ -582,3 +582,33 @@ func TestHTTPIdlessErrorIsNoOrphan(t *testing.T) {
 		})
 	}
 }
+
+// A GET answered with an event stream (the standalone stream of the
+// earlier revisions, which stays open) is answered by its status and
+// content type: the exchange returns at once, not at the timeout (issue
+// 21: mcp-go held it open for the whole --timeout of every run).
+func TestHTTPGetStreamIsAnswerAtOnce(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	tr := &HTTP{URL: srv.URL}
+	ctx, cancel := WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	x, err := tr.Exchange(ctx, &Outgoing{Method: "", HTTPMethod: http.MethodGet})
+	if err != nil || x.Status != http.StatusOK || x.ContentType != "text/event-stream" {
+		t.Fatalf("GET: %v, %+v", err, x)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("GET took %v; the open stream's headers were the answer", d)
+	}
+}
