@@ -50,7 +50,13 @@ func httpChecks() []*Check {
 		{ID: "http/no-session-id", Level: report.LevelShould, Revision: revModern, Transport: "http",
 			SpecRef: transport + "#backward-compatibility",
 			Title:   "no Mcp-Session-Id is minted, and one sent is ignored",
-			Run:     noSessionID},
+			Skip: func(e *Env) string {
+				if e.answered() == "" {
+					return "the server answered neither server/discover nor tools/list, so no request shows what it does with a session id"
+				}
+				return ""
+			},
+			Run: noSessionID},
 		{ID: "http/origin-rejected", Level: report.LevelMust, Revision: revBoth, Transport: "http",
 			SpecRef: transport + "#security-warning",
 			Title:   "a request with an invalid Origin → HTTP 403 (loopback servers)",
@@ -65,6 +71,19 @@ func httpChecks() []*Check {
 			Title: "answers are application/json or text/event-stream",
 			Run:   answerContentType},
 	}
+}
+
+// answered is a method the server answered with a result during setup,
+// for probes about something other than the method itself:
+// server/discover, else tools/list; "" when it answered neither.
+func (e *Env) answered() string {
+	switch {
+	case e.discover != nil:
+		return "server/discover"
+	case e.toolsErr == nil && (e.declares("tools") || e.capabilities == nil):
+		return "tools/list"
+	}
+	return ""
 }
 
 // onlyThisRevision is the Skip of a rule for a server that serves only
@@ -99,16 +118,19 @@ func onLoopback(policy string) func(*Env) string {
 }
 
 // noSessionID wants no Mcp-Session-Id minted, and one sent ignored:
-// 2026-07-28 has no sessions.
+// 2026-07-28 has no sessions. It probes with a request the server answered
+// during setup, so that what it judges is the session id, not whether the
+// server implements the method (a server without server/discover).
 func noSessionID(ctx context.Context, e *Env) Outcome {
-	_, x, err := e.send(ctx, "server/discover", nil, nil)
+	method := e.answered()
+	_, x, err := e.send(ctx, method, nil, nil)
 	if err != nil {
 		return check.Errored(err, check.Protocol.Of(x))
 	}
 	if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
 		return check.Fail("the server minted an Mcp-Session-Id; 2026-07-28 has no sessions", check.Protocol.Of(x))
 	}
-	_, x, err = e.send(ctx, "server/discover", nil, func(c *mcp.Call) { c.Header.Set(mcp.HeaderSessionID, "mcp-eval-probe-session") })
+	_, x, err = e.send(ctx, method, nil, func(c *mcp.Call) { c.Header.Set(mcp.HeaderSessionID, "mcp-eval-probe-session") })
 	if err != nil {
 		return check.Errored(err, check.Protocol.Of(x))
 	}

@@ -204,6 +204,9 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 	}
 	c.probe.InitializeErr = err
 	c.era, c.version = EraUnknown, LatestVersion
+	if why := modernWithoutDiscover(c.probe.Discover, err); why != "" {
+		c.era, c.probe.Reason = EraModern, why
+	}
 	if modernT == nil {
 		if modernT, err = c.target.Dial(ctx); err != nil {
 			return nil, err
@@ -386,6 +389,28 @@ func classifyProbe(kind string, x *Exchange, err error) (modern bool, reason str
 		return true, "server/discover answered 404 with a JSON-RPC -32601 body (a modern server without server/discover)", nil
 	}
 	return false, fmt.Sprintf("server/discover answered error %d (not a modern error); trying the legacy handshake", x.Response.Error.Code), nil
+}
+
+// modernWithoutDiscover says why a server that answered server/discover
+// with -32601 and then refused initialize (initErr) is a modern server that
+// lacks server/discover ("" when it is not): it refused the handshake with
+// an error of the 2026-07-28 rules, -32601 for a removed method, -32602 for
+// the _meta a modern request carries, or a code of -32020…-32022, where a
+// legacy server would have answered with its handshake. Over HTTP a 404
+// with the -32601 says the same at once (classifyProbe); over stdio, which
+// has no status, this is the same rule's evidence, so the era is the same
+// on both transports.
+func modernWithoutDiscover(discover *Exchange, initErr error) string {
+	d := discover.RPCError()
+	ie, ok := errors.AsType[*Error](initErr)
+	if d == nil || d.Code != CodeMethodNotFound || !ok {
+		return ""
+	}
+	switch ie.Code {
+	case CodeMethodNotFound, CodeInvalidParams, CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return fmt.Sprintf("server/discover answered -32601 and initialize the modern error %d: a modern server without server/discover", ie.Code)
+	}
+	return ""
 }
 
 // connectLegacy performs the 2025-11-25 initialize handshake on a new

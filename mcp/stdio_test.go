@@ -140,12 +140,17 @@ func fakeServer(mode string) {
 		}
 		switch req.Method {
 		case "server/discover":
-			if mode == "legacy" || mode == "exit-on-unknown" {
+			if mode == "legacy" || mode == "exit-on-unknown" || mode == "no-discover" {
 				fail(req.ID, -32601)
 				continue
 			}
 			reply(req.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"public"}`)
 		case "initialize":
+			if mode == "no-discover" {
+				// A modern server: initialize is a removed method.
+				fail(req.ID, -32601)
+				continue
+			}
 			initialized = true
 			reply(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`)
 		case "tools/list":
@@ -179,6 +184,9 @@ func TestConnectStdio(t *testing.T) {
 		// rmcp-style servers exit on an unknown pre-initialize request; the
 		// fallback must start a fresh process (go-sdk#1177).
 		{"exit-on-unknown", EraLegacy},
+		// A modern server without server/discover refuses initialize with
+		// a modern error: modern, as over HTTP (issue 21).
+		{"no-discover", EraModern},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
