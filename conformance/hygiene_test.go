@@ -161,6 +161,8 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 		{"stdio", mcptest.DefectBanner, "mcp-eval-fixture 1.0.0 ready on stdio"},
 		{"stdio", mcptest.DefectStrayResponse, `"kind":"duplicate"`},
 		{"http", mcptest.DefectStrayResponse, `fixture-never-sent`},
+		// The answer twice in one SSE stream (issue 21: seen on stdio only).
+		{"http", mcptest.DefectStrayResponse, `"duplicate":`},
 		{"stdio", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
 		{"http", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
 	} {
@@ -175,6 +177,17 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 				t.Errorf("%s: evidence %s does not quote %q", tt.defect, c.Evidence, tt.quote)
 			}
 		})
+	}
+}
+
+// TestBannerCountsLinesPerProcess: a one-line banner is one line, however
+// many server processes the run started (issue 21: "wrote 3 line(s)").
+func TestBannerCountsLinesPerProcess(t *testing.T) {
+	t.Parallel()
+	res, _ := evaluate(t, "stdio", mcptest.DefectBanner, false, Options{Runs: 2})
+	c := byID(res)[mcptest.DefectBanner]
+	if c.Status != report.StatusFail || !strings.Contains(c.Message, "wrote 1 line to stdout") || !strings.Contains(c.Message, "in each of the 2 server processes") {
+		t.Errorf("%s: %s %q", mcptest.DefectBanner, c.Status, c.Message)
 	}
 }
 

@@ -117,7 +117,11 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	start := time.Now()
 	x = &Exchange{Sent: out.Body}
 	defer func() { finish(h.Observer, out, x, start, len(x.Body), err) }()
-	req, err := h.newRequest(ctx, out)
+	// The request has a cancel of its own, so that the tail of an SSE
+	// stream read after the response (readSSE) can be cut short.
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	req, err := h.newRequest(rctx, out)
 	if err != nil {
 		return x, err
 	}
@@ -152,7 +156,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 		return x, nil
 	}
 	if ct == "text/event-stream" {
-		err = h.readSSE(ctx, answer, out, x)
+		err = h.readSSE(ctx, answer, out, x, rcancel)
 	} else {
 		err = h.readJSON(answer, out, x)
 	}
@@ -241,12 +245,19 @@ const maxStreamMessages = 1000
 // maxRawKept bounds the raw SSE bytes kept in Exchange.Body as evidence.
 const maxRawKept = 1 << 20
 
-// readSSE reads server-sent events until the response to out arrives, the
-// stream ends, or the size limit is hit: the limit caps the whole stream,
-// and so every event in it. Comment lines (":") are keep-alives that
-// clients must ignore; "data" lines of one event are joined with "\n" (the
-// SSE specification's rules).
-func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Exchange) error {
+// sseTail is how long the rest of an SSE stream is read after the
+// response: the response SHOULD end the stream, so a server that ends it
+// costs nothing, one that keeps it open costs this, and a second answer
+// in the same stream (a duplicate) is seen, as it is on stdio.
+const sseTail = 25 * time.Millisecond
+
+// readSSE reads server-sent events until the response to out arrives and
+// then the stream's end (at most sseTail more), the stream ends, or the
+// size limit is hit: the limit caps the whole stream, and so every event
+// in it. Comment lines (":") are keep-alives that clients must ignore;
+// "data" lines of one event are joined with "\n" (the SSE specification's
+// rules). cut ends the request, for the tail.
+func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Exchange, cut context.CancelFunc) error {
 	limit := h.maxBytes()
 	sr := &sseReader{h: h, out: out, x: x, data: &bytes.Buffer{}}
 	if out.ID != nil {
@@ -260,14 +271,28 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 		sr.keepRaw(line)
 		if err != nil && len(line) == 0 {
 			sr.data.Truncate(start)
+			if sr.answered {
+				// The tail ended (the stream's end, the cut, the limit):
+				// the answer is in.
+				sr.dispatch()
+				x.Body = sr.raw.Bytes()
+				return nil
+			}
 			return sr.end(err, limit)
 		}
-		if sr.line(line, start) {
-			x.Body = sr.raw.Bytes()
-			return nil
+		if sr.line(line, start) && !sr.answered {
+			sr.answered = true
+			if out.ID == nil {
+				x.Body = sr.raw.Bytes()
+				return nil
+			}
+			time.AfterFunc(sseTail, cut)
 		}
 		if ctx.Err() != nil {
 			x.Body = sr.raw.Bytes()
+			if sr.answered {
+				return nil
+			}
 			return ctx.Err()
 		}
 	}
@@ -284,6 +309,7 @@ type sseReader struct {
 	data     *bytes.Buffer
 	haveData bool
 	want     string // idKey of the request's id; "" for a notification
+	answered bool   // the response has arrived; the rest is the tail
 }
 
 func (sr *sseReader) keepRaw(line []byte) {
@@ -376,9 +402,13 @@ func (sr *sseReader) dispatch() bool {
 		return false
 	}
 	if sr.want == "" || idKey(m.ID) == sr.want {
+		if sr.answered {
+			sr.h.record(Anomaly{Kind: AnomalyDuplicate, Detail: "the SSE stream answering " + out.Method + " carries a second response to id " + clip.Bytes(string(m.ID), 60), Evidence: clip.Bytes(string(m.Raw), 200)})
+			return false
+		}
 		x.Response = m
-		// The final response SHOULD end the stream; stop reading at it
-		// rather than wait for a server that keeps it open.
+		// The final response SHOULD end the stream: what follows is read
+		// for sseTail at most (readSSE).
 		return true
 	}
 	if !idlessError(m) {

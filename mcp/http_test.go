@@ -612,3 +612,48 @@ func TestHTTPGetStreamIsAnswerAtOnce(t *testing.T) {
 		t.Errorf("GET took %v; the open stream's headers were the answer", d)
 	}
 }
+
+// A second answer to the request inside its own SSE stream is a duplicate,
+// as it is on stdio: the stream is read to its end after the response
+// (which SHOULD end it), for sseTail at most when it stays open.
+func TestHTTPDuplicateInStream(t *testing.T) {
+	ev := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	for _, tt := range []struct {
+		name string
+		open bool // the stream stays open after the second answer
+	}{{"stream ends", false}, {"stream stays open", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, ev)
+				w.(http.Flusher).Flush()
+				io.WriteString(w, ev)
+				w.(http.Flusher).Flush()
+				if tt.open {
+					select {
+					case <-r.Context().Done():
+					case <-release:
+					}
+				}
+			}))
+			defer srv.Close()
+			tr := &HTTP{URL: srv.URL}
+			ctx, cancel := WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			start := time.Now()
+			x, err := tr.Exchange(ctx, &Outgoing{ID: []byte("1"), Method: "tools/list", Body: []byte(`{}`)})
+			if err != nil || x.Response == nil {
+				t.Fatalf("Exchange: %v, %+v", err, x)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v", d)
+			}
+			if n := tr.AnomalyCounts()[AnomalyDuplicate]; n != 1 {
+				t.Errorf("%d duplicates recorded, want 1: %+v", n, tr.Anomalies())
+			}
+		})
+	}
+}
