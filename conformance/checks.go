@@ -43,6 +43,7 @@ func Checks() []*Check {
 		all = append(all, subscriptionChecks()...)
 		all = append(all, resourceChecks()...)
 		all = append(all, hygieneChecks()...)
+		all = append(all, utf8Checks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})

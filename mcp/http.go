@@ -211,7 +211,15 @@ func (h *HTTP) newRequest(ctx context.Context, out *Outgoing) (*http.Request, er
 func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
 	b, err := readCapped(r, limit)
+	if errors.Is(err, errLimit) {
+		b = cutRune(b) // an excerpt
+	}
+	orig := b
+	b, bad := validUTF8(b)
 	x.Body = b
+	if bad > 0 {
+		h.record(invalidUTF8("the answer to "+out.Method, orig, bad))
+	}
 	if errors.Is(err, errLimit) {
 		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 	}
@@ -227,6 +235,7 @@ func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 		x.Invalid = append(x.Invalid, "body is not a JSON-RPC message: "+perr.Error())
 		return nil
 	}
+	m.badUTF8 = bad
 	x.Messages = append(x.Messages, m)
 	if m.IsResponse() {
 		x.Response = m
@@ -275,7 +284,7 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 				// The tail ended (the stream's end, the cut, the limit):
 				// the answer is in.
 				sr.dispatch()
-				x.Body = sr.raw.Bytes()
+				x.Body = sr.body()
 				return nil
 			}
 			return sr.end(err, limit)
@@ -283,13 +292,13 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 		if sr.line(line, start) && !sr.answered {
 			sr.answered = true
 			if out.ID == nil {
-				x.Body = sr.raw.Bytes()
+				x.Body = sr.body()
 				return nil
 			}
 			time.AfterFunc(sseTail, cut)
 		}
 		if ctx.Err() != nil {
-			x.Body = sr.raw.Bytes()
+			x.Body = sr.body()
 			if sr.answered {
 				return nil
 			}
@@ -310,6 +319,13 @@ type sseReader struct {
 	haveData bool
 	want     string // idKey of the request's id; "" for a notification
 	answered bool   // the response has arrived; the rest is the tail
+}
+
+// body is the stream as kept, valid UTF-8 (each event was checked as it
+// was dispatched).
+func (sr *sseReader) body() []byte {
+	b, _ := validUTF8(cutRune(sr.raw.Bytes()))
+	return b
 }
 
 func (sr *sseReader) keepRaw(line []byte) {
@@ -354,7 +370,7 @@ func (sr *sseReader) line(line []byte, start int) bool {
 // end finishes a stream that stopped with err: the end of the body, the
 // size limit, or a read error.
 func (sr *sseReader) end(err error, limit int64) error {
-	sr.x.Body = sr.raw.Bytes()
+	sr.x.Body = sr.body()
 	switch {
 	case errors.Is(err, io.EOF):
 		sr.dispatch()
@@ -363,7 +379,7 @@ func (sr *sseReader) end(err error, limit int64) error {
 		}
 		return nil
 	case errors.Is(err, errLimit):
-		sr.x.Body = sr.x.Body[:min(len(sr.x.Body), excerptBytes)]
+		sr.x.Body = cutRune(sr.x.Body[:min(len(sr.x.Body), excerptBytes)])
 		n := sr.data.Cap()
 		sr.data = nil
 		refusedBig(n)
@@ -384,15 +400,21 @@ func (sr *sseReader) dispatch() bool {
 		sr.data.Reset()
 		return false
 	}
+	x, out := sr.x, sr.out
+	orig := payload
+	payload, bad := validUTF8(payload)
+	if bad > 0 {
+		sr.h.record(invalidUTF8("an SSE event of the answer to "+out.Method, orig, bad))
+	}
 	m, err := parseOwned(payload)
 	// The message owns the bytes now; start a new buffer.
 	sr.data = &bytes.Buffer{}
-	x, out := sr.x, sr.out
 	if err != nil {
 		x.Invalid = appendCapped(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
 		sr.h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: clip.Bytes(string(payload), 200)})
 		return false
 	}
+	m.badUTF8 = bad
 	if len(x.Messages) < maxStreamMessages {
 		x.Messages = append(x.Messages, m)
 	} else {

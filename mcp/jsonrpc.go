@@ -76,6 +76,9 @@ type Message struct {
 	// parseErr is set on the placeholder stdio hands a request whose answer
 	// carried its id but was not a valid JSON-RPC message.
 	parseErr error
+	// badUTF8 counts the bytes of the message as received that were not
+	// UTF-8 (see InvalidUTF8).
+	badUTF8 int
 }
 
 // IsResponse reports whether m is a response (it has a result or an error).

@@ -34,7 +34,7 @@ func StartServer(ctx context.Context, argv []string, url string, timeout time.Du
 	}
 	s := &StartedServer{tail: &tailBuffer{max: 4 << 10}}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout = io.MultiWriter(log, s.tail)
+	cmd.Stdout = io.MultiWriter(&validWriter{w: log}, s.tail)
 	cmd.Stderr = cmd.Stdout
 	p, err := proc.Start(cmd)
 	if err != nil {

@@ -120,7 +120,7 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 		grace:    drainGrace,
 	}
 	if c.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(s.stderr, c.Stderr)
+		cmd.Stderr = io.MultiWriter(s.stderr, &validWriter{w: c.Stderr})
 	} else {
 		cmd.Stderr = s.stderr
 	}
@@ -278,11 +278,17 @@ func (s *Stdio) deliver(line []byte) {
 	s.lines++
 	lineNo, answers := s.lines, s.answers
 	s.mu.Unlock()
+	orig := line
+	line, bad := validUTF8(line)
+	if bad > 0 {
+		s.record(invalidUTF8("stdout line "+strconv.Itoa(lineNo), orig, bad))
+	}
 	m, err := parseOwned(line)
 	if err != nil {
 		s.deliverInvalid(line, err, lineNo, answers == 0)
 		return
 	}
+	m.badUTF8 = bad
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.answers++
@@ -677,7 +683,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	return validString(string(t.buf))
 }
 
 // lastLine returns the last stderr line, for error messages.

@@ -56,6 +56,8 @@ func fakeServer(mode string) {
 	case "banner":
 		fmt.Fprintln(out, "weather server v1.2 starting")
 		out.Flush()
+	case "latin1":
+		os.Stderr.Write([]byte("starting caf\xe9\n"))
 	case "http-server":
 		fmt.Fprintln(os.Stderr, "listening on http://127.0.0.1:8080/mcp")
 		select {}
@@ -154,6 +156,10 @@ func fakeServer(mode string) {
 			initialized = true
 			reply(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`)
 		case "tools/list":
+			if mode == "latin1" {
+				reply(req.ID, "{\"resultType\":\"complete\",\"tools\":[{\"name\":\"t\",\"description\":\"caf\xe9\",\"inputSchema\":{\"type\":\"object\"}}],\"ttlMs\":0,\"cacheScope\":\"public\"}")
+				continue
+			}
 			reply(req.ID, `{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"public"}`)
 		default:
 			fail(req.ID, -32601)
