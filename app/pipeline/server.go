@@ -65,9 +65,12 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 
 // target is the server to connect to: --server-url with its headers, or
 // --server-cmd, whose stderr goes to server.log. Telemetry observes every
-// message either way.
+// message either way, and the answer budget follows --max-message-bytes.
 func (p *RunPlan) target(log io.Writer) (mcp.Target, error) {
 	cfg := p.cfg
+	// The answers being read at once share one memory budget, one
+	// --max-message-bytes beyond their free allowance (DESIGN.md §Bounds).
+	mcp.SetAnswerBudget(cfg.MaxMessageBytes)
 	var obs mcp.Observer
 	if len(p.mcpObs) > 0 {
 		obs = telemetry.MCPObservers(p.mcpObs...)
