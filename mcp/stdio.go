@@ -34,6 +34,10 @@ type Command struct {
 	MaxBytes int64
 	// Observer, if set, is told about every exchange.
 	Observer Observer
+	// Leftovers, if set, is called once the process is stopped with the
+	// pids of the processes it had left outside its process group (setsid
+	// escapees, found by their tag and killed), when there were any.
+	Leftovers func(pids []int)
 }
 
 func (c Command) String() string { return strings.Join(c.Argv, " ") }
@@ -82,6 +86,7 @@ type Stdio struct {
 	closeErr error
 	closed   bool
 	grace    time.Duration // drainGrace when the process started
+	onLeft   func([]int)   // Command.Leftovers
 }
 
 var _ Transport = (*Stdio)(nil)
@@ -118,6 +123,7 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 		serial:   make(chan struct{}, 1),
 		streams:  map[string]bool{},
 		grace:    drainGrace,
+		onLeft:   c.Leftovers,
 	}
 	if c.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(s.stderr, &validWriter{w: c.Stderr})
@@ -659,6 +665,9 @@ func (s *Stdio) Close() error {
 		// The process is reaped: waitLoop fails what is pending and ends
 		// within drainGrace.
 		<-s.done
+	}
+	if left := s.proc.Leftovers(); len(left) > 0 && s.onLeft != nil {
+		s.onLeft(left)
 	}
 	return s.closeErr
 }

@@ -487,7 +487,14 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("processes are listed from /proc")
 	}
-	c := connectFake(t, "setsid-child", Options{Timeout: 5 * time.Second})
+	var mu sync.Mutex
+	var named []int
+	target := fakeTarget(t, "setsid-child")
+	target.Command.Leftovers = func(pids []int) { mu.Lock(); named = append(named, pids...); mu.Unlock() }
+	c, err := Connect(context.Background(), target, Options{Timeout: 5 * time.Second, StartTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ListTools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -503,6 +510,11 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	if got := st.Leftovers(); len(got) != 1 || got[0] != pid {
 		t.Errorf("Leftovers() = %v, want [%d]", got, pid)
 	}
+	mu.Lock()
+	if len(named) != 1 || named[0] != pid {
+		t.Errorf("Command.Leftovers was told %v, want [%d]", named, pid)
+	}
+	mu.Unlock()
 	waitFor(t, func() bool { return proctest.State(pid) == "" })
 }
 

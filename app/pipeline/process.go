@@ -35,16 +35,22 @@ func startServer(ctx context.Context, line, url string, timeout time.Duration, l
 	case err != nil:
 		return nil, fmt.Errorf("--server-start: %v", err)
 	}
-	return func(w io.Writer) {
-		if left := s.Stop(); len(left) > 0 {
-			pids := make([]string, len(left))
-			for i, pid := range left {
-				pids[i] = strconv.Itoa(pid)
-			}
-			fmt.Fprintf(w, "mcp-eval: warning: the --server-start server left %d process(es) outside its process group; killed pid %s\n",
-				len(left), strings.Join(pids, ", "))
-		}
-	}, nil
+	return func(w io.Writer) { warnLeftovers(w, "--server-start", s.Stop()) }, nil
+}
+
+// warnLeftovers names on w the processes a server started by flag left
+// outside its process group, which were found by their tag and killed
+// (README: "killed and named in a warning").
+func warnLeftovers(w io.Writer, flag string, left []int) {
+	if len(left) == 0 {
+		return
+	}
+	pids := make([]string, len(left))
+	for i, pid := range left {
+		pids[i] = strconv.Itoa(pid)
+	}
+	fmt.Fprintf(w, "mcp-eval: warning: the %s server left %d process(es) outside its process group; killed pid %s\n",
+		flag, len(left), strings.Join(pids, ", "))
 }
 
 // serverStartCommand is the argv --server-start runs for its command line:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
@@ -90,7 +91,15 @@ func (p *RunPlan) target(log io.Writer) (mcp.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs}}, nil
+	// Every process of the run (the probe's, fresh ones, Layer 2's
+	// restarts) names what it left behind, one line each, as it stops.
+	var mu sync.Mutex
+	left := func(pids []int) {
+		mu.Lock()
+		defer mu.Unlock()
+		warnLeftovers(p.env.Stderr, "--server-cmd", pids)
+	}
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs, Leftovers: left}}, nil
 }
 
 // connectOptions are the MCP client's options for the run: the timeouts,
