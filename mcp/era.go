@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -185,6 +184,9 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 	if c.target.Kind() == "stdio" && errors.Is(c.probe.DiscoverErr, ErrClosed) && errors.Is(err, ErrClosed) {
 		// The process exited twice without answering anything: it did not
 		// start, whatever the era.
+		if ee, ok := errors.AsType[*ExitError](err); ok {
+			return nil, fmt.Errorf("%w: the process exited before answering server/discover, and again before initialize: %v", ErrUnreachable, ee)
+		}
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	if !gotJSONRPC(c.probe.Discover) && !gotJSONRPC(c.probe.Initialize) {
@@ -195,9 +197,8 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 		}
 		nm := notMCP(c.target, c.probe, err)
 		if st, ok := probeT.(*Stdio); ok {
-			nm.Stderr = urlLine(st.StderrTail())
-			if nm.Stderr != "" {
-				nm.Hint = "it looks like an HTTP server: start it with --server-start and point --server-url at it"
+			if nm.Stderr = urlLine(st.StderrTail()); nm.Stderr != "" {
+				nm.URL, nm.Hint = printedURL(nm.Stderr), httpServerHint
 			}
 		}
 		return nil, nm
@@ -217,24 +218,28 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 }
 
 // doFirst sends the first request of a connection. Over stdio it may take
-// the start-up budget, and Options.Waiting hears about the wait.
+// the start-up budget, Options.Waiting hears about the wait, and a process
+// that turns out to be an HTTP server (httpserver.go) ends the wait with a
+// *NotMCPError.
 func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
-	if c.target.Kind() != "stdio" || c.opts.StartTimeout <= c.opts.Timeout {
+	st, _ := c.t.(*Stdio)
+	if c.target.Kind() != "stdio" || st == nil {
 		return c.Do(ctx, call)
 	}
-	ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
+	if c.opts.StartTimeout > c.opts.Timeout {
+		ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, _ := c.t.(*Stdio)
 	stop := make(chan struct{})
 	defer close(stop)
-	var gaveUp atomic.Bool
+	var found atomic.Pointer[NotMCPError]
 	start := time.Now()
-	every := waitingEvery
 	go func() {
 		tick := time.NewTicker(startPoll)
 		defer tick.Stop()
-		next := every
+		next := waitingEvery
+		w := &httpWatch{timeout: c.opts.Timeout}
 		for {
 			select {
 			case <-stop:
@@ -242,23 +247,20 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 			case <-tick.C:
 			}
 			waited := time.Since(start)
-			if c.opts.Waiting != nil && waited >= next {
+			if c.opts.Waiting != nil && c.opts.StartTimeout > c.opts.Timeout && waited >= next {
 				c.opts.Waiting(waited)
-				next += every
+				next += waitingEvery
 			}
-			// An HTTP server given as a stdio command names its URL on
-			// stderr and never writes stdout: past the ordinary timeout,
-			// that is no slow start.
-			if st != nil && waited >= c.opts.Timeout && st.silent() && urlLine(st.StderrTail()) != "" {
-				gaveUp.Store(true)
+			if nm := w.look(ctx, st, waited); nm != nil {
+				found.Store(nm)
 				cancel()
 				return
 			}
 		}
 	}()
 	x, err := c.Do(ctx, call)
-	if err != nil && gaveUp.Load() {
-		err = &TimeoutError{Method: call.Method, After: time.Since(start)}
+	if nm := found.Load(); err != nil && nm != nil {
+		err = nm
 	}
 	return x, err
 }
@@ -279,17 +281,6 @@ func wrongID(call *Call, x *Exchange) string {
 
 // startPoll is how often the start-up wait looks at the server.
 const startPoll = 100 * time.Millisecond
-
-// urlLine returns the last line of s that names an http(s) URL.
-func urlLine(s string) string {
-	lines := strings.Split(s, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "http://") || strings.Contains(l, "https://") {
-			return clip.Bytes(l, 200)
-		}
-	}
-	return ""
-}
 
 // unauthorized returns an *UnauthorizedError for a 401 or 403 answer.
 func unauthorized(x *Exchange) error {
@@ -354,7 +345,7 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 // is modern. fatal is set when the server could not be reached at all.
 func classifyProbe(kind string, x *Exchange, err error) (modern bool, reason string, fatal error) {
 	if err != nil {
-		if errors.Is(err, ErrUnreachable) {
+		if errors.Is(err, ErrUnreachable) || errors.As(err, new(*NotMCPError)) {
 			return false, "", err
 		}
 		var te *TimeoutError

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,7 +236,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	case s.closing:
 		s.exitErr = ErrClosed
 	default:
-		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.lastLine()}
+		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.errorLine()}
 	}
 	for k, ch := range s.pending {
 		close(ch)
@@ -695,17 +696,35 @@ func (t *tailBuffer) String() string {
 	return validString(string(t.buf))
 }
 
-// lastLine returns the last stderr line, for error messages.
-func (t *tailBuffer) lastLine() string {
-	s := strings.TrimSpace(t.String())
-	if s == "" {
-		return ""
+// errorLine is what a process's output says went wrong, for error
+// messages: the first line that names an error ("Error: ENOENT: …",
+// "ModuleNotFoundError: …", "panic: …"), which runtimes print before a
+// stack trace and a closing line such as "Node.js v20.20.2"; else its
+// last lines.
+func (t *tailBuffer) errorLine() string {
+	var lines []string
+	for _, l := range strings.Split(t.String(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
+	for _, l := range lines {
+		if namesError.MatchString(l) {
+			return clip.Bytes(l, 300)
+		}
 	}
-	return clip.Bytes(s, 300)
+	return clip.Bytes(strings.Join(lines[max(0, len(lines)-lastLines):], " / "), 300)
 }
+
+// lastLines is how many of the last lines errorLine quotes when none
+// names an error.
+const lastLines = 3
+
+// namesError matches a line that begins with an error's name: a
+// JavaScript, Python or Java exception ("TypeError: …", "Error: …",
+// "java.io.IOException: …"), Go's "panic:" and "fatal error:", and the
+// "error:"/"fatal:" prefixes of most command-line tools.
+var namesError = regexp.MustCompile(`^(?:[\w$.]*(?:Error|Exception)\b|panic:|fatal( error)?:|(?i:error)[:\[ ])`)
 
 // readStdioLine reads one newline-terminated line (a trailing \r is
 // dropped), refusing lines longer than limit. bufio.Scanner is avoided on

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -61,6 +63,18 @@ func fakeServer(mode string) {
 	case "http-server":
 		fmt.Fprintln(os.Stderr, "listening on http://127.0.0.1:8080/mcp")
 		select {}
+	case "http-listening":
+		// An HTTP server that really listens, given as a stdio command.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			os.Exit(5)
+		}
+		fmt.Fprintf(os.Stderr, "MCP server listening on http://%s/mcp.\n", l.Addr())
+		_ = http.Serve(l, http.NotFoundHandler())
+	case "docs-url":
+		// A stdio server that names a URL on stderr and is slow to start.
+		fmt.Fprintln(os.Stderr, "docs: https://example.com/weather-server")
+		time.Sleep(1500 * time.Millisecond)
 	}
 	n := 0
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
@@ -463,6 +477,45 @@ func TestStdioNotMCP(t *testing.T) {
 	}
 }
 
+// An HTTP server given as a stdio command is told at once, not after the
+// request timeout, when it answers HTTP at the loopback URL it printed,
+// and the error quotes that URL (issue 21: a full --timeout, then the
+// legacy fallback's another); a stdio server that names a URL elsewhere
+// and is slow to answer is still waited for.
+func TestStdioHTTPServerToldEarly(t *testing.T) {
+	t.Run("listening", func(t *testing.T) {
+		start := time.Now()
+		_, err := Connect(context.Background(), fakeTarget(t, "http-listening"), Options{Timeout: 10 * time.Second, StartTimeout: 60 * time.Second})
+		var nm *NotMCPError
+		if !errors.As(err, &nm) || !strings.HasPrefix(nm.URL, "http://127.0.0.1:") || !strings.HasSuffix(nm.URL, "/mcp") {
+			t.Fatalf("err = %v (%+v), want *NotMCPError with the printed URL", err, nm)
+		}
+		if d := time.Since(start); d > 6*time.Second {
+			t.Errorf("told after %v", d)
+		}
+	})
+	t.Run("docs url", func(t *testing.T) {
+		c := connectFake(t, "docs-url", Options{Timeout: 5 * time.Second})
+		if c.Era() != EraModern {
+			t.Errorf("era %s (%s)", c.Era(), c.Probe().Reason)
+		}
+	})
+}
+
+func TestPrintedURL(t *testing.T) {
+	for line, want := range map[string]string{
+		"listening on http://127.0.0.1:3000/mcp":             "http://127.0.0.1:3000/mcp",
+		"Server running at http://localhost:8080/.":          "http://localhost:8080/",
+		"ready (http://[::1]:9000/mcp)":                      "http://[::1]:9000/mcp",
+		"see https://example.com/docs, or http://0.0.0.0:1/": "http://0.0.0.0:1/",
+		"no url here": "",
+	} {
+		if got := printedURL(line); got != want {
+			t.Errorf("printedURL(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
 // Cancelling the context (SIGINT) ends a request at once, not as a timeout.
 func TestStdioCancel(t *testing.T) {
 	c := connectFake(t, "hang-tools", Options{Timeout: 30 * time.Second})
@@ -604,5 +657,28 @@ func TestStdioOrphanAfterStartIsNoAnswer(t *testing.T) {
 	var te *TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("err = %v, want a timeout (the orphan is no answer)", err)
+	}
+}
+
+// What a crashed server's stderr says: the line naming the error, not the
+// runtime's closing line (issue 21: "last stderr line: Node.js v20.20.2").
+func TestStderrErrorLine(t *testing.T) {
+	for _, tt := range []struct{ name, stderr, want string }{
+		{"node", "node:fs:573\n  return binding.open(\n                 ^\n\nError: ENOENT: no such file or directory, open '/x/config.json'\n    at Object.openSync (node:fs:573:18)\n  code: 'ENOENT'\n}\n\nNode.js v20.20.2\n",
+			"Error: ENOENT: no such file or directory, open '/x/config.json'"},
+		{"node type error", "file:///s.mjs:3\nfoo.bar();\n    ^\n\nTypeError: foo.bar is not a function\n    at file:///s.mjs:3:5\n\nNode.js v22.1.0\n", "TypeError: foo.bar is not a function"},
+		{"python", "Traceback (most recent call last):\n  File \"/s.py\", line 1, in <module>\n    import mcpx\nModuleNotFoundError: No module named 'mcpx'\n", "ModuleNotFoundError: No module named 'mcpx'"},
+		{"go panic", "panic: runtime error: index out of range [3] with length 0\n\ngoroutine 1 [running]:\nmain.main()\n", "panic: runtime error: index out of range [3] with length 0"},
+		{"tool", "loading\nfatal: config file not found\n", "fatal: config file not found"},
+		{"no error named", "one\ntwo\nthree\nfour\n", "two / three / four"},
+		{"nothing", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &tailBuffer{max: 4 << 10}
+			tb.Write([]byte(tt.stderr))
+			if got := tb.errorLine(); got != tt.want {
+				t.Errorf("errorLine() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -48,9 +48,9 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 	s.undo = append(s.undo, closeLog)
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
-		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
+		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog, env.Stderr)
 		if err != nil {
-			return nil, exitcode.New(exitcode.NoEval, err.Error())
+			return nil, exitcode.New(exitcode.NoEval, err.Error()+p.seeServerLog())
 		}
 		s.undo = append(s.undo, func() { stop(env.Stderr) })
 	}
@@ -58,7 +58,7 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if s.client, err = mcp.Connect(ctx, s.target, p.connectOptions()); err != nil {
-		return nil, connectError(ctx, cfg, err, p.red)
+		return nil, connectError(ctx, cfg, err, p.red, p.seeServerLog())
 	}
 	s.undo = append(s.undo, func() { s.client.Close() })
 	return s, nil
@@ -123,6 +123,15 @@ func (p *RunPlan) connectOptions() mcp.Options {
 		}
 	}
 	return opts
+}
+
+// seeServerLog points at server.log, where the whole output of a server
+// the run started is, for the one line that says it could not start.
+func (p *RunPlan) seeServerLog() string {
+	if p.cfg.ServerCmd == "" && p.cfg.ServerStart == "" {
+		return ""
+	}
+	return " (the server's whole output: " + filepath.Join(p.cfg.Out, "server.log") + ")"
 }
 
 // openServerLog creates OUT/server.log for what the server prints. It is
