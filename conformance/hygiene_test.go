@@ -98,7 +98,7 @@ func TestHygieneVerdicts(t *testing.T) {
 			excerpts: 2},
 		{name: "banner", kind: "stdio", main: map[string]int{mcp.AnomalyBanner: 1},
 			want:     map[string]report.Status{one: report.StatusPass, banner: report.StatusFail, message: report.StatusPass},
-			substr:   map[string]string{banner: "1 line(s) to stdout before its first JSON-RPC message"},
+			substr:   map[string]string{banner: "1 line to stdout before its first JSON-RPC message"},
 			excerpts: 1},
 		{name: "non-json and unparseable", kind: "http", main: map[string]int{mcp.AnomalyNonJSON: 1, mcp.AnomalyUnparseable: 1},
 			want:     map[string]report.Status{one: report.StatusPass, banner: report.StatusPass, message: report.StatusFail},
