@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -37,6 +38,10 @@ type Options struct {
 	Version string
 	// Only, if set, keeps checks whose id or group is listed.
 	Only []string
+	// Listed, when set, is the run's description of the server on the
+	// same client (internal/describe): the setup takes its tools, prompts
+	// and resource templates rather than list them again.
+	Listed *describe.Server
 }
 
 // Result is what a conformance run found.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -14,20 +15,23 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// Bounds of one walk through a paginated list. They are mcp-eval's, not
-// the server's: reaching one is reported as mcp-eval stopping, not as a
-// fault (issue 9: a correct server of 1 503 tools at 10 per page failed 6
-// hard checks against a 100-page limit).
-const (
-	maxListPages = 100_000
-	maxListItems = 200_000
-)
+// A walk through a paginated list is bounded by mcp-eval's bounds on one
+// listing (mcp.MaxListItems, mcp.MaxListPages, mcp.MaxListTime), the same
+// the client's own listings keep. They are mcp-eval's, not the server's:
+// reaching one is reported as mcp-eval stopping, naming the bound, and
+// what was read is judged (issue 9: a correct server of 1 503 tools at 10
+// per page failed 6 hard checks against a 100-page limit; issue 21: a list
+// without end was walked for 300 s).
 
 // A run of the checks reads each list once: every check of run r that
-// needs tools/list (the caching, result-type, schema and lint checks) shares
-// run r's walk through every page, so a big server is listed --runs times,
-// not once per check per run. Identical listings share one toolSet, whose
-// parsed tools, compiled schemas and lint verdicts are computed once.
+// needs tools/list (the caching, result-type, schema, lint and ordering
+// checks) shares run r's walk through every page, so a big server is
+// listed --runs times, not once per check per run; the setup reuses the
+// run's description (Options.Listed) instead of listing again. Identical
+// listings share one toolSet, whose parsed tools, compiled schemas and lint
+// verdicts are computed once. The first walk of each method goes alone:
+// when a bound stopped it (a list without end), the other runs judge that
+// walk rather than walk into the same bound again.
 
 // listing is one walk through every page of a list method (or the one
 // answer of a single result such as resources/read).
@@ -58,6 +62,13 @@ type listingSlot struct {
 	l    *listing
 }
 
+// firstWalk is the first walk of one method in the whole run, which the
+// others wait for.
+type firstWalk struct {
+	done chan struct{} // closed once l is set
+	l    *listing
+}
+
 // listingOf returns run's walk of lm, fetching it on first use.
 func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
 	key := fmt.Sprintf("%s#%d", lm.method, check.RunIndex(ctx))
@@ -67,8 +78,32 @@ func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
 		slot = &listingSlot{}
 		e.listings[key] = slot
 	}
+	first, pioneer := e.firstWalks[lm.method]
+	if !pioneer {
+		first = &firstWalk{done: make(chan struct{})}
+		e.firstWalks[lm.method] = first
+	}
 	e.listMu.Unlock()
-	slot.once.Do(func() { slot.l = e.walk(ctx, e.client, lm) })
+	slot.once.Do(func() {
+		if !pioneer {
+			slot.l = e.walk(ctx, e.client, lm)
+			first.l = slot.l
+			close(first.done)
+			return
+		}
+		select {
+		case <-first.done:
+		case <-ctx.Done():
+			o := check.Errored(fmt.Errorf("%s: %w", lm.method, ctx.Err()), nil)
+			slot.l = &listing{fail: &o}
+			return
+		}
+		if first.l.bounded != "" {
+			slot.l = first.l
+			return
+		}
+		slot.l = e.walk(ctx, e.client, lm)
+	})
 	return slot.l
 }
 
@@ -114,9 +149,11 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 	seen := map[string]int{}
 	var prev []json.RawMessage
 	var cursor *string
+	start := time.Now()
 	for page := 0; ; page++ {
-		if page == maxListPages || len(l.items) >= maxListItems {
-			l.bounded = fmt.Sprintf("mcp-eval stopped after %d pages and %d items, its own bound; the rest was not judged", page, len(l.items))
+		if b := c.ListBound(page, in.count(), start); b != "" {
+			l.bounded = fmt.Sprintf("mcp-eval stopped %s after %d pages and %d items in %v, at %s; what was read is judged, the rest was not",
+				lm.method, page, in.count(), time.Since(start).Round(time.Millisecond), c.BoundText(b))
 			break
 		}
 		params := lm.params(e)
@@ -221,6 +258,14 @@ func (in *interner) add(items []json.RawMessage) {
 	}
 }
 
+// count is how many items were added.
+func (in *interner) count() int {
+	if in.canon != nil {
+		return in.n
+	}
+	return len(in.own)
+}
+
 func (in *interner) items() []json.RawMessage {
 	if in.canon != nil {
 		return in.canon.raws[:in.n]
@@ -232,7 +277,7 @@ func (in *interner) toolSet() *toolSet {
 	if in.canon != nil && in.n == len(in.canon.raws) {
 		return in.canon
 	}
-	return in.e.internTools(in.items())
+	return in.e.internTools(in.items(), nil)
 }
 
 // toolSet is one tools/list content with what the checks derive from it,
@@ -265,8 +310,10 @@ func (ts *toolSet) schemaProblems() schemaProblems {
 }
 
 // internTools returns the toolSet for raws, the one already made for an
-// identical listing if there is one.
-func (e *Env) internTools(raws []json.RawMessage) *toolSet {
+// identical listing if there is one. tools, when set, are raws decoded
+// already (mcp.Client.ListTools: every entry that decodes, with its Raw),
+// so that they are not decoded again.
+func (e *Env) internTools(raws []json.RawMessage, tools []mcp.Tool) *toolSet {
 	e.listMu.Lock()
 	defer e.listMu.Unlock()
 	for _, ts := range e.toolSets {
@@ -274,14 +321,16 @@ func (e *Env) internTools(raws []json.RawMessage) *toolSet {
 			return ts
 		}
 	}
-	ts := &toolSet{raws: raws, verdict: map[string]Outcome{}}
-	for _, r := range raws {
-		var t mcp.Tool
-		if json.Unmarshal(r, &t) != nil {
-			continue
+	ts := &toolSet{raws: raws, tools: tools, verdict: map[string]Outcome{}}
+	if tools == nil {
+		for _, r := range raws {
+			var t mcp.Tool
+			if json.Unmarshal(r, &t) != nil {
+				continue
+			}
+			t.Raw = r
+			ts.tools = append(ts.tools, t)
 		}
-		t.Raw = r
-		ts.tools = append(ts.tools, t)
 	}
 	e.toolSets = append(e.toolSets, ts)
 	return ts

@@ -54,6 +54,9 @@ type Options struct {
 	// Waiting, if set, is called every few seconds while that first answer
 	// is awaited, with the time waited so far.
 	Waiting func(waited time.Duration)
+	// MaxListTime bounds the time one walk of a list may take; 0 means
+	// the package's MaxListTime.
+	MaxListTime time.Duration
 }
 
 // Client talks to one server in one era. It is safe for concurrent use.
