@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -189,7 +190,7 @@ func similarity(a, b string) float64 {
 
 func words(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), notWordRune) {
 		out[w] = true
 	}
 	return out
@@ -211,37 +212,62 @@ const maxNearDuplicates = 1000
 // after a shared one to reach the overlap t/(1+t)·(|x|+|y|). With distinct
 // descriptions the cost is about linear in the list.
 func nearDuplicates(ts []mcp.Tool) problems {
-	dict := map[string]int{}
-	sets := make([][]int, len(ts))
+	// Word ids are dense, so that the sets, the index and the overlap
+	// counts are slices, not maps: at 20 000 tools the maps cost a GB of
+	// allocations (issue 21).
+	dict := map[string]int32{}
+	sets := make([][]int32, len(ts))
+	seen := map[int32]bool{}
 	for i, t := range ts {
-		ws := words(t.Description)
-		if len(ws) < 5 {
-			continue
-		}
-		ids := make([]int, 0, len(ws))
-		for w := range ws {
+		clear(seen)
+		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
 			id, ok := dict[w]
 			if !ok {
-				id = len(dict)
+				id = int32(len(dict))
 				dict[w] = id
 			}
+			seen[id] = true
+		}
+		if len(seen) < 5 {
+			continue
+		}
+		ids := make([]int32, 0, len(seen))
+		for id := range seen {
 			ids = append(ids, id)
 		}
 		sets[i] = ids
 	}
-	df := make([]int, len(dict))
+	df := make([]int32, len(dict))
 	for _, s := range sets {
 		for _, id := range s {
 			df[id]++
 		}
 	}
-	// Rarest first (ties by id), the order the prefixes are taken in; the
-	// same order makes the exact intersection a merge.
-	less := func(a, b int) bool { return df[a] < df[b] || (df[a] == df[b] && a < b) }
+	// Rarest first (ties by id), the order the prefixes are taken in: the
+	// words are renumbered in that order, so that each set sorted
+	// ascending is rarest first and the exact intersection is a merge of
+	// integers.
+	byRarity := make([]int32, len(dict))
+	for i := range byRarity {
+		byRarity[i] = int32(i)
+	}
+	slices.SortFunc(byRarity, func(a, b int32) int {
+		if df[a] != df[b] {
+			return int(df[a] - df[b])
+		}
+		return int(a - b)
+	})
+	rank := make([]int32, len(dict))
+	for r, id := range byRarity {
+		rank[id] = int32(r)
+	}
 	var order []int
 	for i, s := range sets {
 		if len(s) > 0 {
-			sort.Slice(s, func(a, b int) bool { return less(s[a], s[b]) })
+			for j, id := range s {
+				s[j] = rank[id]
+			}
+			slices.Sort(s)
 			order = append(order, i)
 		}
 	}
@@ -252,46 +278,58 @@ func nearDuplicates(ts []mcp.Tool) problems {
 	const t = nearDuplicateRatio - 1e-9
 	probe := func(n int) int { return n - int(math.Ceil(t*float64(n))) + 1 }
 	indexed := func(n int) int { return n - int(math.Ceil(2*t/(1+t)*float64(n))) + 1 }
-	type posting struct{ set, pos int }
-	index := map[int][]posting{}
+	type posting struct{ set, pos int32 }
+	index := make([][]posting, len(dict))
+	// overlap counts the shared prefix words of each candidate of the set
+	// being probed: 0 unseen, -1 pruned; touched lists those to reset.
+	overlap := make([]int32, len(sets))
+	var touched, cands []int32
 	var p problems
 	for _, x := range order {
 		sx := sets[x]
-		overlap := map[int]int{}
+		touched = touched[:0]
 		for i, w := range sx[:probe(len(sx))] {
 			for _, post := range index[w] {
 				sy := sets[post.set]
 				if float64(len(sy)) < t*float64(len(sx)) {
 					continue // size filter: J ≤ |y|/|x| < t
 				}
-				a, seen := overlap[post.set]
-				if seen && a < 0 {
+				a := overlap[post.set]
+				if a < 0 {
 					continue // pruned
 				}
+				if a == 0 {
+					touched = append(touched, post.set)
+				}
 				need := int(math.Ceil(t / (1 + t) * float64(len(sx)+len(sy))))
-				if a+1+min(len(sx)-i-1, len(sy)-post.pos-1) >= need {
+				if int(a)+1+min(len(sx)-i-1, len(sy)-int(post.pos)-1) >= need {
 					overlap[post.set] = a + 1
 				} else {
 					overlap[post.set] = -1
 				}
 			}
 			if i < indexed(len(sx)) {
-				index[w] = append(index[w], posting{x, i})
+				index[w] = append(index[w], posting{int32(x), int32(i)})
 			}
 		}
-		cands := make([]int, 0, len(overlap))
-		for y, a := range overlap {
-			if a > 0 {
+		cands = cands[:0]
+		for _, y := range touched {
+			if overlap[y] > 0 {
 				cands = append(cands, y)
 			}
+			overlap[y] = 0
 		}
-		sort.Ints(cands)
+		slices.Sort(cands)
 		for _, y := range cands {
-			if sim := jaccard(sx, sets[y], less); sim >= nearDuplicateRatio {
+			sy := sets[y]
+			if !overlapsAtLeast(sx, sy, int(math.Ceil(t/(1+t)*float64(len(sx)+len(sy))))) {
+				continue
+			}
+			if sim := jaccard(sx, sy); sim >= nearDuplicateRatio {
 				if len(p) == maxNearDuplicates {
 					return append(p, fmt.Sprintf("(stopped after %d pairs)", maxNearDuplicates))
 				}
-				a, b := min(x, y), max(x, y)
+				a, b := min(x, int(y)), max(x, int(y))
 				p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[a].Name, ts[b].Name, 100*sim))
 			}
 		}
@@ -299,8 +337,34 @@ func nearDuplicates(ts []mcp.Tool) problems {
 	return p
 }
 
-// jaccard is |a∩b| / |a∪b| of two sets sorted by less.
-func jaccard(a, b []int, less func(x, y int) bool) float64 {
+// notWordRune splits descriptions into words (letters and digits).
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// overlapsAtLeast reports whether two ascending sets share need words,
+// giving up as soon as what is left of them cannot make up the difference
+// (most candidates of the prefix filter fail after a few words).
+func overlapsAtLeast(a, b []int32, need int) bool {
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		if inter+min(len(a)-i, len(b)-j) < need {
+			return false
+		}
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return inter >= need
+}
+
+// jaccard is |a∩b| / |a∪b| of two ascending sets.
+func jaccard(a, b []int32) float64 {
 	inter := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
@@ -308,7 +372,7 @@ func jaccard(a, b []int, less func(x, y int) bool) float64 {
 			inter++
 			i++
 			j++
-		case less(a[i], b[j]):
+		case a[i] < b[j]:
 			i++
 		default:
 			j++
