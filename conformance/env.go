@@ -503,8 +503,10 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 		}
 		return nil, &o
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(res, &m) != nil || m == nil {
+	// The members share the answer's bytes (a page of a big list is not
+	// copied); a caller that keeps one copies it.
+	m, merr := mcp.Members(res)
+	if merr != nil {
 		o := check.Fail(call.Method+" result is not a JSON object", check.Protocol.Of(x))
 		return nil, &o
 	}

@@ -178,8 +178,8 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 		}
 		if lm.member != "" {
 			var items []json.RawMessage
-			if raw, ok := m[lm.member]; ok {
-				if json.Unmarshal(raw, &items) != nil {
+			if raw, ok := m[lm.member]; ok && string(raw) != "null" {
+				if items, err = mcp.Elements(raw); err != nil {
 					o := check.Failf(check.Protocol.Of(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
 					l.fail = &o
 					break
@@ -193,6 +193,11 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			prev = items
 			in.add(items)
 			delete(m, lm.member)
+		}
+		// The page keeps its other members, copied: they are small, and
+		// the page's bytes (its items) are then free.
+		for k, v := range m {
+			m[k] = bytes.Clone(v)
 		}
 		l.pages = append(l.pages, listPage{m: m, ev: check.Protocol.Of(x)})
 		next, ok := m["nextCursor"]

@@ -1,0 +1,63 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMembers(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want map[string]string
+		err  bool
+	}{
+		{`{}`, map[string]string{}, false},
+		{` {"a" : 1 , "b":[1,{"c":"}"}]} `, map[string]string{"a": `1`, "b": `[1,{"c":"}"}]`}, false},
+		{`{"a:b":"x,y","\u0069d":7}`, map[string]string{"a:b": `"x,y"`, "id": `7`}, false},
+		{`{"k":1,"k":2}`, map[string]string{"k": `2`}, false},
+		{`{"k":1`, nil, true},
+		{`[1]`, nil, true},
+	} {
+		got, err := Members([]byte(tt.in))
+		if (err != nil) != tt.err {
+			t.Errorf("%s: err %v", tt.in, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		gs := map[string]string{}
+		for k, v := range got {
+			gs[k] = string(v)
+		}
+		if diff := cmp.Diff(tt.want, gs); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.in, diff)
+		}
+	}
+}
+
+// FuzzMembers: on any valid object, Members agrees with encoding/json.
+func FuzzMembers(f *testing.F) {
+	f.Add([]byte(`{"a":"b,}","\"k\"":[1,{"x":2}],"a":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want map[string]json.RawMessage
+		if json.Unmarshal(b, &want) != nil || want == nil {
+			return
+		}
+		got, err := Members(b)
+		if err != nil {
+			t.Fatalf("%q: %v", b, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d members, want %d", b, len(got), len(want))
+		}
+		for k := range want {
+			var a, c any
+			if json.Unmarshal(got[k], &a) != nil || json.Unmarshal(want[k], &c) != nil || !cmp.Equal(a, c) {
+				t.Fatalf("%q: member %q %s, want %s", b, k, got[k], want[k])
+			}
+		}
+	})
+}
