@@ -146,11 +146,18 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 	}
 	l := &listing{}
 	in := e.newInterner(lm.method == "tools/list")
+	// A tools/list the setup found without end within mcp-eval's bound is
+	// walked a little way only: the time was spent once already.
+	short := lm.method == "tools/list" && isBound(e.toolsErr)
 	seen := map[string]int{}
 	var prev []json.RawMessage
 	var cursor *string
 	start := time.Now()
 	for page := 0; ; page++ {
+		if short && page == shortWalk {
+			l.bounded = shortWalkNote(e.toolsErr)
+			break
+		}
 		if b := c.ListBound(page, in.count(), start); b != "" {
 			l.bounded = fmt.Sprintf("mcp-eval stopped %s after %d pages and %d items in %v, at %s; what was read is judged, the rest was not",
 				lm.method, page, in.count(), time.Since(start).Round(time.Millisecond), c.BoundText(b))
@@ -224,6 +231,14 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 		l.items = l.tools.raws
 	}
 	return l
+}
+
+// shortWalk is how many pages the runs walk of a list the setup found
+// without end (within mcp-eval's bound): enough to judge its pages.
+const shortWalk = 100
+
+func shortWalkNote(setup error) string {
+	return fmt.Sprintf("the first %d pages were judged: the setup's listing did not end within mcp-eval's bound (%v)", shortWalk, setup)
 }
 
 // interner collects a walk's items without keeping a second copy of a list

@@ -24,7 +24,7 @@ const (
 	MaxListPages = 10_000
 	// MaxListTime bounds the time one listing may take, unless
 	// Options.MaxListTime says otherwise.
-	MaxListTime = 30 * time.Second
+	MaxListTime = time.Minute
 )
 
 // The bounds, by name, as ListStopError.Bound and ListBound say them.
