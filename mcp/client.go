@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -200,15 +201,35 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 	raws, err := c.ListAll(ctx, "tools/list", "tools")
 	tools := make([]Tool, 0, len(raws))
 	for _, r := range raws {
-		var t Tool
-		if json.Unmarshal(r, &t) != nil {
-			continue
+		if t, ok := DecodeTool(r); ok {
+			tools = append(tools, t)
 		}
-		t.Raw = r
-		tools = append(tools, t)
 	}
 	c.learnParamHeaders(tools)
 	return tools, err
+}
+
+// DecodeTool decodes one tools/list entry as encoding/json would into a
+// Tool (ok is false where it would fail), with Raw set to raw and the
+// schemas sub-slices of it rather than copies: a big server's schemas are
+// most of its list, held once.
+func DecodeTool(raw json.RawMessage) (Tool, bool) {
+	var t Tool
+	if json.Unmarshal(raw, &t) != nil {
+		return Tool{}, false
+	}
+	t.Raw = raw
+	if m, err := Members(raw); err == nil {
+		// The same bytes as decoded (encoding/json also takes a key in
+		// another case), shared.
+		if s := m["inputSchema"]; bytes.Equal(s, t.InputSchema) {
+			t.InputSchema = s
+		}
+		if s := m["outputSchema"]; bytes.Equal(s, t.OutputSchema) {
+			t.OutputSchema = s
+		}
+	}
+	return t, true
 }
 
 // CallToolResult is the result of tools/call, or an input_required result.

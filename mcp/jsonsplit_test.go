@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -60,4 +61,43 @@ func FuzzMembers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// DecodeTool decodes as encoding/json does, with the schemas sharing the
+// tool's bytes rather than copying them (a big server's list is held once).
+func TestDecodeToolShares(t *testing.T) {
+	raw := json.RawMessage(`{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
+	tool, ok := DecodeTool(raw)
+	if !ok || tool.Name != "t" || !tool.ReadOnly() || string(tool.InputSchema) != `{"type":"object","properties":{"q":{"type":"string"}}}` {
+		t.Fatalf("DecodeTool = %+v, %v", tool, ok)
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	within := func(b []byte) bool {
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		return len(b) > 0 && p >= lo && p < lo+uintptr(len(raw))
+	}
+	if !within(tool.InputSchema) || !within(tool.OutputSchema) {
+		t.Error("the schemas are copies, not parts of Raw")
+	}
+	if _, ok := DecodeTool(json.RawMessage(`{"name":7}`)); ok {
+		t.Error("a tool whose name is a number decoded")
+	}
+}
+
+// x-mcp-header bindings are found when the key is spelled with escapes
+// too (the schemas without either are not decoded at all).
+func TestParamHeadersEscapedKey(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`,
+		`{"type":"object","properties":{"region":{"type":"string","x\u002dmcp-header":"Region"}}}`,
+	} {
+		c := &Client{paramHeaders: &paramHeaderCache{m: map[string][]paramHeader{}}}
+		c.learnParamHeaders([]Tool{{Name: "t", InputSchema: json.RawMessage(schema)}})
+		if b := c.paramHeaders.m["t"]; len(b) != 1 || b[0].Header != "Region" {
+			t.Errorf("%s: bindings %+v", schema, b)
+		}
+	}
+	if mayBindHeaders([]byte(`{"type":"object"}`)) {
+		t.Error("a schema without the key would be decoded")
+	}
 }
