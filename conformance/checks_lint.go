@@ -212,32 +212,8 @@ const maxNearDuplicates = 1000
 // after a shared one to reach the overlap t/(1+t)·(|x|+|y|). With distinct
 // descriptions the cost is about linear in the list.
 func nearDuplicates(ts []mcp.Tool) problems {
-	// Word ids are dense, so that the sets, the index and the overlap
-	// counts are slices, not maps: at 20 000 tools the maps cost a GB of
-	// allocations (issue 21).
-	dict := map[string]int32{}
-	sets := make([][]int32, len(ts))
-	seen := map[int32]bool{}
-	for i, t := range ts {
-		clear(seen)
-		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
-			id, ok := dict[w]
-			if !ok {
-				id = int32(len(dict))
-				dict[w] = id
-			}
-			seen[id] = true
-		}
-		if len(seen) < 5 {
-			continue
-		}
-		ids := make([]int32, 0, len(seen))
-		for id := range seen {
-			ids = append(ids, id)
-		}
-		sets[i] = ids
-	}
-	df := make([]int32, len(dict))
+	sets, words := wordSets(ts)
+	df := make([]int32, words)
 	for _, s := range sets {
 		for _, id := range s {
 			df[id]++
@@ -247,7 +223,7 @@ func nearDuplicates(ts []mcp.Tool) problems {
 	// words are renumbered in that order, so that each set sorted
 	// ascending is rarest first and the exact intersection is a merge of
 	// integers.
-	byRarity := make([]int32, len(dict))
+	byRarity := make([]int32, words)
 	for i := range byRarity {
 		byRarity[i] = int32(i)
 	}
@@ -257,7 +233,7 @@ func nearDuplicates(ts []mcp.Tool) problems {
 		}
 		return int(a - b)
 	})
-	rank := make([]int32, len(dict))
+	rank := make([]int32, words)
 	for r, id := range byRarity {
 		rank[id] = int32(r)
 	}
@@ -279,7 +255,7 @@ func nearDuplicates(ts []mcp.Tool) problems {
 	probe := func(n int) int { return n - int(math.Ceil(t*float64(n))) + 1 }
 	indexed := func(n int) int { return n - int(math.Ceil(2*t/(1+t)*float64(n))) + 1 }
 	type posting struct{ set, pos int32 }
-	index := make([][]posting, len(dict))
+	index := make([][]posting, words)
 	// overlap counts the shared prefix words of each candidate of the set
 	// being probed: 0 unseen, -1 pruned; touched lists those to reset.
 	overlap := make([]int32, len(sets))
@@ -335,6 +311,39 @@ func nearDuplicates(ts []mcp.Tool) problems {
 		}
 	}
 	return p
+}
+
+// wordSets returns each description's distinct words as dense ids (nil
+// for a description of fewer than five words), and how many words there
+// are. The ids are dense, so that the sets, the index and the overlap
+// counts of nearDuplicates are slices, not maps: at 20 000 tools the maps
+// cost a GB of allocations (issue 21); the words themselves are not kept.
+func wordSets(ts []mcp.Tool) ([][]int32, int) {
+	dict := map[string]int32{}
+	sets := make([][]int32, len(ts))
+	seen := map[int32]bool{}
+	for i, t := range ts {
+		clear(seen)
+		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
+			id, ok := dict[w]
+			if !ok {
+				id = int32(len(dict))
+				// A copy: w is part of the lowered description, which
+				// would otherwise stay alive as long as the word.
+				dict[strings.Clone(w)] = id
+			}
+			seen[id] = true
+		}
+		if len(seen) < 5 {
+			continue
+		}
+		ids := make([]int32, 0, len(seen))
+		for id := range seen {
+			ids = append(ids, id)
+		}
+		sets[i] = ids
+	}
+	return sets, len(dict)
 }
 
 // notWordRune splits descriptions into words (letters and digits).

@@ -352,6 +352,11 @@ func TestEveryPageIsChecked(t *testing.T) {
 	if c.Status != report.StatusFail || !strings.Contains(c.Message, "page 26") {
 		t.Errorf("caching/tools-list: %s %q, want a failure on page 26", c.Status, c.Message)
 	}
+	// The page's evidence counts its items rather than quoting them: a
+	// walk keeps the evidence of every page (issue 21).
+	if ev := string(c.Evidence); !strings.Contains(ev, `(2 items, not shown)`) || strings.Contains(ev, `"inputSchema"`) || !strings.Contains(ev, `"nextCursor"`) {
+		t.Errorf("caching/tools-list evidence %s", ev)
+	}
 	res, _ = evaluateFixture(t, "http", mcptest.Options{ExtraTools: 60}, Options{}, 0)
 	for _, c := range res.Checks {
 		// 64 tools cost more tokens than the lint's budget: a warning, not

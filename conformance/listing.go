@@ -57,6 +57,43 @@ type listPage struct {
 	ev map[string]any
 }
 
+// pageEvidence is the evidence of a listing page's exchange, quoting the
+// answer with its item array counted rather than shown: what the checks
+// judge of a page is its other members, and a walk keeps the evidence of
+// every page (at 50 tools a page, 4 KB of quoted items each, tens of MB
+// for a big server's runs).
+func pageEvidence(x *mcp.Exchange, m map[string]json.RawMessage, member string, items int, present bool) map[string]any {
+	if x == nil || x.Response == nil || member == "" {
+		return check.Protocol.Of(x)
+	}
+	shown := make(map[string]json.RawMessage, len(m)+1)
+	for k, v := range m {
+		shown[k] = v
+	}
+	if present {
+		shown[member] = json.RawMessage(fmt.Sprintf(`"(%d items, not shown)"`, items))
+	}
+	result, err := json.Marshal(shown)
+	if err != nil {
+		return check.Protocol.Of(x)
+	}
+	msg := map[string]json.RawMessage{"result": result}
+	if x.Response.JSONRPC != nil {
+		msg["jsonrpc"] = x.Response.JSONRPC
+	}
+	if x.Response.ID != nil {
+		msg["id"] = x.Response.ID
+	}
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		return check.Protocol.Of(x)
+	}
+	c := *x
+	r := *x.Response
+	r.Raw, c.Response, c.Body = raw, &r, nil
+	return check.Protocol.Of(&c)
+}
+
 type listingSlot struct {
 	once sync.Once
 	l    *listing
@@ -183,6 +220,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			l.fail = o
 			break
 		}
+		_, present := m[lm.member]
 		if lm.member != "" {
 			var items []json.RawMessage
 			if raw, ok := m[lm.member]; ok && string(raw) != "null" {
@@ -206,7 +244,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 		for k, v := range m {
 			m[k] = bytes.Clone(v)
 		}
-		l.pages = append(l.pages, listPage{m: m, ev: check.Protocol.Of(x)})
+		l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present)})
 		next, ok := m["nextCursor"]
 		if lm.member == "" || !ok || string(next) == "null" {
 			break
@@ -344,12 +382,9 @@ func (e *Env) internTools(raws []json.RawMessage, tools []mcp.Tool) *toolSet {
 	ts := &toolSet{raws: raws, tools: tools, verdict: map[string]Outcome{}}
 	if tools == nil {
 		for _, r := range raws {
-			var t mcp.Tool
-			if json.Unmarshal(r, &t) != nil {
-				continue
+			if t, ok := mcp.DecodeTool(r); ok {
+				ts.tools = append(ts.tools, t)
 			}
-			t.Raw = r
-			ts.tools = append(ts.tools, t)
 		}
 	}
 	e.toolSets = append(e.toolSets, ts)
