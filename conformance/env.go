@@ -495,7 +495,7 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 		o := check.Errored(err, check.Protocol.Of(x))
 		return nil, &o
 	}
-	res, rerr := mcp.Result(call, x)
+	_, rerr := mcp.Result(call, x)
 	if rerr != nil {
 		o := check.Fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), check.Protocol.Of(x))
 		if _, ok := rerr.(*mcp.ProtocolError); ok && x.Response == nil {
@@ -505,7 +505,7 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 	}
 	// The members share the answer's bytes (a page of a big list is not
 	// copied); a caller that keeps one copies it.
-	m, merr := mcp.Members(res)
+	m, merr := x.Response.ResultMembers()
 	if merr != nil {
 		o := check.Fail(call.Method+" result is not a JSON object", check.Protocol.Of(x))
 		return nil, &o

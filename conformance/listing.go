@@ -224,7 +224,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 		if lm.member != "" {
 			var items []json.RawMessage
 			if raw, ok := m[lm.member]; ok && string(raw) != "null" {
-				if items, err = mcp.Elements(raw); err != nil {
+				if items, err = mcp.ParsedElements(raw); err != nil {
 					o := check.Failf(check.Protocol.Of(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
 					l.fail = &o
 					break

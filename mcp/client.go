@@ -219,7 +219,8 @@ func DecodeTool(raw json.RawMessage) (Tool, bool) {
 		return Tool{}, false
 	}
 	t.Raw = raw
-	if m, err := Members(raw); err == nil {
+	// Valid JSON, since it decoded: split it without checking again.
+	if m, err := splitObject(bytes.TrimSpace(raw)); err == nil {
 		// The same bytes as decoded (encoding/json also takes a key in
 		// another case), shared.
 		if s := m["inputSchema"]; bytes.Equal(s, t.InputSchema) {

@@ -30,6 +30,26 @@ func Members(raw []byte) (map[string]json.RawMessage, error) {
 	return splitObject(raw)
 }
 
+// ResultMembers returns the members of the message's result, as Members
+// does but without checking again what the message's parse checked.
+func (m *Message) ResultMembers() (map[string]json.RawMessage, error) {
+	raw := bytes.TrimSpace(m.Result)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return nil, errNotObject
+	}
+	return splitObject(raw)
+}
+
+// ParsedElements is Elements for raw that is part of a parsed Message (a
+// member of ResultMembers): it is not checked to be JSON again.
+func ParsedElements(raw []byte) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
+		return nil, errNotArray
+	}
+	return splitValid(raw), nil
+}
+
 // splitArray returns the elements of the JSON array raw as sub-slices of
 // it, without copying. raw must be valid JSON (it is checked).
 func splitArray(raw []byte) ([]json.RawMessage, error) {
@@ -45,20 +65,8 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 func splitValid(raw []byte) []json.RawMessage {
 	var out []json.RawMessage
 	depth, start := 0, -1
-	inString, escaped := false, false
 	for i := 1; i < len(raw)-1; i++ {
 		c := raw[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
 		switch c {
 		case ' ', '\t', '\n', '\r':
 			continue
@@ -69,7 +77,13 @@ func splitValid(raw []byte) []json.RawMessage {
 				continue
 			}
 		case '"':
-			inString = true
+			if start < 0 {
+				start = i
+			}
+			// Most of an answer's bytes are in strings: jump to the
+			// closing quote rather than look at each byte.
+			i = stringClose(raw, i)
+			continue
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -118,13 +132,30 @@ func stringEnd(p []byte) int {
 	if len(p) == 0 || p[0] != '"' {
 		return -1
 	}
-	for i := 1; i < len(p); i++ {
-		switch p[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
+	if i := stringClose(p, 0); i < len(p) {
+		return i + 1
 	}
 	return -1
+}
+
+// stringClose returns the index of the quote that closes the string whose
+// opening quote is at open (len(b) if there is none): the next quote not
+// escaped, that is not preceded by an odd run of backslashes.
+func stringClose(b []byte, open int) int {
+	i := open + 1
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		n := 0
+		for k := i - 1; k > open && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i
+		}
+		i++
+	}
 }

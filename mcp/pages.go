@@ -141,7 +141,7 @@ func (c *Client) listPages(ctx context.Context, method, member string, keepResul
 		if err != nil {
 			return pages, err
 		}
-		members, err := Members(res)
+		members, err := x.Response.ResultMembers()
 		if err != nil {
 			return pages, fmt.Errorf("%s: result is not an object", method)
 		}
@@ -151,7 +151,7 @@ func (c *Client) listPages(ctx context.Context, method, member string, keepResul
 		}
 		if raw, ok := members[member]; ok && string(bytes.TrimSpace(raw)) != "null" {
 			// Items alias the member's bytes rather than copy them.
-			if p.Items, err = splitArray(raw); err != nil {
+			if p.Items, err = ParsedElements(raw); err != nil {
 				return pages, fmt.Errorf("%s: %s is not an array", method, member)
 			}
 		}
