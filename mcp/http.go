@@ -401,6 +401,10 @@ func (sr *sseReader) dispatch() bool {
 		return false
 	}
 	x, out := sr.x, sr.out
+	if sr.answered {
+		sr.tail(payload)
+		return false
+	}
 	orig := payload
 	payload, bad := validUTF8(payload)
 	if bad > 0 {
@@ -424,10 +428,6 @@ func (sr *sseReader) dispatch() bool {
 		return false
 	}
 	if sr.want == "" || idKey(m.ID) == sr.want {
-		if sr.answered {
-			sr.h.record(Anomaly{Kind: AnomalyDuplicate, Detail: "the SSE stream answering " + out.Method + " carries a second response to id " + clip.Bytes(string(m.ID), 60), Evidence: clip.Bytes(string(m.Raw), 200)})
-			return false
-		}
 		x.Response = m
 		// The final response SHOULD end the stream: what follows is read
 		// for sseTail at most (readSSE).
@@ -442,6 +442,20 @@ func (sr *sseReader) dispatch() bool {
 		x.Response = m
 	}
 	return false
+}
+
+// tail looks at an event after the response, for a second answer to the
+// same request (a duplicate, as stdio sees it). Nothing else there is this
+// request's business: a server of the earlier revisions may put its answer
+// to another request on the stream, as it may on any open one.
+func (sr *sseReader) tail(payload []byte) {
+	sr.data = &bytes.Buffer{}
+	payload, _ = validUTF8(payload)
+	m, err := parseOwned(payload)
+	if err != nil || !m.IsResponse() || m.ID == nil || idKey(m.ID) != sr.want {
+		return
+	}
+	sr.h.record(Anomaly{Kind: AnomalyDuplicate, Detail: "the SSE stream answering " + sr.out.Method + " carries a second response to id " + clip.Bytes(string(m.ID), 60), Evidence: clip.Bytes(string(m.Raw), 200)})
 }
 
 var errLimit = errors.New("limit reached")

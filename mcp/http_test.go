@@ -657,3 +657,20 @@ func TestHTTPDuplicateInStream(t *testing.T) {
 		})
 	}
 }
+
+// After the response, only a second answer to the same request counts:
+// an answer to another id on the stream (servers of the earlier revisions
+// may route one there) is not this request's business.
+func TestHTTPTailIgnoresOtherIDs(t *testing.T) {
+	body := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	srv := httptest.NewServer(rawHandler("text/event-stream", body))
+	defer srv.Close()
+	tr := &HTTP{URL: srv.URL}
+	x, err := tr.Exchange(context.Background(), &Outgoing{ID: []byte("1"), Method: "tools/list", Body: []byte(`{}`)})
+	if err != nil || x.Response == nil || string(x.Response.ID) != "1" || len(x.Messages) != 1 {
+		t.Fatalf("%v, %+v", err, x)
+	}
+	if as := tr.Anomalies(); len(as) != 0 {
+		t.Errorf("anomalies %+v", as)
+	}
+}
