@@ -26,7 +26,7 @@ import (
 // calls get_forecast when the user asks about the weather and answers in
 // text otherwise (including after a tool result).
 func scriptedOpenAI(t *testing.T, calls *atomic.Int64) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		if r.URL.Path != "/v1/chat/completions" {
 			http.NotFound(w, r)
@@ -195,11 +195,15 @@ func TestBehaviorConfigErrors(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "bad.yaml:5") || !strings.Contains(stderr, "expect_tool") {
 		t.Errorf("bad golden file: exit %d, stderr %q", code, stderr)
 	}
-	// A tool the server lacks is found once the server answers.
+	// A tool the server lacks is found once the server answers (after the
+	// model endpoint's probe, which a scripted endpoint passes).
 	srv := mcptest.Serve(t, mcptest.Options{})
+	var calls atomic.Int64
+	model := scriptedOpenAI(t, &calls)
+	defer model.Close()
 	os.WriteFile(bad, []byte("version: 1\ncases:\n  - id: a\n    prompt: p\n    expect_tool: get_weather\n"), 0o644)
-	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k"}), "run", "--server-url", srv.URL, "--layers", "behavior",
-		"--models", "openai:gpt-4.1-mini", "--golden", bad, "--out", dir)
+	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": model.URL + "/v1"}), "run", "--server-url", srv.URL, "--layers", "behavior",
+		"--models", "openai:scripted", "--golden", bad, "--out", dir)
 	if code != 2 || !strings.Contains(stderr, "bad.yaml:5") {
 		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
 	}
@@ -240,7 +244,7 @@ func TestShardAndMerge(t *testing.T) {
 // the negative cases pass, and the pooled scores say so.
 func TestShippedGoldenSetOnExampleServer(t *testing.T) {
 	bin := buildExampleServer(t)
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model string `json:"model"`
 		}
@@ -372,7 +376,7 @@ func buildExampleServer(t *testing.T) string {
 // scripted model that does what each case asks: every case passes.
 func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 	bin := buildExampleServer(t)
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		req, bad := strictOpenAIRequest(b)
 		if bad != "" {
@@ -419,7 +423,7 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 func judgingRig(t *testing.T, golden string) (*modelRig, *atomic.Int64) {
 	m := &modelRig{t: t, dir: t.TempDir()}
 	var judgeCalls atomic.Int64
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		m.calls.Add(1)
 		b, _ := io.ReadAll(r.Body)
 		req, bad := strictOpenAIRequest(b)
@@ -574,7 +578,7 @@ func TestReasonsEverywhere(t *testing.T) {
 // why, and the report is written.
 func TestModelBudget(t *testing.T) {
 	m := newModelRig(t, goldenFile)
-	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hang := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(3 * time.Second):
@@ -604,7 +608,7 @@ func TestModelBudget(t *testing.T) {
 func TestShippedGoldenSetResilience(t *testing.T) {
 	bin := buildExampleServer(t)
 	var budgets sync.Map // max_completion_tokens values seen
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		var mt struct {
 			Max int `json:"max_completion_tokens"`
@@ -697,7 +701,7 @@ func TestPerCaseModels(t *testing.T) {
 func TestModelKeyNeverWritten(t *testing.T) {
 	const key = "sk-proj-ECHOED/key<0123456789>"
 	m := newModelRig(t, goldenFile)
-	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	echo := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		req, bad := strictOpenAIRequest(b)
 		if bad != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/app/action"
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/app/initcmd"
 	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
@@ -55,7 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitcode.OK
 	case "help", "--help", "-h", "-help":
 		if len(rest) > 0 && config.Commands[rest[0]] != "" {
-			config.PrintHelp(rest[0], stdout)
+			printHelp(rest[0], stdout)
 		} else {
 			fmt.Fprint(stdout, config.Usage)
 		}
@@ -64,6 +65,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		var cfg *config.Config
 		if cfg, err = config.ParseCommand(cmd, rest, getenv, stderr); err == nil {
 			err = pipeline.Run(ctx, cfg, env)
+		}
+	case "init":
+		cfg, o, perr := config.ParseInit(rest, getenv)
+		if err = perr; err == nil {
+			err = initcmd.Run(ctx, cfg, o, env)
 		}
 	case "gate":
 		var o *config.GateOptions
@@ -84,10 +90,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return unknownCommand(cmd, stderr)
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		config.PrintHelp(cmd, stdout)
+		printHelp(cmd, stdout)
 		return exitcode.OK
 	}
-	return exitCode(cmd, err, stderr)
+	code := exitCode(cmd, err, stderr)
+	if in, ok := exitcode.InterruptedBy(ctx, context.Cause(ctx)); ok {
+		// Whatever the partial report says, the run did not finish.
+		return in.ExitCode()
+	}
+	return code
+}
+
+// printHelp writes cmd's --help: the action's lists its inputs.
+func printHelp(cmd string, stdout io.Writer) {
+	if cmd == "action" {
+		action.PrintHelp(stdout)
+		return
+	}
+	config.PrintHelp(cmd, stdout)
 }
 
 // unknownCommand says so, with the nearest command if one is close.

@@ -36,7 +36,7 @@ func TestNothingToEvaluate(t *testing.T) {
 		{"wrong URL path", []string{"--server-url", html.URL + "/wrong"},
 			[]string{"no MCP server at the target", "HTTP 404, text/html", "<!doctype html>", "check the path of --server-url"}},
 		{"credentials wanted", []string{"--server-url", auth.URL},
-			[]string{"unauthorized: the server wants credentials (see --header): HTTP 401"}},
+			[]string{"unauthorized: the server wants credentials (see --header, --oauth-client-id or --oauth-federation): HTTP 401"}},
 		{"an HTTP server given as --server-cmd", []string{"--server-cmd", "'" + exe + "' -test.run=^$", "--timeout", "300ms"},
 			[]string{"the process printed \"listening on http://127.0.0.1:9/mcp\" on stderr", "did you mean --server-start"}},
 	}

@@ -15,7 +15,7 @@ func TestDependencyRules(t *testing.T) {
 	// What drives the layers sits above them: package main wires, the
 	// pipeline runs the sequence, the action publishes, config reads the
 	// flags. No package below imports these.
-	above := []string{"app/pipeline", "app/action", "app/config"}
+	above := []string{"app/pipeline", "app/action", "app/config", "app/initcmd"}
 	rules := map[string][]string{ // package → module packages it must not depend on
 		"report": {"mcp", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
 		"gate":   {"mcp", "conformance", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/exitcode"},
@@ -35,11 +35,17 @@ func TestDependencyRules(t *testing.T) {
 		"internal/check": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
 		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 		// The pipeline runs the layers but publishes nothing to GitHub;
-		// config knows the flags, not the layers' logic (Layer 0's check
-		// IDs aside, which --checks is validated against).
+		// config knows the flags, not the layers' logic: it gathers the
+		// options each part declares (golden's PlanFlags and RunFlags, the
+		// model layers' own), validates --checks against Layer 0's ids,
+		// and reads the model provider registry (llm/providers), whose
+		// credential variables are secrets of every run.
 		"app/pipeline":      {"github", "app/action"},
-		"app/config":        {"golden", "resilience", "telemetry", "github", "llm", "agent", "app/pipeline", "app/action"},
+		"app/config":        {"resilience", "telemetry", "github", "app/pipeline", "app/action"},
 		"internal/exitcode": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "app/config"},
+		// The OAuth client knows no layer and not mcp, which takes it as an
+		// mcp.Authorizer.
+		"internal/oauth": {"mcp", "report", "conformance", "gate", "golden", "resilience", "telemetry", "llm", "github", "agent", "internal/redact"},
 	}
 	for pkg, banned := range rules {
 		if !slices.Contains(above, pkg) {
@@ -47,7 +53,7 @@ func TestDependencyRules(t *testing.T) {
 		}
 	}
 	// Third-party modules allowed in the pure packages.
-	pureExternal := map[string][]string{"report": nil, "mcp": nil, "llm": nil, "gate": {"gopkg.in/yaml.v3"}, "internal/stats": nil, "internal/exitcode": nil}
+	pureExternal := map[string][]string{"report": nil, "mcp": nil, "llm": nil, "gate": {"gopkg.in/yaml.v3"}, "internal/stats": nil, "internal/exitcode": nil, "internal/oauth": nil}
 	for pkg, banned := range rules {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./"+pkg).Output()
 		if err != nil {

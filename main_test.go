@@ -51,7 +51,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no server", []string{"conformance"}, 2, "no server"},
 		{"both servers", []string{"conformance", "--server-url", "http://x", "--server-cmd", "y"}, 2, "exclusive"},
 		{"bad flag", []string{"conformance", "--nope"}, 2, "unknown flag --nope"},
-		{"bad format", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--format", "xml"}, 2, "--format must be text or json"},
+		{"bad format", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--format", "xml"}, 2, "--format xml: want text or json"},
 		{"bad runs", []string{"conformance", "--server-url", "http://127.0.0.1:1", "--runs", "0"}, 2, "--runs 0: want a whole number between 1 and 1000"},
 		{"bad url", []string{"conformance", "--server-url", "localhost:8080"}, 2, "http:// or https://"},
 		{"start without url", []string{"run", "--server-start", "x", "--server-cmd", "y"}, 2, "--server-start needs --server-url"},

@@ -18,6 +18,11 @@
 #       @modelcontextprotocol/server-everything 2026.8.31 (legacy 2025-11-25 server),
 #       @modelcontextprotocol/server-filesystem and server-memory 2026.8.31 (legacy stdio servers)
 #   $MCP_EVAL_DEPS/bin/everything-server  go install of the Go SDK's conformance server
+#   auth corpus (e2e/auth_test.go): testdata/servers/ts-v2-auth/node_modules and
+#       testdata/servers/oidc-provider/node_modules (npm ci), and $MCP_EVAL_DEPS/bin/hydra,
+#       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags)
+#   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
+#       a nested module: the project's go.mod does not require mcp-go)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -134,6 +139,49 @@ install_go_everything() {
 	STEP_RESULT=installed
 }
 
+# --- (f) a server on mark3labs/mcp-go v1.2.1 (testdata/servers/mcp-go) ------------
+mcpgo_dir=$repo/testdata/servers/mcp-go
+mcpgo_bin=$deps/bin/mcp-go-server
+build_mcp_go() {
+	mkdir -p "$deps/bin" &&
+		(cd "$mcpgo_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$mcpgo_bin" .)
+}
+install_mcp_go() {
+	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" -- build_mcp_go || return
+	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
+}
+
+# --- (g) the auth corpus: the TS SDK v2 protected server, oidc-provider, Ory Hydra ---
+ts_auth_dir=$repo/testdata/servers/ts-v2-auth
+oidc_dir=$repo/testdata/servers/oidc-provider
+npm_ts_auth() { (cd "$ts_auth_dir" && npm ci "${npm_flags[@]}"); }
+npm_oidc() { (cd "$oidc_dir" && npm ci "${npm_flags[@]}"); }
+install_auth_npm() {
+	local a b
+	stamped "$ts_auth_dir/node_modules/.mcp-eval-stamp" "$ts_auth_dir/package.json" "$ts_auth_dir/package-lock.json" -- npm_ts_auth || return
+	a=$STEP_RESULT
+	stamped "$oidc_dir/node_modules/.mcp-eval-stamp" "$oidc_dir/package.json" "$oidc_dir/package-lock.json" -- npm_oidc || return
+	b=$STEP_RESULT
+	STEP_RESULT="$a / $b"
+}
+
+# Hydra is a Go program with its own (large) dependency graph: it is built from a
+# nested module with a tool directive, never from the project's go.mod. Its own
+# replace of gobuffalo/pop is not honoured by Go outside its module, hence the one in
+# testdata/tools/hydra/go.mod. cgo (sqlite, for DSN=memory) needs a C compiler.
+hydra_dir=$repo/testdata/tools/hydra
+hydra_bin=$deps/bin/hydra
+build_hydra() {
+	mkdir -p "$deps/bin" &&
+		(cd "$hydra_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=1 \
+			go build -trimpath -tags sqlite,sqlite_omit_load_extension -o "$hydra_bin" github.com/ory/hydra/v2)
+}
+install_hydra() {
+	# A stamp without the binary (deleted by hand) is no stamp.
+	[ -x "$hydra_bin" ] || rm -f "$deps/bin/.hydra-stamp"
+	stamped "$deps/bin/.hydra-stamp" "$hydra_dir/go.mod" "$hydra_dir/go.sum" -- build_hydra
+}
+
 # --- node for the TS server: the machine's, if >= 20, else Node 22 ------------------
 pick_node() {
 	local n v
@@ -158,10 +206,14 @@ export MCP_EVAL_NODE='$MCP_NODE'
 export MCP_EVAL_NODE22='$node22'
 export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
+export MCP_EVAL_MCP_GO='$mcpgo_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
 export MCP_EVAL_SERVER_MEMORY='$memory_js'
+export MCP_EVAL_TS_AUTH_SERVER='$ts_auth_dir/server.mjs'
+export MCP_EVAL_OIDC_PROVIDER='$oidc_dir/provider.mjs'
+export MCP_EVAL_HYDRA='$hydra_bin'
 EOF
 	STEP_RESULT=$deps/env.sh
 }
@@ -174,6 +226,9 @@ step "conformance suite" check_conformance
 step "server-everything" check_everything
 step "server-filesystem, server-memory" check_legacy_servers
 step "go everything-server $GO_SDK_VERSION" install_go_everything
+step "auth servers (npm ci)" install_auth_npm
+step "hydra v2.3.0 (go build)" install_hydra
+step "mcp-go v1.2.1 server" install_mcp_go
 step "node for ts-v2" pick_node
 step "env.sh" write_env
 ms=$((($(now) - t_all) / 1000000))

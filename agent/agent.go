@@ -139,9 +139,13 @@ type Transcript struct {
 	Turns       int `json:"turns"`
 	// Stop is "final" (the model answered without calling a tool),
 	// "max_turns", or "error" (a model call failed; see Err).
-	Stop  string    `json:"stop"`
-	Err   string    `json:"error,omitempty"`
-	Usage llm.Usage `json:"usage"`
+	Stop string `json:"stop"`
+	// Refusal is the answer of the last model turn that stopped with stop
+	// reason refusal (Chat Completions' refusal text, or what the Messages
+	// API said of it), so a run that ended with nothing says why.
+	Refusal string    `json:"refusal,omitempty"`
+	Err     string    `json:"error,omitempty"`
+	Usage   llm.Usage `json:"usage"`
 	// ModelLatencies holds each model call's wall time, for telemetry.
 	ModelLatencies []time.Duration `json:"modelLatenciesNs,omitempty"`
 	// AnsweredBy is the model name the provider reported in its first

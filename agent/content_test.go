@@ -57,3 +57,6 @@ func TestStructuredOnlyResult(t *testing.T) {
 		t.Errorf("got %q; want the structured content as text", got.Content)
 	}
 }
+
+// Renamed reports whether any name has an alias other than itself.
+func (n *ToolNames) Renamed() bool { return n.renamed }

@@ -113,9 +113,6 @@ func (n *ToolNames) Original(alias string) string {
 	return alias
 }
 
-// Renamed reports whether any name has an alias other than itself.
-func (n *ToolNames) Renamed() bool { return n.renamed }
-
 // outbound returns the messages as the provider must see them: tool calls
 // of assistant turns under their aliases. Messages without tool calls are
 // shared, not copied.

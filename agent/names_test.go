@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -150,7 +151,7 @@ func TestRunDottedToolNames(t *testing.T) {
 			api := strictModelAPI(t, provider)
 			defer api.Close()
 			envs := map[string]string{"OPENAI_BASE_URL": api.URL + "/v1", "ANTHROPIC_BASE_URL": api.URL}
-			p, err := llm.New(provider, func(k string) string { return envs[k] })
+			p, err := providers.New(provider, func(k string) string { return envs[k] })
 			if err != nil {
 				t.Fatal(err)
 			}

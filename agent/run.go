@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -202,6 +203,9 @@ func (l *loop) answer(resp *llm.Response, turn int) llm.Message {
 	l.tr.Messages = append(l.tr.Messages, msg)
 	if msg.Content != "" {
 		l.tr.Final = msg.Content
+	}
+	if resp.StopReason == llm.StopRefusal {
+		l.tr.Refusal = cmp.Or(strings.TrimSpace(msg.Content), "no text")
 	}
 	return msg
 }

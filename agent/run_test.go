@@ -528,3 +528,32 @@ func TestTranscriptFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRefusal: an answer that stopped with stop reason refusal is
+// recorded as the run's refusal, so the run can say why it ended with
+// nothing; an ordinary answer leaves it empty.
+func TestRunRefusal(t *testing.T) {
+	t.Parallel()
+	_, c, tools := fixtureServer(t, false)
+	refuse := func(text string) step {
+		return func(llm.Request) (*llm.Response, error) {
+			return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: text}, StopReason: llm.StopRefusal}, nil
+		}
+	}
+	for _, tt := range []struct {
+		step step
+		want string
+	}{
+		{refuse(`[refused: stop_reason "refusal", no text]`), `[refused: stop_reason "refusal", no text]`},
+		{refuse(""), "no text"},
+		{final("Hello."), ""},
+	} {
+		tr, err := agent.Run(t.Context(), newScript(t, tt.step), c, agent.Task{Model: "m", Prompt: "p", Tools: tools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Refusal != tt.want || tr.Stop != agent.StopFinal {
+			t.Errorf("refusal %q stop %q; want %q, final", tr.Refusal, tr.Stop, tt.want)
+		}
+	}
+}

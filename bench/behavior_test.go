@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -178,7 +179,7 @@ func TestBehaviorSpeed(t *testing.T) {
 	ctx := context.Background()
 
 	env := map[string]string{"OPENAI_BASE_URL": simSrv.URL + "/v1", "OPENAI_API_KEY": "sk-bench"}
-	provider, err := llm.New("openai", func(k string) string { return env[k] }, llm.WithConcurrency(concurrency))
+	provider, err := providers.New("openai", func(k string) string { return env[k] }, llm.WithConcurrency(concurrency))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	Version string
 	// Only, if set, keeps checks whose id or group is listed.
 	Only []string
+	// Auth is what the auth group may use beyond the server's answers (the
+	// run's OAuth client); nil when the run has none.
+	Auth *Auth
 	// Listed, when set, is the run's description of the server on the
 	// same client (internal/describe): the setup takes its tools, prompts
 	// and resource templates rather than list them again.

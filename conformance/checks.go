@@ -10,6 +10,13 @@ func spec(path string) string {
 	return "https://modelcontextprotocol.io/specification/2026-07-28/" + path
 }
 
+// withReqs sets the requirement rows (internal/requirements) a check
+// built by a helper enforces.
+func withReqs(c *Check, reqs ...string) *Check {
+	c.Reqs = reqs
+	return c
+}
+
 var (
 	checksOnce sync.Once
 	allChecks  []*Check
@@ -43,6 +50,7 @@ func Checks() []*Check {
 		all = append(all, subscriptionChecks()...)
 		all = append(all, resourceChecks()...)
 		all = append(all, hygieneChecks()...)
+		all = append(all, authChecks()...)
 		all = append(all, utf8Checks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all

@@ -87,7 +87,7 @@ func cachingChecks() []*Check {
 	for _, lm := range cacheable {
 		lm := lm
 		out = append(out, &Check{
-			ID: "caching/" + lm.slug, Level: report.LevelMust, Revision: revModern,
+			ID: "caching/" + lm.slug, Reqs: []string{"utilities/cache-hints", "utilities/ttl-non-negative"}, Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("server/utilities/caching"),
 			Title:   lm.method + " results carry ttlMs (integer ≥ 0) and cacheScope (public or private)",
 			Skip:    lm.skip,

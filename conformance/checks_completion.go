@@ -48,7 +48,7 @@ func completionTarget(e *Env) (ref map[string]any, arg string) {
 
 func completionChecks() []*Check {
 	return []*Check{
-		{ID: "completion/complete", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/utilities/completion"),
+		{ID: "completion/complete", Reqs: []string{"guidance/schema-shapes", "utilities/completion-values"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/utilities/completion"),
 			Title: "with completions declared, completion/complete answers completion.values (strings, at most 100), total and hasMore well typed",
 			Skip: func(e *Env) string {
 				if reason := needs("completions")(e); reason != "" {

@@ -13,9 +13,9 @@ import (
 
 func discoverChecks() []*Check {
 	return []*Check{
-		discoverCheck("discover/responds", "server/discover with the modern envelope returns a result",
-			func(map[string]json.RawMessage, *mcp.Exchange) Outcome { return check.Pass() }),
-		discoverCheck("discover/supported-versions", "supportedVersions is a non-empty string array that includes 2026-07-28",
+		withReqs(discoverCheck("discover/responds", "server/discover with the modern envelope returns a result",
+			func(map[string]json.RawMessage, *mcp.Exchange) Outcome { return check.Pass() }), "base/support-core", "base/implement-discover", "http/single-endpoint"),
+		withReqs(discoverCheck("discover/supported-versions", "supportedVersions is a non-empty string array that includes 2026-07-28",
 			func(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 				var vs []string
 				if err := json.Unmarshal(m["supportedVersions"], &vs); err != nil {
@@ -30,15 +30,15 @@ func discoverChecks() []*Check {
 					}
 				}
 				return check.Failf(check.Protocol.Of(x), "supportedVersions %v does not include %s, the revision mcp-eval speaks", vs, mcp.LatestVersion)
-			}),
-		discoverCheck("discover/capabilities", "capabilities is an object",
+			}), "base/implement-discover", "guidance/schema-shapes"),
+		withReqs(discoverCheck("discover/capabilities", "capabilities is an object",
 			func(m map[string]json.RawMessage, x *mcp.Exchange) Outcome {
 				if c := bytes.TrimSpace(m["capabilities"]); len(c) == 0 || c[0] != '{' {
 					return check.Fail("DiscoverResult has no capabilities object (required by the schema)", check.Protocol.Of(x))
 				}
 				return check.Pass()
-			}),
-		{ID: "discover/without-client-info", Level: report.LevelMust, Revision: revModern,
+			}), "base/implement-discover", "guidance/schema-shapes"),
+		{ID: "discover/without-client-info", Reqs: []string{"base/stateless-context", "base/info-not-behaviour"}, Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("basic/index") + "#_meta",
 			Title:   "a request without clientInfo in _meta succeeds (clientInfo is optional)",
 			Run: func(ctx context.Context, e *Env) Outcome {

@@ -11,7 +11,7 @@ import (
 
 func eraChecks() []*Check {
 	return []*Check{
-		{ID: "era/modern", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/versioning"),
+		{ID: "era/modern", Reqs: []string{"base/support-core"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/versioning"),
 			Title: "the server speaks 2026-07-28",
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -42,7 +42,7 @@ func eraChecks() []*Check {
 				}
 				return check.Fail(msg, check.Protocol.Of(p.Discover))
 			}},
-		{ID: "era/legacy-handshake", Level: report.LevelMust, Revision: revLegacy, SpecRef: "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle",
+		{ID: "era/legacy-handshake", Reqs: []string{"guidance/legacy-initialize"}, Level: report.LevelMust, Revision: revLegacy, SpecRef: "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle",
 			Title: "initialize at 2025-11-25 succeeds",
 			Once:  true,
 			Run: func(ctx context.Context, e *Env) Outcome {

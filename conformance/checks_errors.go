@@ -13,7 +13,7 @@ import (
 func errorChecks() []*Check {
 	versioning := spec("basic/versioning")
 	removed := func(slug, method string, params map[string]any) *Check {
-		return &Check{ID: "errors/removed-" + slug, Level: report.LevelMust, Revision: revModern,
+		return &Check{ID: "errors/removed-" + slug, Reqs: []string{"http/method-not-found-404"}, Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("changelog"),
 			Title:   method + " (removed in 2026-07-28) → -32601 (HTTP 404)",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -22,26 +22,26 @@ func errorChecks() []*Check {
 			}}
 	}
 	return []*Check{
-		{ID: "errors/unsupported-version", Level: report.LevelMust, Revision: revModern, SpecRef: versioning,
+		{ID: "errors/unsupported-version", Reqs: []string{"base/reserved-range", "base/unsupported-version", "http/unsupported-version-400"}, Level: report.LevelMust, Revision: revModern, SpecRef: versioning,
 			Title: "an unsupported protocol version → -32022 (HTTP 400)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				_, x, err := e.send(ctx, "server/discover", nil, unsupportedVersion)
 				return e.expectError(x, err, "version "+probeVersion, e.httpStatus(http.StatusBadRequest), mcp.CodeUnsupportedProtocolVersion)
 			}},
-		{ID: "errors/unsupported-version-data", Level: report.LevelMust, Revision: revModern, SpecRef: versioning,
+		{ID: "errors/unsupported-version-data", Reqs: []string{"base/unsupported-version", "http/unsupported-version-400"}, Level: report.LevelMust, Revision: revModern, SpecRef: versioning,
 			Title: "-32022 carries data.supported and data.requested",
 			Run:   unsupportedVersionData},
-		missingMeta("errors/missing-meta", "a request without params._meta → -32602 (HTTP 400)", "no _meta", true,
-			func(c *mcp.Call) { delete(c.Params, "_meta") }),
-		missingMeta("errors/missing-meta-protocol-version", "_meta without protocolVersion → -32602 (HTTP 400)", "_meta without protocolVersion", true,
-			func(c *mcp.Call) { delete(c.Meta(), mcp.MetaProtocolVersion) }),
-		missingMeta("errors/missing-meta-client-capabilities", "_meta without clientCapabilities → -32602 (HTTP 400)", "_meta without clientCapabilities", false,
-			func(c *mcp.Call) { delete(c.Meta(), mcp.MetaClientCapabilities) }),
-		{ID: "errors/resource-not-found", Level: report.LevelMust, Revision: revModern, SpecRef: spec("server/resources") + "#error-handling",
+		withReqs(missingMeta("errors/missing-meta", "a request without params._meta → -32602 (HTTP 400)", "no _meta", true,
+			func(c *mcp.Call) { delete(c.Params, "_meta") }), "base/missing-meta-rejected"),
+		withReqs(missingMeta("errors/missing-meta-protocol-version", "_meta without protocolVersion → -32602 (HTTP 400)", "_meta without protocolVersion", true,
+			func(c *mcp.Call) { delete(c.Meta(), mcp.MetaProtocolVersion) }), "base/missing-meta-rejected"),
+		withReqs(missingMeta("errors/missing-meta-client-capabilities", "_meta without clientCapabilities → -32602 (HTTP 400)", "_meta without clientCapabilities", false,
+			func(c *mcp.Call) { delete(c.Meta(), mcp.MetaClientCapabilities) }), "base/missing-meta-rejected"),
+		{ID: "errors/resource-not-found", Reqs: []string{"base/removed-codes", "features/resource-not-found", "features/resource-no-empty-contents", "features/resources-security"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("server/resources") + "#error-handling",
 			Title: "resources/read of an unknown URI → -32602, never -32002 or empty contents",
 			Skip:  needs("resources"),
 			Run:   resourceNotFound},
-		{ID: "errors/missing-client-capability", Level: report.LevelMust, Revision: revModern,
+		{ID: "errors/missing-client-capability", Reqs: []string{"base/reserved-range", "base/undeclared-capability", "base/mrtr-declared-only", "features/elicitation-declared-modes", "features/sampling-tools-declared"}, Level: report.LevelMust, Revision: revModern,
 			SpecRef: spec("basic/index") + "#_meta",
 			Title:   "a tool that needs an undeclared client capability → -32021 with data.requiredCapabilities (HTTP 400), never an input request for it",
 			Skip: func(e *Env) string {
@@ -58,10 +58,10 @@ func errorChecks() []*Check {
 		removed("logging-set-level", "logging/setLevel", map[string]any{"level": "info"}),
 		removed("resources-subscribe", "resources/subscribe", map[string]any{"uri": probeURI}),
 		removed("resources-unsubscribe", "resources/unsubscribe", map[string]any{"uri": probeURI}),
-		{ID: "errors/unknown-method", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/transports/streamable-http"),
+		{ID: "errors/unknown-method", Reqs: []string{"http/method-not-found-404"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/transports/streamable-http"),
 			Title: "an unknown method → -32601 (HTTP 404 on 2026-07-28)",
 			Run:   unknownMethod},
-		{ID: "errors/capability-gated-method", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/index"),
+		{ID: "errors/capability-gated-method", Reqs: []string{"features/tools-capability", "features/resources-capability", "features/prompts-capability", "http/method-not-found-404", "utilities/completions-capability", "utilities/completion-errors"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/index"),
 			Title: "a method of an undeclared server capability → -32601 (HTTP 404)",
 			Skip: func(e *Env) string {
 				if !e.capsKnown {

@@ -80,18 +80,18 @@ func headerChecks() []*Check {
 	}
 	set := func(h, v string) func(*mcp.Call) { return func(c *mcp.Call) { c.Header.Set(h, v) } }
 	return []*Check{
-		mismatch("headers/missing-protocol-version", "no MCP-Protocol-Version header → HTTP 400, -32020", "tools/list", nil, nil, del(mcp.HeaderProtocolVersion)),
-		mismatch("headers/protocol-version-mismatch", "MCP-Protocol-Version ≠ _meta protocolVersion → HTTP 400, -32020", "tools/list", nil, nil,
-			func(c *mcp.Call) { c.Meta()[mcp.MetaProtocolVersion] = probeVersion }),
-		mismatch("headers/missing-method", "no Mcp-Method header → HTTP 400, -32020", "tools/list", nil, nil, del(mcp.HeaderMethod)),
-		mismatch("headers/method-mismatch", "Mcp-Method ≠ method → HTTP 400, -32020", "server/discover", nil, nil, set(mcp.HeaderMethod, "tools/list")),
-		mismatch("headers/missing-name-tools-call", "tools/call without Mcp-Name → HTTP 400, -32020", "tools/call", absentTool, nil, del(mcp.HeaderName)),
-		mismatch("headers/name-mismatch-tools-call", "Mcp-Name ≠ params.name on tools/call → HTTP 400, -32020", "tools/call", absentTool, nil, set(mcp.HeaderName, probeTool+"-other")),
-		mismatch("headers/missing-name-prompts-get", "prompts/get without Mcp-Name → HTTP 400, -32020", "prompts/get", absentPrompt, needs("prompts"), del(mcp.HeaderName)),
-		mismatch("headers/name-mismatch-prompts-get", "Mcp-Name ≠ params.name on prompts/get → HTTP 400, -32020", "prompts/get", absentPrompt, needs("prompts"), set(mcp.HeaderName, "mcp-eval-probe-other")),
-		mismatch("headers/missing-name-resources-read", "resources/read without Mcp-Name → HTTP 400, -32020", "resources/read", absentResource, needs("resources"), del(mcp.HeaderName)),
-		mismatch("headers/name-mismatch-resources-read", "Mcp-Name ≠ params.uri on resources/read → HTTP 400, -32020", "resources/read", absentResource, needs("resources"), set(mcp.HeaderName, probeURI+"-other")),
-		{ID: "headers/name-base64", Level: report.LevelMust, Revision: revModern, Transport: "http", SpecRef: ref,
+		withReqs(mismatch("headers/missing-protocol-version", "no MCP-Protocol-Version header → HTTP 400, -32020", "tools/list", nil, nil, del(mcp.HeaderProtocolVersion)), "base/reserved-range", "http/missing-version-header", "http/validation-400"),
+		withReqs(mismatch("headers/protocol-version-mismatch", "MCP-Protocol-Version ≠ _meta protocolVersion → HTTP 400, -32020", "tools/list", nil, nil,
+			func(c *mcp.Call) { c.Meta()[mcp.MetaProtocolVersion] = probeVersion }), "http/protocol-version-match", "http/header-body-match"),
+		withReqs(mismatch("headers/missing-method", "no Mcp-Method header → HTTP 400, -32020", "tools/list", nil, nil, del(mcp.HeaderMethod)), "base/reserved-range", "http/validation-400"),
+		withReqs(mismatch("headers/method-mismatch", "Mcp-Method ≠ method → HTTP 400, -32020", "server/discover", nil, nil, set(mcp.HeaderMethod, "tools/list")), "http/header-body-match", "http/validation-400"),
+		withReqs(mismatch("headers/missing-name-tools-call", "tools/call without Mcp-Name → HTTP 400, -32020", "tools/call", absentTool, nil, del(mcp.HeaderName)), "http/validation-400"),
+		withReqs(mismatch("headers/name-mismatch-tools-call", "Mcp-Name ≠ params.name on tools/call → HTTP 400, -32020", "tools/call", absentTool, nil, set(mcp.HeaderName, probeTool+"-other")), "http/header-body-match", "http/validation-400"),
+		withReqs(mismatch("headers/missing-name-prompts-get", "prompts/get without Mcp-Name → HTTP 400, -32020", "prompts/get", absentPrompt, needs("prompts"), del(mcp.HeaderName)), "http/validation-400"),
+		withReqs(mismatch("headers/name-mismatch-prompts-get", "Mcp-Name ≠ params.name on prompts/get → HTTP 400, -32020", "prompts/get", absentPrompt, needs("prompts"), set(mcp.HeaderName, "mcp-eval-probe-other")), "http/header-body-match", "http/validation-400"),
+		withReqs(mismatch("headers/missing-name-resources-read", "resources/read without Mcp-Name → HTTP 400, -32020", "resources/read", absentResource, needs("resources"), del(mcp.HeaderName)), "http/validation-400"),
+		withReqs(mismatch("headers/name-mismatch-resources-read", "Mcp-Name ≠ params.uri on resources/read → HTTP 400, -32020", "resources/read", absentResource, needs("resources"), set(mcp.HeaderName, probeURI+"-other")), "http/header-body-match", "http/validation-400"),
+		{ID: "headers/name-base64", Reqs: []string{"http/decode-base64"}, Level: report.LevelMust, Revision: revModern, Transport: "http", SpecRef: ref,
 			Title: "a =?base64?…?= Mcp-Name is decoded before comparing",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				name := probeTool + "-ünïcödé"
@@ -111,13 +111,13 @@ func headerChecks() []*Check {
 				}
 				return check.PassInfo(info)
 			}},
-		paramCheck("headers/param-missing", "a missing Mcp-Param-* header while its argument is in the body → HTTP 400, -32020 (safe tools only)",
+		withReqs(paramCheck("headers/param-missing", "a missing Mcp-Param-* header while its argument is in the body → HTTP 400, -32020 (safe tools only)",
 			func(header, _ string) (string, func(*mcp.Call)) {
 				return "no Mcp-Param-" + header + " header", del(mcp.HeaderParamPrefix + header)
-			}),
-		paramCheck("headers/param-mismatch", "a Mcp-Param-* header that differs from its argument → HTTP 400, -32020 (safe tools only)",
+			}), "http/param-missing"),
+		withReqs(paramCheck("headers/param-mismatch", "a Mcp-Param-* header that differs from its argument → HTTP 400, -32020 (safe tools only)",
 			func(header, other string) (string, func(*mcp.Call)) {
 				return "Mcp-Param-" + header + " ≠ argument", set(mcp.HeaderParamPrefix+header, other)
-			}),
+			}), "http/param-match"),
 	}
 }

@@ -45,9 +45,9 @@ func httpChecks() []*Check {
 			}}
 	}
 	return []*Check{
-		notAllowed("http/get-not-allowed", http.MethodGet),
-		notAllowed("http/delete-not-allowed", http.MethodDelete),
-		{ID: "http/no-session-id", Level: report.LevelShould, Revision: revModern, Transport: "http",
+		withReqs(notAllowed("http/get-not-allowed", http.MethodGet), "http/get-delete-405", "http/no-http-sse"),
+		withReqs(notAllowed("http/delete-not-allowed", http.MethodDelete), "http/get-delete-405"),
+		{ID: "http/no-session-id", Reqs: []string{"http/ignore-session-id"}, Level: report.LevelShould, Revision: revModern, Transport: "http",
 			SpecRef: transport + "#backward-compatibility",
 			Title:   "no Mcp-Session-Id is minted, and one sent is ignored",
 			Skip: func(e *Env) string {
@@ -57,17 +57,17 @@ func httpChecks() []*Check {
 				return ""
 			},
 			Run: noSessionID},
-		{ID: "http/origin-rejected", Level: report.LevelMust, Revision: revBoth, Transport: "http",
+		{ID: "http/origin-rejected", Reqs: []string{"http/origin-validate"}, Level: report.LevelMust, Revision: revBoth, Transport: "http",
 			SpecRef: transport + "#security-warning",
 			Title:   "a request with an invalid Origin → HTTP 403 (loopback servers)",
 			Skip:    onLoopback("which origins it allows"),
 			Run:     originRejected},
-		{ID: "http/host-rejected", Level: report.LevelShould, Revision: revBoth, Transport: "http",
+		{ID: "http/host-rejected", Reqs: []string{"http/bind-localhost"}, Level: report.LevelShould, Revision: revBoth, Transport: "http",
 			SpecRef: spec("basic/security_best_practices") + "#local-mcp-server-compromise",
 			Title:   "a request with a foreign Host header → HTTP 4xx (loopback servers; DNS rebinding)",
 			Skip:    onLoopback("which hosts it serves"),
 			Run:     hostRejected},
-		{ID: "http/content-type", Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
+		{ID: "http/content-type", Reqs: []string{"http/request-content-type"}, Level: report.LevelMust, Revision: revBoth, Transport: "http", SpecRef: transport + "#sending-messages-to-the-server",
 			Title: "answers are application/json or text/event-stream",
 			Run:   answerContentType},
 	}

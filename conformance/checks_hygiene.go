@@ -125,7 +125,7 @@ func hygieneChecks() []*Check {
 		// one response whose id is the request's; MCP's id rules (basic
 		// §Requests, §Responses) rely on that pairing. An answer after
 		// mcp-eval's own timeout is a slow server, not a wrong one.
-		{ID: "jsonrpc/one-response-per-request", Level: report.LevelShould, Revision: revBoth, After: true,
+		{ID: "jsonrpc/one-response-per-request", Reqs: []string{"base/result-same-id"}, Level: report.LevelShould, Revision: revBoth, After: true,
 			SpecRef: spec("basic/index") + "#responses",
 			Title:   "every response answers a request in flight, exactly once (no responses to ids never sent, no duplicates)",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -150,7 +150,7 @@ func hygieneChecks() []*Check {
 		// message, but a banner before the first one is common and most
 		// clients skip it, so it is a warning (see jsonrpc/only-messages
 		// for what comes later).
-		{ID: "jsonrpc/no-stdout-banner", Level: report.LevelShould, Revision: revBoth, Transport: "stdio", After: true,
+		{ID: "jsonrpc/no-stdout-banner", Reqs: []string{"stdio/only-messages"}, Level: report.LevelShould, Revision: revBoth, Transport: "stdio", After: true,
 			SpecRef: spec("basic/transports/stdio"),
 			Title:   "nothing but JSON-RPC on stdout before the first message (no start-up banner)",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -179,7 +179,7 @@ func hygieneChecks() []*Check {
 		// an SSE response (streamable-http.mdx: the stream carries
 		// JSON-RPC messages). A line after the first message desynchronises
 		// a client mid-conversation: a failure, unlike a banner.
-		{ID: "jsonrpc/only-messages", Level: report.LevelMust, Revision: revBoth, After: true,
+		{ID: "jsonrpc/only-messages", Reqs: []string{"base/json-rpc", "base/utf-8", "stdio/no-embedded-newlines", "stdio/only-messages"}, Level: report.LevelMust, Revision: revBoth, After: true,
 			SpecRef: spec("basic/transports/stdio"),
 			Title:   "after the first message, every stdout line (stdio) and SSE event (HTTP) is a valid JSON-RPC message",
 			Run: func(ctx context.Context, e *Env) Outcome {

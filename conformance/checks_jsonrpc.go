@@ -16,29 +16,29 @@ import (
 func jsonrpcChecks() []*Check {
 	ref := spec("basic/index") + "#requests"
 	return []*Check{
-		{ID: "jsonrpc/id-echo-string", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+		{ID: "jsonrpc/id-echo-string", Reqs: []string{"base/result-same-id"}, Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
 			Title: "a string id is echoed as the same JSON string (compared as values: \\u escapes are equal)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				id := fmt.Sprintf("mcp-eval-%d-ü", e.client.NextID())
 				return e.echo(ctx, id, e.vehicle())
 			}},
-		{ID: "jsonrpc/id-echo-integer", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+		{ID: "jsonrpc/id-echo-integer", Reqs: []string{"base/result-same-id"}, Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
 			Title: "an integer id is echoed as the same integer",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				return e.echo(ctx, 7_000_000+e.client.NextID(), e.vehicle())
 			}},
-		{ID: "jsonrpc/error-id-echo", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index") + "#responses",
+		{ID: "jsonrpc/error-id-echo", Reqs: []string{"base/error-same-id"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index") + "#responses",
 			Title: "an error response echoes the request id",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				return e.echo(ctx, 8_000_000+e.client.NextID(), probeMethod)
 			}},
-		{ID: "jsonrpc/version", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index"),
+		{ID: "jsonrpc/version", Reqs: []string{"base/json-rpc"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index"),
 			Title: `every response carries "jsonrpc": "2.0"`,
 			Run:   rpcVersion},
 		// The bad-body checks are also Layer 2's robustness probes of a bad
 		// body (once resilience/batch and resilience/malformed-json, still
 		// accepted as aliases: report.CheckAliases).
-		{ID: "jsonrpc/batch-rejected", Level: report.LevelShould, Revision: revBoth,
+		{ID: "jsonrpc/batch-rejected", Reqs: []string{"guidance/jsonrpc-batch"}, Level: report.LevelShould, Revision: revBoth,
 			SpecRef: spec("basic/transports/streamable-http") + "#sending-messages-to-the-server",
 			Title:   "a JSON array (batch) body gets a 4xx, not a 2xx or 5xx (stdio: the server survives the line)",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -49,7 +49,7 @@ func jsonrpcChecks() []*Check {
 				one.Body = []byte("[" + string(b1) + "," + string(b2) + "]")
 				return e.badBody(ctx, one, "a batch")
 			}},
-		{ID: "jsonrpc/malformed-json", Level: report.LevelShould, Revision: revBoth,
+		{ID: "jsonrpc/malformed-json", Reqs: []string{"guidance/jsonrpc-parse-error"}, Level: report.LevelShould, Revision: revBoth,
 			SpecRef: spec("basic/index"),
 			Title:   "a body that is not JSON gets a 4xx, not a 5xx (stdio: the server survives the line)",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -57,7 +57,7 @@ func jsonrpcChecks() []*Check {
 				call.Body = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":`)
 				return e.badBody(ctx, call, "malformed JSON")
 			}},
-		{ID: "jsonrpc/notification-no-response", Level: report.LevelMust, Revision: revBoth, Transport: "stdio",
+		{ID: "jsonrpc/notification-no-response", Reqs: []string{"base/no-response-to-notification"}, Level: report.LevelMust, Revision: revBoth, Transport: "stdio",
 			SpecRef: spec("basic/index") + "#notifications",
 			Title:   "a notification is not answered",
 			Run:     notificationUnanswered},

@@ -37,7 +37,7 @@ func lintChecks() []*Check {
 	names := spec("server/tools") + "#tool-names"
 	guidance := "mcp-eval guidance: the model chooses tools from their descriptions"
 	return []*Check{
-		toolCheck("lint/tool-name-pattern", "tool names are 1–128 characters of [A-Za-z0-9_.-]", report.LevelShould, revBoth, names,
+		withReqs(toolCheck("lint/tool-name-pattern", "tool names are 1–128 characters of [A-Za-z0-9_.-]", report.LevelShould, revBoth, names,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -46,8 +46,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tool names outside [A-Za-z0-9_.-]{1,128}")
-			}),
-		toolCheck("lint/tool-name-model-safe", "tool names fit the model APIs' function names, ^[a-zA-Z0-9_-]{1,64}$", report.LevelShould, revBoth, guidance,
+			}), "features/tool-name-length", "features/tool-name-characters", "features/tool-name-no-special"),
+		withReqs(toolCheck("lint/tool-name-model-safe", "tool names fit the model APIs' function names, ^[a-zA-Z0-9_-]{1,64}$", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -56,8 +56,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tool names a model API rejects (OpenAI Chat Completions answers HTTP 400 to a request whose tools include one; a client must alias them)")
-			}),
-		toolCheck("lint/tool-name-unique", "tool names are unique", report.LevelShould, revBoth, names,
+			}), "guidance/model-safe-names"),
+		withReqs(toolCheck("lint/tool-name-unique", "tool names are unique", report.LevelShould, revBoth, names,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				seen := map[string]int{}
 				for _, t := range ts {
@@ -70,8 +70,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("duplicate tool names")
-			}),
-		toolCheck("lint/tool-description", fmt.Sprintf("every tool has a description of at least %d characters", minDescriptionLen), report.LevelShould, revBoth, guidance,
+			}), "features/tool-name-unique"),
+		withReqs(toolCheck("lint/tool-description", fmt.Sprintf("every tool has a description of at least %d characters", minDescriptionLen), report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -84,8 +84,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("tools a model cannot tell apart")
-			}),
-		toolCheck("lint/param-descriptions", "every top-level parameter has a description", report.LevelShould, revBoth, guidance,
+			}), "guidance/tool-descriptions"),
+		withReqs(toolCheck("lint/param-descriptions", "every top-level parameter has a description", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -94,8 +94,8 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("parameters without a description")
-			}),
-		toolCheck("lint/x-mcp-header", "x-mcp-header annotations are valid", report.LevelMust, revModern, spec("server/tools")+"#x-mcp-header",
+			}), "guidance/tool-descriptions"),
+		withReqs(toolCheck("lint/x-mcp-header", "x-mcp-header annotations are valid", report.LevelMust, revModern, spec("server/tools")+"#x-mcp-header",
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -105,12 +105,12 @@ func lintChecks() []*Check {
 					}
 				}
 				return p.outcome("invalid x-mcp-header (HTTP clients MUST drop such tools)")
-			}),
-		toolCheck("lint/near-duplicate-descriptions", "no two tool descriptions are near-duplicates", report.LevelShould, revBoth, guidance,
+			}), "features/x-mcp-header-constraints"),
+		withReqs(toolCheck("lint/near-duplicate-descriptions", "no two tool descriptions are near-duplicates", report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				return nearDuplicates(ts).outcome("descriptions so alike that a model will confuse the tools")
-			}),
-		toolCheck("lint/token-footprint", fmt.Sprintf("the whole tools/list costs under %d tokens", maxFootprintTokens), report.LevelShould, revBoth, guidance,
+			}), "guidance/tool-descriptions"),
+		withReqs(toolCheck("lint/token-footprint", fmt.Sprintf("the whole tools/list costs under %d tokens", maxFootprintTokens), report.LevelShould, revBoth, guidance,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				// Counted as telemetry's footprint counts (report.ToolBytes:
 				// what a model is given), so the reports show one figure.
@@ -125,7 +125,7 @@ func lintChecks() []*Check {
 						Message: fmt.Sprintf("the tool list costs about %d tokens before the first word (over %d); trim descriptions or split the server", tokens, maxFootprintTokens)}
 				}
 				return check.PassInfo(info)
-			}),
+			}), "guidance/token-footprint"),
 	}
 }
 
@@ -170,27 +170,9 @@ func undocumentedParams(raw json.RawMessage) []string {
 	return out
 }
 
-// similarity is the Jaccard index of the word sets of two descriptions;
-// descriptions under five words are not compared (short ones are the
-// tool-description lint's business).
-func similarity(a, b string) float64 {
-	wa, wb := words(a), words(b)
-	if len(wa) < 5 || len(wb) < 5 {
-		return 0
-	}
-	inter := 0
-	for w := range wa {
-		if wb[w] {
-			inter++
-		}
-	}
-	union := len(wa) + len(wb) - inter
-	return float64(inter) / float64(union)
-}
-
 func words(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), notWordRune) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		out[w] = true
 	}
 	return out
@@ -212,6 +194,39 @@ const maxNearDuplicates = 1000
 // after a shared one to reach the overlap t/(1+t)·(|x|+|y|). With distinct
 // descriptions the cost is about linear in the list.
 func nearDuplicates(ts []mcp.Tool) problems {
+	var p problems
+	eachNearDuplicate(ts, func(a, b int, sim float64) bool {
+		if len(p) == maxNearDuplicates {
+			p = append(p, fmt.Sprintf("(stopped after %d pairs)", maxNearDuplicates))
+			return false
+		}
+		p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[a].Name, ts[b].Name, 100*sim))
+		return true
+	})
+	return p
+}
+
+// NearPair is two tools whose descriptions are near-duplicates (the
+// lint's lint/near-duplicate-descriptions), A before B in the list.
+type NearPair struct {
+	A, B       string
+	Similarity float64
+}
+
+// NearDuplicates are the pairs the near-duplicate lint flags (at most
+// 1000), for mcp-eval init's tell-apart cases.
+func NearDuplicates(ts []mcp.Tool) []NearPair {
+	var out []NearPair
+	eachNearDuplicate(ts, func(a, b int, sim float64) bool {
+		out = append(out, NearPair{ts[a].Name, ts[b].Name, sim})
+		return len(out) < maxNearDuplicates
+	})
+	return out
+}
+
+// eachNearDuplicate calls yield with each near-duplicate pair (indexes in
+// ts, a < b) until it returns false.
+func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 	sets, words := wordSets(ts)
 	df := make([]int32, words)
 	for _, s := range sets {
@@ -260,7 +275,6 @@ func nearDuplicates(ts []mcp.Tool) problems {
 	// being probed: 0 unseen, -1 pruned; touched lists those to reset.
 	overlap := make([]int32, len(sets))
 	var touched, cands []int32
-	var p problems
 	for _, x := range order {
 		sx := sets[x]
 		touched = touched[:0]
@@ -302,15 +316,12 @@ func nearDuplicates(ts []mcp.Tool) problems {
 				continue
 			}
 			if sim := jaccard(sx, sy); sim >= nearDuplicateRatio {
-				if len(p) == maxNearDuplicates {
-					return append(p, fmt.Sprintf("(stopped after %d pairs)", maxNearDuplicates))
+				if !yield(min(x, int(y)), max(x, int(y)), sim) {
+					return
 				}
-				a, b := min(x, int(y)), max(x, int(y))
-				p = append(p, fmt.Sprintf("%s ~ %s (%.0f%% alike)", ts[a].Name, ts[b].Name, 100*sim))
 			}
 		}
 	}
-	return p
 }
 
 // wordSets returns each description's distinct words as dense ids (nil

@@ -11,7 +11,7 @@ import (
 
 func metaChecks() []*Check {
 	return []*Check{
-		{ID: "meta/server-info", Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/index") + "#_meta",
+		{ID: "meta/server-info", Reqs: []string{"base/server-info", "features/discover-server-info"}, Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/index") + "#_meta",
 			Title: `results carry _meta["io.modelcontextprotocol/serverInfo"] with name and version`,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				m, x, o := e.discoverResult(ctx, nil)

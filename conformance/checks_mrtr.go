@@ -15,7 +15,7 @@ import (
 
 func mrtrChecks() []*Check {
 	return []*Check{
-		{ID: "mrtr/no-server-requests", Level: report.LevelMust, Revision: revModern, SpecRef: spec("changelog"),
+		{ID: "mrtr/no-server-requests", Reqs: []string{"base/notification-no-id", "base/no-server-requests", "base/mrtr-server-requests", "http/sse-no-requests", "stdio/no-requests"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("changelog"),
 			Title: "no server-to-client request (roots/list, sampling/createMessage, elicitation/create) arrives on a 2026-07-28 connection",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				// The likeliest trigger: the safe tools, called declaring
@@ -36,15 +36,15 @@ func mrtrChecks() []*Check {
 				return sentWhereNot(seen, "requests", "a %s request", "during", "on stdout",
 					"2026-07-28 removed server-to-client requests (a server asks for input with an input_required result instead)")
 			}},
-		{ID: "mrtr/retry", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
+		{ID: "mrtr/retry", Reqs: []string{"base/state-explicit-id"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "retrying an input_required tool call with inputResponses (and requestState echoed) gets a result, not an error (safe tools only)",
 			Skip:  needsInputTool,
 			Run:   roundTrip(false)},
-		{ID: "mrtr/tampered-state", Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
+		{ID: "mrtr/tampered-state", Reqs: []string{"base/mrtr-state-untrusted", "base/mrtr-validate-state"}, Level: report.LevelShould, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "a retry with an altered requestState is refused (an error or a new input_required), not completed (safe tools only)",
 			Skip:  needsInputTool,
 			Run:   roundTrip(true)},
-		{ID: "mrtr/shape", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
+		{ID: "mrtr/shape", Reqs: []string{"base/mrtr-request-types", "base/mrtr-at-least-one", "features/elicitation-params", "guidance/schema-shapes"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/mrtr"),
 			Title: "an input_required result is well formed",
 			Skip: func(e *Env) string {
 				if len(e.inputTools) == 0 {
@@ -127,7 +127,7 @@ func (e *Env) mrtrRoundTrip(ctx context.Context, tamper bool) (Outcome, *mcp.Exc
 			}
 			retry["requestState"] = s
 		}
-		call, x, err = e.send(ctx, "tools/call", retry, caps)
+		_, x, err = e.send(ctx, "tools/call", retry, caps)
 		if err != nil {
 			return check.Errored(err, check.Protocol.Of(x)), x, err
 		}

@@ -16,7 +16,7 @@ import (
 
 func orderingChecks() []*Check {
 	return []*Check{
-		{ID: "ordering/tools-list", Level: report.LevelShould, Revision: revBoth, SpecRef: spec("server/tools") + "#listing-tools",
+		{ID: "ordering/tools-list", Reqs: []string{"features/tools-order"}, Level: report.LevelShould, Revision: revBoth, SpecRef: spec("server/tools") + "#listing-tools",
 			Title: "two consecutive tools/list return the same tools in the same order",
 			Skip:  needsTools,
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -46,7 +46,7 @@ func orderingChecks() []*Check {
 				}
 				return check.Pass()
 			}},
-		{ID: "ordering/tools-list-fresh-connection", Level: report.LevelMust, Revision: revBoth,
+		{ID: "ordering/tools-list-fresh-connection", Reqs: []string{"base/stateless-context", "base/stateless-no-connection-reuse", "features/tools-list-stable"}, Level: report.LevelMust, Revision: revBoth,
 			SpecRef: spec("changelog"),
 			Title:   "tools/list on a new connection returns the same tools (the same canonical definitions)",
 			Skip:    needsTools,
@@ -183,10 +183,4 @@ func toolNames(ts []mcp.Tool) []string {
 		out[i] = t.Name
 	}
 	return out
-}
-
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
 }

@@ -33,7 +33,7 @@ func needsLists(e *Env) string {
 func paginationChecks() []*Check {
 	ref := spec("server/utilities/pagination")
 	return []*Check{
-		{ID: "pagination/cursor-round-trip", Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
+		{ID: "pagination/cursor-round-trip", Reqs: []string{"base/state-explicit-id", "utilities/pagination-stable-cursors"}, Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
 			Title: "every declared list can be paged to its end: each nextCursor sent back gets the next page, and no page or cursor repeats",
 			Skip:  needsLists,
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -57,7 +57,7 @@ func paginationChecks() []*Check {
 				}
 				return check.PassInfo(info)
 			}},
-		{ID: "pagination/invalid-cursor", Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
+		{ID: "pagination/invalid-cursor", Reqs: []string{"utilities/pagination-invalid-cursor"}, Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
 			Title: "a cursor the server never issued → -32602 on every declared list",
 			Skip:  needsLists,
 			Run: func(ctx context.Context, e *Env) Outcome {

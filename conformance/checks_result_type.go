@@ -23,8 +23,12 @@ func resultTypeChecks() []*Check {
 	for _, lm := range cacheable {
 		lm := lm
 		mrtrAllowed := lm.method == "resources/read"
+		reqs := []string{"base/result-type", "base/result-type-values"}
+		if !mrtrAllowed {
+			reqs = append(reqs, "base/mrtr-supported-requests")
+		}
 		out = append(out, &Check{
-			ID: "result-type/" + lm.slug, Level: report.LevelMust, Revision: revModern, SpecRef: ref,
+			ID: "result-type/" + lm.slug, Reqs: reqs, Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: lm.method + " results carry a valid resultType",
 			Skip:  lm.skip,
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -35,7 +39,7 @@ func resultTypeChecks() []*Check {
 		})
 	}
 	out = append(out,
-		&Check{ID: "result-type/prompts-get", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
+		&Check{ID: "result-type/prompts-get", Reqs: []string{"base/result-type", "base/result-type-values"}, Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "prompts/get results carry a valid resultType",
 			Skip: func(e *Env) string {
 				if reason := needs("prompts")(e); reason != "" {
@@ -57,7 +61,7 @@ func resultTypeChecks() []*Check {
 				}
 				return check.Pass()
 			}},
-		&Check{ID: "result-type/tools-call", Level: report.LevelMust, Revision: revModern, SpecRef: ref,
+		&Check{ID: "result-type/tools-call", Reqs: []string{"base/result-type", "base/result-type-values"}, Level: report.LevelMust, Revision: revModern, SpecRef: ref,
 			Title: "tools/call results carry a valid resultType (safe tools only)",
 			Skip: func(e *Env) string {
 				if len(e.safeTools()) == 0 {

@@ -155,9 +155,9 @@ func schemaChecks() []*Check {
 	ref := spec("basic/index") + "#json-schema-usage"
 	tools := spec("server/tools") + "#tool"
 	return []*Check{
-		schemaCheck("schema/input-schema-valid", "every inputSchema compiles as JSON Schema 2020-12", ref,
-			func(p schemaProblems) Outcome { return p.invalidIn.outcome("invalid inputSchema") }),
-		{ID: "schema/structured-content", Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/tools") + "#output-schema",
+		withReqs(schemaCheck("schema/input-schema-valid", "every inputSchema compiles as JSON Schema 2020-12", ref,
+			func(p schemaProblems) Outcome { return p.invalidIn.outcome("invalid inputSchema") }), "base/json-schema-2020-12", "base/json-schema-valid", "features/input-schema-object"),
+		{ID: "schema/structured-content", Reqs: []string{"features/output-schema-conform"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("server/tools") + "#output-schema",
 			Title: "a safe tool with an outputSchema returns structuredContent that validates against it",
 			Skip: func(e *Env) string {
 				if len(outputTools(e)) == 0 {
@@ -166,7 +166,7 @@ func schemaChecks() []*Check {
 				return ""
 			},
 			Run: func(ctx context.Context, e *Env) Outcome { return e.judgeStructuredContent(ctx) }},
-		toolCheck("schema/input-schema-object", `every inputSchema has root type "object"`, report.LevelMust, revBoth, tools,
+		withReqs(toolCheck("schema/input-schema-object", `every inputSchema has root type "object"`, report.LevelMust, revBoth, tools,
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
@@ -186,13 +186,13 @@ func schemaChecks() []*Check {
 					}
 				}
 				return p.outcome(`inputSchema root must be {"type":"object"}`)
-			}),
-		schemaCheck("schema/output-schema-valid", "every outputSchema compiles as JSON Schema 2020-12", ref,
-			func(p schemaProblems) Outcome { return p.invalidOut.outcome("invalid outputSchema") }),
-		schemaCheck("schema/refs-resolve", "every $ref resolves inside its schema, with no network or file loading", ref,
+			}), "base/json-schema-valid", "features/input-schema-object"),
+		withReqs(schemaCheck("schema/output-schema-valid", "every outputSchema compiles as JSON Schema 2020-12", ref,
+			func(p schemaProblems) Outcome { return p.invalidOut.outcome("invalid outputSchema") }), "base/json-schema-2020-12", "base/json-schema-valid"),
+		withReqs(schemaCheck("schema/refs-resolve", "every $ref resolves inside its schema, with no network or file loading", ref,
 			func(p schemaProblems) Outcome {
 				return append(append(problems(nil), p.refsIn...), p.refsOut...).outcome("unresolvable $ref")
-			}),
+			}), "base/ref-unresolved"),
 	}
 }
 

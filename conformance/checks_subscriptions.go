@@ -18,7 +18,7 @@ import (
 
 func subscriptionChecks() []*Check {
 	return []*Check{
-		{ID: "subscriptions/no-unsolicited", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
+		{ID: "subscriptions/no-unsolicited", Reqs: []string{"base/listen-requested-only", "http/sse-related"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
 			Title: "no list-changed or resource-updated notification arrives outside a subscriptions/listen stream (HTTP request streams; stdio without the subscription's id)",
 			Once:  true, After: true,
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -29,7 +29,7 @@ func subscriptionChecks() []*Check {
 				return sentWhereNot(seen, "notifications", "%s", "on the answer stream of", "on stdout without the run's subscription id",
 					"notification types are opt-in through subscriptions/listen (servers MUST NOT send a type the client did not request)")
 			}},
-		{ID: "subscriptions/listen", Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
+		{ID: "subscriptions/listen", Reqs: []string{"base/subscription-id-meta", "base/listen-requested-only", "base/listen-ack-first", "utilities/logging-request-scoped"}, Level: report.LevelMust, Revision: revModern, SpecRef: spec("basic/patterns/subscriptions"),
 			Title: "subscriptions/listen is acknowledged first (honoured filter, subscription id), and every notification on the stream carries the id and a requested type",
 			Once:  true, After: true,
 			Skip: func(e *Env) string {

@@ -14,16 +14,14 @@ import (
 // kind invalid-utf8); this check runs after the others and reports what
 // the run saw on every connection.
 //
-// Sources: RFC 8259 §8.1, "JSON text exchanged between systems that are
-// not part of a closed ecosystem MUST be encoded using UTF-8"; 2025-11-25
-// basic/transports.mdx, "JSON-RPC messages MUST be UTF-8 encoded"; the
-// 2026-07-28 stdio transport frames each message as one line of UTF-8
-// JSON-RPC (digest §1.6), and Streamable HTTP carries application/json
-// and SSE, both UTF-8.
+// The rule, 2026-07-28 basic/transports §Messages (and 2025-11-25
+// basic/transports.mdx): "JSON-RPC messages MUST be UTF-8 encoded."; JSON
+// itself, RFC 8259 §8.1: "JSON text exchanged between systems that are not
+// part of a closed ecosystem MUST be encoded using UTF-8".
 func utf8Checks() []*Check {
 	return []*Check{
-		{ID: "jsonrpc/valid-utf8", Level: report.LevelMust, Revision: revBoth, After: true,
-			SpecRef: spec("basic/transports/stdio"),
+		{ID: "jsonrpc/valid-utf8", Reqs: []string{"base/utf-8"}, Level: report.LevelMust, Revision: revBoth, After: true,
+			SpecRef: spec("basic/transports"),
 			Title:   "every message from the server is valid UTF-8",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				f := e.findAnomalies(mcp.AnomalyInvalidUTF8)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -68,6 +69,12 @@ type Env struct {
 	freshMu sync.Mutex
 	fresh   *mcp.Client
 	closers []func()
+
+	// authz is the auth group's shared discovery (auth.go); docHTTP fetches
+	// its metadata documents.
+	authz   authState
+	docOnce sync.Once
+	docHTTP *http.Client
 }
 
 // seenRequest is a server-to-client request and the request whose answer

@@ -162,3 +162,21 @@ func TestOneWalkPerRun(t *testing.T) {
 		t.Errorf("tools/list walked %d times, want 4: the description's and one per run", walks)
 	}
 }
+
+// similarity is the Jaccard index of the word sets of two descriptions;
+// descriptions under five words are not compared (short ones are the
+// tool-description lint's business).
+func similarity(a, b string) float64 {
+	wa, wb := words(a), words(b)
+	if len(wa) < 5 || len(wb) < 5 {
+		return 0
+	}
+	inter := 0
+	for w := range wa {
+		if wb[w] {
+			inter++
+		}
+	}
+	union := len(wa) + len(wb) - inter
+	return float64(inter) / float64(union)
+}

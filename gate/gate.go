@@ -190,6 +190,9 @@ func Evaluate(cur, base *report.Report, p Policy) Decision {
 	e.scores()
 	e.floors()
 	e.perf()
+	if e.cur.Interrupted != "" {
+		e.d.Reasons = append(e.d.Reasons, "The run was interrupted by "+e.cur.Interrupted+": a partial report cannot pass, nor serve as a baseline; run it again to the end.")
+	}
 	e.d.Passed = len(e.d.Reasons) == 0
 	return *e.d
 }
@@ -264,23 +267,7 @@ const (
 )
 
 func (e *evaluator) checks() {
-	base := map[string]report.Check{}
-	if e.base != nil {
-		for _, c := range e.base.Checks {
-			base[c.ID] = c
-		}
-		// A baseline from before a rename holds the check under its old id
-		// (report.CheckAliases): compare it as the new id, unless the
-		// baseline has that id too.
-		for _, c := range e.base.Checks {
-			if id := report.CanonicalCheckID(c.ID); id != c.ID {
-				if _, ok := base[id]; !ok {
-					c.ID = id
-					base[id] = c
-				}
-			}
-		}
-	}
+	base := e.baseChecks()
 	cur := slices.Clone(e.cur.Checks)
 	slices.SortStableFunc(cur, func(a, b report.Check) int { return strings.Compare(a.ID, b.ID) })
 	for _, c := range cur {
@@ -289,14 +276,7 @@ func (e *evaluator) checks() {
 		st := baseAbsent
 		if inBase {
 			it.BaseStatus, it.BaseRuns, it.BasePassed = b.Status, b.Runs, b.Passed
-			switch {
-			case b.Status == report.StatusPass:
-				st = basePassed
-			case b.Status.Failed():
-				st = baseFailed
-			default:
-				st = baseSkipped
-			}
+			st = stateOf(b.Status)
 		}
 		if !c.Status.Failed() {
 			if st == baseFailed && c.Status == report.StatusPass {
@@ -308,27 +288,65 @@ func (e *evaluator) checks() {
 			itemSignificance(e, &it, b, c, checkCounts)
 		}
 		it.Blocking = c.Failed(e.p.Strict)
-
-		var what string
-		if c.Hard {
-			what = "Hard check " + c.ID
-		} else {
-			what = fmt.Sprintf("Check %s (%s)", c.ID, cmp.Or(string(c.Level), "not hard"))
-		}
-		verb := "failed"
-		if c.Status == report.StatusError {
-			verb = "errored (timed out or got an unreadable answer)"
-		}
-		what += " " + verb
-		if c.Runs > 0 {
-			what += fmt.Sprintf(", passing %d of %d runs", c.Passed, c.Runs)
-		}
-		action := "fix the server, or accept the failure with an id and a reason in " + DefaultWaiverFile
-		if !c.Hard {
-			action = "fix it, drop --strict, or accept the failure with a reason in " + DefaultWaiverFile
-		}
+		what, action := checkFailure(c)
 		e.failure(it, st, what, action, c.ID)
 	}
+}
+
+// baseChecks are the baseline's checks by id. A baseline from before a
+// rename holds a check under its old id (report.CheckAliases): it is
+// compared as the new id, unless the baseline has that id too.
+func (e *evaluator) baseChecks() map[string]report.Check {
+	base := map[string]report.Check{}
+	if e.base == nil {
+		return base
+	}
+	for _, c := range e.base.Checks {
+		base[c.ID] = c
+	}
+	for _, c := range e.base.Checks {
+		if id := report.CanonicalCheckID(c.ID); id != c.ID {
+			if _, ok := base[id]; !ok {
+				c.ID = id
+				base[id] = c
+			}
+		}
+	}
+	return base
+}
+
+// stateOf is where an item with baseline status s stood.
+func stateOf(s report.Status) baseState {
+	switch {
+	case s == report.StatusPass:
+		return basePassed
+	case s.Failed():
+		return baseFailed
+	}
+	return baseSkipped
+}
+
+// checkFailure says what went wrong with a failed or errored check, and
+// what to do about it.
+func checkFailure(c report.Check) (what, action string) {
+	if c.Hard {
+		what = "Hard check " + c.ID
+	} else {
+		what = fmt.Sprintf("Check %s (%s)", c.ID, cmp.Or(string(c.Level), "not hard"))
+	}
+	verb := "failed"
+	if c.Status == report.StatusError {
+		verb = "errored (timed out or got an unreadable answer)"
+	}
+	what += " " + verb
+	if c.Runs > 0 {
+		what += fmt.Sprintf(", passing %d of %d runs", c.Passed, c.Runs)
+	}
+	action = "fix the server, or accept the failure with an id and a reason in " + DefaultWaiverFile
+	if !c.Hard {
+		action = "fix it, drop --strict, or accept the failure with a reason in " + DefaultWaiverFile
+	}
+	return what, action
 }
 
 // checkCounts returns a check's passed and judged runs. A report that did
@@ -452,7 +470,7 @@ func itemSignificance[T any](e *evaluator, it *report.GateItem, base, cur T, cou
 func (e *evaluator) failure(it report.GateItem, st baseState, what, action string, keys ...string) {
 	valid, expired := e.ws.match(e.p.Now, keys...)
 	if valid != nil {
-		it.Waived, it.WaiverReason = true, valid.Reason
+		it.Waived, it.WaiverReason, it.WaiverFile, it.WaiverLine = true, valid.Reason, valid.File, valid.Line
 	}
 	switch st {
 	case basePassed:

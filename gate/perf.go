@@ -74,7 +74,19 @@ func (e *evaluator) perf() {
 		}
 		return
 	}
-	var cacheOnly []string
+	cacheOnly := append(e.perfTools(ct, bt), e.perfModels(ct, bt)...)
+	unpriced := e.perfCases()
+	if limited && len(cacheOnly) > 0 {
+		e.note("Latency of %s was not compared with the baseline: this run replayed it from the result cache.", strings.Join(cacheOnly, ", "))
+	}
+	if e.p.MaxCostIncrease > 0 && unpriced > 0 {
+		e.note("The cost of %d case(s) was not compared with the baseline: one side has no price for the model (cost unknown).", unpriced)
+	}
+}
+
+// perfTools compares the p95 latency of each tool both runs called, and
+// returns those whose latency this run replayed from the cache.
+func (e *evaluator) perfTools(ct, bt *report.Telemetry) (cacheOnly []string) {
 	for _, k := range sortedKeys(ct.ToolCalls) {
 		c, ok := ct.ToolCalls[k]
 		b, inBase := bt.ToolCalls[k]
@@ -87,6 +99,11 @@ func (e *evaluator) perf() {
 		}
 		e.perfItem(report.GatePerf{Kind: report.PerfTool, ID: k, Metric: report.MetricP95, Base: b.P95Ms, Current: c.P95Ms})
 	}
+	return cacheOnly
+}
+
+// perfModels is perfTools for the models' calls.
+func (e *evaluator) perfModels(ct, bt *report.Telemetry) (cacheOnly []string) {
 	for _, k := range sortedKeys(ct.Models) {
 		c, ok := ct.Models[k]
 		b, inBase := bt.Models[k]
@@ -101,6 +118,12 @@ func (e *evaluator) perf() {
 		}
 		e.perfItem(report.GatePerf{Kind: report.PerfModel, ID: k, Metric: report.MetricP95, Base: b.P95Ms, Current: c.P95Ms})
 	}
+	return cacheOnly
+}
+
+// perfCases compares the cost per run of each case both runs priced, and
+// counts those that used tokens on a side without a price.
+func (e *evaluator) perfCases() (unpriced int) {
 	base := map[string]report.Case{}
 	for _, c := range e.base.Cases {
 		base[c.Key()] = c
@@ -109,7 +132,6 @@ func (e *evaluator) perf() {
 	slices.SortStableFunc(cases, func(a, b report.Case) int {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
-	var unpriced int
 	for _, c := range cases {
 		b, ok := base[c.Key()]
 		if !ok || c.Runs == 0 || b.Runs == 0 {
@@ -126,12 +148,7 @@ func (e *evaluator) perf() {
 			Base: *b.CostUSD / float64(b.Runs), Current: *c.CostUSD / float64(c.Runs),
 		})
 	}
-	if limited && len(cacheOnly) > 0 {
-		e.note("Latency of %s was not compared with the baseline: this run replayed it from the result cache.", strings.Join(cacheOnly, ", "))
-	}
-	if e.p.MaxCostIncrease > 0 && unpriced > 0 {
-		e.note("The cost of %d case(s) was not compared with the baseline: one side has no price for the model (cost unknown).", unpriced)
-	}
+	return unpriced
 }
 
 // perfItem completes one comparison and records it.

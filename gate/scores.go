@@ -53,104 +53,152 @@ func scoreCounts(r *report.Report, key string) (passed, total int, ok bool) {
 	return passed, total, total > 0
 }
 
-func (e *evaluator) scores() {
-	var baseScores, baseFloors map[string]float64
+// scoreSides are the score keys of either report, sorted, with the
+// baseline's scores and recorded floors.
+type scoreSides struct {
+	keys                   []string
+	baseScores, baseFloors map[string]float64
+	// sameServer: both reports carry the same fingerprint. Without one on
+	// both sides nothing says the server is the same, so no drop is blamed
+	// on the model.
+	sameServer bool
+}
+
+func (e *evaluator) scoreSides() scoreSides {
+	var sides scoreSides
 	if e.base != nil {
-		baseScores = e.base.Scores
+		sides.baseScores = e.base.Scores
 		if e.base.Gate != nil {
-			baseFloors = e.base.Gate.Floors
+			sides.baseFloors = e.base.Gate.Floors
 		}
+		sides.sameServer = e.cur.Server.Fingerprint != "" && e.cur.Server.Fingerprint == e.base.Server.Fingerprint
 	}
-	keys := slices.Sorted(maps.Keys(e.cur.Scores))
-	for k := range baseScores {
+	sides.keys = slices.Sorted(maps.Keys(e.cur.Scores))
+	for k := range sides.baseScores {
 		if _, ok := e.cur.Scores[k]; !ok {
-			keys = append(keys, k)
+			sides.keys = append(sides.keys, k)
 		}
 	}
-	slices.Sort(keys)
-	// Without a fingerprint on both sides nothing says the server is the
-	// same, so no drop is blamed on the model.
-	sameServer := e.base != nil && e.cur.Server.Fingerprint != "" &&
-		e.cur.Server.Fingerprint == e.base.Server.Fingerprint
+	slices.Sort(sides.keys)
+	return sides
+}
 
+// scoreTally collects, over all keys, what the notes after the scores say.
+type scoreTally struct {
+	noBase, noCur, drifted, judged []string
+}
+
+func (e *evaluator) scores() {
+	sides := e.scoreSides()
 	e.judgeChange = judgeChange(e.base, e.cur)
-	var noBase, noCur, drifted, judged []string
-	for _, k := range keys {
-		gs := report.GateScore{Key: k, Direction: report.ScoreDirection(k)}
-		lower := gs.Direction == report.DirectionLower
-		cv, inCur := e.cur.Scores[k]
-		bv, inBase := baseScores[k]
-		if inCur {
-			gs.Current = ptr(cv)
-		}
-		if inBase {
-			gs.Base = ptr(bv)
-		}
-		switch {
-		case inCur && !inBase && e.base != nil:
-			noBase = append(noBase, k)
-		case inBase && !inCur:
-			noCur = append(noCur, k)
-		}
-
-		var problems []string
-		if inCur && inBase {
-			gs.Delta = round9(cv - bv)
-			e.d.Deltas[k] = gs.Delta
-			worse := bv - cv
-			if lower {
-				worse = -worse
-			}
-			if worse > eps {
-				e.scoreSignificance(&gs)
-			}
-			if worse > e.p.MaxDrop+eps {
-				gs.Drop = true
-				verb := "fell"
-				if lower {
-					verb = "rose"
-				}
-				problems = append(problems, fmt.Sprintf("%s from %s to %s (%s), more than the allowed %s",
-					verb, fmtNum(bv), fmtNum(cv), fmtSigned(gs.Delta), fmtNum(e.p.MaxDrop)))
-			}
-		}
-		if f, ok := baseFloors[k]; ok && inCur {
-			gs.Floor = ptr(f)
-			switch {
-			case lower && cv > f+eps:
-				gs.BelowFloor = true
-				problems = append(problems, fmt.Sprintf("is %s, above its recorded ceiling of %s", fmtNum(cv), fmtNum(f)))
-			case !lower && cv < f-eps:
-				gs.BelowFloor = true
-				problems = append(problems, fmt.Sprintf("is %s, below its recorded floor of %s", fmtNum(cv), fmtNum(f)))
-			}
-		}
-		if len(problems) > 0 {
-			if sameServer && modelDriven(k) {
-				gs.Drift = true
-				if e.judgeChange != "" && judgeDriven(k) {
-					judged = append(judged, k)
-				} else {
-					drifted = append(drifted, k)
-				}
-			}
-			e.judgeScore(&gs, "Score "+k+" "+strings.Join(problems, ", and "))
-		}
-		e.d.Scores = append(e.d.Scores, gs)
+	var t scoreTally
+	for _, k := range sides.keys {
+		e.d.Scores = append(e.d.Scores, e.score(k, sides, &t))
 	}
+	e.scoreNotes(t)
+}
 
-	if len(noBase) > 0 {
-		e.note("No baseline value for %s: reported, not gated on a drop.", strings.Join(noBase, ", "))
+// score compares one score with the baseline's value and floor, and
+// judges what moved the wrong way.
+func (e *evaluator) score(k string, sides scoreSides, t *scoreTally) report.GateScore {
+	gs := report.GateScore{Key: k, Direction: report.ScoreDirection(k)}
+	cv, inCur := e.cur.Scores[k]
+	bv, inBase := sides.baseScores[k]
+	if inCur {
+		gs.Current = ptr(cv)
 	}
-	if len(noCur) > 0 {
-		e.note("Not measured in this run, though in the baseline: %s; not gated.", strings.Join(noCur, ", "))
+	if inBase {
+		gs.Base = ptr(bv)
+	}
+	switch {
+	case inCur && !inBase && e.base != nil:
+		t.noBase = append(t.noBase, k)
+	case inBase && !inCur:
+		t.noCur = append(t.noCur, k)
+	}
+	var problems []string
+	if inCur && inBase {
+		problems = append(problems, e.scoreDrop(&gs, cv, bv)...)
+	}
+	if f, ok := sides.baseFloors[k]; ok && inCur {
+		problems = append(problems, scoreFloor(&gs, cv, f)...)
+	}
+	if len(problems) > 0 {
+		e.attribute(&gs, sides, t)
+		e.judgeScore(&gs, "Score "+k+" "+strings.Join(problems, ", and "))
+	}
+	return gs
+}
+
+// attribute marks a model-driven score that moved on an unchanged server
+// as drift, and tallies it as the judge's or the model's.
+func (e *evaluator) attribute(gs *report.GateScore, sides scoreSides, t *scoreTally) {
+	if !sides.sameServer || !modelDriven(gs.Key) {
+		return
+	}
+	gs.Drift = true
+	if e.judgeChange != "" && judgeDriven(gs.Key) {
+		t.judged = append(t.judged, gs.Key)
+	} else {
+		t.drifted = append(t.drifted, gs.Key)
+	}
+}
+
+// scoreDrop records the delta of a score present on both sides, and says
+// so when it moved the wrong way by more than --max-drop.
+func (e *evaluator) scoreDrop(gs *report.GateScore, cv, bv float64) []string {
+	lower := gs.Direction == report.DirectionLower
+	gs.Delta = round9(cv - bv)
+	e.d.Deltas[gs.Key] = gs.Delta
+	worse := bv - cv
+	if lower {
+		worse = -worse
+	}
+	if worse > eps {
+		e.scoreSignificance(gs)
+	}
+	if worse <= e.p.MaxDrop+eps {
+		return nil
+	}
+	gs.Drop = true
+	verb := "fell"
+	if lower {
+		verb = "rose"
+	}
+	return []string{fmt.Sprintf("%s from %s to %s (%s), more than the allowed %s",
+		verb, fmtNum(bv), fmtNum(cv), fmtSigned(gs.Delta), fmtNum(e.p.MaxDrop))}
+}
+
+// scoreFloor says when a score broke the floor (or ceiling) a ratcheted
+// baseline recorded.
+func scoreFloor(gs *report.GateScore, cv, f float64) []string {
+	gs.Floor = ptr(f)
+	switch lower := gs.Direction == report.DirectionLower; {
+	case lower && cv > f+eps:
+		gs.BelowFloor = true
+		return []string{fmt.Sprintf("is %s, above its recorded ceiling of %s", fmtNum(cv), fmtNum(f))}
+	case !lower && cv < f-eps:
+		gs.BelowFloor = true
+		return []string{fmt.Sprintf("is %s, below its recorded floor of %s", fmtNum(cv), fmtNum(f))}
+	}
+	return nil
+}
+
+// scoreNotes writes the notes about the scores as a whole: those without a
+// side, and the drops blamed on the judge or on model drift.
+func (e *evaluator) scoreNotes(t scoreTally) {
+	if len(t.noBase) > 0 {
+		e.note("No baseline value for %s: reported, not gated on a drop.", strings.Join(t.noBase, ", "))
+	}
+	if len(t.noCur) > 0 {
+		e.note("Not measured in this run, though in the baseline: %s; not gated.", strings.Join(t.noCur, ", "))
 	}
 	var msgs []string
-	if len(judged) > 0 {
-		msgs = append(msgs, fmt.Sprintf("The judge changed since the baseline (%s), and the judge-graded %s moved the wrong way beyond what is allowed: judge changed, not model drift or your change.", e.judgeChange, strings.Join(judged, ", ")))
+	if len(t.judged) > 0 {
+		msgs = append(msgs, fmt.Sprintf("The judge changed since the baseline (%s), and the judge-graded %s moved the wrong way beyond what is allowed: judge changed, not model drift or your change.", e.judgeChange, strings.Join(t.judged, ", ")))
 	}
-	if len(drifted) > 0 {
-		msgs = append(msgs, fmt.Sprintf("The server fingerprint is unchanged, yet %s moved the wrong way beyond what is allowed: likely model drift, not your change.", strings.Join(drifted, ", ")))
+	if len(t.drifted) > 0 {
+		msgs = append(msgs, fmt.Sprintf("The server fingerprint is unchanged, yet %s moved the wrong way beyond what is allowed: likely model drift, not your change.", strings.Join(t.drifted, ", ")))
 	}
 	if len(msgs) > 0 {
 		e.d.Drift = true
@@ -220,35 +268,44 @@ func (e *evaluator) judgeScore(gs *report.GateScore, desc string) {
 	if gs.Drop {
 		desc += "; " + scoreSigPhrase(gs, e.p.Alpha)
 	}
-	switch {
-	case gatedByItems(gs.Key):
-		e.note("%s. The hard checks behind it are gated one by one, so the score itself does not fail the gate.", desc)
-		return
-	case e.p.RequireSignificance && !gs.BelowFloor && !gs.Significant:
-		// A floor breach is not a sampling question: the floor already
-		// allows --max-drop below the best level reached.
-		e.note("%s. --require-significance lets a drop that is not significant pass.", desc)
-		return
-	case gs.Drift && e.p.Drift == DriftWarn && e.judgeChange != "" && judgeDriven(gs.Key):
-		e.note("%s. Judge changed since the baseline (%s): the judge, not the model or your change, likely moved it (--drift warn reports it without failing).", desc, e.judgeChange)
-		return
-	case gs.Drift && e.p.Drift == DriftWarn:
-		e.note("%s. The server fingerprint is unchanged: likely model drift, not your change (--drift warn reports it without failing).", desc)
+	if why := e.scoreLetPass(gs); why != "" {
+		e.note("%s. %s", desc, why)
 		return
 	}
 	gs.Failed = true
-	var action string
+	e.fail("%s. %s", desc, e.scoreAction(gs))
+}
+
+// scoreLetPass says why a score that moved the wrong way does not fail
+// the gate, "" when it does.
+func (e *evaluator) scoreLetPass(gs *report.GateScore) string {
+	judged := e.judgeChange != "" && judgeDriven(gs.Key)
+	switch {
+	case gatedByItems(gs.Key):
+		return "The hard checks behind it are gated one by one, so the score itself does not fail the gate."
+	case e.p.RequireSignificance && !gs.BelowFloor && !gs.Significant:
+		// A floor breach is not a sampling question: the floor already
+		// allows --max-drop below the best level reached.
+		return "--require-significance lets a drop that is not significant pass."
+	case gs.Drift && e.p.Drift == DriftWarn && judged:
+		return fmt.Sprintf("Judge changed since the baseline (%s): the judge, not the model or your change, likely moved it (--drift warn reports it without failing).", e.judgeChange)
+	case gs.Drift && e.p.Drift == DriftWarn:
+		return "The server fingerprint is unchanged: likely model drift, not your change (--drift warn reports it without failing)."
+	}
+	return ""
+}
+
+// scoreAction says what to do about a score that fails the gate.
+func (e *evaluator) scoreAction(gs *report.GateScore) string {
 	switch {
 	case gs.Drift && e.judgeChange != "" && judgeDriven(gs.Key):
-		action = fmt.Sprintf("Judge changed since the baseline (%s): re-grade the baseline with this judge, or keep the judge; --drift warn would only report it.", e.judgeChange)
+		return fmt.Sprintf("Judge changed since the baseline (%s): re-grade the baseline with this judge, or keep the judge; --drift warn would only report it.", e.judgeChange)
 	case gs.Drift:
-		action = "The server fingerprint is unchanged: likely model drift, not your change; --drift fail counts it, --drift warn would only report it."
+		return "The server fingerprint is unchanged: likely model drift, not your change; --drift fail counts it, --drift warn would only report it."
 	case gs.Drop:
-		action = "Find the change behind it, or raise --max-drop if the drop is expected."
-	default:
-		action = "Floors recorded by --ratchet only tighten: restore the score."
+		return "Find the change behind it, or raise --max-drop if the drop is expected."
 	}
-	e.fail("%s. %s", desc, action)
+	return "Floors recorded by --ratchet only tighten: restore the score."
 }
 
 // scoreSigPhrase says whether a drop is significant over the pooled runs.

@@ -7,7 +7,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	suggestpkg "github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
@@ -76,20 +75,19 @@ func ParseWaivers(data []byte, file string) ([]Waiver, error) {
 	return out, nil
 }
 
-// waiverList decodes the file's list of entries: nil for an empty file or
-// null, an error for a syntax error (restated as file:N like every other
-// waiver error) or anything but a list.
+// MaxWaiverBytes bounds a waiver file: a few lines per accepted failure.
+const MaxWaiverBytes = 1 << 20
+
+// waiverList decodes the file's list of entries with the rules of every
+// user YAML file (yamlfile.Document): nil for an empty file or null, an
+// error for a syntax error, a broken rule or anything but a list.
 func waiverList(data []byte, file string) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := yamlfile.Syntax(err)
-		return nil, &yamlfile.Error{File: file, Line: line, Msg: msg}
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	root := doc.Content[0]
+	root, err := yamlfile.Document(file, data, MaxWaiverBytes, "the waiver file", "a list of waivers")
 	switch {
+	case err != nil && err.Empty():
+		return nil, nil
+	case err != nil:
+		return nil, err
 	case root.Kind == yaml.ScalarNode && root.Tag == "!!null":
 		return nil, nil
 	case root.Kind != yaml.SequenceNode:
@@ -128,16 +126,9 @@ func (p *waiverParser) entry(item *yaml.Node) (w Waiver, ok bool) {
 
 // fields fills w from the entry's keys and returns the line of its id.
 func (p *waiverParser) fields(item *yaml.Node, w *Waiver) (idLine int) {
-	seen := map[string]bool{}
+	// A key given twice is refused with the file (yamlfile.Document).
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k, v := item.Content[i], item.Content[i+1]
-		// yaml.v3 keeps both copies of a repeated key in a Node, and
-		// the last would silently win.
-		if seen[k.Value] {
-			p.bad(k.Line, "key %q appears twice in one waiver", k.Value)
-			continue
-		}
-		seen[k.Value] = true
 		if v.Kind != yaml.ScalarNode {
 			p.bad(v.Line, "%s must be a single value, got %s", k.Value, kindName(v))
 			continue
@@ -156,11 +147,7 @@ func (p *waiverParser) fields(item *yaml.Node, w *Waiver) (idLine int) {
 			}
 			w.Expires = t
 		default:
-			if s := suggest(k.Value, waiverKeys); s != "" {
-				p.bad(k.Line, "unknown key %q (did you mean %q?)", k.Value, s)
-			} else {
-				p.bad(k.Line, "unknown key %q: a waiver has %s", k.Value, strings.Join(waiverKeys, ", "))
-			}
+			p.bad(k.Line, "%s", yamlfile.UnknownKey(k.Value, waiverKeys))
 		}
 	}
 	return idLine
@@ -195,9 +182,4 @@ func kindName(n *yaml.Node) string {
 		return "an alias"
 	}
 	return fmt.Sprintf("%q", n.Value)
-}
-
-// suggest returns the known key closest to s when it is a likely typo.
-func suggest(s string, known []string) string {
-	return suggestpkg.Nearest(strings.ToLower(s), known)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
 
 func date(s string) time.Time {
@@ -63,7 +65,7 @@ func TestParseWaivers(t *testing.T) {
 		{
 			name: "unknown key far from any",
 			in:   "- id: a/b\n  reason: r\n  owner: me\n",
-			errs: []string{`w.yaml:3: unknown key "owner": a waiver has id, reason, expires`},
+			errs: []string{`w.yaml:3: unknown key "owner" (want id, reason, expires)`},
 		},
 		{
 			name: "missing reason",
@@ -121,12 +123,12 @@ func TestParseWaivers(t *testing.T) {
 		{
 			name: "repeated key",
 			in:   "- id: a/b\n  reason: r\n  reason: s\n",
-			errs: []string{`w.yaml:3: key "reason" appears twice in one waiver`},
+			errs: []string{`w.yaml:3: duplicate key "reason" (first at line 2)`},
 		},
 		{
 			name: "syntax error",
 			in:   "- id: a/b\n  reason: r\n- id: c\n  reason: d: e\n",
-			errs: []string{`w.yaml:4: mapping values are not allowed in this context`},
+			errs: []string{`w.yaml:4: invalid YAML: mapping values are not allowed in this context`},
 		},
 	}
 	for _, tt := range tests {
@@ -180,11 +182,12 @@ func TestWaiverExpired(t *testing.T) {
 func TestSuggest(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"reson": "reason", "Reason": "reason", "expire": "expires", "expiry": "expires",
-		"ids": "id", "owner": "", "notes": "",
+		"reson": `unknown key "reson" (did you mean "reason"?)`, "Reason": `unknown key "Reason" (did you mean "reason"?)`,
+		"expire": `(did you mean "expires"?)`, "expiry": `(did you mean "expires"?)`, "ids": `(did you mean "id"?)`,
+		"owner": `unknown key "owner" (want id, reason, expires)`, "notes": "(want id, reason, expires)",
 	} {
-		if got := suggest(in, waiverKeys); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		if got := yamlfile.UnknownKey(in, waiverKeys); !strings.Contains(got, want) {
+			t.Errorf("UnknownKey(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -32,8 +32,8 @@ func BenchmarkActionOverhead(b *testing.B) {
 		if err != nil || rep == nil {
 			b.Fatalf("FetchBaseline: %v", err)
 		}
-		if _, err := c.UpsertComment(ctx, prNumber, body(fmt.Sprint("run ", i))); err != nil {
-			b.Fatalf("UpsertComment: %v", err)
+		if _, err := c.UpsertKeyedComment(ctx, prNumber, "", body(fmt.Sprint("run ", i))); err != nil {
+			b.Fatalf("UpsertKeyedComment: %v", err)
 		}
 		worst = max(worst, time.Since(start))
 	}

@@ -20,28 +20,6 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// ScoreOutputs maps the report's score keys (DESIGN.md "Score keys") to the
-// kebab-case outputs that carry them. Outputs must be declared in
-// action.yml, so the list is fixed: a new score key needs a new entry here
-// and in action.yml.
-var ScoreOutputs = map[string]string{
-	report.ScoreConformancePassRate: "conformance-pass-rate",
-	report.ScoreBehaviorPassRate:    "behavior-pass-rate",
-	report.ScoreSelectionAccuracy:   "selection-accuracy",
-	report.ScoreFalseActivationRate: "false-activation-rate",
-	report.ScoreArgumentAccuracy:    "argument-accuracy",
-	report.ScoreSequenceAccuracy:    "sequence-accuracy",
-	report.ScoreTaskCompletion:      "task-completion",
-	report.ScoreResiliencePassRate:  "resilience-pass-rate",
-	report.ScoreFabricationRate:     "fabrication-rate",
-	report.ScoreAttackSuccessRate:   "attack-success-rate",
-}
-
-// OutputNames lists every output the Action sets, for action.yml's
-// outputs: section (a test in main keeps them in sync).
-var OutputNames = append([]string{"passed", "exit-code", "error", "report-path", "summary-path", "layers", "baseline-url"},
-	slices.Sorted(maps.Values(ScoreOutputs))...)
-
 // ReportOutputs builds the Action's outputs for a finished run. passed is
 // the run's verdict (hard checks and gate); baselineURL is "" when there was
 // no baseline. Scores absent from the report are left unset rather than
@@ -57,9 +35,9 @@ func ReportOutputs(r *report.Report, passed bool, reportPath, summaryPath, basel
 		return out
 	}
 	out["layers"] = strings.Join(r.Layers, ",")
-	for key, name := range ScoreOutputs {
-		if v, ok := r.Scores[key]; ok {
-			out[name] = strconv.FormatFloat(v, 'f', 4, 64)
+	for _, o := range Outputs {
+		if v, ok := r.Scores[o.Score]; ok && o.Score != "" {
+			out[o.Name] = strconv.FormatFloat(v, 'f', 4, 64)
 		}
 	}
 	return out
@@ -257,18 +235,15 @@ type Sources struct {
 	Waivers   string
 }
 
-// ReportAnnotations derives annotations from a report: an error for each
+// ReportAnnotationsAt derives annotations from a report: an error for each
 // reason the gate failed, then, regressions first, one for each check or
 // case that fails: an error when it fails the run, a warning otherwise
 // (SHOULD-level findings without --strict). GitHub shows ten per level, so
 // the order is what survives: the gate's reasons and the regressions
 // (what this change broke) before what failed already. Within a group the
-// order follows the ids, so repeated runs annotate alike.
-func ReportAnnotations(r *report.Report) []Annotation { return ReportAnnotationsAt(r, Sources{}) }
-
-// ReportAnnotationsAt is ReportAnnotations with file= (and line=) where
-// src knows them: a case's line in the golden file, the waiver file for a
-// waiver reason.
+// order follows the ids, so repeated runs annotate alike. Each carries
+// file= (and line=) where src knows them: a case's line in the golden
+// file, the waiver file for a waiver reason.
 func ReportAnnotationsAt(r *report.Report, src Sources) []Annotation {
 	var out []Annotation
 	regressed := map[string]bool{}

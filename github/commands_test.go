@@ -76,11 +76,12 @@ func TestReportOutputs(t *testing.T) {
 		t.Errorf("ReportOutputs =\n%v\nwant\n%v", got, want)
 	}
 	for k := range got {
-		if !slices.Contains(OutputNames, k) {
+		if !slices.ContainsFunc(Outputs, func(o Output) bool { return o.Name == k }) {
 			t.Errorf("output %s is not in OutputNames (action.yml would not declare it)", k)
 		}
 	}
-	for _, n := range OutputNames {
+	for _, o := range Outputs {
+		n := o.Name
 		if !outputName.MatchString(n) || n != strings.ToLower(n) {
 			t.Errorf("output name %q is not kebab-case", n)
 		}
@@ -201,7 +202,7 @@ func TestReportAnnotations(t *testing.T) {
 		},
 		Gate: &report.Gate{Passed: false, Reasons: []string{"conformance.passRate dropped 0.10"}},
 	}
-	got := ReportAnnotations(r)
+	got := ReportAnnotationsAt(r, Sources{})
 	// The gate's reasons first: GitHub shows ten per level.
 	want := []Annotation{
 		{Level: LevelError, Title: "mcp-eval gate", Message: "conformance.passRate dropped 0.10"},
@@ -212,7 +213,7 @@ func TestReportAnnotations(t *testing.T) {
 		t.Errorf("ReportAnnotations =\n%+v\nwant\n%+v", got, want)
 	}
 	r.Strict = true
-	if got := ReportAnnotations(r); got[2].Level != LevelError {
+	if got := ReportAnnotationsAt(r, Sources{}); got[2].Level != LevelError {
 		t.Errorf("with strict, a SHOULD failure is %s, want error", got[2].Level)
 	}
 }

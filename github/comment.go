@@ -16,10 +16,10 @@ import (
 // CommentMarker is the hidden HTML comment that identifies mcp-eval's
 // sticky pull request comment. It is the renderer's constant, so the two
 // cannot drift apart: report.WriteComment puts it on the first line, and
-// UpsertComment adds it if a body lacks it.
+// UpsertKeyedComment adds it if a body lacks it.
 const CommentMarker = report.CommentMarker
 
-// CommentLimit is where UpsertComment cuts a body. GitHub rejects bodies
+// CommentLimit is where UpsertKeyedComment cuts a body. GitHub rejects bodies
 // over 65,536 characters with a 422; the margin covers its own counting.
 const CommentLimit = 65000
 
@@ -35,24 +35,18 @@ const (
 	labelPerms      = "the workflow needs permissions: pull-requests: read"
 )
 
-// Comment outcomes reported by UpsertComment.
+// Comment outcomes reported by UpsertKeyedComment.
 const (
 	CommentCreated   = "created"
 	CommentUpdated   = "updated"
 	CommentUnchanged = "unchanged"
 )
 
-// CommentResult says what UpsertComment did.
+// CommentResult says what UpsertKeyedComment did.
 type CommentResult struct {
 	Action  string // CommentCreated, CommentUpdated or CommentUnchanged
 	ID      int64
 	HTMLURL string
-}
-
-// UpsertComment is UpsertKeyedComment with no key: the one comment marked
-// with the bare CommentMarker.
-func (c *Client) UpsertComment(ctx context.Context, prNumber int, body string) (CommentResult, error) {
-	return c.UpsertKeyedComment(ctx, prNumber, "", body)
 }
 
 // Marker is the hidden first line that identifies the comment of key:

@@ -19,7 +19,7 @@ func TestUpsertCommentCreates(t *testing.T) {
 		{ID: 1, Body: "> " + CommentMarker + "\n> why did this fail?", Login: "monalisa", Type: "User"},
 		{ID: 2, Body: "Coverage: 81%", Login: "codecov[bot]", Type: "Bot"},
 	}
-	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("first"))
+	res, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("first"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestUpsertCommentEditsNotDuplicates(t *testing.T) {
 	}
 	c := f.client(t, Config{})
 	for i, text := range []string{"run 2", "run 3"} {
-		res, err := c.UpsertComment(t.Context(), prNumber, body(text))
+		res, err := c.UpsertKeyedComment(t.Context(), prNumber, "", body(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestUpsertCommentUnchangedNotRewritten(t *testing.T) {
 	f := newFakeGitHub(t, "/api/v3")
 	f.comments = []fakeComment{{ID: 10, Body: "placeholder", Login: "github-actions[bot]", Type: "Bot"}}
 	f.comments[0].Body = strings.ReplaceAll(body("same"), "\n", "\r\n")
-	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("same"))
+	res, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("same"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestUpsertCommentPaginated(t *testing.T) {
 		}
 		f.comments = append(f.comments, c)
 	}
-	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("new"))
+	res, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("new"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestUpsertCommentEditsNewest(t *testing.T) {
 		{ID: 10, Body: body("a"), Login: "github-actions[bot]", Type: "Bot"},
 		{ID: 20, Body: body("b"), Login: "github-actions[bot]", Type: "Bot"},
 	}
-	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("c"))
+	res, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("c"))
 	if err != nil || res.ID != 20 || res.Action != CommentUpdated {
 		t.Errorf("result = %+v, %v; want comment 20 updated", res, err)
 	}
@@ -138,7 +138,7 @@ func TestUpsertComment403(t *testing.T) {
 				f.comments = []fakeComment{{ID: 10, Body: body("old"), Login: "github-actions[bot]", Type: "Bot"}}
 			}
 			f.fail[endpoint] = 403
-			_, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("new"))
+			_, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("new"))
 			w := wantWarning(t, err, Forbidden, "pull-requests: write")
 			if w.Op != "comment" {
 				t.Errorf("Op = %q", w.Op)
@@ -157,7 +157,7 @@ func TestUpsertCommentOutage(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t, "/api/v3")
 	f.fail["create"] = 502
-	_, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("x"))
+	_, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("x"))
 	wantWarning(t, err, Unavailable, "502")
 }
 
@@ -171,7 +171,7 @@ func TestUpsertCommentBodyLimit(t *testing.T) {
 	for b.Len() < 300000 {
 		b.WriteString("🌦 forecast output line with emoji\n")
 	}
-	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, b.String())
+	res, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", b.String())
 	if err != nil {
 		t.Fatalf("UpsertComment: %v", err) // the fake answers 422 over 65,536 characters
 	}
@@ -221,7 +221,7 @@ func TestUpsertCommentIgnoresMarkerOfAnotherBot(t *testing.T) {
 	f := newFakeGitHub(t, "/api/v3")
 	f.comments = []fakeComment{{ID: 10, Body: body("renovate's copy"), Login: "renovate[bot]", Type: "Bot"}}
 	f.fail["edit"] = 403 // what editing someone else's comment would get
-	res, err := f.client(t, Config{}).UpsertComment(t.Context(), prNumber, body("ours"))
+	res, err := f.client(t, Config{}).UpsertKeyedComment(t.Context(), prNumber, "", body("ours"))
 	if err != nil || res.Action != CommentCreated {
 		t.Fatalf("result = %+v, %v; want a comment of our own", res, err)
 	}
@@ -242,7 +242,7 @@ func TestUpsertCommentWithPAT(t *testing.T) {
 	}
 	c := f.client(t, Config{})
 	for range 3 {
-		res, err := c.UpsertComment(t.Context(), prNumber, body("new"))
+		res, err := c.UpsertKeyedComment(t.Context(), prNumber, "", body("new"))
 		if err != nil || res.ID != 11 {
 			t.Fatalf("result = %+v, %v; want comment 11 (the PAT's user) each time", res, err)
 		}

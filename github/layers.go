@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -85,7 +86,7 @@ func union(a, b []string) []string {
 // auto; the named layers are then implied by the event.
 func parseLayers(s string) (auto bool, layers []string, err error) {
 	seen := map[string]bool{}
-	for _, l := range list(s) {
+	for _, l := range option.SplitList(s) {
 		l = strings.ToLower(l)
 		switch {
 		case l == "auto":

@@ -128,7 +128,7 @@ func TestClientRetriesRateLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.comment {
-				_, err = c.UpsertComment(t.Context(), prNumber, body("after a limit"))
+				_, err = c.UpsertKeyedComment(t.Context(), prNumber, "", body("after a limit"))
 			} else {
 				_, err = c.LabelPresent(t.Context(), prNumber, "run-evals")
 			}
@@ -184,7 +184,7 @@ func TestClientNeverSendsTokenToAnotherOrigin(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = c.LabelPresent(t.Context(), prNumber, "run-evals")
-			_, _ = c.UpsertComment(t.Context(), prNumber, body("x"))
+			_, _ = c.UpsertKeyedComment(t.Context(), prNumber, "", body("x"))
 			_, _, _ = c.FetchBaseline(t.Context(), "")
 		})
 	}

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/judge"
@@ -22,19 +24,51 @@ import (
 	"github.com/mcp-eval/mcp-eval/tasks"
 )
 
-// RunOptions are the bounds and outputs of the model runs (the flags of
-// the same names).
+// RunFlags are the options of mcp-eval run that bound the model runs,
+// each declared once in Declare.
+type RunFlags struct {
+	// ModelBudget is the wall time of all model runs (0: none);
+	// ModelBudgetUSD the dollars a plan may be estimated to cost (0: none),
+	// above which it is refused before any model call.
+	ModelBudget     time.Duration
+	ModelBudgetUSD  float64
+	ModelMaxTokens  int
+	MaxCallsPerTurn int
+	StubTools       []string
+	NoCache         bool
+	CacheDir        string
+}
+
+// Declare declares the model runs' options (model layers only: mcp-eval
+// conformance refuses them), bound to f.
+func (f *RunFlags) Declare(s *option.Set) {
+	s.Add(option.Def{Name: "model-budget", Help: "`budget` of the model runs: a wall time up to 24h (10m: runs left when it is spent end as errors) and/or dollars ($2: a plan estimated to cost more is refused before any model call), e.g. 10m,$2",
+		Doc:     "wall time of all model runs (`10m`): the runs left when it is spent end as `error` naming it, and the report is still written; and/or dollars (`$2`, or `10m,$2`): a run whose estimated cost (as `--dry-run` prints it) exceeds it is refused before any model call, exit 2",
+		Default: "none", Layers: option.Model},
+		option.Budget(&f.ModelBudget, &f.ModelBudgetUSD, 24*time.Hour, 1e6))
+	s.Add(option.Def{Name: "model-max-tokens", Help: "token limit of each model answer: a `number` up to 1048576 (0: the provider's default; Anthropic, which requires one, gets 1024)",
+		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
+		Default: "provider default", Layers: option.Model},
+		option.Int(&f.ModelMaxTokens, 0, 0, 1<<20))
+	s.Add(option.Def{Name: "max-calls-per-turn", Help: "tool calls run from one model turn; the excess is answered with an error and reported: a `number` from 1 to 1000",
+		Doc:    "tool calls run from one model turn; the excess is answered with an error, marked `capped` in the transcript and reported",
+		Layers: option.Model},
+		option.Int(&f.MaxCallsPerTurn, agent.DefaultMaxCallsPerTurn, 1, 1000))
+	s.Add(option.Def{Name: "stub-tools", Help: "`tools` the behavior layer answers with a stub instead of executing them (comma list)",
+		Doc: "tools the behavior layer never executes", Layers: option.Model},
+		option.List(&f.StubTools, true))
+	s.Add(option.Def{Name: "no-cache", Help: "bypass the result cache", Doc: "bypass the model layers' result cache (reads; calls are still recorded)", Layers: option.Model},
+		option.Bool(&f.NoCache, false))
+	s.Add(option.Def{Name: "cache-dir", Help: "`directory` of the model layers' result cache", Layers: option.Model},
+		option.String(&f.CacheDir, runs.DefaultCacheDir))
+}
+
+// RunOptions are the bounds and outputs of the model runs.
 type RunOptions struct {
-	Runs      int  // --runs
-	RunsGiven bool // --runs was given: it overrides the golden file's runs
-	StubTools []string
-	CacheDir  string
-	NoCache   bool
-	// ModelBudget is the wall time of all model runs (0: none).
-	ModelBudget      time.Duration
+	RunFlags
+	Runs             int  // --runs
+	RunsGiven        bool // --runs was given: it overrides the golden file's runs
 	ModelConcurrency int
-	MaxCallsPerTurn  int
-	ModelMaxTokens   int
 	// Out is where transcripts/ goes ("" keeps none).
 	Out string
 	// Redactor masks the run's secrets in what is stored: the cache and
@@ -76,7 +110,9 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 	cache.Redactor = o.Redactor
 	mr := &ModelRun{o: o, plan: p, tools: tools}
 	if p.judgeProvider != nil {
-		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0)
+		// Only verdicts are recorded: a malformed answer must be asked
+		// again next time, not replayed.
+		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0).Accepting(judge.Usable)
 		mr.judge = judge.New(mr.judgeCalls, p.judgeModel).WithPrompt(p.judgePrompt)
 	}
 	if w := p.selfGradingWarning(); w != "" {
@@ -138,13 +174,22 @@ func (mr *ModelRun) RunsOf(c *tasks.Case) int {
 // Behavior runs the golden set on every model and scores it (Layer 1).
 func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	stub := mr.o.StubTools
+	opts := mr.scoreOptions()
 	var jobs []runs.Job
+	// A case that cannot be scored (a rubric with --judge-model none) is
+	// skipped before it runs: nothing is asked of the model, billed or
+	// gated.
+	var skipped []*CaseScore
 	for _, c := range mr.plan.Cases {
 		for _, spec := range mr.plan.Models {
 			if !c.RunsOn(spec) {
 				continue
 			}
-			_, model, _ := llm.ParseSpec(spec)
+			if cs := skipCase(c, spec, opts); cs != nil {
+				skipped = append(skipped, cs)
+				continue
+			}
+			_, model, _ := llm.SplitSpec(spec)
 			for i := 0; i < mr.RunsOf(c); i++ {
 				task := c.Task(mr.tools, model)
 				for _, name := range stub {
@@ -160,6 +205,10 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 	results := mr.Run(ctx, jobs)
+	if ctx.Err() != nil {
+		// Interrupted: only the runs that finished are scored.
+		results = runs.Finished(results)
+	}
 
 	byCase := map[string]*tasks.Case{}
 	for _, c := range mr.plan.Cases {
@@ -168,16 +217,23 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	type key struct{ id, model string }
 	grouped := map[key][]*agent.Transcript{}
 	var order []key
+	for _, j := range jobs {
+		if k := (key{j.CaseID, j.Model}); grouped[k] == nil {
+			order = append(order, k)
+			grouped[k] = []*agent.Transcript{}
+		}
+	}
 	for _, r := range results {
 		k := key{r.Job.CaseID, r.Job.Model}
-		if _, ok := grouped[k]; !ok {
-			order = append(order, k)
-		}
 		grouped[k] = append(grouped[k], r.Transcript)
 	}
-	opts := mr.scoreOptions()
-	var scored []*CaseScore
+	scored := skipped
 	for _, k := range order {
+		if len(grouped[k]) == 0 {
+			// Only an interrupt leaves a case without runs.
+			scored = append(scored, skippedCase(byCase[k.id], k.model, "not finished: "+context.Cause(ctx).Error()))
+			continue
+		}
 		cs := ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
 		mr.keepTranscripts(cs, grouped[k])
 		scored = append(scored, cs)
@@ -218,8 +274,9 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 			Status     string            `json:"status"`
 			Reasons    []string          `json:"reasons,omitempty"`
 			Error      string            `json:"error,omitempty"`
+			Judge      string            `json:"judge,omitempty"`
 			Transcript *agent.Transcript `json:"transcript"`
-		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, trs[i]}
+		}{cs.Case.ID, cs.Model, r.Run, status, r.Reasons, r.Error, judgeText(r), trs[i]}
 		b, err := json.MarshalIndent(rec, "", "  ")
 		if err != nil {
 			continue
@@ -232,7 +289,7 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 		path := filepath.Join(mr.o.Out, filepath.FromSlash(rel))
 		err = os.MkdirAll(filepath.Dir(path), 0o755)
 		if err == nil {
-			err = os.WriteFile(path, mr.o.Redactor.Bytes(b), 0o644)
+			err = os.WriteFile(path, mr.o.Redactor.JSON(b), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: could not write %s: %v\n", path, err)
@@ -240,6 +297,19 @@ func (mr *ModelRun) keepTranscripts(cs *CaseScore, trs []*agent.Transcript) {
 		}
 		cs.Report.Transcripts = append(cs.Report.Transcripts, rel)
 	}
+}
+
+// judgeText is the judge's verdict on a run and its reason ("pass: …"),
+// "" when the judge did not grade it.
+func judgeText(r RunScore) string {
+	if r.Judge == nil {
+		return ""
+	}
+	verdict := "fail"
+	if *r.Judge {
+		verdict = "pass"
+	}
+	return verdict + ": " + cmp.Or(r.JudgeReason, "no reason given")
 }
 
 // safeName keeps a name usable as one path element on every system and in

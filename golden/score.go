@@ -112,21 +112,36 @@ type CaseScore struct {
 // failures make the run errored. ScoreCase is safe to call concurrently
 // for different cases as long as the judges are.
 func ScoreCase(ctx context.Context, c *tasks.Case, model string, transcripts []*agent.Transcript, opts ScoreOptions) *CaseScore {
-	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
-	if c.Rubric != "" && opts.NoJudge != "" {
-		// A rubric nobody grades must neither pass nor fail: the case is
-		// skipped, its runs count nowhere.
-		cs.Report = cs.reportCase()
-		cs.Report.Status, cs.Report.Passed, cs.Report.Errored = report.StatusSkip, 0, 0
-		cs.Report.Skipped = "the case has a rubric and " + opts.NoJudge
-		cs.skipped = true
+	if cs := skipCase(c, model, opts); cs != nil {
 		return cs
 	}
+	cs := &CaseScore{Case: c, Model: model, Runs: make([]RunScore, len(transcripts))}
 	for i, t := range transcripts {
 		cs.Runs[i] = ScoreRun(ctx, c, t, opts)
 		cs.Runs[i].Run = i + 1
 	}
 	cs.Report = cs.reportCase()
+	return cs
+}
+
+// skipCase is the score of a case that cannot be scored under opts, nil
+// for one that can: a rubric nobody grades (--judge-model none) must
+// neither pass nor fail, so the case is skipped without runs, counted in no
+// score and by no gate.
+func skipCase(c *tasks.Case, model string, opts ScoreOptions) *CaseScore {
+	if c.Rubric == "" || opts.NoJudge == "" {
+		return nil
+	}
+	return skippedCase(c, model, "the case has a rubric and "+opts.NoJudge)
+}
+
+// skippedCase is the score of a case that has no runs to score, for the
+// reason given.
+func skippedCase(c *tasks.Case, model, reason string) *CaseScore {
+	cs := &CaseScore{Case: c, Model: model, skipped: true}
+	cs.Report = cs.reportCase()
+	cs.Report.Status = report.StatusSkip
+	cs.Report.Skipped = reason
 	return cs
 }
 
@@ -151,7 +166,7 @@ func ScoreRun(ctx context.Context, c *tasks.Case, t *agent.Transcript, opts Scor
 	case c.Chain():
 		r.scoreChain(c, names)
 	default:
-		r.scoreSelection(c)
+		r.scoreSelection(c, t.Final)
 	}
 	for _, f := range c.ForbidTools {
 		if slices.Contains(names, f) {
@@ -212,7 +227,7 @@ func (r *RunScore) scoreChain(c *tasks.Case, names []string) {
 // scoreSelection: an expect_tool case selects right when an accepted tool
 // is among the first tool-calling turn's calls (selection: first, when it
 // is the very first call).
-func (r *RunScore) scoreSelection(c *tasks.Case) {
+func (r *RunScore) scoreSelection(c *tasks.Case, final string) {
 	candidates := r.FirstTurn
 	if c.Selection == tasks.SelectFirst && r.FirstTool != "" {
 		candidates = []string{r.FirstTool}
@@ -226,6 +241,12 @@ func (r *RunScore) scoreSelection(c *tasks.Case) {
 	want := wantTools(c.AcceptTools)
 	switch {
 	case r.Selection:
+	case r.FirstTool == "" && textCall(final, c.AcceptTools) != "":
+		// The model printed a call instead of making one (a chat template
+		// or tool-call parser the server lacks): it is reported, never
+		// taken for a call.
+		r.reason("model did not call a tool: it wrote %s as text (%q), which the server did not return as a tool call; want %s",
+			textCall(final, c.AcceptTools), clippkg.Runes(strings.TrimSpace(final), 80), want)
 	case r.FirstTool == "":
 		r.reason("called no tool, want %s", want)
 	case c.Selection == tasks.SelectFirst && len(r.FirstTurn) > 1 && slices.ContainsFunc(r.FirstTurn, func(n string) bool { return slices.Contains(c.AcceptTools, n) }):
@@ -235,6 +256,34 @@ func (r *RunScore) scoreSelection(c *tasks.Case) {
 	default:
 		r.reason("wrong tool: called %s instead of %s", r.FirstTool, want)
 	}
+}
+
+// callMarkers are what models print around a tool call written as text
+// when the server does not parse it (Hermes/Qwen <tool_call>, Mistral
+// [TOOL_CALLS], Llama <|python_tag|>, <function=…>, JSON with "name").
+var callMarkers = []string{"<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<function=", `"name"`, `"function"`, `"arguments"`, `"parameters"`}
+
+// textCall returns the tool of tools that final writes out as a call
+// rather than making one: the name with a call marker, or followed by an
+// argument list or object ("get_weather(city=…)", "get_weather {…}");
+// "" when the text merely mentions it or is no call.
+func textCall(final string, tools []string) string {
+	for _, name := range tools {
+		i := strings.Index(final, name)
+		if i < 0 {
+			continue
+		}
+		for _, m := range callMarkers {
+			if strings.Contains(final, m) {
+				return name
+			}
+		}
+		rest := strings.TrimLeft(final[i+len(name):], " \t\"'`:")
+		if strings.HasPrefix(rest, "(") || strings.HasPrefix(rest, "{") {
+			return name
+		}
+	}
+	return ""
 }
 
 // firstTurn returns the tools of the calls of the first model turn that
@@ -281,6 +330,10 @@ func (r RunScore) finish(ctx context.Context, c *tasks.Case, t *agent.Transcript
 	}
 	r.Passed = r.Selection && len(r.Forbidden) == 0 && isTrueOrNil(r.Arguments) && isTrueOrNil(r.Sequence) &&
 		isTrueOrNil(r.Answer) && isTrueOrNil(r.Judge)
+	if t.Refusal != "" && !r.Passed {
+		// The refusal explains the rest (no tool called, an empty answer).
+		r.Reasons = append([]string{"the model refused: " + clippkg.Runes(t.Refusal, 200)}, r.Reasons...)
+	}
 	return r
 }
 
@@ -488,6 +541,9 @@ func (cs *CaseScore) reportCase() report.Case {
 		Answer:    frac(cn.answer),
 		Tags:      slices.Clone(c.Tags),
 		Negative:  c.Negative,
+		Draft:     c.Draft,
+		File:      c.File,
+		Line:      c.Line,
 	}
 	rc.PassRate, _ = cn.pass.Rate()
 	rc.WilsonLow, rc.WilsonHigh = stats.Wilson(cn.pass.Good, cn.pass.Total)
@@ -515,6 +571,9 @@ func (cs *CaseScore) reportCase() report.Case {
 			rc.Errors = append(rc.Errors, fmt.Sprintf("run %d: %s", r.Run, r.Error))
 		case !r.Errored && !r.Passed && len(rc.Failures) < maxListed:
 			rc.Failures = append(rc.Failures, fmt.Sprintf("run %d: %s", r.Run, strings.Join(r.Reasons, "; ")))
+		}
+		if jt := judgeText(r); jt != "" && len(rc.JudgeReasons) < maxListed {
+			rc.JudgeReasons = append(rc.JudgeReasons, fmt.Sprintf("run %d: %s", r.Run, jt))
 		}
 	}
 	return rc

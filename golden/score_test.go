@@ -192,7 +192,10 @@ func TestScoresExact(t *testing.T) {
 			Errors: []string{"run 1: rate limited", "run 2: rate limited", "run 3: rate limited", "run 4: no transcript", "run 5: rate limited"}},
 		{ID: "judged", Model: a, RunOutcomes: []string{"pass", "pass", "fail", "pass", "pass"}, Kind: "soft", Runs: 5, Passed: 4, PassRate: 0.8, Floor: 0.8, Status: report.StatusPass,
 			Selection: fracPtr(1), Arguments: fracPtr(1), Judge: fracPtr(0.8), WilsonLow: w45lo, WilsonHigh: w45hi, Flaky: true,
-			Failures: []string{"run 3: judge: the answer gives 25 °C"}},
+			Failures: []string{"run 3: judge: the answer gives 25 °C"},
+			// The judge's reasons are kept for the passing runs too.
+			JudgeReasons: []string{"run 1: pass: it does", "run 2: pass: it does", "run 3: fail: the answer gives 25 °C",
+				"run 4: pass: it does", "run 5: pass: it does"}},
 		{ID: "neg", Model: b, RunOutcomes: []string{"fail", "fail", "fail", "fail", "fail"}, Kind: "soft", Negative: true, Runs: 5, Passed: 0, PassRate: 0, Floor: 0.8, Status: report.StatusFail,
 			Selection: fracPtr(0), WilsonLow: w05lo, WilsonHigh: w05hi,
 			Failures: []string{
@@ -209,8 +212,14 @@ func TestScoresExact(t *testing.T) {
 			Failures: []string{"run 5: wrong tool: called search_invoices instead of get_weather"}},
 	}
 	approx := cmpopts.EquateApprox(0, 1e-6)
-	if diff := cmp.Diff(want, sum.Cases, approx); diff != "" {
+	// Where each case is defined has its own assertion below.
+	if diff := cmp.Diff(want, sum.Cases, approx, cmpopts.IgnoreFields(report.Case{}, "File", "Line")); diff != "" {
 		t.Errorf("cases (-want +got):\n%s", diff)
+	}
+	for _, c := range sum.Cases {
+		if c.File != "score.yaml" || c.Line < 1 {
+			t.Errorf("case %s@%s is defined at %s:%d; want its line in score.yaml", c.ID, c.Model, c.File, c.Line)
+		}
 	}
 
 	wantA := map[string]float64{
@@ -392,6 +401,11 @@ cases:
 			RunScore{Errored: true, Error: "judge: judge unavailable"}},
 		{"rubric judged on a wrong selection too", rub, finished("hello", mkCall("send_email", `{}`)), ScoreOptions{Judge: finalJudgeAny{}},
 			RunScore{FirstTool: "send_email", Judge: &yes, JudgeReason: "ok", Reasons: []string{"called send_email, want no tool call"}}},
+		{"refusal explains a run with no call", one, &agent.Transcript{Stop: agent.StopFinal, Calls: []agent.Call{},
+			Final: `[refused: stop_reason "refusal", no text]`, Refusal: `[refused: stop_reason "refusal", no text]`}, ScoreOptions{},
+			RunScore{Reasons: []string{`the model refused: [refused: stop_reason "refusal", no text]`, "called no tool, want get_weather"}}},
+		{"a refusal that passes needs no reason", rub, &agent.Transcript{Stop: agent.StopFinal, Calls: []agent.Call{}, Final: "No.", Refusal: "No."},
+			ScoreOptions{Judge: finalJudgeAny{}}, RunScore{Selection: true, Judge: &yes, JudgeReason: "ok", Passed: true}},
 		{"errored", one, erroredRun("boom"), ScoreOptions{}, RunScore{Errored: true, Error: "boom"}},
 		{"errored without message", one, &agent.Transcript{Stop: agent.StopError}, ScoreOptions{}, RunScore{Errored: true, Error: "the run failed"}},
 		{"nil transcript", one, nil, ScoreOptions{}, RunScore{Errored: true, Error: "no transcript"}},

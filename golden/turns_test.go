@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -51,8 +52,8 @@ func TestVarsTurnsModels(t *testing.T) {
 		t.Fatalf("ids %q, want %q", got, want)
 	}
 	ny := s.Cases[3]
-	if ny.Prompt != "Weather in New York in fahrenheit?" || ny.Variables() != "city=New York units=fahrenheit" || !ny.RunsOn("openai:a") || ny.RunsOn("openai:b") {
-		t.Errorf("expanded case: %q %q", ny.Prompt, ny.Variables())
+	if ny.Prompt != "Weather in New York in fahrenheit?" || !maps.Equal(ny.Vars, map[string]string{"city": "New York", "units": "fahrenheit"}) || !ny.RunsOn("openai:a") || ny.RunsOn("openai:b") {
+		t.Errorf("expanded case: %q %v", ny.Prompt, ny.Vars)
 	}
 	if string(ny.Args[0].Expected) != `"New York"` || string(ny.Args[1].Expected) != `"fahrenheit"` {
 		t.Errorf("expanded args: %s %s", ny.Args[0].Expected, ny.Args[1].Expected)

@@ -59,7 +59,7 @@ const maxPromptBytes = 256 << 10
 // judge/judge_prompt.txt: a "=== grade ===" and a "=== similar ==="
 // section (text before the first marker is never sent).
 func LoadPrompt(path string) (*Prompt, error) {
-	b, err := readfile.Bounded(path, maxPromptBytes)
+	b, err := readfile.Read(path, maxPromptBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--judge-prompt %s: %s", path, readfile.Reason(err))
 	}
@@ -204,24 +204,45 @@ func (j *Judge) ask(ctx context.Context, system, user string) (bool, string, err
 		Temperature: &zero,
 		Format:      verdictFormat,
 	})
-	if err != nil {
-		return false, "", fmt.Errorf("judge %s: %w", j.model, err)
+	var pass bool
+	var reason string
+	if err == nil {
+		pass, reason, err = verdictOf(resp)
 	}
-	if len(resp.Message.ToolCalls) > 0 {
-		return false, "", fmt.Errorf("judge %s: answered with a tool call instead of a verdict", j.model)
-	}
-	if strings.TrimSpace(resp.Message.Content) == "" {
-		if resp.StopReason == llm.StopMaxTokens {
-			return false, "", fmt.Errorf("judge %s: ran out of its token budget before answering (%d of %d output tokens were hidden reasoning)",
-				j.model, resp.Usage.ReasoningTokens, resp.Usage.OutputTokens)
-		}
-		return false, "", fmt.Errorf("judge %s: answered nothing (stop reason %q)", j.model, resp.StopReason)
-	}
-	pass, reason, err := ParseVerdict(resp.Message.Content)
 	if err != nil {
 		return false, "", fmt.Errorf("judge %s: %w", j.model, err)
 	}
 	return pass, reason, nil
+}
+
+// verdictOf reads a judge model's answer as a verdict.
+func verdictOf(resp *llm.Response) (pass bool, reason string, err error) {
+	content := strings.TrimSpace(resp.Message.Content)
+	switch {
+	case len(resp.Message.ToolCalls) > 0:
+		return false, "", errors.New("answered with a tool call instead of a verdict")
+	case resp.StopReason == llm.StopRefusal:
+		return false, "", fmt.Errorf("refused to grade: %s", clip.Runes(cmp.Or(content, "no text"), 200))
+	case content == "" && resp.StopReason == llm.StopMaxTokens:
+		return false, "", fmt.Errorf("ran out of its token budget before answering (%d of %d output tokens were hidden reasoning)",
+			resp.Usage.ReasoningTokens, resp.Usage.OutputTokens)
+	case content == "":
+		return false, "", fmt.Errorf("answered nothing (stop reason %q)", resp.StopReason)
+	}
+	return ParseVerdict(content)
+}
+
+// Usable says whether a judge model's answer is a verdict worth recording
+// and replaying: a pass or a fail, or cannot_tell (the judge decided it
+// cannot decide). A malformed answer, an empty one or a refusal is not: the
+// run that got it errors, and the next run must ask again rather than
+// replay it (the model-call cache takes this as its acceptance rule).
+func Usable(resp *llm.Response) bool {
+	if resp == nil {
+		return false
+	}
+	_, _, err := verdictOf(resp)
+	return err == nil || errors.Is(err, ErrCannotTell)
 }
 
 // ErrCannotTell is the error of a judge that answered verdict

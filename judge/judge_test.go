@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -104,6 +105,7 @@ func TestJudgePrompt(t *testing.T) {
 type scriptedJudgeModel struct {
 	mu      sync.Mutex
 	replies []llm.Message
+	stop    llm.StopReason
 	err     error
 	reqs    []llm.Request
 }
@@ -117,7 +119,7 @@ func (m *scriptedJudgeModel) Complete(_ context.Context, req llm.Request) (*llm.
 	}
 	msg := m.replies[0]
 	m.replies = m.replies[1:]
-	return &llm.Response{Model: req.Model, Message: msg}, nil
+	return &llm.Response{Model: req.Model, Message: msg, StopReason: m.stop}, nil
 }
 
 func TestModelJudgeGrade(t *testing.T) {
@@ -179,6 +181,8 @@ func TestModelJudgeFailures(t *testing.T) {
 		{"malformed", &scriptedJudgeModel{replies: []llm.Message{{Content: "PASS"}}}, `judge j: malformed verdict (not a JSON object): "PASS"`},
 		{"tool call", &scriptedJudgeModel{replies: []llm.Message{{ToolCalls: []llm.ToolCall{{Name: "get_weather"}}}}}, "judge j: answered with a tool call instead of a verdict"},
 		{"api error", &scriptedJudgeModel{err: errors.New("429 too many requests")}, "judge j: 429 too many requests"},
+		{"refusal", &scriptedJudgeModel{replies: []llm.Message{{Content: `[refused: stop_reason "refusal", no text]`}}, stop: llm.StopRefusal},
+			`judge j: refused to grade: [refused: stop_reason "refusal", no text]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,7 +304,7 @@ func TestReasoningJudge(t *testing.T) {
 	t.Parallel()
 	srv := reasoningOpenAI(t)
 	defer srv.Close()
-	p, err := llm.New("openai", func(k string) string {
+	p, err := providers.New("openai", func(k string) string {
 		return map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1"}[k]
 	}, llm.WithMaxRetries(0))
 	if err != nil {
@@ -337,4 +341,27 @@ func (b *budgetModel) Complete(ctx context.Context, req llm.Request) (*llm.Respo
 // finished is a run without tool calls that ended with final.
 func finished(final string) *agent.Transcript {
 	return &agent.Transcript{Final: final, Stop: agent.StopFinal}
+}
+
+// TestUsable: only a verdict is worth replaying from the cache; an answer
+// the judge could not use is asked again next time.
+func TestUsable(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		resp *llm.Response
+		want bool
+	}{
+		{&llm.Response{Message: llm.Message{Content: `{"reason": "ok", "verdict": "pass"}`}}, true},
+		{&llm.Response{Message: llm.Message{Content: `{"reason": "no", "verdict": "fail"}`}}, true},
+		{&llm.Response{Message: llm.Message{Content: `{"reason": "unclear", "verdict": "cannot_tell"}`}}, true},
+		{&llm.Response{Message: llm.Message{Content: `{"reason": "ok", "verdict": "probably"}`}}, false},
+		{&llm.Response{Message: llm.Message{Content: "PASS"}}, false},
+		{&llm.Response{Message: llm.Message{Content: ""}, StopReason: llm.StopMaxTokens}, false},
+		{&llm.Response{Message: llm.Message{Content: "I will not grade this."}, StopReason: llm.StopRefusal}, false},
+		{nil, false},
+	} {
+		if got := Usable(tt.resp); got != tt.want {
+			t.Errorf("Usable(%+v) = %v, want %v", tt.resp, got, tt.want)
+		}
+	}
 }

@@ -26,6 +26,23 @@ func TestAnthropicWire(t *testing.T) {
 			},
 		},
 		{
+			// A refusal without text: what the API says about it is the
+			// answer, never an empty turn.
+			name: "refusal without text",
+			req: Request{Model: "claude-sonnet-4-5", Temperature: &zero, Messages: []Message{
+				{Role: RoleSystem, Content: "You are a weather assistant."},
+				{Role: RoleUser, Content: "Weather in Paris?"},
+			}},
+			response: "anthropic/refusal.response.json",
+			golden:   "anthropic/text.request.json",
+			want: Response{
+				ID: "msg_01RfZx8kT2wQ9pL4vN6mB3cD", Model: "claude-sonnet-4-5-20250929",
+				Message: Message{Role: RoleAssistant,
+					Content: `[refused: stop_reason "refusal", no text, category cyber: The request asks for help with an intrusion.]`},
+				StopReason: StopRefusal, Usage: Usage{InputTokens: 412},
+			},
+		},
+		{
 			name: "text and a tool call",
 			req: Request{Model: "claude-sonnet-4-5", Temperature: &zero, Tools: weatherTools, Messages: []Message{
 				{Role: RoleUser, Content: "Is it raining in Paris?"},

@@ -28,20 +28,25 @@ const (
 	maxServerWait = 60 * time.Second
 )
 
-// client is the HTTP machinery both providers share: one endpoint, fixed
-// headers, a concurrency limit, retries and bounded bodies.
-type client struct {
+// Client is the HTTP machinery every provider shares: one endpoint, fixed
+// headers, a concurrency limit, retries and bounded bodies, and credentials
+// scrubbed from every error.
+type Client struct {
 	name    string
 	url     string
 	safeURL string // url without userinfo and query, for error messages
 	idURL   string // url without userinfo: what tells one backend from another
 	header  http.Header
 	secrets []string // credentials to scrub from every error text
-	cf      config
+	cf      Settings
 	sem     chan struct{}
+	explain func(*APIError) (hint string, final bool)
 }
 
-func newClient(name, rawURL string, h http.Header, secrets []string, cf config) *client {
+// NewClient makes the client of provider name, posting to rawURL with the
+// headers h (Content-Type, Accept and User-Agent are added); secrets are
+// the credentials in h, scrubbed from every error text.
+func NewClient(name, rawURL string, h http.Header, secrets []string, cf Settings) *Client {
 	safe, id := rawURL, rawURL
 	if u, err := url.Parse(rawURL); err == nil {
 		safe = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
@@ -50,7 +55,7 @@ func newClient(name, rawURL string, h http.Header, secrets []string, cf config) 
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", "mcp-eval")
-	return &client{
+	return &Client{
 		name: name, url: rawURL, safeURL: safe, idURL: id, header: h, secrets: secrets, cf: cf,
 		sem: make(chan struct{}, cf.concurrency),
 	}
@@ -64,11 +69,11 @@ type outcome struct {
 	hasAfter bool
 }
 
-// do POSTs body and decodes a 2xx answer with decode, retrying network
+// Do POSTs body and decodes a 2xx answer with decode, retrying network
 // errors, timeouts, 408, 409, 429 and 5xx (Anthropic's 529 included), the
 // set the official SDKs retry. 400, 401, 403, 404 and 422 are final: the
 // same request would fail the same way.
-func (c *client) do(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, error) {
+func (c *Client) Do(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, error) {
 	// spent is the time since the first attempt ended: later attempts and
 	// the waits between them, which the retry budget bounds.
 	var spent time.Duration
@@ -120,7 +125,7 @@ func backoff(attempt int, out outcome) (time.Duration, bool) {
 
 // attempt makes one HTTP request while holding a concurrency slot. The slot
 // is released before any retry wait, so waiting calls do not block others.
-func (c *client) attempt(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, outcome, error) {
+func (c *Client) attempt(ctx context.Context, model string, body []byte, decode func([]byte) (*Response, error)) (*Response, outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, outcome{}, fmt.Errorf("%s: %w", c.name, err)
 	}
@@ -147,7 +152,7 @@ func (c *client) attempt(ctx context.Context, model string, body []byte, decode 
 	return resp, out, err
 }
 
-func (c *client) roundTrip(ctx context.Context, body []byte, decode func([]byte) (*Response, error)) (*Response, outcome, error) {
+func (c *Client) roundTrip(ctx context.Context, body []byte, decode func([]byte) (*Response, error)) (*Response, outcome, error) {
 	var actx context.Context
 	var cancel context.CancelFunc
 	if c.cf.timeout > 0 {
@@ -201,7 +206,7 @@ func (c *client) roundTrip(ctx context.Context, body []byte, decode func([]byte)
 }
 
 // transportError classifies a failure to get or read a response.
-func (c *client) transportError(ctx, actx context.Context, err error) (outcome, error) {
+func (c *Client) transportError(ctx, actx context.Context, err error) (outcome, error) {
 	if ctx.Err() != nil {
 		// The caller gave up; that is neither the provider's fault nor
 		// worth a retry.
@@ -220,7 +225,7 @@ func (c *client) transportError(ctx, actx context.Context, err error) (outcome, 
 }
 
 // statusError turns a non-2xx response into *APIError or *RateLimitError.
-func (c *client) statusError(res *http.Response) (outcome, error) {
+func (c *Client) statusError(res *http.Response) (outcome, error) {
 	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 	e := &APIError{Provider: c.name, StatusCode: res.StatusCode, RequestID: res.Header.Get("x-request-id")}
 	if e.RequestID == "" {
@@ -235,6 +240,10 @@ func (c *client) statusError(res *http.Response) (outcome, error) {
 
 	out := outcome{retry: retryableStatus(res.StatusCode)}
 	out.after, out.hasAfter = retryAfter(res.Header, c.cf.now())
+	final := false
+	if c.explain != nil {
+		e.Hint, final = c.explain(e)
+	}
 	// Both SDKs let the server overrule the status code with x-should-retry.
 	switch res.Header.Get("x-should-retry") {
 	case "true":
@@ -244,7 +253,7 @@ func (c *client) statusError(res *http.Response) (outcome, error) {
 	}
 	// Exhausted quota and spend limits also come back as 429, but lift only
 	// when someone pays; retrying them just burns the run's time.
-	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" || detail == "enforced_spend_limit_reached" {
+	if final || e.Code == "insufficient_quota" || e.Type == "insufficient_quota" || detail == "enforced_spend_limit_reached" {
 		out.retry = false
 	}
 	if res.StatusCode == http.StatusTooManyRequests {
@@ -278,6 +287,75 @@ type scrubbedError struct {
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
-func (c *client) scrub(msg string, cause error) error {
+func (c *Client) scrub(msg string, cause error) error {
 	return &scrubbedError{msg: redact(msg, c.secrets), err: cause}
+}
+
+// Name is the provider's name, the prefix of its model specs.
+func (c *Client) Name() string { return c.name }
+
+// Endpoint is the URL requests go to, without userinfo; caches key on it
+// so that one model name on two backends never shares answers.
+func (c *Client) Endpoint() string { return c.idURL }
+
+// SetExplain installs a provider's reading of its own errors: a hint
+// appended to the message (what to change on the server) and whether the
+// error is final although its status would be retried (llama-server
+// answers 500 when it was started without --jinja).
+func (c *Client) SetExplain(explain func(*APIError) (hint string, final bool)) { c.explain = explain }
+
+// maxListBody bounds a models list: OpenRouter's lists every model it
+// routes, a few megabytes.
+const maxListBody = 8 << 20
+
+// probeTimeout bounds a probe's one request, whatever --model-timeout
+// says: a models list answers at once, and a wrong address should cost
+// seconds, not a minute.
+const probeTimeout = 10 * time.Second
+
+// Get makes one GET of rawURL with the client's headers: one attempt, no
+// retry, within probeTimeout (or the settings' timeout when shorter). A
+// 2xx answer's body is returned (at most 8 MiB); any other status is an
+// *APIError, a failure to connect a scrubbed error naming the URL.
+func (c *Client) Get(ctx context.Context, rawURL string) ([]byte, error) {
+	timeout := probeTimeout
+	if c.cf.timeout > 0 {
+		timeout = min(timeout, c.cf.timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	safe := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		safe = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, c.scrub(fmt.Sprintf("GET %s: %v", safe, err), err)
+	}
+	req.Header = c.header.Clone()
+	req.Header.Del("Content-Type")
+	res, err := c.cf.httpClient.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, c.scrub(fmt.Sprintf("GET %s: no answer within %s", safe, timeout), context.DeadlineExceeded)
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, c.scrub(fmt.Sprintf("GET %s: %v", safe, err), err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		_, err := c.statusError(res)
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxListBody+1))
+	if err != nil {
+		return nil, c.scrub(fmt.Sprintf("GET %s: %v", safe, err), err)
+	}
+	if len(data) > maxListBody {
+		return nil, fmt.Errorf("GET %s: the answer exceeds %d MiB", safe, maxListBody>>20)
+	}
+	return data, nil
 }

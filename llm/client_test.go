@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -160,7 +160,7 @@ func TestRetries(t *testing.T) {
 			t.Run(b.name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				f := newFake(t, tt.steps(b)...)
-				p, s := b.provider(t, f, WithMaxRetries(2), func(cf *config) { cf.now = func() time.Time { return now } })
+				p, s := b.provider(t, f, WithMaxRetries(2), func(cf *Settings) { cf.now = func() time.Time { return now } })
 				resp, err := p.Complete(t.Context(), simpleRequest())
 				if got := len(f.requests()); got != tt.want.requests {
 					t.Errorf("got %d requests, want %d", got, tt.want.requests)
@@ -325,10 +325,12 @@ func TestNetworkErrorHidesURLSecrets(t *testing.T) {
 	f := newFake(t)
 	base := strings.Replace(f.srv.URL, "http://", "http://user:hunter2@", 1) + "/v1?key=topsecret"
 	f.srv.Close() // nothing listens: every attempt fails to connect
-	p, err := New("openai", envMap(map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": base}), WithMaxRetries(1), WithSleep((&sleeps{}).sleep))
+	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := NewChat(NewClient("openai", Endpoint(u, "/chat/completions"), BearerHeader(openAITestKey), []string{openAITestKey},
+		NewSettings(WithMaxRetries(1), WithSleep((&sleeps{}).sleep))), ChatOptions{})
 	_, err = p.Complete(t.Context(), simpleRequest())
 	if err == nil {
 		t.Fatal("got no error")
@@ -449,14 +451,11 @@ func TestContextCancellation(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, step{status: 429, header: map[string]string{"Retry-After": "30"}, file: b.name + "/error_429.json"})
 			// The real sleep: the cancellation must cut the 30 s wait short.
-			p, err := New(b.name, envMap(b.env(f.srv.URL)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := b.open(f.srv.URL, NewSettings())
 			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 			defer cancel()
 			start := time.Now()
-			_, err = p.Complete(ctx, simpleRequest())
+			_, err := p.Complete(ctx, simpleRequest())
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("got %v, want context.DeadlineExceeded", err)
 			}
@@ -669,94 +668,5 @@ func TestFakesRejectWhatTheAPIsReject(t *testing.T) {
 		if !errors.As(err, &ae) || ae.StatusCode != 400 {
 			t.Errorf("%s: %v; want HTTP 400", b.name, err)
 		}
-	}
-}
-
-// TestEndpointAndHeaders: where each way of configuring a provider posts,
-// and the credential headers it sends. Every host name is dialled to the
-// fake, so Azure's hosts can stand in the base URL.
-func TestEndpointAndHeaders(t *testing.T) {
-	t.Parallel()
-	azure := func(host string) func(string) map[string]string {
-		return func(string) map[string]string {
-			return map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": "http://" + host + "/openai/v1"}
-		}
-	}
-	tests := []struct {
-		name        string
-		b           backend
-		env         func(base string) map[string]string // base: the fake's URL
-		path, query string
-		header      map[string]string // "" for a header that must not be sent at all
-	}{
-		{
-			// ANTHROPIC_AUTH_TOKEN alone is enough and goes out as a Bearer
-			// token, as in the official SDKs.
-			name: "anthropic auth token", b: backends[1],
-			env: func(base string) map[string]string {
-				return map[string]string{"ANTHROPIC_AUTH_TOKEN": "gateway-token-0123456789", "ANTHROPIC_BASE_URL": base + "/"}
-			},
-			path:   "/v1/messages",
-			header: map[string]string{"Authorization": "Bearer gateway-token-0123456789", "X-Api-Key": ""},
-		},
-		{
-			// With OPENAI_BASE_URL set (Ollama, vLLM) no key is needed and
-			// no Authorization header is sent.
-			name: "openai keyless", b: backends[0],
-			env: func(base string) map[string]string {
-				return map[string]string{"OPENAI_BASE_URL": base + "/v1/", "OPENAI_API_KEY": "  "}
-			},
-			path:   "/v1/chat/completions",
-			header: map[string]string{"Authorization": ""},
-		},
-		{
-			name: "openai organization and project", b: backends[0],
-			env: func(base string) map[string]string {
-				return map[string]string{
-					"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": base + "/v1",
-					"OPENAI_ORG_ID": "org-123", "OPENAI_PROJECT_ID": "proj_456",
-				}
-			},
-			path:   "/v1/chat/completions",
-			header: map[string]string{"OpenAI-Organization": "org-123", "OpenAI-Project": "proj_456"},
-		},
-		{
-			// An Azure deployment URL as OPENAI_BASE_URL keeps its
-			// api-version query and gets the api-key header.
-			name: "azure deployment", b: backends[0],
-			env: func(string) map[string]string {
-				return map[string]string{
-					"OPENAI_API_KEY":  openAITestKey,
-					"OPENAI_BASE_URL": "http://myres.openai.azure.com/openai/deployments/gpt-4o-mini?api-version=2024-10-21",
-				}
-			},
-			path: "/openai/deployments/gpt-4o-mini/chat/completions", query: "api-version=2024-10-21",
-			header: map[string]string{"api-key": openAITestKey},
-		},
-		// Azure Government and China hosts get the api-key header like the
-		// public cloud's.
-		{name: "azure v1", b: backends[0], env: azure("r.openai.azure.com"), path: "/openai/v1/chat/completions", header: map[string]string{"api-key": openAITestKey}},
-		{name: "azure government", b: backends[0], env: azure("r.openai.azure.us"), path: "/openai/v1/chat/completions", header: map[string]string{"api-key": openAITestKey}},
-		{name: "azure china", b: backends[0], env: azure("r.openai.azure.cn"), path: "/openai/v1/chat/completions", header: map[string]string{"api-key": openAITestKey}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t, step{file: tt.b.okFile})
-			dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
-				return (&net.Dialer{}).DialContext(ctx, network, f.srv.Listener.Addr().String())
-			}
-			r := sendOnce(t, tt.b.name, f, tt.env(f.srv.URL), WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dial}}))
-			if r.path != tt.path || r.query != tt.query {
-				t.Errorf("got %s?%s, want %s?%s", r.path, r.query, tt.path, tt.query)
-			}
-			for k, want := range tt.header {
-				if _, sent := r.header[http.CanonicalHeaderKey(k)]; want == "" && sent {
-					t.Errorf("%s sent: %q", k, r.header.Get(k))
-				} else if got := r.header.Get(k); got != want {
-					t.Errorf("%s = %q, want %q", k, got, want)
-				}
-			}
-		})
 	}
 }

@@ -22,6 +22,9 @@ type APIError struct {
 	Message string
 	// RequestID is the provider's request id (x-request-id, request-id).
 	RequestID string
+	// Hint is the provider's reading of the error: what to change (start
+	// vLLM with --enable-auto-tool-choice, pull the model), or "".
+	Hint string
 }
 
 // Error reads "provider: HTTP status type: message (request id)".
@@ -36,6 +39,9 @@ func (e *APIError) Error() string {
 	}
 	if e.RequestID != "" {
 		b.WriteString(" (request " + e.RequestID + ")")
+	}
+	if e.Hint != "" {
+		b.WriteString(": " + e.Hint)
 	}
 	return b.String()
 }
@@ -140,10 +146,13 @@ func jsonText(raw json.RawMessage) string {
 }
 
 // redact replaces every secret in s. Keys are long random strings, so plain
-// substring replacement cannot hit innocent text.
+// substring replacement cannot hit innocent text; a value shorter than 8
+// characters ("k", "ollama" for a local server) is no credential worth
+// masking and would mangle the message ("loo[REDACTED]up"), as the run's
+// redactor also leaves it (redact.MinLen).
 func redact(s string, secrets []string) string {
 	for _, k := range secrets {
-		if k != "" {
+		if len(k) >= 8 {
 			s = strings.ReplaceAll(s, k, "[REDACTED]")
 		}
 	}

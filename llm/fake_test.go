@@ -201,10 +201,13 @@ func (r *recorder) RequestEnd(provider, model string, d time.Duration, u Usage, 
 	r.events = append(r.events, event{provider: provider, model: model, usage: u, err: err})
 }
 
-// backend describes one provider for the tests that run against both.
+// backend describes one wire format for the tests that run against both.
+// Its provider is built here the way llm/openai and llm/anthropic build
+// theirs (their own tests cover the environment and the credential
+// headers): a Client on the fake with the provider's headers.
 type backend struct {
 	name     string
-	env      func(base string) map[string]string
+	open     func(base string, s Settings) Provider
 	key      string
 	path     string            // request path the fake must see
 	headers  map[string]string // headers every request carries; "" for one it must not
@@ -218,8 +221,9 @@ type backend struct {
 var backends = []backend{
 	{
 		name: "openai",
-		env: func(base string) map[string]string {
-			return map[string]string{"OPENAI_API_KEY": openAITestKey, "OPENAI_BASE_URL": base + "/v1"}
+		open: func(base string, s Settings) Provider {
+			c := NewClient("openai", base+"/v1/chat/completions", BearerHeader(openAITestKey), []string{openAITestKey}, s)
+			return NewChat(c, ChatOptions{})
 		},
 		key:  openAITestKey,
 		path: "/v1/chat/completions",
@@ -237,8 +241,11 @@ var backends = []backend{
 	},
 	{
 		name: "anthropic",
-		env: func(base string) map[string]string {
-			return map[string]string{"ANTHROPIC_API_KEY": anthropicTestKey, "ANTHROPIC_BASE_URL": base}
+		open: func(base string, s Settings) Provider {
+			h := http.Header{}
+			h.Set("x-api-key", anthropicTestKey)
+			h.Set("anthropic-version", "2023-06-01")
+			return NewMessages(NewClient("anthropic", base+"/v1/messages", h, []string{anthropicTestKey}, s), MessagesOptions{})
 		},
 		key:  anthropicTestKey,
 		path: "/v1/messages",
@@ -261,11 +268,7 @@ var backends = []backend{
 func (b backend) provider(t *testing.T, f *fake, opts ...Option) (Provider, *sleeps) {
 	t.Helper()
 	s := &sleeps{}
-	p, err := New(b.name, envMap(b.env(f.srv.URL)), append([]Option{WithSleep(s.sleep)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, s
+	return b.open(f.srv.URL, NewSettings(append([]Option{WithSleep(s.sleep)}, opts...)...)), s
 }
 
 // forEachBackend runs test once per backend, as parallel subtests named
@@ -327,24 +330,6 @@ func testWire(t *testing.T, b backend, tests []wireCase) {
 			}
 		})
 	}
-}
-
-// sendOnce makes provider name from env (and opts), completes
-// simpleRequest against f and returns what f received.
-func sendOnce(t *testing.T, name string, f *fake, env map[string]string, opts ...Option) recorded {
-	t.Helper()
-	p, err := New(name, envMap(env), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Complete(t.Context(), simpleRequest()); err != nil {
-		t.Fatal(err)
-	}
-	reqs := f.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("got %d requests, want 1", len(reqs))
-	}
-	return reqs[0]
 }
 
 func simpleRequest() Request {

@@ -51,8 +51,10 @@ func fuzzDecoder(f *testing.F, dir string, decode func([]byte, string) (*Respons
 	})
 }
 
-func FuzzDecodeOpenAI(f *testing.F) {
-	fuzzDecoder(f, "openai", decodeOpenAI,
+func FuzzDecodeChat(f *testing.F) {
+	fuzzDecoder(f, "openai", func(b []byte, m string) (*Response, error) { return decodeChat(b, m, "openai") },
+		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"arguments\":\"{\"}}]}}]}\n\n",
+		": OPENROUTER PROCESSING\n\ndata: [DONE]\n",
 		`{"choices":[{"message":{"tool_calls":[{"function":{"arguments":"\"nested\""}}]}}]}`,
 		`{"choices":[{"message":{"content":[{"type":"text","text":"x"}],"tool_calls":[{"function":{"arguments":[1,2]}}]}}]}`)
 }

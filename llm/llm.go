@@ -1,8 +1,11 @@
-// Package llm is a thin client for the two model APIs mcp-eval drives: the
-// OpenAI-compatible Chat Completions API (OpenAI, Azure OpenAI, Ollama, vLLM,
-// LiteLLM, OpenRouter…) and the Anthropic Messages API. It speaks both over
-// plain net/http with neutral types, so the agent loop and the judge never
-// see a vendor's wire format.
+// Package llm is the core of mcp-eval's model clients: neutral types (so
+// the agent loop and the judge never see a vendor's wire format), the
+// declaration of a provider (Def), the HTTP client every provider shares
+// (Client), and the two wire formats several servers speak: Chat
+// Completions (Chat: OpenAI, Azure OpenAI, llama-server, vLLM, LM Studio,
+// OpenRouter, LiteLLM…) and Anthropic's Messages (Messages). Each provider
+// is a package below this one (llm/openai, llm/ollama…) and one line of the
+// registry, llm/providers.
 //
 // It owns what every caller would otherwise get wrong: reading credentials
 // from the environment the way the official SDKs do, retrying 429/5xx with
@@ -172,7 +175,7 @@ type Response struct {
 // Provider completes conversations with one model API. Implementations are
 // safe for concurrent use; concurrency beyond the configured limit waits.
 type Provider interface {
-	// Name is the provider's name as used in model specs: "openai" or "anthropic".
+	// Name is the provider's name as used in model specs ("openai", "ollama"…).
 	Name() string
 	// Complete sends req and returns the model's answer. Errors from the API
 	// are *APIError (or *RateLimitError for 429) once retries are spent.

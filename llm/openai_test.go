@@ -119,9 +119,9 @@ func TestOpenAIWire(t *testing.T) {
 // the model exactly as it wrote it.
 func TestOpenAIReplaysInvalidArguments(t *testing.T) {
 	t.Parallel()
-	body, err := encodeOpenAI(Request{Model: "m", Messages: []Message{
+	body, err := encodeChat(Request{Model: "m", Messages: []Message{
 		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "get_weather", InvalidArguments: `{"city": "Paris"`}, {ID: "c2", Name: "list_cities"}}},
-	}})
+	}}, ChatOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestOpenAIDecodeVariants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := decodeOpenAI([]byte(tt.body), "requested")
+			got, err := decodeChat([]byte(tt.body), "requested", "openai")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestDecodeErrors(t *testing.T) {
 		decode func([]byte, string) (*Response, error)
 		bodies map[string]string
 	}{
-		{"openai", decodeOpenAI, map[string]string{
+		{"openai", func(b []byte, m string) (*Response, error) { return decodeChat(b, m, "openai") }, map[string]string{
 			"no choices":             `{"id":"x","choices":[]}`,
 			"gateway error in a 200": `{"error":{"message":"upstream overloaded","code":502}}`,
 			"truncated":              `{"id":"chatcmpl-1","choices":[{"message":{"content":"hi"`,

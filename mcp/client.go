@@ -55,6 +55,11 @@ type Options struct {
 	// Waiting, if set, is called every few seconds while that first answer
 	// is awaited, with the time waited so far.
 	Waiting func(waited time.Duration)
+	// Authorizer, if set, supplies the Authorization header of every HTTP
+	// request that does not set or omit one itself, and is told of a 401
+	// answer to such a request, which it may have re-sent once (auth.go).
+	// internal/oauth implements it; mcp knows nothing of OAuth.
+	Authorizer Authorizer
 	// MaxListTime bounds the time one walk of a list may take; 0 means
 	// the package's MaxListTime.
 	MaxListTime time.Duration

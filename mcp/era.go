@@ -84,12 +84,12 @@ func (c *Client) connectForcedLegacy(ctx context.Context) (*Client, error) {
 	switch {
 	case err == nil:
 		return c, nil
-	case errors.Is(err, ErrUnreachable):
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrAuthorization):
 		return nil, err
 	case c.target.Kind() == "stdio" && errors.Is(err, ErrClosed):
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
-	if ue := unauthorized(c.probe.Initialize); ue != nil {
+	if ue := c.unauthorized(c.probe.Initialize); ue != nil {
 		return nil, ue
 	}
 	if !gotJSONRPC(c.probe.Initialize) {
@@ -118,7 +118,11 @@ func (c *Client) probeModern(ctx context.Context) (probeT Transport, decided boo
 	call := c.NewCall("server/discover", nil)
 	x, err := c.doFirst(ctx, call)
 	c.probe.Discover, c.probe.DiscoverErr = x, err
-	if ue := unauthorized(x); ue != nil {
+	if errors.Is(err, ErrAuthorization) {
+		t.Close()
+		return nil, false, err
+	}
+	if ue := c.unauthorized(x); ue != nil {
 		t.Close()
 		return nil, false, ue
 	}
@@ -283,11 +287,12 @@ func wrongID(call *Call, x *Exchange) string {
 const startPoll = 100 * time.Millisecond
 
 // unauthorized returns an *UnauthorizedError for a 401 or 403 answer.
-func unauthorized(x *Exchange) error {
+func (c *Client) unauthorized(x *Exchange) error {
 	if x == nil || (x.Status != http.StatusUnauthorized && x.Status != http.StatusForbidden) {
 		return nil
 	}
-	return &UnauthorizedError{Status: x.Status, Challenge: x.Header.Get("WWW-Authenticate")}
+	return &UnauthorizedError{Status: x.Status, Challenge: x.Header.Get("WWW-Authenticate"),
+		Authorized: c.opts.Authorizer != nil && x.SentHeader.Get("Authorization") != ""}
 }
 
 // gotJSONRPC reports whether an exchange received any JSON-RPC message: a

@@ -70,10 +70,8 @@ func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
 	if d, ok := ctx.Value(startKey{}).(time.Duration); ok && d > timeout {
 		timeout = d
 	}
-	ctx, cancel := WithTimeout(ctx, timeout)
-	defer cancel()
 	sent := time.Now()
-	x, err := c.t.Exchange(ctx, &Outgoing{
+	x, err := c.authorized(ctx, timeout, &Outgoing{
 		ID: id, Body: body, Method: call.Method, Name: name,
 		HTTPMethod: call.HTTPMethod, Header: call.Header, Omit: call.Omit,
 	})

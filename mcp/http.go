@@ -483,7 +483,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // byte by byte. The caller's countingReader bounds it.
 func readLineInto(br *bufio.Reader, bufp **bytes.Buffer, limit int64) error {
 	for {
-		buf := *bufp
 		if br.Buffered() == 0 {
 			if _, err := br.Peek(1); err != nil {
 				return err
@@ -491,7 +490,7 @@ func readLineInto(br *bufio.Reader, bufp **bytes.Buffer, limit int64) error {
 		}
 		b, _ := br.Peek(br.Buffered())
 		growOnce(bufp, len(b), limit)
-		buf = *bufp
+		buf := *bufp
 		i := bytes.IndexAny(b, "\r\n")
 		if i < 0 {
 			buf.Write(b)

@@ -509,7 +509,7 @@ func TestHTTPNotMCP(t *testing.T) {
 		{"401", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 			w.WriteHeader(401)
-		}, new(*UnauthorizedError), "unauthorized: the server wants credentials (see --header): HTTP 401"},
+		}, new(*UnauthorizedError), "unauthorized: the server wants credentials (see --header, --oauth-client-id or --oauth-federation): HTTP 401"},
 		{"403 with a JSON-RPC body", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(403)

@@ -68,6 +68,9 @@ type Exchange struct {
 	// Invalid lists frames that were not JSON-RPC messages, with the reason.
 	Invalid  []string
 	Duration time.Duration
+	// Retried is the exchange this one repeated: the 401 that made the
+	// Options.Authorizer obtain a credential and send the request again.
+	Retried *Exchange
 }
 
 // RPCError returns the JSON-RPC error of the response, or nil.
@@ -142,10 +145,19 @@ type UnauthorizedError struct {
 	Status int
 	// Challenge is the WWW-Authenticate header, if any.
 	Challenge string
+	// Authorized says the request carried the Options.Authorizer's
+	// credential, obtained for this run, and the server refused it.
+	Authorized bool
 }
 
 func (e *UnauthorizedError) Error() string {
-	s := fmt.Sprintf("unauthorized: the server wants credentials (see --header): HTTP %d", e.Status)
+	s := fmt.Sprintf("unauthorized: the server wants credentials (see --header, --oauth-client-id or --oauth-federation): HTTP %d", e.Status)
+	switch {
+	case e.Authorized && e.Status == http.StatusForbidden:
+		s = "forbidden: the server refused the OAuth access token for lack of permission (a scope? see --oauth-scope): HTTP 403"
+	case e.Authorized:
+		s = fmt.Sprintf("unauthorized: the server refused the OAuth access token obtained for it: HTTP %d", e.Status)
+	}
 	if e.Challenge != "" {
 		s += "; WWW-Authenticate: " + clip.Bytes(e.Challenge, 200)
 	}

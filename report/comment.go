@@ -44,6 +44,10 @@ type CommentOptions struct {
 	// MaxBytes bounds the whole comment: DefaultCommentMaxBytes when zero,
 	// never more than GitHub's 65,536 nor less than 2,048.
 	MaxBytes int
+	// Key is the comment's key (the Action's comment-key: workflow, job and
+	// matrix values), named under the verdict so that a reader of several
+	// comments on one pull request knows which job each is about.
+	Key string
 }
 
 // WriteComment writes the compact PR comment that the Action upserts: the
@@ -75,6 +79,9 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 	// The marker, the verdict, the footer and the cut note are always
 	// written; links too long for a small MaxBytes are left out of them.
 	prefix := CommentMarker + "\n" + c.verdict() + "\n\n"
+	if k := strings.TrimSpace(o.Key); k != "" {
+		prefix += "Job: " + codeSpan(cutRunes(oneLine(k, 0), commentIDMax*2)) + "\n\n"
+	}
 	for len(prefix)+len(c.footer())+len(c.cutNote()) > max/2 {
 		if c.baseURL != "" {
 			c.baseURL = ""
@@ -492,7 +499,11 @@ func (c commentBuilder) matrix() section {
 				continue
 			}
 			mark, _, _ := strings.Cut(mdMarks[c.j.kase(cs)], " ")
-			cells = append(cells, fmt.Sprintf("%s %d/%d", mark, cs.Passed, cs.Runs))
+			cell := fmt.Sprintf("%s %d/%d", mark, cs.Passed, cs.Runs)
+			if f := flakyText(cs); f != "" {
+				cell += " " + f
+			}
+			cells = append(cells, cell)
 		}
 		s.rows = append(s.rows, "| "+strings.Join(cells, " | ")+" |")
 	}

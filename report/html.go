@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -28,19 +29,30 @@ const maxHTMLTranscript = 64 << 10
 
 // WriteHTML writes report.html: one self-contained page (no script, no
 // style sheet, font or image from anywhere else, so it opens offline and
-// from an artifact) with the verdict, the case × model matrix, the reasons
-// of every case that did not pass with its transcripts, the confusion
-// matrix of each model, the scores, and latency and cost charts drawn as
-// inline SVG. All text from the report goes through html/template, which
+// from an artifact) with the verdict, what a legacy server must change,
+// every check by group (the evidence of each finding folded under it), the
+// case × model matrix, the reasons of every case that did not pass with its
+// transcripts, the confusion matrix of each model, the scores, and latency
+// and cost charts drawn as inline SVG. All text from the report goes through html/template, which
 // escapes it for the context it lands in.
 func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	r = normalized(r)
 	j := newJudge(r)
 	checks, cases := tallies(r)
 	page := htmlPage{Title: "mcp-eval report", Verdict: "PASS", Pass: r.Passed(), Server: r.Server.Target,
-		Started: r.StartedAt, Judge: r.Judge, Cases: cases.String()}
+		Started: r.StartedAt, Judge: r.Judge, Transport: r.Server.Transport, Era: r.Server.Era,
+		Protocol: r.Server.ProtocolVersion, Migration: r.Server.Migration}
+	if len(r.Cases) > 0 {
+		page.Cases = cases.String()
+	}
 	if len(r.Checks) > 0 {
 		page.Checks = checks.String()
+		page.Groups = htmlGroups(r.Checks, j)
+	}
+	page.Interrupted = r.Interrupted
+	if legacyHint(r) {
+		page.LegacyHint = "To gate this server on " + LegacyVersion + " while it migrates, run with --protocol-version " + LegacyVersion +
+			" (the Action's protocol-version input): only what applies to that revision is checked."
 	}
 	if !page.Pass {
 		page.Verdict = "FAIL"
@@ -66,11 +78,18 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 			oc := j.kase(c)
 			cell := htmlCell{Class: outcomeClass(oc), Text: fmt.Sprintf("%d/%d", c.Passed, c.Runs),
 				Title: fmt.Sprintf("%s: pass rate %s, floor %s", c.Status, percent(c.PassRate), percent(c.Floor))}
+			if oc == outSkip {
+				cell.Text, cell.Title = "skipped", "skipped: "+c.Skipped
+			}
+			if ci := caseInterval(c); ci != "" {
+				cell.Text += " · " + ci
+				cell.Title += ", " + ci
+			}
 			if c.Errored > 0 {
 				cell.Text += fmt.Sprintf(" (%d errored)", c.Errored)
 			}
-			if c.Flaky {
-				cell.Text += " flaky"
+			if f := flakyText(c); f != "" {
+				cell.Text += " " + f
 			}
 			row.Cells = append(row.Cells, cell)
 		}
@@ -85,11 +104,17 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 		}
 		d := htmlCaseDetail{ID: c.ID, Model: c.Model, Class: outcomeClass(oc), Status: string(c.Status),
 			Summary: fmt.Sprintf("%d of %d runs passed", c.Passed, c.Runs), Skipped: c.Skipped}
+		if oc == outSkip {
+			d.Summary = "not run"
+		}
 		for _, f := range c.Failures {
 			d.Reasons = append(d.Reasons, "failed "+f)
 		}
 		for _, e := range c.Errors {
 			d.Reasons = append(d.Reasons, "errored "+e)
+		}
+		for _, jr := range c.JudgeReasons {
+			d.Reasons = append(d.Reasons, "judge "+jr)
 		}
 		for _, p := range c.Transcripts {
 			t := htmlTranscript{Path: p}
@@ -155,7 +180,11 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 
 type htmlPage struct {
 	Title, Verdict, Server, Started string
+	Transport, Era, Protocol        string
+	Migration                       []string
+	LegacyHint, Interrupted         string
 	Checks, Cases                   string // tallies
+	Groups                          []htmlGroup
 	Pass                            bool
 	GateReasons                     []string
 	Judge                           *JudgeInfo
@@ -166,6 +195,63 @@ type htmlPage struct {
 	Confusions                      []htmlConfusion
 	Scores                          []htmlScore
 	Latency, Cost                   *svgChart
+}
+
+type htmlGroup struct {
+	Name, Tally string
+	Checks      []htmlCheck
+}
+
+type htmlCheck struct {
+	ID, Class, Status, Runs, Message, Evidence string
+}
+
+// htmlGroups lays out every check by group as summary.md does: the checks
+// a group skips for one reason share a row, and each finding carries its
+// evidence, within the summary's bounds.
+func htmlGroups(checks []Check, j judge) []htmlGroup {
+	var out []htmlGroup
+	budget := mdEvidenceBudget
+	for _, g := range groupChecks(checks) {
+		var t tally
+		skipped := map[string][]string{}
+		for _, c := range g.checks {
+			oc := j.check(c)
+			t.add(oc)
+			if oc == outSkip {
+				skipped[c.Message] = append(skipped[c.Message], c.ID)
+			}
+		}
+		hg := htmlGroup{Name: g.name, Tally: groupTally(t, len(g.checks))}
+		for _, c := range g.checks {
+			oc := j.check(c)
+			// The runs have a column of their own.
+			hc := htmlCheck{ID: c.ID, Class: outcomeClass(oc), Status: strings.TrimSpace(strings.SplitN(mdMarks[oc], " ", 2)[1]), Message: bareMessage(c)}
+			if reason, ok := j.waiver(c.ID); ok {
+				hc.Status, hc.Message = "waived", hc.Message+" (waived: "+reason+")"
+			}
+			if ids := skipped[c.Message]; oc == outSkip && len(ids) > 1 {
+				if ids[0] != c.ID {
+					continue
+				}
+				hc.ID = strings.Join(ids, ", ")
+			}
+			if oc != outSkip && c.Runs > 0 {
+				hc.Runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)
+			}
+			if c.Info != "" {
+				hc.Message = strings.TrimSpace(hc.Message + " (info: " + c.Info + ")")
+			}
+			if oc != outPass && oc != outSkip && hasEvidence(c.Evidence) && budget > 0 {
+				ev, _ := clip.Prefix(indentEvidence(c.Evidence), mdEvidenceMax)
+				budget -= len(ev)
+				hc.Evidence = ev
+			}
+			hg.Checks = append(hg.Checks, hc)
+		}
+		out = append(out, hg)
+	}
+	return out
 }
 
 type htmlRow struct {
@@ -339,6 +425,8 @@ th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace
 td.pass{background:#dafbe1}td.fail{background:#ffebe9}td.warn{background:#fff8c5}td.error{background:#ffd8b5}td.skip{background:#eaeef2}td.none{color:#8c959f}
 td.diag{font-weight:600;background:#dafbe1}td.off{background:#ffebe9}td.zero{color:#8c959f}
 .warning{border-left:4px solid #bf8700;background:#fff8c5;padding:6px 10px;margin:8px 0}
+.tip{border-left:4px solid #1a7f37;background:#dafbe1;padding:6px 10px;margin:8px 0}
+table.checks td:first-child{max-width:420px;word-break:break-word}
 details{margin:6px 0}summary{cursor:pointer}pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;font:12px ui-monospace,Menlo,monospace}
 .case.fail summary,.case.error summary{color:#cf222e}.case.warn summary{color:#9a6700}
 svg text{font:12px system-ui,sans-serif}
@@ -346,9 +434,12 @@ svg text{font:12px system-ui,sans-serif}
 </head>
 <body>
 <h1>mcp-eval <span class="verdict {{if .Pass}}pass{{else}}fail{{end}}" id="verdict">{{.Verdict}}</span></h1>
-<div>server <code>{{.Server}}</code> · started {{.Started}}</div>
-<div id="tally">{{if .Checks}}checks: {{.Checks}} · {{end}}cases: {{.Cases}}</div>
+<div>server <code>{{.Server}}</code>{{if .Transport}} · {{.Transport}}{{end}}{{if .Era}} · era {{.Era}}{{end}}{{if .Protocol}} · protocol {{.Protocol}}{{end}} · started {{.Started}}</div>
+<div id="tally">{{if .Checks}}checks: {{.Checks}}{{end}}{{if and .Checks .Cases}} · {{end}}{{if .Cases}}cases: {{.Cases}}{{end}}</div>
+{{if .Interrupted}}<div class="warning" id="interrupted">Interrupted by {{.Interrupted}}. This report is partial.</div>{{end}}
 {{if .GateReasons}}<h2>Gate</h2><ul id="gate">{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Migration}}<h2>Migrating to 2026-07-28</h2><ul id="migration">{{range .Migration}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .LegacyHint}}<div class="tip" id="legacy-hint">{{.LegacyHint}}</div>{{end}}
 {{with .Judge}}<div id="judge">judge {{if .Disabled}}none (--judge-model none){{else}}<code>{{or .Model "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
 {{if .SelfGraded}}<div class="warning" id="self-graded">⚠ {{.SelfGraded}}</div>{{end}}
 {{if .Rows}}
@@ -377,6 +468,14 @@ svg text{font:12px system-ui,sans-serif}
 {{if .Scores}}
 <h2>Scores</h2>
 <table id="scores"><tbody>{{range .Scores}}<tr><td><code>{{.Key}}</code></td><td>{{.Value}}</td></tr>{{end}}</tbody></table>
+{{end}}
+{{if .Groups}}
+<h2>Checks</h2>
+<div id="checks">{{range .Groups}}
+<h3><code>{{.Name}}</code> ({{.Tally}})</h3>
+<table class="checks"><thead><tr><th>check</th><th>status</th><th>runs</th><th>message</th></tr></thead>
+<tbody>{{range .Checks}}<tr><td><code>{{.ID}}</code></td><td class="{{.Class}}">{{.Status}}</td><td>{{.Runs}}</td><td>{{.Message}}{{if .Evidence}}<details><summary>evidence</summary><pre>{{.Evidence}}</pre></details>{{end}}</td></tr>{{end}}</tbody></table>
+{{end}}</div>
 {{end}}
 {{with .Latency}}<h2>Latency</h2>{{template "chart" .}}{{end}}
 {{with .Cost}}<h2>Cost</h2>{{template "chart" .}}{{end}}

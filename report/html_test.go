@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,11 +23,21 @@ func htmlReport() (*Report, HTMLOptions) {
 	r := &Report{
 		SchemaVersion: SchemaVersion, StartedAt: "2026-12-01T11:00:00Z",
 		Server: Server{Target: "http://127.0.0.1:8080/mcp", Transport: "http"},
-		Layers: []string{LayerBehavior, LayerTelemetry},
+		Layers: []string{LayerConformance, LayerBehavior, LayerTelemetry},
+		Checks: []Check{
+			{ID: "caching/tools-list", Layer: LayerConformance, Group: "caching", Level: LevelMust, Hard: true, Status: StatusFail, Runs: 5,
+				Message:  "tools/list has no ttlMs </td><script>alert(3)</script> (0 of 5 runs passed)",
+				Evidence: json.RawMessage(`{"response":{"message":{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"<b>x</b>"}]}}}}`)},
+			{ID: "discover/responds", Layer: LayerConformance, Group: "discover", Level: LevelMust, Hard: true, Status: StatusPass, Runs: 5, Passed: 5},
+			{ID: "headers/missing-method", Layer: LayerConformance, Group: "headers", Level: LevelMust, Hard: true, Status: StatusSkip,
+				Message: "applies to Streamable HTTP only; this server speaks stdio"},
+			{ID: "headers/name-base64", Layer: LayerConformance, Group: "headers", Level: LevelMust, Hard: true, Status: StatusSkip,
+				Message: "applies to Streamable HTTP only; this server speaks stdio"},
+		},
 		Cases: []Case{
 			{ID: "weather-paris", Model: "openai:gpt-4.1-mini", Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: StatusPass, Selection: f(1)},
 			{ID: "weather-paris", Model: "anthropic:claude-sonnet-4-5", Kind: "hard", Runs: 5, Passed: 5, PassRate: 1, Floor: 1, Status: StatusPass, Selection: f(1)},
-			{ID: "units", Model: "openai:gpt-4.1-mini", Kind: "soft", Runs: 5, Passed: 3, PassRate: 0.6, Floor: 0.8, Status: StatusFail, Flaky: true, Selection: f(1), Arguments: f(0.6),
+			{ID: "units", Model: "openai:gpt-4.1-mini", Kind: "soft", Runs: 5, Passed: 3, PassRate: 0.6, Floor: 0.8, Status: StatusFail, Flaky: true, WilsonLow: 0.2307, WilsonHigh: 0.8824, Selection: f(1), Arguments: f(0.6),
 				Failures:    []string{`run 2: units: got "celsius", want "fahrenheit"`, `run 4: wrong tool: called search_invoices instead of get_weather </pre><script>alert(1)</script>`},
 				Transcripts: []string{"transcripts/units@openai_gpt-4.1-mini/run-2.json", "transcripts/units@openai_gpt-4.1-mini/run-4.json"}},
 			{ID: "units", Model: "anthropic:claude-sonnet-4-5", Kind: "soft", Runs: 5, Passed: 0, Errored: 5, Floor: 0.8, Status: StatusError,
@@ -74,11 +85,13 @@ func TestHTMLSelfContained(t *testing.T) {
 			t.Errorf("report.html contains %q: not self-contained or not escaped", m)
 		}
 	}
-	wantContains(t, page, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `class="chart"`, `id="self-graded"`,
+	wantContains(t, page, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `class="chart"`, `id="self-graded"`, `id="checks"`,
+		"<code>headers/missing-method, headers/name-base64</code>", "&lt;/td&gt;&lt;script&gt;alert(3)&lt;/script&gt;", "&lt;b&gt;x&lt;/b&gt;",
 		`units: got &#34;celsius&#34;, want &#34;fahrenheit&#34;`, "&lt;script&gt;alert(1)&lt;/script&gt;", "HTTP 529", "cost unknown")
-	// The soft case the gate fails is shown as a failure.
-	if !strings.Contains(page, `<td class="fail" title="fail: pass rate 60%, floor 80%">3/5 flaky</td>`) {
-		t.Error("the failing soft case is not marked as failed in the matrix")
+	// The soft case the gate fails is shown as a failure, with its
+	// interval and as flaky.
+	if !strings.Contains(page, `<td class="fail" title="fail: pass rate 60%, floor 80%, 95% CI 23–88%">3/5 · 95% CI 23–88% flaky</td>`) {
+		t.Error("the failing soft case is not marked as failed, flaky and with its interval in the matrix")
 	}
 }
 
@@ -121,9 +134,10 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatalf("chromium --dump-dom: %v", err)
 	}
 	dom := string(out)
-	wantContains(t, dom, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `<svg class="chart"`, `<rect`, "weather-paris", "3/5 flaky")
+	wantContains(t, dom, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `<svg class="chart"`, `<rect`, "weather-paris", "3/5 · 95% CI 23–88% flaky",
+		`id="checks"`, "caching/tools-list", "headers/missing-method, headers/name-base64")
 	// The hostile text stayed text: no element came of it.
-	if strings.Contains(dom, "<script>alert(1)") || strings.Contains(dom, "<img src=\"x\"") {
+	if strings.Contains(dom, "<script>alert(1)") || strings.Contains(dom, "<script>alert(3)") || strings.Contains(dom, "<img src=\"x\"") {
 		t.Error("markup from the report became elements in the DOM")
 	}
 	png := filepath.Join(dir, "report.png")
@@ -181,5 +195,22 @@ func TestCasesFailExactlyWhenTheGateDoes(t *testing.T) {
 	junit = b.String()
 	if tc := units("openai:gpt-4.1-mini"); !strings.Contains(tc, `<failure message="3/5 runs passed (60%), floor 80%: run 2: units: got &#34;celsius&#34;, want &#34;fahrenheit&#34;"`) {
 		t.Errorf("the blocking soft case does not fail with its reason:\n%s", tc)
+	}
+}
+
+// TestHTMLSkippedCase: a case skipped before it ran (a rubric with
+// --judge-model none) reads as skipped and not run, never as 0 of 0 runs.
+func TestHTMLSkippedCase(t *testing.T) {
+	t.Parallel()
+	r := &Report{SchemaVersion: SchemaVersion, Cases: []Case{{ID: "judged", Model: "openai:m", Kind: "soft", Floor: 0.8, Status: StatusSkip,
+		WilsonHigh: 1, Skipped: "the case has a rubric and --judge-model none turns the judge off"}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	wantContains(t, page, `<td class="skip" title="skipped: the case has a rubric and --judge-model none turns the judge off">skipped</td>`, "skip, not run")
+	if strings.Contains(page, "0 of 0") || strings.Contains(page, "0/0") {
+		t.Error("a skipped case reads as 0 of 0 runs")
 	}
 }

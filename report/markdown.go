@@ -122,7 +122,7 @@ func (m *mdWriter) status(r *Report) {
 	checks, cases := tallies(r)
 	m.p("- **Checks:** %s · %s", checks, passRateText(r))
 	if len(r.Cases) > 0 {
-		m.p("- **Cases:** %s", cases)
+		m.p("- **Cases:** %s%s", cases, draftNote(r))
 	}
 	if r.Gate != nil {
 		if r.Gate.Passed {
@@ -135,6 +135,11 @@ func (m *mdWriter) status(r *Report) {
 		m.p("- Run with `--strict`: warnings fail the run.")
 	}
 	m.p("")
+	if r.Interrupted != "" {
+		m.p("> [!WARNING]")
+		m.p("> Interrupted by %s. This report is partial.", escapeMarkdown(cutRunes(r.Interrupted, mdMessageMax)))
+		m.p("")
+	}
 }
 
 func (m *mdWriter) server(r *Report) {
@@ -180,6 +185,11 @@ func (m *mdWriter) migration(r *Report) {
 		m.p("- %s", escapeMarkdown(cutRunes(item, mdMessageMax)))
 	}
 	m.p("")
+	if legacyHint(r) {
+		m.p("> [!TIP]")
+		m.p("> To gate this server on %s while it migrates, run with `--protocol-version %s` (the Action's `protocol-version` input): only what applies to that revision is checked, and the rest is skipped with the reason.", LegacyVersion, LegacyVersion)
+		m.p("")
+	}
 }
 
 // findings lists the checks selected by keep with their message and folded
@@ -196,7 +206,12 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 	}
 	m.p("### %s (%d)", title, len(cs))
 	m.p("")
-	for _, c := range cs {
+	for _, g := range foldCauses(cs, m.j.check) {
+		if len(g) > 1 {
+			m.cause(g)
+			continue
+		}
+		c := g[0]
 		oc := m.j.check(c)
 		mark, _, _ := strings.Cut(mdMarks[oc], " ")
 		head := mark + " " + codeSpan(c.ID)
@@ -214,8 +229,9 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 		}
 		m.p("%s", strings.Join(meta, " · "))
 		m.p("")
-		if c.Message != "" {
-			m.p("%s", escapeMarkdown(cutRunes(c.Message, mdMessageMax)))
+		if msg := bareMessage(c); msg != "" {
+			// The runs are on the line above.
+			m.p("%s", escapeMarkdown(cutRunes(msg, mdMessageMax)))
 			m.p("")
 		}
 		if c.Info != "" {
@@ -234,6 +250,43 @@ func (m *mdWriter) findings(r *Report, title string, keep func(outcome) bool) {
 			}
 			m.details("evidence", indentEvidence(c.Evidence), "json")
 		}
+	}
+}
+
+// cause writes failures that share one cause (causeKey) as one finding:
+// the cause, a row per check, and the first one's evidence.
+func (m *mdWriter) cause(g []Check) {
+	mark, _, _ := strings.Cut(mdMarks[m.j.check(g[0])], " ")
+	headline := bareMessage(g[0])
+	m.p("#### %s %d findings, one cause: %s", mark, len(g), escapeMarkdown(cutRunes(oneLine(headline, 0), mdCellMax)))
+	m.p("")
+	m.tableHead("check", "level", "runs", "message")
+	for _, c := range g {
+		id := codeSpan(c.ID)
+		if c.Title != "" {
+			id += " — " + escapeMarkdown(c.Title)
+		}
+		runs := "–"
+		if c.Runs > 0 {
+			runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)
+		}
+		msg := "the same"
+		if b := bareMessage(c); b != headline {
+			msg = escapeMarkdown(cutRunes(b, mdCellMax))
+		}
+		if reason, ok := m.j.waiver(c.ID); ok {
+			msg += " (waived: " + escapeMarkdown(cutRunes(orDash(reason), mdCellMax)) + ")"
+		}
+		m.row(id, "**"+escapeMarkdown(string(c.Level))+"**", runs, msg)
+	}
+	m.p("")
+	if hasEvidence(g[0].Evidence) {
+		if m.evidence >= mdEvidenceBudget {
+			m.p("Evidence omitted to keep the summary within its size limit; it is in report.json.")
+			m.p("")
+			return
+		}
+		m.details("evidence of "+codeSpan(g[0].ID)+" (the others' is in report.json)", indentEvidence(g[0].Evidence), "json")
 	}
 }
 
@@ -268,13 +321,27 @@ func (m *mdWriter) checks(r *Report) {
 		m.p("#### %s (%s)", escapeMarkdown(g.name), groupTally(t, len(g.checks)))
 		m.p("")
 		m.tableHead("check", "status", "runs", "message")
+		// Checks skipped for one reason share a row: a legacy or stdio
+		// server skips whole groups, and one reason said once is enough.
+		skipped := map[string][]string{}
+		for _, c := range g.checks {
+			if m.j.check(c) == outSkip {
+				skipped[c.Message] = append(skipped[c.Message], codeSpan(c.ID))
+			}
+		}
 		for _, c := range g.checks {
 			oc := m.j.check(c)
+			if ids := skipped[c.Message]; oc == outSkip && len(ids) > 1 {
+				if ids[0] == codeSpan(c.ID) {
+					m.row(strings.Join(ids, ", "), mdMarks[oc], "–", escapeMarkdown(cutRunes(c.Message, mdCellMax)))
+				}
+				continue
+			}
 			runs := "–"
 			if oc != outSkip && c.Runs > 0 {
 				runs = fmt.Sprintf("%d/%d", c.Passed, c.Runs)
 			}
-			msg := c.Message
+			msg := bareMessage(c) // the runs have a column
 			if c.Info != "" {
 				if msg != "" {
 					msg += " "
@@ -350,6 +417,7 @@ func (m *mdWriter) cases(r *Report) {
 	m.p("### Cases")
 	m.p("")
 	m.modelHead(mx.models, "case", "kind")
+	explained := false // an interval or "flaky" was shown
 	for _, id := range mx.ids {
 		cells := []string{codeSpan(id), escapeMarkdown(mx.first[id].Kind)}
 		for _, mo := range mx.models {
@@ -358,12 +426,25 @@ func (m *mdWriter) cases(r *Report) {
 				cells = append(cells, "–")
 				continue
 			}
-			mark, _, _ := strings.Cut(mdMarks[m.j.kase(c)], " ")
+			oc := m.j.kase(c)
+			mark, _, _ := strings.Cut(mdMarks[oc], " ")
+			if oc == outSkip {
+				cells = append(cells, mark+" skipped")
+				continue
+			}
 			cell := fmt.Sprintf("%s %d/%d (%s", mark, c.Passed, c.Runs, percent(c.PassRate))
 			if c.Status != StatusPass {
 				cell += ", floor " + percent(c.Floor)
 			}
+			if ci := caseInterval(c); ci != "" {
+				cell += "; " + ci
+				explained = true
+			}
 			cell += ")"
+			if f := flakyText(c); f != "" {
+				cell += ", **" + f + "**"
+				explained = true
+			}
 			if c.Errored > 0 {
 				cell += fmt.Sprintf(", %d errored", c.Errored)
 			}
@@ -372,6 +453,10 @@ func (m *mdWriter) cases(r *Report) {
 		m.row(cells...)
 	}
 	m.p("")
+	if explained {
+		m.p("%s", intervalNote)
+		m.p("")
+	}
 	if j := r.Judge; j != nil && len(j.SelfGraded) > 0 {
 		m.p("> [!WARNING]")
 		m.p("> %s", escapeMarkdown(selfGradedText(j)))
@@ -710,3 +795,22 @@ func codeFence(content string) string {
 // safe inside Markdown: the same escaping every renderer here applies, for
 // callers that add lines of their own to a summary.
 func EscapeMarkdown(s string) string { return escapeMarkdown(s) }
+
+// draftNote says how many of the report's golden cases are drafts
+// (draft: true, written by mcp-eval init): "" when none is.
+func draftNote(r *Report) string {
+	ids := map[string]bool{}
+	for _, c := range r.Cases {
+		if c.Draft {
+			ids[c.ID] = true
+		}
+	}
+	switch n := len(ids); n {
+	case 0:
+		return ""
+	case 1:
+		return " · 1 golden case is a draft (draft: true): edit it, then remove the mark"
+	default:
+		return fmt.Sprintf(" · %d golden cases are drafts (draft: true): edit them, then remove the mark", n)
+	}
+}

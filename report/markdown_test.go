@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -161,6 +163,56 @@ func TestMarkdownHostileTool(t *testing.T) {
 		// The description is shown verbatim, but only inside a fence.
 		if !strings.Contains(inside, "</details></details><details open><summary>@org/team") {
 			t.Errorf("%s: the evidence should be shown verbatim in a code block", name)
+		}
+	}
+}
+
+// TestMarkdownFoldsSharedCauses: failures that got the same error answer
+// (ids aside) are one finding with one evidence block; failures that read
+// the same successful answer for different things stay apart; checks a
+// group skips for one reason share a row.
+func TestMarkdownFoldsSharedCauses(t *testing.T) {
+	t.Parallel()
+	errAnswer := func(id int) []byte {
+		return []byte(fmt.Sprintf(`{"request":{"body":{"jsonrpc":"2.0","id":%d,"method":"server/discover"}},"response":{"message":{"jsonrpc":"2.0","id":%d,"error":{"code":-32601,"message":"Method not found"}}}}`, id, id))
+	}
+	okAnswer := []byte(`{"response":{"message":{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}}}`)
+	hard := func(id, msg string, ev []byte) Check {
+		return Check{ID: id, Layer: LayerConformance, Group: strings.Split(id, "/")[0], Level: "MUST", Hard: true, Status: StatusFail,
+			Runs: 5, Passed: 0, Message: msg + " (0 of 5 runs passed)", Evidence: ev}
+	}
+	skip := func(id string) Check {
+		return Check{ID: id, Layer: LayerConformance, Group: "headers", Level: "MUST", Hard: true, Status: StatusSkip,
+			Message: "applies to Streamable HTTP only; this server speaks stdio"}
+	}
+	r := &Report{SchemaVersion: SchemaVersion, Checks: []Check{
+		hard("discover/responds", "server/discover did not return a result: server error -32601: Method not found", errAnswer(1)),
+		hard("discover/capabilities", "server/discover did not return a result: server error -32601: Method not found", errAnswer(2)),
+		hard("discover/without-client-info", "without clientInfo: server/discover did not return a result: server error -32601: Method not found", errAnswer(3)),
+		hard("caching/tools-list", "tools/list has no ttlMs", okAnswer),
+		hard("result-type/tools-list", "tools/list has no resultType", okAnswer),
+		skip("headers/missing-method"), skip("headers/name-base64"),
+	}}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if strings.Contains(md, "runs passed)") {
+		t.Errorf("a message repeats its runs, which have a place of their own:\n%s", md)
+	}
+	if n := strings.Count(md, "<summary>evidence"); n != 3 {
+		t.Errorf("%d evidence blocks; want 3 (one for the shared cause, one each for the two others)\n%s", n, md)
+	}
+	for _, want := range []string{
+		"#### ❌ 3 findings, one cause: server/discover did not return a result: server error -32601: Method not found",
+		"| `discover/capabilities` | **MUST** | 0/5 | the same |",
+		"| `discover/without-client-info` | **MUST** | 0/5 | without clientInfo: server/discover did not return a result: server error -32601: Method not found |",
+		"#### ❌ `caching/tools-list`", "#### ❌ `result-type/tools-list`",
+		"| `headers/missing-method`, `headers/name-base64` | ⏭️ skip | – | applies to Streamable HTTP only; this server speaks stdio |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q\n%s", want, md)
 		}
 	}
 }

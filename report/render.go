@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -177,6 +179,36 @@ func percent(f float64) string {
 	s := strconv.FormatFloat(f*100, 'f', 1, 64)
 	return strings.TrimSuffix(s, ".0") + "%"
 }
+
+// caseInterval is the 95% Wilson score interval of a case's pass rate in
+// whole percents ("95% CI 38–96%"), "" when no run reached a verdict (a
+// skipped case, or every run errored): five runs that all passed still only
+// show the rate is at least 57%, which is what a reader must weigh.
+func caseInterval(c Case) string {
+	if c.Status == StatusSkip || c.Runs-c.Errored <= 0 {
+		return ""
+	}
+	// A report that recorded no interval (an older or hand-made one) says
+	// nothing rather than something false: a real interval is wider than a
+	// point and holds the pass rate.
+	if !(c.WilsonLow < c.WilsonHigh && c.WilsonLow <= c.PassRate+1e-9 && c.PassRate <= c.WilsonHigh+1e-9) {
+		return ""
+	}
+	pc := func(f float64) string { return strconv.Itoa(int(math.Round(clamp01(f) * 100))) }
+	return "95% CI " + pc(c.WilsonLow) + "–" + pc(c.WilsonHigh) + "%"
+}
+
+// flakyText is "flaky" for a case that passed some runs and failed others,
+// else "".
+func flakyText(c Case) string {
+	if c.Flaky && c.Status != StatusSkip {
+		return "flaky"
+	}
+	return ""
+}
+
+// intervalNote explains the interval and "flaky" wherever cases are shown.
+const intervalNote = "95% CI: the Wilson score interval of the pass rate over the runs that reached a verdict; flaky: passed some runs and failed others."
 
 // score formats a score value.
 func score(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
@@ -518,4 +550,106 @@ func optScore(f *float64) string {
 		return "–"
 	}
 	return score(*f)
+}
+
+// runsSuffix is what FoldRuns appends to a message: " (2 of 5 runs
+// passed)". Renderers that show the runs themselves strip it.
+var runsSuffix = regexp.MustCompile(` \(\d+ of \d+ runs passed\)$`)
+
+// bareMessage is a check's message without FoldRuns' runs suffix.
+func bareMessage(c Check) string { return runsSuffix.ReplaceAllString(c.Message, "") }
+
+// causeKey is what makes failures one cause: the same error answer (a
+// JSON-RPC error, or an HTTP status of 400 or more, ids aside), or failing
+// with the same message. A successful answer is no cause by itself: checks
+// judge one result for different things (a missing ttlMs and a missing
+// resultType on the same tools/list are two findings).
+func causeKey(c Check, oc outcome) string {
+	var ev struct {
+		Response json.RawMessage `json:"response"`
+	}
+	if json.Unmarshal(c.Evidence, &ev) == nil && len(ev.Response) > 0 {
+		var resp any
+		if json.Unmarshal(ev.Response, &resp) == nil && isErrorAnswer(resp) {
+			b, _ := json.Marshal(withoutIDs(resp))
+			return fmt.Sprintf("%d|answer|%s", oc, b)
+		}
+	}
+	if msg := bareMessage(c); msg != "" {
+		return fmt.Sprintf("%d|message|%s", oc, msg)
+	}
+	return ""
+}
+
+// isErrorAnswer says whether a response's evidence is an error: a JSON-RPC
+// error message, or an HTTP status of 400 or more.
+func isErrorAnswer(resp any) bool {
+	m, ok := resp.(map[string]any)
+	if !ok {
+		return false
+	}
+	if s, ok := m["status"].(float64); ok && s >= 400 {
+		return true
+	}
+	msg, ok := m["message"].(map[string]any)
+	if !ok {
+		return false
+	}
+	_, isErr := msg["error"]
+	return isErr
+}
+
+// withoutIDs drops the id of every JSON-RPC message in v (each probe sends
+// its own), so that the same answer to different requests compares equal.
+func withoutIDs(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		_, rpc := x["jsonrpc"]
+		for k, e := range x {
+			if rpc && k == "id" {
+				continue
+			}
+			out[k] = withoutIDs(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutIDs(e)
+		}
+		return out
+	}
+	return v
+}
+
+// foldCauses groups checks by causeKey, in the order of their first
+// member; a check without a key stands alone.
+func foldCauses(cs []Check, oc func(Check) outcome) [][]Check {
+	var groups [][]Check
+	at := map[string]int{}
+	for _, c := range cs {
+		k := causeKey(c, oc(c))
+		if i, ok := at[k]; ok && k != "" {
+			groups[i] = append(groups[i], c)
+			continue
+		}
+		at[k] = len(groups)
+		groups = append(groups, []Check{c})
+	}
+	return groups
+}
+
+// LegacyVersion is the revision before 2026-07-28, which --protocol-version
+// also accepts.
+const LegacyVersion = "2025-11-25"
+
+// legacyHint says whether to tell the team of a legacy server, judged
+// against 2026-07-28, how to gate it on the revision it speaks while it
+// migrates: not for a modern server, nor for a run that already asked for
+// that revision (it has no migration list), nor for a server that does not
+// speak it.
+func legacyHint(r *Report) bool {
+	s := r.Server
+	return s.Era == "legacy" && len(s.Migration) > 0 && (s.ProtocolVersion == LegacyVersion || slices.Contains(s.SupportedVersions, LegacyVersion))
 }

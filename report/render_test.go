@@ -59,7 +59,7 @@ var renderers = []renderer{
 	{suffix: ".txt", render: textRenderer(TextOptions{}), huge: true},
 	{suffix: ".md", render: WriteMarkdown, huge: true},
 	{suffix: ".xml", render: WriteJUnit},
-	{suffix: ".comment.md", render: commentRenderer(CommentOptions{RunURL: testRunURL, BaselineURL: testBaselineURL}), huge: true},
+	{suffix: ".comment.md", render: commentRenderer(CommentOptions{RunURL: testRunURL, BaselineURL: testBaselineURL, Key: `mcp-eval / evals {"shard": 2}`}), huge: true},
 	{suffix: ".small.comment.md", render: commentRenderer(CommentOptions{RunURL: testRunURL, MaxBytes: 2048}), only: []string{"cases-scores", "hostile-tool", "hostile-tool-1mb"}, huge: true},
 	{suffix: ".sarif", render: WriteSARIF, huge: true},
 	{suffix: ".verbose.txt", render: textRenderer(TextOptions{Verbose: true}), only: []string{"failing-modern", "passing-modern"}},

@@ -63,6 +63,9 @@ type Report struct {
 	// Commit is the source revision under test (GITHUB_SHA in the Action),
 	// when the caller knows it. CarryHistory records it with the scores.
 	Commit string `json:"commit,omitempty"`
+	// Interrupted says a signal stopped the run and the report holds only
+	// what finished (why and when); such a report never passes its gate.
+	Interrupted string `json:"interrupted,omitempty"`
 	// History holds the headline scores of recent runs, oldest first, the
 	// last entry being this run: CarryHistory carries it forward from the
 	// baseline, and the summary draws it as a trend chart.
@@ -136,6 +139,9 @@ type Case struct {
 	// Flaky marks a case that passed some runs and failed others.
 	Flaky bool     `json:"flaky,omitempty"`
 	Tags  []string `json:"tags,omitempty"`
+	// Draft: the golden case is marked draft: true (written by mcp-eval
+	// init, not yet edited); it ran like any case.
+	Draft bool `json:"draft,omitempty"`
 	// Negative marks a case whose model must call no tool; with it, the
 	// behavior scores can be recomputed from the cases alone (merge).
 	Negative bool `json:"negative,omitempty"`
@@ -152,6 +158,14 @@ type Case struct {
 	// Skipped says why a case with status skip was not scored (a rubric
 	// with --judge-model none).
 	Skipped string `json:"skipped,omitempty"`
+	// File and Line are where the case is defined in the golden file (a
+	// variant's: its case's), for code scanning and annotations.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// JudgeReasons is the judge's verdict and reason on the first judged
+	// runs ("run 1: pass: …"), passes included: what a pass rests on is
+	// worth reading too.
+	JudgeReasons []string `json:"judgeReasons,omitempty"`
 	// Transcripts are the files, relative to the output folder, holding
 	// the transcripts of the case's failed and errored runs (all its runs
 	// when it is flaky), secrets masked.
@@ -456,6 +470,9 @@ type GateItem struct {
 	Blocking     bool   `json:"blocking"`
 	Waived       bool   `json:"waived,omitempty"`
 	WaiverReason string `json:"waiverReason,omitempty"`
+	// WaiverFile and WaiverLine locate the waiver that accepted it.
+	WaiverFile string `json:"waiverFile,omitempty"`
+	WaiverLine int    `json:"waiverLine,omitempty"`
 }
 
 // Key names the item as a waiver does: the id, and for a case
@@ -498,8 +515,12 @@ func (c Case) FloorOrDefault() float64 {
 // floor whatever its kind (a soft case's floor is only lower), so a case is
 // never a mere warning; strict changes nothing here. The status is trusted
 // first; the pass rate is checked too, so that a report whose status and
-// numbers disagree still cannot slip under the floor.
+// numbers disagree still cannot slip under the floor. A skipped case ran
+// nothing and counts against nothing.
 func (c Case) Failed() bool {
+	if c.Status == StatusSkip {
+		return false
+	}
 	return c.Status.Failed() || c.PassRate < c.FloorOrDefault()-1e-9
 }
 

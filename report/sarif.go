@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"path"
@@ -24,9 +26,9 @@ const (
 	sarifInfoURI = "https://github.com/mcp-eval/mcp-eval"
 )
 
-// DefaultSARIFArtifact is the file every SARIF result points at when
-// SARIFOptions.ArtifactURI is empty: mcp-eval's default config file.
-const DefaultSARIFArtifact = "mcp-eval.yaml"
+// serverArtifactFallback is the artifact that stands for a server whose
+// target gives no usable reference (no target at all).
+const serverArtifactFallback = "mcp-server"
 
 // Limits that keep results.sarif small and readable whatever the server
 // sent (GitHub caps an upload at 10 MB gzipped).
@@ -39,10 +41,9 @@ const (
 
 // SARIFOptions controls WriteSARIFWith.
 type SARIFOptions struct {
-	// ArtifactURI is the repository-relative path of the file that every
-	// result points at: the file that configures the server under test
-	// (its entry point, or mcp-eval.yaml). DefaultSARIFArtifact when empty
-	// or when it is not a relative path inside the repository.
+	// ArtifactURI, when it is a relative path inside the repository,
+	// replaces the server's own artifact (sarifServerURI) for the results
+	// that have no file of their own.
 	ArtifactURI string
 }
 
@@ -59,15 +60,21 @@ func WriteSARIF(w io.Writer, r *Report) error {
 // errored, at the level the run judged it (error when it fails the run,
 // warning otherwise, a waived failure included).
 //
-// Location: an MCP server has no source line to point at, so each result
-// names what it is about as a logical location (the tool when the check's
-// evidence names one, else the server target). GitHub code scanning,
-// though, rejects the whole upload when any result lacks a location or has
-// a location without physicalLocation.artifactLocation.uri
-// ("locationFromSarifResult: expected at least one location", "expected a
-// physical location"; the SARIF validator's GitHub rule GH1001). So every
-// location also carries a physicalLocation at line 1 of o.ArtifactURI, a
-// repository-relative file; a path that is not in the repository is
+// Failed golden cases (Layer 1, and Layer 2's fault and injection
+// variants) are results too, of a rule per case id ("case/<id>").
+//
+// Location: each result names what it is about as a logical location (the
+// tool when the check's evidence names one, else the server target; the
+// case). GitHub code scanning also rejects the whole upload when any result
+// lacks physicalLocation.artifactLocation.uri ("locationFromSarifResult:
+// expected at least one location"; the SARIF validator's GitHub rule
+// GH1001), so every result points at a file where one is known: a waived
+// failure at its waiver's line, a case at its line in the golden file. A
+// check, which has no source line, points at the server itself
+// (sarifServerURI): code scanning refuses an absolute URI of any scheme but
+// the checkout's ("SARIF URI scheme \"https\" did not match the checkout
+// URI scheme \"file\""), so the server's URL is written as a relative
+// reference, host and path; a path that is not in the repository is
 // accepted and shown without a preview.
 //
 // Each result carries partialFingerprints, a hash of the rule id, the tool
@@ -78,7 +85,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 // embedded link; encoding/json keeps the file valid.
 func WriteSARIFWith(w io.Writer, r *Report, o SARIFOptions) error {
 	r = normalized(r)
-	artifact := sarifArtifactURI(o.ArtifactURI)
+	at := newSarifPlaces(r, o)
 	j := newJudge(r)
 	driver := sarifDriver{Name: "mcp-eval", Version: plainText(r.Tool.Version, 100), InformationURI: sarifInfoURI, Rules: []sarifRule{}}
 	ruleIndex := map[string]int{}
@@ -125,7 +132,7 @@ func WriteSARIFWith(w io.Writer, r *Report, o SARIFOptions) error {
 			Level:     level,
 			Message:   sarifText{Text: sarifMessage(c, j)},
 			Locations: []sarifLocation{{
-				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifact}, Region: sarifRegion{StartLine: 1}},
+				PhysicalLocation: at.of(c.ID, "", 0),
 				LogicalLocations: logical,
 			}},
 			Properties: sarifResultProps{Status: c.Status, Hard: c.Hard, Group: plainText(groupName(c), 100), Runs: c.Runs, Passed: c.Passed},
@@ -139,6 +146,33 @@ func WriteSARIFWith(w io.Writer, r *Report, o SARIFOptions) error {
 			"mcpEvalFinding/v1":       fp,
 		}
 		results = append(results, res)
+	}
+	for _, c := range r.Cases {
+		oc := j.kase(c)
+		if oc != outFail && oc != outError && oc != outWarn {
+			continue
+		}
+		rid := "case/" + c.ID
+		if _, ok := ruleIndex[rid]; !ok {
+			ruleIndex[rid] = len(driver.Rules)
+			driver.Rules = append(driver.Rules, sarifCaseRule(rid, c))
+		}
+		level := "error"
+		if oc == outWarn {
+			level = "warning"
+		}
+		model := plainText(c.Model, sarifNameMax)
+		fp := sarifFingerprint(rid, model, "")
+		results = append(results, sarifResult{
+			RuleID: rid, RuleIndex: ruleIndex[rid], Level: level,
+			Message: sarifText{Text: sarifCaseMessage(c, j)},
+			Locations: []sarifLocation{{
+				PhysicalLocation: at.of(c.Key(), c.File, c.Line),
+				LogicalLocations: []sarifLogical{{Name: plainText(c.ID, sarifNameMax), FullyQualifiedName: plainText(rid+"@"+c.Model, sarifNameMax), Kind: "object"}},
+			}},
+			PartialFingerprints: map[string]string{"primaryLocationLineHash": fp[:16] + ":1", "mcpEvalFinding/v1": fp},
+			Properties:          sarifResultProps{Status: c.Status, Hard: c.Hard(), Group: "cases", Model: model, Runs: c.Runs, Passed: c.Passed},
+		})
 	}
 	log := sarifLog{
 		Schema:  sarifSchema,
@@ -216,6 +250,7 @@ type sarifResultProps struct {
 	Status Status `json:"status"`
 	Hard   bool   `json:"hard"`
 	Group  string `json:"group"`
+	Model  string `json:"model,omitempty"`
 	Runs   int    `json:"runs"`
 	Passed int    `json:"passed"`
 }
@@ -308,9 +343,9 @@ func pascalName(id string) string {
 }
 
 // sarifMessage is a result's text: the check's message (its title when it
-// has none), what kind of failure it is, and the runs behind it.
+// has none), what kind of failure it is, and the runs behind it, said once.
 func sarifMessage(c Check, j judge) string {
-	msg := c.Message
+	msg := bareMessage(c)
 	if msg == "" {
 		msg = c.Title
 	}
@@ -328,6 +363,101 @@ func sarifMessage(c Check, j judge) string {
 		msg += " (waived: " + linkSafe(plainText(orDash(reason), sarifTitleMax)) + ")"
 	}
 	return msg
+}
+
+// sarifCaseRule describes the rule of one golden case.
+func sarifCaseRule(id string, c Case) sarifRule {
+	name := plainText(c.ID, sarifTitleMax)
+	title := "The golden case " + name + " reaches its floor"
+	kind := "A golden case: on each model it must pass at least its floor of runs (hard cases every run, soft ones 80% unless the golden file says otherwise); a failure fails the run unless a waiver accepts it."
+	return sarifRule{
+		ID: plainText(id, sarifTitleMax), Name: pascalName(id),
+		ShortDescription:     sarifText{Text: title},
+		FullDescription:      sarifText{Text: title + ". " + kind},
+		Help:                 sarifText{Text: title + ". " + kind + " The transcripts of its failed runs are in the report's transcripts folder."},
+		DefaultConfiguration: sarifConfig{Level: "error"},
+		Properties:           sarifRuleProps{Tags: []string{"mcp", "cases"}, Precision: "medium"},
+	}
+}
+
+// sarifCaseMessage is a failed case's text: the model, the runs against
+// the floor, and the first reason.
+func sarifCaseMessage(c Case, j judge) string {
+	msg := fmt.Sprintf("%s on %s passed %d of %d runs (%s), below its floor of %s", c.ID, c.Model, c.Passed, c.Runs, percent(c.PassRate), percent(c.FloorOrDefault()))
+	if c.AllErrored() {
+		msg = fmt.Sprintf("%s on %s errored on all %d runs", c.ID, c.Model, c.Runs)
+	}
+	switch {
+	case len(c.Failures) > 0:
+		msg += ": " + c.Failures[0]
+	case len(c.Errors) > 0:
+		msg += ": " + c.Errors[0]
+	}
+	msg = linkSafe(plainText(msg, sarifMessageMax))
+	if reason, ok := j.waiver(c.Key()); ok {
+		msg += " (waived: " + linkSafe(plainText(orDash(reason), sarifTitleMax)) + ")"
+	}
+	return msg
+}
+
+// sarifPlaces says where each result points (see WriteSARIFWith).
+type sarifPlaces struct {
+	server  string
+	waivers map[string]GateItem // waived items by key
+}
+
+func newSarifPlaces(r *Report, o SARIFOptions) sarifPlaces {
+	p := sarifPlaces{server: cmp.Or(sarifArtifactURI(o.ArtifactURI), sarifServerURI(r.Server.Target)), waivers: map[string]GateItem{}}
+	if g := r.Gate; g != nil {
+		for _, list := range [][]GateItem{g.Waived, g.Regressions, g.StillFailing, g.New} {
+			for _, it := range list {
+				if _, seen := p.waivers[it.Key()]; it.Waived && it.WaiverFile != "" && !seen {
+					p.waivers[it.Key()] = it
+				}
+			}
+		}
+	}
+	return p
+}
+
+// of is the physical location of the item key (a check id or a case key),
+// defined at file:line when known: its waiver, else that file, else the
+// server.
+func (p sarifPlaces) of(key, file string, line int) sarifPhysical {
+	if it, ok := p.waivers[key]; ok {
+		if uri := sarifArtifactURI(it.WaiverFile); uri != "" {
+			return sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}, Region: sarifRegion{StartLine: max(it.WaiverLine, 1)}}
+		}
+	}
+	if uri := sarifArtifactURI(file); uri != "" {
+		return sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}, Region: sarifRegion{StartLine: max(line, 1)}}
+	}
+	return sarifPhysical{ArtifactLocation: sarifArtifact{URI: p.server}, Region: sarifRegion{StartLine: 1}}
+}
+
+// sarifServerURI is the artifact that stands for the server under test: a
+// relative reference, since code scanning refuses other schemes. An HTTP
+// server is its host and path ("127.0.0.1%3A8080/mcp": the colon of a port
+// is encoded, as the first segment of a relative reference may not hold
+// one); a stdio server is the first argument of its command that is a
+// relative path (its entry point, "build/index.js", which code scanning
+// can then show), else its command line as one path segment.
+func sarifServerURI(target string) string {
+	if u, err := url.Parse(target); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return percentPath(strings.TrimSuffix(u.Host+"/"+strings.TrimPrefix(path.Clean("/"+u.Path), "/"), "/"))
+	}
+	words := strings.Fields(target)
+	for _, w := range words {
+		if strings.HasPrefix(w, "-") || !strings.ContainsAny(w, "/.") {
+			continue
+		}
+		if uri := sarifArtifactURI(w); uri != "" {
+			return uri
+		}
+	}
+	// The whole command as one segment: its slashes encoded too, so that
+	// an absolute program path is no absolute reference.
+	return cmp.Or(strings.ReplaceAll(percentPath(strings.Join(words, " ")), "/", "%2F"), serverArtifactFallback)
 }
 
 // evidenceTools returns the tool names a check's evidence names, sorted,
@@ -446,16 +576,28 @@ func httpURL(s string) string {
 // unreserved set and "/" percent-encoded (so that a ':' cannot read as a
 // scheme nor a space make the URI invalid). A path that is empty, absolute
 // (a leading slash, a drive letter, a URL) or leaves the repository gives
-// DefaultSARIFArtifact.
+// "".
 func sarifArtifactURI(p string) string {
 	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
 	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, ":") {
-		return DefaultSARIFArtifact
+		return ""
 	}
 	p = path.Clean(p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
-		return DefaultSARIFArtifact
+		return ""
 	}
+	return percentPath(p)
+}
+
+// percentPath percent-encodes every byte of p outside the unreserved set
+// and "/", dropping control characters first.
+func percentPath(p string) string {
+	p = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, p)
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]

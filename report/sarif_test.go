@@ -2,7 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -164,7 +166,8 @@ func TestSARIFSchema(t *testing.T) {
 	t.Parallel()
 	path := os.Getenv("MCP_EVAL_SARIF_SCHEMA")
 	if path == "" {
-		t.Skip("MCP_EVAL_SARIF_SCHEMA is not set; TestSARIFStructure checks the structure by hand")
+		t.Skip("MCP_EVAL_SARIF_SCHEMA is not set (TestSARIFStructure checks the structure by hand); to validate against the official SARIF schema: " +
+			"cd /tmp && npm pack @microsoft/sarif-multitool-linux && tar xzf microsoft-sarif-multitool-linux-*.tgz package/sarif-2.1.0.json, then MCP_EVAL_SARIF_SCHEMA=/tmp/package/sarif-2.1.0.json")
 	}
 	s := spectest.CompileFile(t, path, "https://json.schemastore.org/sarif-2.1.0.json", "", (*jsonschema.Compiler).AssertFormat)
 	validateFiles(t, s, filepath.Join("testdata", "*.sarif"))
@@ -268,18 +271,18 @@ func TestSARIFLocations(t *testing.T) {
 func TestSARIFArtifactURI(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
-		{"", DefaultSARIFArtifact},
+		{"", ""},
 		{"mcp-eval.yaml", "mcp-eval.yaml"},
 		{"./src/server.ts", "src/server.ts"},
 		{`src\server.py`, "src/server.py"},
 		{"src/my server/[main].py", "src/my%20server/%5Bmain%5D.py"},
 		{"src/ünï.py", "src/%C3%BCn%C3%AF.py"},
-		{"/etc/passwd", DefaultSARIFArtifact},
-		{"../outside.yaml", DefaultSARIFArtifact},
-		{"a/../../outside.yaml", DefaultSARIFArtifact},
-		{"C:/repo/x.py", DefaultSARIFArtifact},
-		{"file:///repo/x.py", DefaultSARIFArtifact},
-		{".", DefaultSARIFArtifact},
+		{"/etc/passwd", ""},
+		{"../outside.yaml", ""},
+		{"a/../../outside.yaml", ""},
+		{"C:/repo/x.py", ""},
+		{"file:///repo/x.py", ""},
+		{".", ""},
 	}
 	for _, tt := range tests {
 		if got := sarifArtifactURI(tt.in); got != tt.want {
@@ -341,4 +344,58 @@ func TestPlainText(t *testing.T) {
 		{"bad\xffutf8", 100, "bad\ufffdutf8"},
 		{"abcdef", 3, "abc…"},
 	})
+}
+
+// TestSARIFPointsWhereKnown: a result points at a file where one is known
+// (a waived failure at its waiver's line, a case at its golden file line),
+// else at the server itself as a relative reference (code scanning refuses
+// an http URI), never at a config file that may not exist; a message says
+// its runs once.
+func TestSARIFPointsWhereKnown(t *testing.T) {
+	t.Parallel()
+	fail := func(id, msg string) Check {
+		return Check{ID: id, Layer: LayerConformance, Level: "MUST", Hard: true, Status: StatusFail, Runs: 5, Passed: 0, Message: msg + " (0 of 5 runs passed)"}
+	}
+	r := &Report{
+		Server: Server{Target: "http://127.0.0.1:8080/mcp", Transport: "http"},
+		Checks: []Check{fail("caching/tools-list", "no ttlMs"), fail("result-type/tools-list", "no resultType")},
+		Cases: []Case{
+			{ID: "weather", Model: "openai:m", Kind: "soft", Runs: 5, Passed: 1, PassRate: 0.2, Floor: 0.8, Status: StatusFail,
+				File: "golden/tasks.yaml", Line: 14, Failures: []string{"run 1: called no tool, want get_weather"}},
+			{ID: "weather#fault-http_500", Model: "openai:m", Kind: "soft", Runs: 5, Passed: 5, PassRate: 1, Floor: 0.8, Status: StatusPass, File: "golden/tasks.yaml", Line: 14},
+		},
+		Gate: &Gate{Waived: []GateItem{{Kind: ItemCheck, ID: "result-type/tools-list", Waived: true, WaiverReason: "SDK bug",
+			WaiverFile: ".mcp-eval/waivers.yaml", WaiverLine: 7}}},
+	}
+	d := checkSARIF(t, "places", renderSARIF(t, r, SARIFOptions{}))
+	got := map[string]string{}
+	for _, res := range d.Runs[0].Results {
+		p := res.Locations[0].PhysicalLocation
+		got[res.RuleID] = fmt.Sprintf("%s:%d", p.ArtifactLocation.URI, p.Region.StartLine)
+		if n := strings.Count(res.Message.Text, "runs passed"); res.RuleID != "case/weather" && n != 1 {
+			t.Errorf("%s: message %q says its runs %d times", res.RuleID, res.Message.Text, n)
+		}
+	}
+	want := map[string]string{
+		"caching/tools-list":     "127.0.0.1%3A8080/mcp:1",
+		"result-type/tools-list": ".mcp-eval/waivers.yaml:7",
+		"case/weather":           "golden/tasks.yaml:14",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("locations %v, want %v", got, want)
+	}
+
+	for _, tt := range []struct{ target, want string }{
+		{"http://127.0.0.1:8080/mcp", "127.0.0.1%3A8080/mcp"},
+		{"https://mcp.example.com", "mcp.example.com"},
+		{"node build/index.js --stdio", "build/index.js"},
+		{"go run ./examples/weather-server", "examples/weather-server"},
+		{"uv run my-server", "uv%20run%20my-server"},
+		{"/usr/local/bin/server", "%2Fusr%2Flocal%2Fbin%2Fserver"},
+		{"", "mcp-server"},
+	} {
+		if got := sarifServerURI(tt.target); got != tt.want {
+			t.Errorf("sarifServerURI(%q) = %q, want %q", tt.target, got, tt.want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -67,6 +68,10 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if !o.Quiet {
 		t.header(r)
 	}
+	if r.Interrupted != "" {
+		t.line(t.paint(ansiYellow, "! interrupted by "+oneLine(r.Interrupted, textMessageMax)+"; this report is partial"))
+		t.line("")
+	}
 	width := 0
 	for _, c := range r.Checks {
 		if n := utf8.RuneCountInString(oneLine(c.ID, 0)); n > width {
@@ -102,6 +107,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 			t.line(fmt.Sprintf("  %-*s  %s", kw, textKey(k), score(r.Scores[k])))
 		}
 	}
+	if !o.Quiet {
+		t.telemetry(r)
+	}
 	if r.Gate != nil && (!o.Quiet || !r.Gate.Passed) {
 		t.gate(r.Gate)
 	}
@@ -120,7 +128,7 @@ func (t *textWriter) tally(r *Report) {
 	checks, cases := tallies(r)
 	tl := verdict + "  " + checks.String() + " · " + passRateText(r)
 	if len(r.Cases) > 0 {
-		tl += "\n      cases: " + cases.String()
+		tl += "\n      cases: " + cases.String() + draftNote(r)
 	}
 	t.line(tl)
 }
@@ -162,6 +170,10 @@ func (t *textWriter) header(r *Report) {
 	t.line(strings.Join(parts, " · "))
 	for _, m := range r.Server.Migration {
 		t.line("  migrate: " + oneLine(m, textMessageMax))
+	}
+	if legacyHint(r) {
+		t.line("  hint: to gate it on " + LegacyVersion + " while it migrates, run with --protocol-version " + LegacyVersion +
+			": only what applies to that revision is checked")
 	}
 	t.line("")
 }
@@ -258,9 +270,17 @@ func (t *textWriter) cases(r *Report) {
 		oc := t.j.kase(c)
 		m := marks[oc]
 		res := fmt.Sprintf("%d/%d  %s", c.Passed, c.Runs, percent(c.PassRate))
+		if ci := caseInterval(c); ci != "" {
+			res += " (" + ci + ")"
+		}
 		switch oc {
+		case outSkip:
+			res = "skipped, not run"
 		case outFail, outWarn, outError:
 			res += " < floor " + percent(c.Floor)
+		}
+		if f := flakyText(c); f != "" {
+			res += "  " + f
 		}
 		if c.Errored > 0 {
 			res += fmt.Sprintf("  (%d errored)", c.Errored)
@@ -308,9 +328,83 @@ func (t *textWriter) caseReasons(c Case, oc outcome) {
 	for _, e := range c.Errors {
 		t.line("      errored " + oneLine(e, textValueMax))
 	}
+	if t.o.Verbose {
+		for _, j := range c.JudgeReasons {
+			t.line("      judge " + oneLine(j, textValueMax))
+		}
+	}
 	for _, p := range c.Transcripts {
 		t.line("      transcript " + oneLine(p, textValueMax))
 	}
+}
+
+// textToolsMax bounds the tools the terminal lists under telemetry; the
+// rest are in report.json.
+const textToolsMax = 20
+
+// telemetry prints Layer 3: latency per tool and per model, tokens and cost
+// per model (never a made-up $0), the judge's own cost, and the estimate of
+// what the tool list costs.
+func (t *textWriter) telemetry(r *Report) {
+	tm := r.Telemetry
+	judged := r.Judge != nil && r.Judge.Calls > 0
+	if tm == nil || len(tm.ToolCalls)+len(tm.Models) == 0 && tm.ToolList == nil && !judged {
+		return
+	}
+	t.line("")
+	t.line(t.paint(ansiBold, "telemetry"))
+	tools, models := sortedKeys(tm.ToolCalls), sortedKeys(tm.Models)
+	tools = tools[:min(len(tools), textToolsMax)]
+	w := 0
+	for _, k := range append(slices.Clone(tools), models...) {
+		w = max(w, utf8.RuneCountInString(oneLine(k, textIDMax)))
+	}
+	for _, k := range tools {
+		l := tm.ToolCalls[k]
+		t.line(fmt.Sprintf("  tool  %-*s  %s", w, oneLine(k, textIDMax), latencyText(l.Count, l.Errors, l.P50Ms, l.P95Ms, l.P99Ms)))
+	}
+	if n := len(tm.ToolCalls) - len(tools); n > 0 {
+		t.line(fmt.Sprintf("  … and %d more tools in report.json", n))
+	}
+	for _, k := range models {
+		u := tm.Models[k]
+		cost := fmt.Sprintf("$%.4f", u.CostUSD)
+		if u.CostUnknown {
+			cost = "cost unknown"
+		}
+		t.line(fmt.Sprintf("  model %-*s  %s  tokens %d in, %d out  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
+			u.InputTokens, u.OutputTokens, cost))
+	}
+	if judged {
+		cost := "cost unknown"
+		if r.Judge.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *r.Judge.CostUSD)
+		}
+		t.line(fmt.Sprintf("  judge %s  %d calls  tokens %d in, %d out  %s (apart from the models under test)",
+			oneLine(r.Judge.Model, textIDMax), r.Judge.Calls, r.Judge.InputTokens, r.Judge.OutputTokens, cost))
+	}
+	if fp := tm.ToolList; fp != nil {
+		t.line(fmt.Sprintf("  tool list  about %d tokens for %d tools, before the first word of every conversation (an estimate)", fp.EstimatedTokens, fp.Tools))
+	}
+	for _, n := range tm.Notes {
+		t.line("  note: " + oneLine(n, textMessageMax))
+	}
+}
+
+// latencyText is "N calls  p50 … ms  p95 … ms  p99 … ms", with the errors.
+func latencyText(count, errors int, p50, p95, p99 float64) string {
+	s := fmt.Sprintf("p50 %.0f ms  p95 %.0f ms", p50, p95)
+	if count > 0 {
+		// An older report may not have counted a model's calls.
+		s = fmt.Sprintf("%d calls  ", count) + s
+	}
+	if p99 > 0 {
+		s += fmt.Sprintf("  p99 %.0f ms", p99)
+	}
+	if errors > 0 {
+		s += fmt.Sprintf("  (%d errors)", errors)
+	}
+	return s
 }
 
 // selfGradedText is the self-grading warning every renderer shows.

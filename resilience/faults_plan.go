@@ -272,30 +272,13 @@ func (p *Plan) Jobs(tools []mcp.Tool, models []string, runsOf func(*tasks.Case) 
 	for _, v := range p.Variants {
 		n := runsOf(v.Case)
 		for _, spec := range models {
-			_, model, _ := llm.ParseSpec(spec)
+			_, model, _ := llm.SplitSpec(spec)
 			for i := range n {
 				jobs = append(jobs, runs.Job{CaseID: v.JobID, Model: spec, Run: i, Task: v.Task(tools, model)})
 			}
 		}
 	}
 	return jobs
-}
-
-// Selected returns the ids of the payloads some variant uses, in set order.
-func (p *Plan) Selected() []string {
-	used := map[string]bool{}
-	for _, v := range p.Variants {
-		if v.Payload != nil {
-			used[v.Payload.ID] = true
-		}
-	}
-	var out []string
-	for _, pl := range p.Payloads.Payloads {
-		if used[pl.ID] {
-			out = append(out, pl.ID)
-		}
-	}
-	return out
 }
 
 // nearest is internal/suggest's did-you-mean over the sorted, distinct

@@ -288,3 +288,20 @@ cases:
 		t.Errorf("plan of a case without Layer 2 keys: %v %v", empty, err)
 	}
 }
+
+// Selected returns the ids of the payloads some variant uses, in set order.
+func (p *Plan) Selected() []string {
+	used := map[string]bool{}
+	for _, v := range p.Variants {
+		if v.Payload != nil {
+			used[v.Payload.ID] = true
+		}
+	}
+	var out []string
+	for _, pl := range p.Payloads.Payloads {
+		if used[pl.ID] {
+			out = append(out, pl.ID)
+		}
+	}
+	return out
+}

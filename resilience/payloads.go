@@ -551,7 +551,7 @@ func (p *payloadParser) fields(n *yaml.Node, ctx string, known []string, fn func
 		}
 		seen[k.Value] = k.Line
 		if !slices.Contains(known, k.Value) {
-			p.errorf(k.Line, "%sunknown key %q (want %s)", ctx, k.Value, strings.Join(known, ", "))
+			p.errorf(k.Line, "%s%s", ctx, yamlfile.UnknownKey(k.Value, known))
 			continue
 		}
 		if v.Kind == yaml.AliasNode {

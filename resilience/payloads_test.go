@@ -152,7 +152,7 @@ func TestPayloadErrors(t *testing.T) {
 			[]string{`p.yaml:2: extends must be builtin (add to the built-in payloads) or none (replace them), got "base"`}},
 		{"replace with nothing", "version: 1\nextends: none\n", []string{"p.yaml:1: missing payloads: the list of payloads"}},
 		{"unknown top key", "version: 1\npayload: []\n",
-			[]string{`p.yaml:2: unknown key "payload" (want version, name, revision, extends, payloads)`}},
+			[]string{`p.yaml:2: unknown key "payload" (did you mean "payloads"?)`}},
 		{"unknown category", head + "  - {id: a, category: jailbreak, canary: CANARY-1, text: t}\n",
 			[]string{`p.yaml:4: payload "a": unknown category "jailbreak" (want instruction-override, exfiltration-via-tool, hidden-unicode, markdown-image-exfiltration, tool-name-spoofing, other)`}},
 		{"missing fields", head + "  - id: a\n",

@@ -380,6 +380,10 @@ func (p *prober) cutStream(ctx context.Context, h *mcp.HTTP, call *mcp.Call) (co
 	for k, vs := range call.Header {
 		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
+	// The run's OAuth token, as the client would send it (--oauth-*).
+	if v, err := p.c.Authorization(ctx); err == nil && v != "" {
+		req.Header.Set("Authorization", v)
+	}
 	client := mcp.NewHTTPClient()
 	// One connection that dies with the body: closing it early is the cut.
 	client.Transport.(*http.Transport).DisableKeepAlives = true

@@ -270,6 +270,9 @@ func (vs *VariantScore) reportCase() report.Case {
 		ID: v.ID, Model: vs.Model, Kind: string(tasks.KindSoft), Runs: len(vs.Runs),
 		Floor: tasks.KindSoft.Floor(), Tags: variantTags(v),
 	}
+	if v.Case != nil {
+		rc.File, rc.Line = v.Case.File, v.Case.Line
+	}
 	n := 0
 	for _, r := range vs.Runs {
 		switch {

@@ -12,8 +12,8 @@ image=${1:?$usage}
 version=${2:?$usage}
 file=${3:-action.yml}
 setup=${4:-setup/action.yml}
-if ! [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
-	echo "pin-image.sh: version $version is not vX.Y.Z" >&2
+if ! [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$ ]]; then
+	echo "pin-image.sh: version $version is not vX.Y.Z or vX.Y.Z-PRERELEASE" >&2
 	exit 2
 fi
 one() { # FILE PATTERN: the line to rewrite must be there exactly once
@@ -25,7 +25,7 @@ one() { # FILE PATTERN: the line to rewrite must be there exactly once
 	fi
 }
 one "$file" '^  image: "docker://'
-one "$setup" '^    default: "v[0-9.]*" # pinned by the release workflow$'
+one "$setup" '^    default: "v[0-9A-Za-z.-]*" # pinned by the release workflow$'
 sed -i.bak "s|^  image: \"docker://.*\"\$|  image: \"docker://$image:$version\"|" "$file"
-sed -i.bak "s|^    default: \"v[0-9.]*\" # pinned by the release workflow\$|    default: \"$version\" # pinned by the release workflow|" "$setup"
+sed -i.bak "s|^    default: \"v[0-9A-Za-z.-]*\" # pinned by the release workflow\$|    default: \"$version\" # pinned by the release workflow|" "$setup"
 rm -f "$file.bak" "$setup.bak"

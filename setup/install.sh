@@ -41,7 +41,7 @@ if [ "${1:-}" = --asset-name ]; then
 fi
 
 version=${MCP_EVAL_VERSION:?MCP_EVAL_VERSION is not set (the version input)}
-[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "version $version is not vX.Y.Z"
+[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$ ]] || die "version $version is not vX.Y.Z or vX.Y.Z-PRERELEASE"
 base=${MCP_EVAL_BASE_URL:-https://github.com/mcp-eval/mcp-eval/releases/download}
 asset=$(asset_name)
 exe=mcp-eval

@@ -80,8 +80,9 @@ var caseFields = map[string]func(r *caseReader, k, v *yaml.Node){
 	"max_turns": func(r *caseReader, k, v *yaml.Node) {
 		r.c.MaxTurns = r.p.boundedInt(v, r.ctx+"max_turns", maxTurnsLimit)
 	},
-	"runs": func(r *caseReader, k, v *yaml.Node) { r.c.Runs = r.p.boundedInt(v, r.ctx+"runs", maxRunsLimit) },
-	"tags": func(r *caseReader, k, v *yaml.Node) { r.c.Tags = r.p.strList(v, r.ctx+"tags") },
+	"runs":  func(r *caseReader, k, v *yaml.Node) { r.c.Runs = r.p.boundedInt(v, r.ctx+"runs", maxRunsLimit) },
+	"tags":  func(r *caseReader, k, v *yaml.Node) { r.c.Tags = r.p.strList(v, r.ctx+"tags") },
+	"draft": func(r *caseReader, k, v *yaml.Node) { r.c.Draft = r.p.boolean(v, r.ctx+"draft") },
 	"stub_results": func(r *caseReader, k, v *yaml.Node) {
 		r.c.Stubs, r.c.stubLines = r.p.jsonMap(v, r.ctx+"stub_results")
 	},

@@ -129,6 +129,9 @@ type Case struct {
 	MaxTurns int
 	Runs     int
 	Tags     []string
+	// Draft: written by mcp-eval init and not yet edited (draft: true). A
+	// draft runs like any case; the summary counts the drafts.
+	Draft bool
 	// Stubs answer calls to the named tools with a fixed result instead of
 	// executing them; InputResponses answer input_required requests by key.
 	Stubs          map[string]json.RawMessage
@@ -219,7 +222,7 @@ var (
 		"id", "description", "prompt", "query", "system", "expect_tool", "negative", "expect_args",
 		"arg_match", "expect_sequence", "kind", "floor", "rubric", "max_turns", "runs", "tags",
 		"stub_results", "input_responses", "faults", "inject", "selection", "forbid_tools",
-		"expect_answer", "turns", "models", "vars",
+		"expect_answer", "turns", "models", "vars", "draft",
 	}
 	stepKeys     = []string{"tool", "expect_args", "arg_match"}
 	argMatchKeys = []string{"mode", "tolerance"}
@@ -592,7 +595,7 @@ func (p *parser) rubric(v *yaml.Node, ctx string) (text, file string) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(p.dir, path)
 		}
-		b, err := readfile.Bounded(path, maxRubricBytes)
+		b, err := readfile.Read(path, maxRubricBytes)
 		if err != nil {
 			p.errorf(fileNode.Line, "%srubric file %s: %s", ctx, name, readfile.Reason(err))
 			return "", name
@@ -861,4 +864,16 @@ func (s *Suite) HasSemantic() bool {
 		}
 	}
 	return false
+}
+
+// Drafts counts the cases marked draft: true (mcp-eval init's, not yet
+// edited).
+func (s *Suite) Drafts() int {
+	n := 0
+	for _, c := range s.Cases {
+		if c.Draft {
+			n++
+		}
+	}
+	return n
 }

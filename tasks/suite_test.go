@@ -209,7 +209,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate id", head + "  - id: a\n    prompt: p\n    negative: true\n  - id: b\n    prompt: p\n    negative: true\n  - id: a\n    prompt: q\n    negative: true\n",
 			[]string{`t.yaml:9: duplicate id "a" (first defined at line 3)`}},
 		{"duplicate key", head + "  - id: a\n    prompt: p\n    prompt: q\n    negative: true\n",
-			[]string{`t.yaml:5: case "a": duplicate key "prompt" (first at line 4)`}},
+			[]string{`t.yaml:5: duplicate key "prompt" (first at line 4)`}},
 		{"tool and sequence", head + "  - id: a\n    prompt: p\n    expect_tool: get_weather\n    expect_sequence: [get_weather, send_email]\n",
 			[]string{`t.yaml:5: case "a": expect_tool and expect_sequence are both set; a case checks one tool or one chain`}},
 		{"bad kind", head + "  - id: a\n    prompt: p\n    negative: true\n    kind: firm\n",
@@ -311,7 +311,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	_, err := Load(tasks)
 	want := tasks + `:4: case "b": rubric file rubrics/empty.md is empty` + "\n" +
-		tasks + `:5: case "c": rubric file rubrics: is a directory`
+		tasks + `:5: case "c": rubric file rubrics: not a regular file (a directory); give the path of a file`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
@@ -515,8 +515,8 @@ func TestParseBounds(t *testing.T) {
 	}
 	bomb += "cases:\n  - id: a\n    prompt: p\n    expect_tool: get_weather\n    expect_args: {city: *i}\n"
 	_, err = Parse([]byte(bomb), "t.yaml")
-	if err == nil || !strings.Contains(err.Error(), `case "a": expect_args.city[`) ||
-		!strings.Contains(err.Error(), "too many values (aliases expand to more than 200000)") {
+	// Every YAML reader refuses it, before the golden file's own reading.
+	if err == nil || err.Error() != "t.yaml:8: too many values: with its aliases expanded the file holds more than 200000" {
 		t.Errorf("alias bomb: %v", err)
 	}
 }

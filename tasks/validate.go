@@ -2,12 +2,14 @@ package tasks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -129,6 +131,12 @@ func (v *validator) args(ctx string, t *toolInfo, tool string, checks []*ArgChec
 				}
 				v.errorf(a.Line, "%sexpect_args.%s: %s is not one of the values %s accepts: %s",
 					ctx, a.Name, clip(string(a.Expected)), tool, strings.Join(vals, ", "))
+				continue
+			}
+		}
+		if literal(a.EffectiveMode()) && a.Expected != nil && known {
+			if why := t.invalid(a.Name, asEnumMember(a, prop)); why != "" {
+				v.errorf(a.Line, "%sexpect_args.%s: %s does not validate against %s's inputSchema: %s", ctx, a.Name, clip(string(a.Expected)), tool, why)
 			}
 		}
 	}
@@ -142,10 +150,79 @@ func listNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
+// literal reports whether a mode compares the expected value as written
+// (so the value must be one the tool takes): exact, normalized and number
+// do; a regex, contains, semantic or any check does not.
+func literal(m MatchMode) bool {
+	return m == MatchExact || m == MatchNormalized || m == MatchNumber
+}
+
+// asEnumMember is the expected value to hold to the schema: under
+// normalized matching "paris" stands for the enum's "Paris", which is the
+// value a right call sends.
+func asEnumMember(a *ArgCheck, prop propSchema) json.RawMessage {
+	want, ok := textOf(a.Expected)
+	if a.EffectiveMode() != MatchNormalized || !ok {
+		return a.Expected
+	}
+	for _, e := range prop.Enum {
+		if s, ok := textOf(e); ok && Normalize(s) == Normalize(want) {
+			return e
+		}
+	}
+	return a.Expected
+}
+
 // toolInfo is what validation needs from a tool's input schema.
 type toolInfo struct {
 	props map[string]propSchema // nil when the schema lists no properties
 	names []string              // property names, sorted
+	raw   json.RawMessage       // the inputSchema, compiled on first use
+	sch   *schema.Schema
+	bad   bool // it does not compile: the server's problem (Layer 0's schema checks), not the golden file's
+}
+
+// invalid says why value does not validate as the property name of the
+// tool's inputSchema, "" when it does (or cannot be told). The property is
+// checked in place, in arguments built from the schema's own sample
+// (schema.SampleArgs) with value in it, so that $refs, conditionals and
+// required properties read as they do for a real call; only violations
+// at the property count.
+func (t *toolInfo) invalid(name string, value json.RawMessage) string {
+	if t.sch == nil && !t.bad {
+		var err error
+		if t.sch, err = schema.Compile(t.raw); err != nil {
+			t.bad = true
+		}
+	}
+	if t.bad {
+		return ""
+	}
+	args := schema.SampleArgs(t.raw)
+	v, err := schema.DecodeJSON(value)
+	if err != nil {
+		return ""
+	}
+	args[name] = v
+	b, _ := json.Marshal(args)
+	inst, err := schema.DecodeJSON(b)
+	if err != nil {
+		return ""
+	}
+	var ve *schema.ValidationError
+	if !errors.As(t.sch.Validate(inst), &ve) {
+		return ""
+	}
+	at := "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	for _, x := range ve.Violations {
+		if x.Location == at || strings.HasPrefix(x.Location, at+"/") {
+			if x.Location != at {
+				return x.Location[len(at):] + ": " + x.Message
+			}
+			return x.Message
+		}
+	}
+	return ""
 }
 
 // propSchema is the part of a property's schema that picks a match mode.
@@ -160,7 +237,7 @@ func newToolInfo(t mcp.Tool) *toolInfo {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	ti := &toolInfo{}
+	ti := &toolInfo{raw: t.InputSchema}
 	if json.Unmarshal(t.InputSchema, &s) != nil || s.Properties == nil {
 		return ti
 	}

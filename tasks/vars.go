@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -226,22 +225,4 @@ func idSafe(v string) string {
 		return "_"
 	}
 	return s
-}
-
-// Variables returns a description of the case's vars values, for reports
-// ("city=Paris units=celsius"), "" for a case without vars.
-func (c *Case) Variables() string {
-	if len(c.Vars) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(c.Vars))
-	for k := range c.Vars {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%s", k, c.Vars[k])
-	}
-	return strings.Join(parts, " ")
 }

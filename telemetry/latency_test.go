@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/agent"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
@@ -101,7 +102,7 @@ func TestMeasuredLatencyMatchesInjected(t *testing.T) {
 	}
 	modelSrv := scriptedModel(t)
 	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": modelSrv.URL + "/v1"}
-	model, err := llm.New("openai", func(k string) string { return env[k] }, llm.WithObserver(rec), llm.WithConcurrency(8))
+	model, err := providers.New("openai", func(k string) string { return env[k] }, llm.WithObserver(rec), llm.WithConcurrency(8))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,9 @@
 package telemetry
 
 import (
-	"bytes"
-	"errors"
+	"cmp"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +14,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -28,72 +26,39 @@ import (
 // table does not know has an unknown cost.
 const BuiltinDate = "2026-12-01"
 
-// builtin holds standard (not batch, not priority) list prices in US
+// The built-in prices are each provider's own (llm.Def.Prices, through
+// the registry): standard (not batch, not priority) list prices in US
 // dollars per million tokens as of BuiltinDate, keyed by provider:model as
-// in --models: input, cached input (a prompt-cache hit), output. Dated
-// snapshots ("gpt-4.1-mini-2025-04-14", "claude-sonnet-4-5-20250929") and
-// "-latest" aliases resolve to these names. Anthropic bills cache reads at
-// 0.1× and 5-minute cache writes at 1.25× the input price (anthropicCache
-// below); OpenAI has no write premium.
-var builtin = map[string][3]float64{
-	"openai:gpt-5":        {1.25, 0.125, 10},
-	"openai:gpt-5.1":      {1.25, 0.125, 10},
-	"openai:gpt-5-mini":   {0.25, 0.025, 2},
-	"openai:gpt-5-nano":   {0.05, 0.005, 0.40},
-	"openai:gpt-4.1":      {2, 0.50, 8},
-	"openai:gpt-4.1-mini": {0.40, 0.10, 1.60},
-	"openai:gpt-4.1-nano": {0.10, 0.025, 0.40},
-	"openai:gpt-4o":       {2.50, 1.25, 10},
-	"openai:gpt-4o-mini":  {0.15, 0.075, 0.60},
-	"openai:o1":           {15, 7.50, 60},
-	"openai:o3":           {2, 0.50, 8},
-	"openai:o3-mini":      {1.10, 0.55, 4.40},
-	"openai:o4-mini":      {1.10, 0.275, 4.40},
-
-	"anthropic:claude-opus-4-5":   {5, 0.50, 25},
-	"anthropic:claude-opus-4-1":   {15, 1.50, 75},
-	"anthropic:claude-opus-4-0":   {15, 1.50, 75},
-	"anthropic:claude-opus-4":     {15, 1.50, 75},
-	"anthropic:claude-sonnet-4-6": {3, 0.30, 15},
-	"anthropic:claude-sonnet-4-5": {3, 0.30, 15},
-	"anthropic:claude-sonnet-4-0": {3, 0.30, 15},
-	"anthropic:claude-sonnet-4":   {3, 0.30, 15},
-	"anthropic:claude-3-7-sonnet": {3, 0.30, 15},
-	"anthropic:claude-haiku-4-5":  {1, 0.10, 5},
-	"anthropic:claude-3-5-haiku":  {0.80, 0.08, 4},
-	"anthropic:claude-3-haiku":    {0.25, 0.03, 1.25},
-}
-
-// anthropicCacheWrite is the 5-minute cache-write multiplier of the input
-// price (Anthropic's pricing page, "5m Cache Writes").
-const anthropicCacheWrite = 1.25
+// in --models. Dated snapshots ("gpt-4.1-mini-2025-04-14",
+// "claude-sonnet-4-5-20250929") and "-latest" aliases resolve to these
+// names. A provider's cache rates (llm.Def.CachedRate, CacheWriteRate) fill
+// in what a price file leaves out.
 
 // Price is what one model costs in US dollars per million tokens, and where
 // that figure came from. CachedInput prices prompt-cache hits and
 // CacheWrite prompt-cache writes; a price file that gives neither gets
 // the provider's rule (OpenAI: cached input at the input price unless
-// given, no write premium; Anthropic: 0.1× and 1.25× the input price).
+// given, no write premium; Anthropic: 0.1× and 1.25× the input price, as
+// llm.Def.CachedRate and CacheWriteRate say).
 type Price struct {
 	Input, CachedInput, CacheWrite, Output float64
-	// Source is "built-in 2026-12-01" or "file:line".
+	// Source is "built-in 2026-12-01", "file:line", or why the model is
+	// free ("free: Ollama runs the model on this machine").
 	Source string
 }
 
 // withProviderDefaults fills CachedInput and CacheWrite that are unset
 // (negative) from the provider's rule.
 func (p Price) withProviderDefaults(key string) Price {
-	anthropic := strings.HasPrefix(key, "anthropic:")
+	cached, write := 1.0, 1.0
+	if d, _, err := providers.Parse(key); err == nil {
+		cached, write = cmp.Or(d.CachedRate, 1), cmp.Or(d.CacheWriteRate, 1)
+	}
 	if p.CachedInput < 0 {
-		p.CachedInput = p.Input
-		if anthropic {
-			p.CachedInput = p.Input / 10
-		}
+		p.CachedInput = p.Input * cached
 	}
 	if p.CacheWrite < 0 {
-		p.CacheWrite = p.Input
-		if anthropic {
-			p.CacheWrite = p.Input * anthropicCacheWrite
-		}
+		p.CacheWrite = p.Input * write
 	}
 	return p
 }
@@ -105,13 +70,24 @@ type Prices struct {
 	files []string
 }
 
-// BuiltinPrices returns the built-in table.
+// BuiltinPrices returns the built-in table: every provider's prices.
 func BuiltinPrices() *Prices {
-	p := &Prices{m: make(map[string]Price, len(builtin))}
-	for k, v := range builtin {
+	p := &Prices{m: map[string]Price{}}
+	for k, v := range builtin() {
 		p.m[k] = Price{Input: v[0], CachedInput: v[1], CacheWrite: -1, Output: v[2], Source: "built-in " + BuiltinDate}.withProviderDefaults(k)
 	}
 	return p
+}
+
+// builtin is every provider's built-in prices, keyed provider:model.
+func builtin() map[string][3]float64 {
+	out := map[string][3]float64{}
+	for _, d := range providers.All() {
+		for m, v := range d.Prices {
+			out[d.Name+":"+m] = v
+		}
+	}
+	return out
 }
 
 // snapshot matches the date suffix of a model snapshot name.
@@ -120,11 +96,42 @@ var snapshot = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
 // Lookup returns the price of model ("provider:model"). It tries the name
 // as given, then without a "-latest" suffix or a snapshot date, so that a
 // price file can price one snapshot apart from its alias.
+//
+// A model of a local provider (llm.Def.Local: Ollama, llama-server…)
+// that no price file prices is free; a provider may map its models to
+// another key (llm.Def.PriceKey: OpenRouter's openai/gpt-4.1-mini is
+// priced as openai:gpt-4.1-mini, its :free models are free).
 func (p *Prices) Lookup(model string) (Price, bool) {
 	if p == nil {
 		p = BuiltinPrices()
 	}
 	key := strings.ToLower(strings.TrimSpace(model))
+	if pr, ok := p.table(key); ok {
+		return pr, true
+	}
+	d, m, err := providers.Parse(key)
+	if err != nil {
+		return Price{}, false
+	}
+	if d.Local {
+		return Price{Source: "free: " + d.Title + " runs the model on this machine"}, true
+	}
+	if d.PriceKey != nil {
+		k, free := d.PriceKey(m)
+		if free {
+			return Price{Source: "free: " + d.Title + " serves " + m + " at no charge"}, true
+		}
+		if pr, ok := p.table(strings.ToLower(k)); ok {
+			pr.Source += " (as " + k + ")"
+			return pr, true
+		}
+	}
+	return Price{}, false
+}
+
+// table looks key up as given, then without a "-latest" suffix or a
+// snapshot date.
+func (p *Prices) table(key string) (Price, bool) {
 	if pr, ok := p.m[key]; ok {
 		return pr, true
 	}
@@ -179,12 +186,11 @@ type PriceError = yamlfile.Error
 // joined with errors.Join): a syntax error, an unknown key, a model not
 // written provider:model, a missing, non-numeric or negative price.
 func LoadPrices(path string) (*Prices, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParsePrices(path, data)
+	return yamlfile.Load(path, maxPriceBytes, "price file", func(data []byte, path string) (*Prices, error) { return ParsePrices(path, data) })
 }
+
+// maxPriceBytes bounds a price file: a line per model.
+const maxPriceBytes = 1 << 20
 
 // ParsePrices is LoadPrices for data already read; name is used in errors.
 func ParsePrices(name string, data []byte) (*Prices, error) {
@@ -205,7 +211,7 @@ func ParsePrices(name string, data []byte) (*Prices, error) {
 	for i := 0; i+1 < len(models.Content); i += 2 {
 		k, v := models.Content[i], models.Content[i+1]
 		key := strings.ToLower(strings.TrimSpace(k.Value))
-		if _, _, err := llm.ParseSpec(key); err != nil {
+		if _, _, err := providers.Parse(key); err != nil {
 			bad(k, "%v", err)
 			continue
 		}
@@ -230,24 +236,12 @@ func ParsePrices(name string, data []byte) (*Prices, error) {
 	return p, nil
 }
 
-// priceRoot decodes the file's first document and returns its root
-// mapping. A problem without a line of its own is put at line 1.
+// priceRoot decodes the file (the rules of every user YAML file,
+// yamlfile.Document) and returns its root mapping.
 func priceRoot(name string, data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &PriceError{File: name, Line: 1, Msg: "the file is empty: want a models: map of provider:model to {input, output} prices"}
-		}
-		line, msg := yamlfile.Syntax(err)
-		if line == 0 {
-			line, msg = 1, err.Error()
-		}
-		return nil, &PriceError{File: name, Line: line, Msg: msg}
-	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
+	root, err := yamlfile.Document(name, data, maxPriceBytes, "the price file", "a models: map of provider:model to {input, output} prices")
+	if err != nil {
+		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, yamlfile.Errors{{File: name, Line: root.Line, Msg: "want a mapping with a models: key"}}
@@ -273,11 +267,7 @@ func priceKeys(root *yaml.Node, bad func(*yaml.Node, string, ...any)) (date stri
 		case "models":
 			models = v
 		default:
-			if s := suggest.Nearest(strings.ToLower(k.Value), priceTopKeys); s != "" {
-				bad(k, "unknown key %q (did you mean %q?)", k.Value, s)
-			} else {
-				bad(k, "unknown key %q (want date or models)", k.Value)
-			}
+			bad(k, "%s", yamlfile.UnknownKey(k.Value, priceTopKeys))
 		}
 	}
 	switch {

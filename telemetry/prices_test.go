@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 func TestCost(t *testing.T) {
@@ -54,8 +55,8 @@ func TestCost(t *testing.T) {
 
 func TestBuiltinPricesAreSane(t *testing.T) {
 	t.Parallel()
-	for k, v := range builtin {
-		if _, _, err := llm.ParseSpec(k); err != nil {
+	for k, v := range builtin() {
+		if _, _, err := providers.Parse(k); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 		if v[0] <= 0 || v[2] < v[0] || v[1] <= 0 || v[1] > v[0] {
@@ -127,10 +128,12 @@ func TestPriceErrors(t *testing.T) {
 		{"misspelt price key", "models:\n  openai:gpt-4o: {input: 1, outptu: 2}\n",
 			[]string{`p.yaml:2: openai:gpt-4o: unknown key "outptu" (did you mean "output"?)`}},
 		{"duplicate", "models:\n  openai:gpt-4o: {input: 1, output: 2}\n  openai:gpt-4o: {input: 1, output: 3}\n",
+			[]string{`p.yaml:3: duplicate key "openai:gpt-4o" (first at line 2)`}},
+		{"duplicate but for case", "models:\n  openai:gpt-4o: {input: 1, output: 2}\n  OpenAI:gpt-4o: {input: 1, output: 3}\n",
 			[]string{"p.yaml:3: openai:gpt-4o is priced twice (first at line 2)"}},
 		{"syntax", "models:\n  openai:gpt-4o: {input: 1, output: 2\n  x: y\n",
-			[]string{"p.yaml:1: did not find expected ',' or '}'"}},
-		{"empty", "", []string{"p.yaml:1: the file is empty"}},
+			[]string{"p.yaml:2: invalid YAML: did not find expected ',' or '}'"}},
+		{"empty", "", []string{"p.yaml: the price file is empty"}},
 		{"a list", "- 1\n- 2\n", []string{"p.yaml:1: want a mapping"}},
 		{"two errors at once", "models:\n  openai:gpt-4o: {input: -1, output: 2}\n  openai:o3: {input: 1, output: -2}\n",
 			[]string{"p.yaml:2: openai:gpt-4o: input price -1", "p.yaml:3: openai:o3: output price -2"}},
@@ -142,7 +145,7 @@ func TestPriceErrors(t *testing.T) {
 				t.Fatal("no error")
 			}
 			var pe *PriceError
-			if !errors.As(err, &pe) || pe.File != "p.yaml" || pe.Line < 1 {
+			if !errors.As(err, &pe) || pe.File != "p.yaml" || pe.Line < 1 && tt.name != "empty" {
 				t.Fatalf("not a *PriceError with file and line: %#v", err)
 			}
 			for _, w := range tt.want {

@@ -231,3 +231,13 @@ func TestObserverFanout(t *testing.T) {
 		}
 	}
 }
+
+// FromTranscripts returns a Recorder fed only by the transcripts of runs,
+// for a caller that attached no observer (or replays a run): latencies of
+// fresh runs are the agent's own timings, cached runs count as replayed.
+func FromTranscripts(p *Prices, runs []Run) *Recorder {
+	r := New(p)
+	r.transcripts = true
+	r.AddRuns(runs)
+	return r
+}

@@ -11,13 +11,13 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/github"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -57,7 +58,7 @@ func Command(ctx context.Context, args []string, env pipeline.Env) error {
 	if err != nil {
 		return exitcode.Config(err)
 	}
-	in, err := github.ReadInputs(getenv)
+	in, err := github.ReadInputs(getenv, config.Options())
 	if err != nil {
 		return exitcode.Config(err)
 	}
@@ -107,7 +108,19 @@ type action struct {
 	published bool // the report's summary, outputs and comment are written
 }
 
-func (a *action) warn(err error) { a.notes = append(a.notes, plainNote(err.Error())) }
+// warn records API trouble as a note of the job summary and, when the token
+// lacked a permission (a 403 naming the permissions: line the workflow
+// needs, or no token at all), as a ::warning:: annotation too: a line in
+// the log is read by nobody, an annotation is shown on the run.
+func (a *action) warn(err error) {
+	a.notes = append(a.notes, plainNote(err.Error()))
+	var w *github.Warning
+	if errors.As(err, &w) && w.Kind == github.Forbidden {
+		if aerr := a.annotate([]github.Annotation{{Level: github.LevelWarning, Title: "mcp-eval: permission", Message: err.Error()}}); aerr != nil {
+			fmt.Fprintf(a.stderr, "mcp-eval: annotation: %v\n", aerr)
+		}
+	}
+}
 
 // note is a line of the job summary's Notes: md is Markdown, text the same
 // for the terminal. Our own notes are written in Markdown (code spans for
@@ -128,12 +141,21 @@ func (a *action) runAction(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if cfg.DryRun {
+		return a.dryRun(ctx, cfg)
+	}
 	baselines, baselineURL := a.baselines(ctx, cfg)
 	var r *report.Report
 	if given != nil {
 		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
 	} else {
-		r, err = pipeline.Evaluate(ctx, cfg, a.run)
+		run := a.run
+		// One redactor for the run and what the Action publishes, so that
+		// a token obtained during the run is masked in the comment and
+		// summary too, and the runner's log masks it as well.
+		run.Redactor = a.red
+		run.MaskSecret = func(v string) error { return github.Mask(a.stdout, v) }
+		r, err = pipeline.Evaluate(ctx, cfg, run)
 	}
 	if err != nil {
 		return err
@@ -261,12 +283,11 @@ func (a *action) baselines(ctx context.Context, cfg *config.Config) (bs *github.
 // the notes and the outputs; the exit code follows the report's verdict.
 func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Report, baselines *github.Baselines, baselineURL string) error {
 	passed := r.Passed()
-	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.Bytes); err != nil {
+	if carried, err := github.CarryForward(cfg.Out, r, baselines, a.red.JSON); err != nil {
 		a.warn(err)
 	} else if len(carried) > 0 {
 		a.notes = append(a.notes, plainNote(fmt.Sprintf("Carried forward into this run's report artifact (%s/): the %s baseline, so the next run still finds it.", github.CarriedDir, strings.Join(carried, ", "))))
 	}
-	reportPath := filepath.Join(cfg.Out, "report.json")
 	summaryPath := filepath.Join(cfg.Out, "summary.md")
 
 	// The comment and annotations render from a redacted copy: rendering
@@ -276,14 +297,8 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	if err := a.annotate(github.ReportAnnotationsAt(pub, annotationSources(cfg, pub))); err != nil {
 		return err
 	}
-	if ev := a.ev; ev.PullRequest != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
-		var body bytes.Buffer
-		if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL}); err != nil {
-			return err
-		}
-		if _, err := a.client.UpsertKeyedComment(ctx, ev.PullRequest.Number, a.key, a.red.String(body.String())); err != nil {
-			a.warn(err)
-		}
+	if err := a.comment(ctx, pub, baselineURL); err != nil {
+		return err
 	}
 	if a.env.SummaryPath != "" {
 		summary, err := os.ReadFile(summaryPath)
@@ -297,7 +312,37 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	for _, n := range a.notes[1:] {
 		fmt.Fprintf(a.stderr, "mcp-eval: %s\n", a.red.String(n.text))
 	}
-	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, reportPath), workspacePath(a.ws, summaryPath), baselineURL)
+	if err := a.outputs(a.reportOutputs(cfg, r, passed, baselineURL)); err != nil {
+		return err
+	}
+	a.published = true
+	if !passed {
+		return exitcode.New(exitcode.Failed, "")
+	}
+	return nil
+}
+
+// comment upserts the pull request's sticky comment, rendered from pub
+// (the redacted report), when this run comments.
+func (a *action) comment(ctx context.Context, pub *report.Report, baselineURL string) error {
+	pr := a.ev.PullRequest
+	if pr == nil || !a.in.Comment || a.sel.ReadOnly || a.client == nil {
+		return nil
+	}
+	var body bytes.Buffer
+	if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: a.key}); err != nil {
+		return err
+	}
+	if _, err := a.client.UpsertKeyedComment(ctx, pr.Number, a.key, a.red.String(body.String())); err != nil {
+		a.warn(err)
+	}
+	return nil
+}
+
+// reportOutputs are the outputs of a finished run (github.Outputs), the
+// paths relative to the workspace.
+func (a *action) reportOutputs(cfg *config.Config, r *report.Report, passed bool, baselineURL string) map[string]string {
+	outputs := github.ReportOutputs(r, passed, workspacePath(a.ws, filepath.Join(cfg.Out, "report.json")), workspacePath(a.ws, filepath.Join(cfg.Out, "summary.md")), baselineURL)
 	outputs["sarif-path"] = workspacePath(a.ws, filepath.Join(cfg.Out, "results.sarif"))
 	outputs["exit-code"], outputs["error"] = strconv.Itoa(exitcode.OK), ""
 	if !passed {
@@ -306,14 +351,7 @@ func (a *action) publish(ctx context.Context, cfg *config.Config, r *report.Repo
 	if rel := workspacePath(a.ws, cfg.Out); filepath.IsAbs(rel) && a.ws != "" {
 		fmt.Fprintf(a.stderr, "mcp-eval: out %s is outside the workspace %s: inside the Docker action it is gone after the step (use a path in the workspace)\n", cfg.Out, a.ws)
 	}
-	if err := a.outputs(outputs); err != nil {
-		return err
-	}
-	a.published = true
-	if !passed {
-		return exitcode.New(exitcode.Failed, "")
-	}
-	return nil
+	return outputs
 }
 
 // summary appends the run's summary and the notes to the job summary.
@@ -398,19 +436,19 @@ func tokenRedactor(token string) *redact.Redactor {
 	return r
 }
 
-// maskHeaders registers each expanded header value (and an Authorization
-// credential without its scheme) with the runner's log masking.
+// maskHeaders registers the secrets of each expanded header (config.Header
+// Secrets) with the runner's log masking.
 func maskHeaders(w io.Writer, cfg *config.Config, getenv func(string) string) error {
 	hs, err := cfg.ExpandHeaders(getenv)
 	if err != nil {
 		return err
 	}
 	for _, h := range hs {
-		for _, v := range h.Secrets() {
-			if len(v) < redact.MinLen {
+		for _, s := range h.Secrets() {
+			if len(s.Value) < redact.MinLen {
 				continue
 			}
-			if err := github.Mask(w, v); err != nil {
+			if err := github.Mask(w, s.Value); err != nil {
 				return err
 			}
 		}
@@ -491,8 +529,9 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 			return nil, exitcode.Usagef("action: unexpected argument %q (inputs are flags: --server-url URL, …)", a)
 		}
 		name, val, hasVal := strings.Cut(name, "=")
-		if !slices.Contains(github.InputNames, name) {
-			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name), strings.Join(github.InputNames, ", "))
+		if Inputs().Input(name) == nil {
+			names := InputNames()
+			return nil, exitcode.Usagef("action: unknown flag --%s%s (the inputs are %s)", name, suggestInput(name, names), strings.Join(names, ", "))
 		}
 		if !hasVal {
 			if i+1 == len(args) {
@@ -511,9 +550,52 @@ func actionFlags(args []string, getenv func(string) string) (func(string) string
 	}, nil
 }
 
+// Inputs are every input of the Action, in action.yml's order: the
+// flag-backed ones of the option registry, then the action's own.
+func Inputs() *option.Set {
+	s := &option.Set{}
+	for _, d := range config.Options().Inputs() {
+		s.Add(*d, d.Value)
+	}
+	var in github.Inputs
+	in.Declare(s)
+	return s
+}
+
+// InputNames are the names of Inputs.
+func InputNames() []string {
+	var names []string
+	for _, d := range Inputs().Inputs() {
+		names = append(names, d.InputName())
+	}
+	return names
+}
+
+// PrintHelp is mcp-eval action --help: the synopsis and every input, with
+// its default and meaning, as action.yml has them; host mode takes each as
+// a flag of the same name.
+func PrintHelp(w io.Writer) {
+	config.PrintHelp("action", w)
+	fmt.Fprint(w, "\nInputs (INPUT_<NAME> in the environment; in host mode also --<name> VALUE):\n")
+	for _, d := range Inputs().Inputs() {
+		def := d.Input.Default
+		if def == "" && d.Name != "" {
+			def = strings.ReplaceAll(d.DocDefault(), "`", "")
+		}
+		if def != "" {
+			def = " (default " + def + ")"
+		}
+		doc := d.Input.Doc
+		if doc == "" {
+			doc = d.Text()
+		}
+		fmt.Fprintf(w, "  %s%s\n    \t%s\n", d.InputName(), def, doc)
+	}
+}
+
 // suggestInput names the input closest to a mistyped flag, if one is close.
-func suggestInput(name string) string {
-	if n := suggest.Nearest(name, github.InputNames); n != "" {
+func suggestInput(name string, names []string) string {
+	if n := suggest.Nearest(name, names); n != "" {
 		return " (did you mean --" + n + "?)"
 	}
 	return ""
@@ -575,4 +657,34 @@ func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 		}
 	}
 	return src
+}
+
+// dryRun is the dry-run input (layer1, issue 20): the model layers' plan
+// whatever the event, since it calls no model; the plan goes to the log
+// and the job summary, and the outputs say whether it passed. Nothing is
+// commented and no baseline is fetched.
+func (a *action) dryRun(ctx context.Context, cfg *config.Config) error {
+	cfg.Layers = cmp.Or(a.in.Layers, "auto")
+	a.sel.Layers = strings.Split(cfg.Layers, ",")
+	plan, err := pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	pipeline.WriteDryRun(&text, plan)
+	fmt.Fprint(a.stdout, a.red.String(text.String()))
+	budgetErr := plan.BudgetError()
+	if a.env.SummaryPath != "" {
+		md := "## mcp-eval dry run\n\nNo model was called.\n\n```\n" + text.String() + "```\n"
+		if err := a.summary([]byte(md)); err != nil {
+			a.warn(err)
+		}
+	}
+	code := exitcode.Of(budgetErr)
+	outputs := map[string]string{"passed": strconv.FormatBool(budgetErr == nil), "exit-code": strconv.Itoa(code), "layers": strings.Join(a.sel.Layers, ",")}
+	if err := a.outputs(outputs); err != nil {
+		a.warn(err)
+	}
+	a.published = true
+	return budgetErr
 }

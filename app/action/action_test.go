@@ -1,9 +1,12 @@
 package action
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/github"
 )
 
 func TestWorkspacePath(t *testing.T) {
@@ -47,5 +50,21 @@ func TestActionFlags(t *testing.T) {
 				t.Errorf("%v: %s = %q, want %q", tt.args, k, got(k), v)
 			}
 		}
+	}
+}
+
+// TestMissingPermissionIsAnnotated: a permission the token lacks (no
+// actions: read for the baseline) is a ::warning:: annotation on the run as
+// well as a note of the summary; other trouble stays a note.
+func TestMissingPermissionIsAnnotated(t *testing.T) {
+	var stdout, stderr strings.Builder
+	a := &action{stdout: &stdout, stderr: &stderr, red: tokenRedactor("")}
+	a.warn(&github.Warning{Kind: github.Forbidden, Op: "baseline", Msg: "no baseline: listing the workflow's runs was refused (403; the workflow needs permissions: actions: read)"})
+	a.warn(errors.New("no baseline: the API is down"))
+	if got := stdout.String(); strings.Count(got, "::warning") != 1 || !strings.Contains(got, "permissions: actions: read") {
+		t.Errorf("annotations:\n%s\nwant one ::warning:: naming the permission", got)
+	}
+	if len(a.notes) != 2 {
+		t.Errorf("%d notes, want both in the summary", len(a.notes))
 	}
 }

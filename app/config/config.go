@@ -11,15 +11,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
-	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
 // Config is everything a run needs, from defaults, the config file and
-// flags, in that order of precedence (flags win).
+// flags, in that order of precedence (flags win). Each option is declared
+// once (options.go, with the gate's in gate.go and the model layers' in
+// golden.PlanFlags and golden.RunFlags), bound to a field here.
 type Config struct {
 	ServerURL       string
 	ServerCmd       string
@@ -27,17 +32,13 @@ type Config struct {
 	StartTimeout    time.Duration
 	Headers         ListFlag
 	Layers          string
-	Golden          string
-	Models          string
 	Runs            int
 	Out             string
 	Baseline        string
 	MaxDrop         float64
 	Timeout         time.Duration
 	Format          string
-	Shard           string
 	Strict          bool
-	NoCache         bool
 	SafeTools       ListFlag
 	ProtocolVersion string
 	MaxMessageBytes int64
@@ -48,29 +49,32 @@ type Config struct {
 	Color           string
 	ConfigPath      string
 	Gate            GateFlags
-	JudgeModel      string
-	JudgePrompt     string
-	// The model layers' bounds: each HTTP attempt to a provider, the
-	// requests in flight per provider, the wall time of all model runs,
-	// and the tool calls run from one model turn.
-	ModelTimeout     time.Duration
-	ModelConcurrency int
-	ModelBudget      time.Duration
-	MaxCallsPerTurn  int
-	ModelMaxTokens   int
-	StubTools        ListFlag
-	CacheDir         string
-	Payloads         string
-	Prices           string
+	// The model layers' options: the plan's (golden set, models, judge,
+	// the providers' bounds) and the runs' (budget, caps, stubs, cache).
+	golden.PlanFlags
+	golden.RunFlags
+	Payloads string
+	Prices   string
 	// Secrets names environment variables whose values are masked in
 	// every output, besides the ones mcp-eval knows (secrets: in the config).
 	Secrets ListFlag
+	// Report is mcp-eval gate's report; MergeOut mcp-eval merge's -o.
+	Report, MergeOut string
+	// DryRun is --dry-run: validate the golden file against the live
+	// server and print the plan and its estimated cost; no model call.
+	DryRun bool
+	// OAuth holds the --oauth-* options (oauth.go).
+	OAuth OAuthFlags
+	// AuthChecks holds the auth probes' options (authchecks.go).
+	AuthChecks AuthCheckFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool
 	// BaselineLabel, when set, is how the gate names the baseline in place
 	// of the --baseline path (the action: the runs it came from).
 	BaselineLabel string
+	// opts are the options bound to this Config's fields.
+	opts *option.Set
 	// flagsSet are the options given on the command line; fileLines holds,
 	// for each option the config file set, the file:line of each value, so
 	// that a message names the input as the user gave it.
@@ -88,96 +92,29 @@ func (c *Config) Source(name string, i int) string {
 	return "--" + name
 }
 
-// Default is the configuration before the config file and the flags.
+// Default is the configuration before the config file and the flags: every
+// option at the default its declaration gives.
 func Default() *Config {
-	return &Config{
-		StartTimeout:    60 * time.Second,
-		CacheDir:        ".mcp-eval-cache",
-		Layers:          "auto",
-		Golden:          "golden/tasks.yaml",
-		Runs:            5,
-		Out:             "mcp-eval-report",
-		MaxDrop:         0.02,
-		Timeout:         10 * time.Second,
-		Format:          "text",
-		ProtocolVersion: mcp.LatestVersion,
-		MaxMessageBytes: mcp.DefaultMaxMessageBytes,
-		Concurrency:     8,
-		Color:           "auto",
-		// Typical provider rate limits (a few requests in flight per key
-		// on new accounts) rather than the checks' concurrency.
-		ModelTimeout:     60 * time.Second,
-		ModelConcurrency: 4,
-		MaxCallsPerTurn:  32,
-	}
+	c := &Config{}
+	c.opts = c.declare()
+	return c
 }
 
-// ListFlag is a repeatable flag; each use may also hold a comma list,
-// except for --header whose values may contain commas.
+// ListFlag holds the values of a list option (repeatable, and a comma
+// list except for --header, whose values may contain commas).
 type ListFlag struct {
-	Vals  []string
-	comma bool
+	Vals []string
 }
 
-func (l *ListFlag) String() string { return strings.Join(l.Vals, ",") }
+// Options are every option of every command (the registry), bound to a
+// Config of defaults: for the docs, action.yml and the Action's inputs.
+func Options() *option.Set { return Default().opts }
 
-func (l *ListFlag) Set(s string) error {
-	if !l.comma {
-		l.Vals = append(l.Vals, s)
-		return nil
-	}
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			l.Vals = append(l.Vals, v)
-		}
-	}
-	return nil
-}
-
-// FlagSet binds every option of the run and conformance commands to cfg.
-// The same names are the keys of the config file.
-func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// FlagSet binds the options of command cmd (run or conformance) to cfg, a
+// Config made by Default.
+func FlagSet(name, cmd string, cfg *Config, stderr io.Writer) *flag.FlagSet {
+	fs := cfg.opts.FlagSet(name, cmd)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.ServerURL, "server-url", cfg.ServerURL, "Streamable HTTP endpoint of the server under test")
-	fs.StringVar(&cfg.ServerCmd, "server-cmd", cfg.ServerCmd, "command that runs a stdio server, e.g. 'node server.js'")
-	fs.StringVar(&cfg.ServerStart, "server-start", cfg.ServerStart, "command that starts an HTTP server at --server-url; stopped at the end")
-	cfg.Headers.comma = false
-	fs.Var(&cfg.Headers, "header", "'Name: value' sent on every HTTP request; $VAR expands from the environment; values are masked (repeatable)")
-	fs.StringVar(&cfg.Layers, "layers", cfg.Layers, "comma list of conformance, behavior, resilience, telemetry, or auto")
-	fs.StringVar(&cfg.Golden, "golden", cfg.Golden, "golden task file (behavior layer)")
-	fs.StringVar(&cfg.Models, "models", cfg.Models, "comma list of provider:model (behavior layer)")
-	fs.StringVar(&cfg.Out, "out", cfg.Out, "directory for report.json, summary.md and junit.xml")
-	fs.StringVar(&cfg.Baseline, "baseline", cfg.Baseline, "baseline report.json to gate against")
-	fs.StringVar(&cfg.Format, "format", cfg.Format, "what goes to stdout: text or json")
-	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "i/n: run the i-th of n shards of the golden set")
-	fs.BoolVar(&cfg.Strict, "strict", cfg.Strict, "SHOULD-level findings and lint fail the run too")
-	fs.BoolVar(&cfg.NoCache, "no-cache", cfg.NoCache, "bypass the result cache")
-	cfg.SafeTools.comma = true
-	fs.Var(&cfg.SafeTools, "safe-tools", "tools that probes may call besides those marked readOnlyHint (comma list, repeatable)")
-	fs.StringVar(&cfg.ProtocolVersion, "protocol-version", cfg.ProtocolVersion, "revision to check: 2026-07-28, or 2025-11-25 for a legacy server while it migrates")
-	cfg.Checks.comma = true
-	fs.Var(&cfg.Checks, "checks", "run only these check ids or groups (comma list)")
-	fs.BoolVar(&cfg.Verbose, "verbose", cfg.Verbose, "show evidence for passing checks too")
-	fs.BoolVar(&cfg.Quiet, "quiet", cfg.Quiet, "print only failures and the tally")
-	fs.StringVar(&cfg.Color, "color", cfg.Color, "auto, always or never")
-	fs.StringVar(&cfg.ConfigPath, "config", cfg.ConfigPath, "config file (default mcp-eval.yaml if present)")
-	boundFlags(fs, cfg)
-	cfg.Gate.Bind(fs)
-	fs.StringVar(&cfg.JudgeModel, "judge-model", cfg.JudgeModel, "provider:model that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)")
-	fs.DurationVar(&cfg.ModelTimeout, "model-timeout", cfg.ModelTimeout, "deadline of each request to a model provider (retries have their own 2m budget per call)")
-	fs.IntVar(&cfg.ModelConcurrency, "model-concurrency", cfg.ModelConcurrency, "model requests in flight at once per provider")
-	fs.DurationVar(&cfg.ModelBudget, "model-budget", cfg.ModelBudget, "wall-time budget of all model runs; runs left when it is spent end as errors (0: none)")
-	fs.IntVar(&cfg.ModelMaxTokens, "model-max-tokens", cfg.ModelMaxTokens, "token limit of each model answer (0: the provider's default; Anthropic, which requires one, gets 1024)")
-	fs.IntVar(&cfg.MaxCallsPerTurn, "max-calls-per-turn", cfg.MaxCallsPerTurn, "tool calls run from one model turn; the excess is answered with an error and reported")
-	fs.StringVar(&cfg.JudgePrompt, "judge-prompt", cfg.JudgePrompt, "file with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded")
-	cfg.StubTools.comma = true
-	fs.Var(&cfg.StubTools, "stub-tools", "tools the behavior layer answers with a stub instead of executing them (comma list)")
-	fs.StringVar(&cfg.CacheDir, "cache-dir", cfg.CacheDir, "result cache of the model layers")
-	fs.StringVar(&cfg.Prices, "prices", cfg.Prices, "YAML price table overriding the built-in one (USD per 1M tokens)")
-	fs.StringVar(&cfg.Payloads, "payloads", cfg.Payloads, "prompt-injection payload file for the resilience layer (default: the built-in set)")
-	cfg.Secrets.comma = true
-	fs.Var(&cfg.Secrets, "secrets", "environment variables whose values are masked in every output, like --header values (comma list)")
 	return fs
 }
 
@@ -185,7 +122,7 @@ func FlagSet(name string, cfg *Config, stderr io.Writer) *flag.FlagSet {
 // config file, then validates.
 func Parse(name string, args []string, getenv func(string) string) (*Config, error) {
 	cfg := Default()
-	fs := FlagSet(name, cfg, io.Discard)
+	fs := FlagSet(name, option.Run, cfg, io.Discard)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -195,7 +132,7 @@ func Parse(name string, args []string, getenv func(string) string) (*Config, err
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	cfg.flagsSet = set
-	if err := applyFile(cfg, fs, set); err != nil {
+	if err := cfg.applyFile(fs, set); err != nil {
 		return nil, err
 	}
 	// Set marks flags as visited too, so this covers the config file.
@@ -216,9 +153,9 @@ func ParseCommand(cmd string, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return nil, err
 	}
-	if cmd == "conformance" {
-		for f := range cfg.flagsSet {
-			if modelOnlyFlags[f] {
+	if cmd == option.Conformance {
+		for _, f := range slices.Sorted(maps.Keys(cfg.flagsSet)) {
+			if !cfg.opts.Lookup(f).For(option.Conformance) {
 				return nil, exitcode.Usagef("--%s is a flag of mcp-eval run: conformance runs Layer 0 alone, without a model", f)
 			}
 		}
@@ -258,5 +195,3 @@ func (c *Config) Transport() string {
 	}
 	return "stdio"
 }
-
-// envSecrets are the environment variables whose values are credentials

@@ -79,22 +79,6 @@ func TestBoundedFlags(t *testing.T) {
 	}
 }
 
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{time.Hour: "1h", time.Minute: "1m", 90 * time.Second: "1m30s", 100 * time.Millisecond: "100ms", 2*time.Hour + time.Second: "2h0m1s"} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
-func TestFormatSize(t *testing.T) {
-	for n, want := range map[int64]string{1024: "1KiB", 16 << 20: "16MiB", 1 << 30: "1GiB", 1500: "1500"} {
-		if got := formatSize(n); got != want {
-			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func noEnv(string) string { return "" }
 
 func TestLayersAcceptBehaviour(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 )
@@ -24,7 +25,7 @@ const maxFileBytes = 1 << 20
 // and sets every key that no flag set. Keys are the flag names; values are
 // scalars or lists of scalars. Every error is a *yamlfile.Error (FILE:LINE)
 // inside an exitcode.ConfigError; an empty file sets nothing.
-func applyFile(cfg *Config, fs *flag.FlagSet, set map[string]bool) error {
+func (cfg *Config) applyFile(fs *flag.FlagSet, set map[string]bool) error {
 	path := cfg.ConfigPath
 	if path == "" {
 		if _, err := os.Stat(DefaultFile); err != nil {
@@ -47,20 +48,22 @@ func applyFile(cfg *Config, fs *flag.FlagSet, set map[string]bool) error {
 		return exitcode.Config(&yamlfile.Error{File: path, Line: root.Line, Msg: "the config file must be a mapping of option names to values"})
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if err := applyKey(cfg, fs, set, path, root.Content[i], root.Content[i+1]); err != nil {
+		if err := cfg.applyKey(fs, set, path, root.Content[i], root.Content[i+1]); err != nil {
 			return exitcode.Config(err)
 		}
 	}
 	return nil
 }
 
-// applyKey sets option k to value v unless a flag set it.
-func applyKey(cfg *Config, fs *flag.FlagSet, set map[string]bool, path string, k, v *yaml.Node) *yamlfile.Error {
+// applyKey sets option k to value v unless a flag set it. The keys are
+// those of mcp-eval run, whatever the command: one mcp-eval.yaml serves
+// run and conformance, which leaves the model layers' keys unused.
+func (cfg *Config) applyKey(fs *flag.FlagSet, set map[string]bool, path string, k, v *yaml.Node) *yamlfile.Error {
 	at := func(line int, format string, args ...any) *yamlfile.Error {
 		return &yamlfile.Error{File: path, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
-	f := fs.Lookup(k.Value)
-	if f == nil || k.Value == "config" {
+	d := cfg.opts.Lookup(k.Value)
+	if d == nil || !d.For(option.Run) || k.Value == "config" {
 		if s := suggest.Nearest(k.Value, FlagNames(fs)); s != "" {
 			return at(k.Line, "unknown option %q (did you mean %q?)", k.Value, s)
 		}
@@ -80,7 +83,7 @@ func applyKey(cfg *Config, fs *flag.FlagSet, set map[string]bool, path string, k
 			}
 			vals = append(vals, item.Value)
 		}
-		if _, isList := f.Value.(*ListFlag); !isList {
+		if !d.IsList() {
 			vals = []string{strings.Join(vals, ",")}
 		}
 	default:

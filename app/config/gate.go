@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
 // GateFlags are the policy flags shared by run, conformance and gate.
@@ -20,15 +21,37 @@ type GateFlags struct {
 	Perf                gate.PerfMode
 }
 
-// Bind binds the policy flags to fs.
-func (g *GateFlags) Bind(fs *flag.FlagSet) {
-	fs.StringVar(&g.Waivers, "waivers", g.Waivers, "waiver file accepting known hard failures (default "+gate.DefaultWaiverFile+" if present)")
-	fs.Var(&g.Drift, "drift", "warn or fail: drops with an unchanged server fingerprint (likely model drift)")
-	fs.BoolVar(&g.RequireSignificance, "require-significance", g.RequireSignificance, "only statistically significant score drops fail")
-	fs.BoolVar(&g.Ratchet, "ratchet", g.Ratchet, "record this run's higher floors in the report for the next run")
-	fs.Var(&floatValue{&g.MaxLatencyIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-latency-increase", "largest relative p95 latency increase per tool and model against the baseline: a `fraction` (0.25 = +25%; 0 = no limit)")
-	fs.Var(&floatValue{&g.MaxCostIncrease, 0, maxIncrease, "a relative increase (0.25 is +25%; 0 is no limit)"}, "max-cost-increase", "largest relative cost increase per case run against the baseline: a `fraction` (0 = no limit)")
-	fs.Var(&g.Perf, "perf-gate", "warn (default) or fail: what exceeding the latency and cost limits does (runners differ from run to run)")
+// declare declares the policy options, bound to g.
+func (g *GateFlags) declare(s *option.Set) {
+	gateCmds := []string{option.Run, option.Conformance, option.Gate}
+	s.Add(option.Def{Name: "waivers", Help: "waiver `file` accepting known hard failures (default " + gate.DefaultWaiverFile + " if present)",
+		Doc:      "accept known hard failures (id, reason, optional `expires`); a waiver that matches nothing is stale and fails",
+		Default:  "`" + gate.DefaultWaiverFile + "` if present",
+		Commands: gateCmds,
+		Input:    &option.Input{Doc: "Waiver file accepting known hard failures."}},
+		option.String(&g.Waivers, ""))
+	g.Drift = gate.DriftWarn
+	s.Add(option.Def{Name: "drift", Help: "warn or fail: drops with an unchanged server fingerprint (likely model drift)",
+		Commands: gateCmds,
+		Input:    &option.Input{Doc: "warn or fail: score drops while the server's fingerprint is unchanged (likely model drift)."}},
+		&g.Drift)
+	s.Add(option.Def{Name: "require-significance", Help: "only statistically significant score drops fail",
+		Commands: gateCmds,
+		Input:    &option.Input{Doc: "Only statistically significant score drops fail (true or false)."}},
+		option.Bool(&g.RequireSignificance, false))
+	s.Add(option.Def{Name: "ratchet", Help: "record this run's higher floors in the report for the next run", Commands: gateCmds},
+		option.Bool(&g.Ratchet, false))
+	increase := "a relative increase (0.25 is +25%; 0 is no limit)"
+	s.Add(option.Def{Name: "max-latency-increase", Help: "largest relative p95 latency increase per tool and model against the baseline: a `fraction` (0.25 = +25%; 0 = no limit)",
+		Doc: "p95 latency increase per tool and model against the baseline (0 to 100; 0 is no limit)", Default: "no limit", Commands: gateCmds},
+		option.Float(&g.MaxLatencyIncrease, 0, 0, maxIncrease, increase))
+	s.Add(option.Def{Name: "max-cost-increase", Help: "largest relative cost increase per case run against the baseline: a `fraction` (0 = no limit)",
+		Doc: "cost increase per case run against the baseline (0 to 100; 0 is no limit)", Default: "no limit", Commands: gateCmds},
+		option.Float(&g.MaxCostIncrease, 0, 0, maxIncrease, increase))
+	g.Perf = gate.PerfWarn
+	s.Add(option.Def{Name: "perf-gate", Help: "warn (default) or fail: what exceeding the latency and cost limits does (runners differ from run to run)",
+		Commands: gateCmds},
+		&g.Perf)
 }
 
 // GateOptions are the flags of mcp-eval gate.
@@ -39,61 +62,40 @@ type GateOptions struct {
 	Gate                     GateFlags
 }
 
-// GateFlagSet binds the flags of mcp-eval gate, for parsing and --help.
-func GateFlagSet() (*flag.FlagSet, *GateOptions) {
-	o := &GateOptions{Format: "text", MaxDrop: gate.DefaultMaxDrop}
-	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.Report, "report", "", "report.json of this run")
-	fs.StringVar(&o.Baseline, "baseline", "", "report.json of the last green run")
-	fs.Var(&floatValue{&o.MaxDrop, 0, 1, "a fraction (0.02 is two points)"}, "max-drop", "largest allowed drop of a score: a `fraction` from 0 to 1")
-	fs.BoolVar(&o.Strict, "strict", false, "SHOULD-level findings fail too")
-	fs.StringVar(&o.Format, "format", o.Format, "text or json")
-	o.Gate.Bind(fs)
-	return fs, o
-}
-
-// MergeFlagSet binds the flags of mcp-eval merge, for parsing and --help.
-func MergeFlagSet() (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("o", "", "where to write the merged report.json")
-	return fs, out
-}
-
 // ParseGate parses and checks the flags of mcp-eval gate.
 func ParseGate(args []string) (*GateOptions, error) {
-	fs, o := GateFlagSet()
+	cfg := Default()
+	fs := cfg.opts.FlagSet("gate", option.Gate)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	switch {
 	case fs.NArg() > 0:
 		return nil, exitcode.Usagef("unexpected argument %q (the reports are given with --report and --baseline)", fs.Arg(0))
-	case o.Report == "":
+	case cfg.Report == "":
 		return nil, exitcode.Usagef("--report is required: the report.json to gate")
-	case o.Format != "text" && o.Format != "json":
-		return nil, exitcode.Usagef("--format must be text or json, got %q", o.Format)
 	}
-	return o, nil
+	return &GateOptions{Report: cfg.Report, Baseline: cfg.Baseline, Format: cfg.Format, MaxDrop: cfg.MaxDrop, Strict: cfg.Strict, Gate: cfg.Gate}, nil
 }
 
 // ParseMerge parses the flags of mcp-eval merge: the output file and the
 // shard reports.
 func ParseMerge(args []string) (out string, shards []string, err error) {
-	fs, o := MergeFlagSet()
+	cfg := Default()
+	fs := cfg.opts.FlagSet("merge", option.Merge)
 	if err := parseFlags(fs, args); err != nil {
 		return "", nil, err
 	}
-	if *o == "" || fs.NArg() == 0 {
+	if cfg.MergeOut == "" || fs.NArg() == 0 {
 		return "", nil, exitcode.Usagef("want -o report.json and at least one shard report")
 	}
-	return *o, fs.Args(), nil
+	return cfg.MergeOut, fs.Args(), nil
 }
 
 // parseFlags parses args into fs; a bad flag is a usage error in the
 // docs' spelling (FlagError), --help is flag.ErrHelp.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

@@ -4,12 +4,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/mcp-eval/mcp-eval/internal/option"
 )
 
 // Usage is the text of mcp-eval --help.
 const Usage = `mcp-eval evaluates a Model Context Protocol server before it ships.
 
 Usage:
+  mcp-eval init        --server-url URL | --server-cmd 'CMD ARGS' [--models M] [--force]
   mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
@@ -31,8 +34,9 @@ var Commands = map[string]string{
 	"run":         "mcp-eval run --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nThe layers --layers selects; the model layers need --models.",
 	"gate":        "mcp-eval gate --report report.json [--baseline baseline.json] [flags]\n\nThe gate alone, on a report and its baseline: every score's delta, the notes, and the rule that decided.",
 	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
-	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* and the GITHUB_* environment, no flags.",
+	"action":      "mcp-eval action\n\nThe GitHub Action's entry point: configured by INPUT_* (in host mode, the same inputs as flags) and the GITHUB_* environment.",
 	"version":     "mcp-eval version\n\nPrints the version.",
+	"init":        "mcp-eval init --server-url URL | --server-cmd 'CMD ARGS' [--models provider:model] [--force]\n\nConnects to the server and writes mcp-eval.yaml, a draft golden/tasks.yaml (a case per tool, a negative case, a case per near-duplicate pair, all draft: true) and a GitHub Actions workflow; nothing that exists is replaced without --force.",
 }
 
 // PrintHelp writes cmd's synopsis and exactly its flags.
@@ -51,30 +55,10 @@ func PrintHelp(cmd string, w io.Writer) {
 // command without flags.
 func commandFlags(cmd string) *flag.FlagSet {
 	switch cmd {
-	case "run":
-		return FlagSet("run", Default(), io.Discard)
-	case "conformance":
-		all := FlagSet("conformance", Default(), io.Discard)
-		fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
-		all.VisitAll(func(f *flag.Flag) {
-			if !modelOnlyFlags[f.Name] {
-				fs.Var(f.Value, f.Name, f.Usage)
-			}
-		})
-		return fs
-	case "gate":
-		fs, _ := GateFlagSet()
-		return fs
-	case "merge":
-		fs, _ := MergeFlagSet()
-		return fs
+	case option.Run, option.Conformance, option.Gate, option.Merge:
+		return Options().FlagSet(cmd, cmd)
+	case "init":
+		return InitFlagSet(Default(), &InitOptions{}, io.Discard)
 	}
 	return nil
-}
-
-// modelOnlyFlags are the flags of run that conformance (Layer 0 alone, no
-// model) does not take.
-var modelOnlyFlags = map[string]bool{
-	"layers": true, "golden": true, "models": true, "judge-model": true, "stub-tools": true,
-	"cache-dir": true, "no-cache": true, "shard": true, "payloads": true, "prices": true,
 }

@@ -7,19 +7,45 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 )
 
 // Header is one --header after $VAR expansion.
-type Header struct{ Name, Value string }
+type Header struct {
+	Name, Value string
+	// Vars are the environment variables $VAR expansion put in Value,
+	// with their values.
+	Vars []redact.Secret
+}
 
-// Secrets are the values of h to mask: the whole value, and, after a
-// scheme such as "Bearer", the credential alone.
-func (h Header) Secrets() []string {
-	vals := []string{h.Value}
-	if _, cred, ok := strings.Cut(h.Value, " "); ok {
-		vals = append(vals, strings.TrimSpace(cred))
+// Secrets are the values of h to mask, with where each came from. By the
+// rule of DESIGN.md ("which header values are secrets"), a header whose
+// name carries a credential (redact.CredentialHeader: Authorization,
+// Cookie, *-Key, *-Token, *-Secret…) is a secret whole, with the parts a
+// server may echo alone (redact.HeaderCredentials: the credential after
+// "Bearer", a Basic password, each cookie); and a value that came from
+// the environment is a secret whatever the header's name. Any other
+// header (X-Trace: on) is shown as it is.
+func (h Header) Secrets() []redact.Secret {
+	src := "--header " + h.Name
+	var out []redact.Secret
+	if redact.CredentialHeader(h.Name) {
+		out = append(out, redact.Secret{Source: src, Value: h.Value})
+		_, _, hasScheme := strings.Cut(h.Value, " ")
+		auth := strings.HasSuffix(strings.ToLower(h.Name), "authorization")
+		for i, v := range redact.HeaderCredentials(h.Name, h.Value) {
+			// The credential after a scheme must be long enough to mask, as
+			// the whole value must; a shorter decoded part or cookie is
+			// masked within the whole value only.
+			if len(v) >= redact.MinLen || i == 0 && hasScheme && auth {
+				out = append(out, redact.Secret{Source: src + " (the credential in it)", Value: v})
+			}
+		}
 	}
-	return vals
+	for _, v := range h.Vars {
+		out = append(out, redact.Secret{Source: src + " ($" + v.Source + ")", Value: v.Value})
+	}
+	return out
 }
 
 // ExpandHeaders parses --header values, expanding $VAR and ${VAR} from the
@@ -39,23 +65,28 @@ func (c *Config) ExpandHeaders(getenv func(string) string) ([]Header, error) {
 			return nil, exitcode.Usagef("%s: want 'Name: value' (the value is not shown: it may be a secret)", src)
 		}
 		var missing string
+		var vars []redact.Secret
 		value = os.Expand(strings.TrimSpace(value), func(v string) string {
 			s := getenv(v)
 			if s == "" && missing == "" {
 				missing = v
 			}
+			vars = append(vars, redact.Secret{Source: v, Value: strings.TrimSpace(s)})
 			return s
 		})
 		if missing != "" {
 			return nil, exitcode.Configf("%s (%s): environment variable %s is not set", src, name, missing)
 		}
-		out = append(out, Header{name, value})
+		out = append(out, Header{Name: name, Value: value, Vars: vars})
 	}
 	return out, nil
 }
 
-// wherever mcp-eval runs: the model API keys and the GitHub token.
-var envSecrets = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"}
+// envSecrets are the environment variables whose values are credentials
+// wherever mcp-eval runs: every model provider's credential variables
+// (the registry, llm/providers: ANTHROPIC_AUTH_TOKEN among them) and the
+// GitHub token.
+var envSecrets = append(providers.CredentialVars(), "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN")
 
 // EnvRedactor masks the credentials of the environment alone, for what is
 // printed before the configuration is read. A short value ("ollama" for a
@@ -77,12 +108,13 @@ func envSecretValues(getenv func(string) string) []redact.Secret {
 	return secrets
 }
 
-// Redactor knows every secret of the run: each --header value after $VAR
-// expansion (and the credential alone, without a scheme such as "Bearer"),
-// the variables --secrets (secrets: in the config file) names, the model
-// API keys and the GitHub token. A header or --secrets value shorter than
-// redact.MinLen is refused: it cannot be masked without masking ordinary
-// text. Model keys and tokens are treated as EnvRedactor does.
+// Redactor knows every secret of the run: the secrets of each --header
+// (Header.Secrets: credential headers whole and in their parts, values
+// from the environment), the variables --secrets (secrets: in the config
+// file) names, the model API keys and tokens and the GitHub token. A
+// header or --secrets secret shorter than redact.MinLen is refused: it
+// cannot be masked without masking ordinary text. Model keys and tokens
+// are treated as EnvRedactor does.
 func (c *Config) Redactor(getenv func(string) string) (*redact.Redactor, error) {
 	hs, err := c.ExpandHeaders(getenv)
 	if err != nil {
@@ -90,19 +122,14 @@ func (c *Config) Redactor(getenv func(string) string) (*redact.Redactor, error) 
 	}
 	var secrets []redact.Secret
 	for _, h := range hs {
-		src := "--header " + h.Name
-		for i, v := range h.Secrets() {
-			if i > 0 {
-				src += " (the credential after its scheme)"
-			}
-			secrets = append(secrets, redact.Secret{Source: src, Value: v})
-		}
+		secrets = append(secrets, h.Secrets()...)
 	}
 	for _, v := range c.Secrets.Vals {
 		// An unset variable has nothing to mask: a fork's pull request runs
 		// without the repository's secrets, and that is no error.
 		secrets = append(secrets, redact.Secret{Source: "--secrets " + v, Value: strings.TrimSpace(getenv(v))})
 	}
+	secrets = append(secrets, c.oauthSecrets(getenv)...)
 	r, err := redact.New(append(secrets, envSecretValues(getenv)...)...)
 	if err != nil {
 		return nil, exitcode.Config(err)

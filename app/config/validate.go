@@ -1,17 +1,16 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
-	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resilience": true, "telemetry": true, "auto": true}
@@ -19,7 +18,17 @@ var knownLayers = map[string]bool{"conformance": true, "behavior": true, "resili
 // layerAliases are other spellings of a layer that --layers accepts.
 var layerAliases = map[string]string{"behaviour": "behavior"}
 
+// validate checks what the option values cannot check one by one (each
+// is bounded where it is set): the server, the layers, the headers, the
+// check ids and the secrets' names. Every problem is reported, together.
 func (c *Config) validate(getenv func(string) string) error {
+	_, errHeaders := c.ExpandHeaders(getenv)
+	return errors.Join(c.validateServer(), c.validateLayers(), errHeaders, c.validateChecks(), c.validateSecrets(),
+		c.validateOAuth(getenv), c.validateAuthChecks())
+}
+
+// validateServer: exactly one server, and a URL that is one.
+func (c *Config) validateServer() error {
 	src := func(name string) string { return c.Source(name, 0) }
 	switch {
 	case c.ServerURL == "" && c.ServerCmd == "":
@@ -28,43 +37,31 @@ func (c *Config) validate(getenv func(string) string) error {
 		return exitcode.Usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
 	case c.ServerStart != "" && c.ServerURL == "":
 		return exitcode.Usagef("%s needs --server-url: the address the started server answers at", src("server-start"))
-	case c.Format != "text" && c.Format != "json":
-		return exitcode.Usagef("%s must be text or json, got %q", src("format"), c.Format)
-	case c.Color != "auto" && c.Color != "always" && c.Color != "never":
-		return exitcode.Usagef("%s must be auto, always or never, got %q", src("color"), c.Color)
-	case c.ProtocolVersion != mcp.LatestVersion && c.ProtocolVersion != mcp.LegacyVersion:
-		return exitcode.Usagef("%s must be %s or %s, got %q", src("protocol-version"), mcp.LatestVersion, mcp.LegacyVersion, c.ProtocolVersion)
-	case c.ModelTimeout < time.Second || c.ModelTimeout > time.Hour:
-		return exitcode.Usagef("%s must be between 1s and 1h, got %v", src("model-timeout"), c.ModelTimeout)
-	case c.ModelConcurrency < 1 || c.ModelConcurrency > 256:
-		return exitcode.Usagef("%s must be between 1 and 256, got %d", src("model-concurrency"), c.ModelConcurrency)
-	case c.ModelBudget < 0 || c.ModelBudget > 24*time.Hour:
-		return exitcode.Usagef("%s must be between 0 (none) and 24h, got %v", src("model-budget"), c.ModelBudget)
-	case c.ModelMaxTokens < 0 || c.ModelMaxTokens > 1<<20:
-		return exitcode.Usagef("%s must be between 0 (provider default) and 1048576, got %d", src("model-max-tokens"), c.ModelMaxTokens)
-	case c.MaxCallsPerTurn < 1 || c.MaxCallsPerTurn > 1000:
-		return exitcode.Usagef("%s must be between 1 and 1000, got %d", src("max-calls-per-turn"), c.MaxCallsPerTurn)
-	}
-	if c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://") {
+	case c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://"):
 		return exitcode.Usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
 	}
+	return nil
+}
+
+// validateLayers refuses an unknown --layers entry, with the nearest one.
+func (c *Config) validateLayers() error {
 	for _, l := range strings.Split(c.Layers, ",") {
 		l = strings.TrimSpace(l)
 		if knownLayers[l] || layerAliases[l] != "" {
 			continue
 		}
-		msg := fmt.Sprintf("%s: unknown layer %q (want conformance, behavior, resilience, telemetry or auto)", src("layers"), l)
+		src := c.Source("layers", 0)
+		msg := fmt.Sprintf("%s: unknown layer %q (want conformance, behavior, resilience, telemetry or auto)", src, l)
 		if s := suggest.Nearest(l, slices.Sorted(maps.Keys(knownLayers))); s != "" {
-			msg = fmt.Sprintf("%s: unknown layer %q (did you mean %q?)", src("layers"), l, s)
+			msg = fmt.Sprintf("%s: unknown layer %q (did you mean %q?)", src, l, s)
 		}
 		return exitcode.Usagef("%s", msg)
 	}
-	if _, err := c.ExpandHeaders(getenv); err != nil {
-		return err
-	}
-	if err := c.validateChecks(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateSecrets wants variable names in --secrets, not values.
+func (c *Config) validateSecrets() error {
 	for i, v := range c.Secrets.Vals {
 		if !envName.MatchString(v) {
 			// Not quoted back: a value pasted by mistake may be the secret.

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
@@ -31,12 +32,18 @@ type layerResults struct {
 func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Server) (*report.Report, error) {
 	var lr layerResults
 	var err error
+	if desc.ToolsErr == nil {
+		warnUnknownSafeTools(p.cfg, desc.Tools, p.env.Stderr)
+	}
 	if p.has(report.LayerConformance) {
 		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
-			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Listed: desc,
+			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Listed: desc,
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, exitcode.New(exitcode.Failed, context.Cause(ctx).Error()+" before any check finished; no report written")
+			}
 			return nil, exitcode.New(exitcode.NoEval, "could not evaluate: "+err.Error())
 		}
 	}
@@ -48,27 +55,34 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		lr.probes = append(lr.probes, resilience.Descriptions(desc.Tools)...)
 	}
 	if p.models != nil {
-		if err := p.modelLayers(ctx, s.client, desc.Tools, &lr); err != nil {
+		if err := p.modelLayers(ctx, s, desc, &lr); err != nil {
 			return nil, err
 		}
 	}
+	r := p.merge(s.target, desc, &lr)
 	if ctx.Err() != nil {
-		return nil, exitcode.New(exitcode.Failed, "interrupted; no report written")
+		// What finished is the report; what did not is skipped or left out.
+		what := context.Cause(ctx).Error()
+		if in, ok := exitcode.InterruptedBy(ctx, context.Cause(ctx)); ok {
+			what = in.Name
+		}
+		r.Interrupted = fmt.Sprintf("%s after %.1f s: the checks and model runs that had not finished are skipped or left out", what, time.Since(p.started).Seconds())
 	}
-	return p.merge(s.target, desc, &lr), nil
+	return r, nil
 }
 
 // modelLayers runs Layer 1 and the model half of Layer 2 on the same model
 // runs and judge.
-func (p *RunPlan) modelLayers(ctx context.Context, client *mcp.Client, tools []mcp.Tool, lr *layerResults) error {
+func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Server, lr *layerResults) error {
 	cfg := p.cfg
-	mr, err := p.models.Bind(client, tools, golden.RunOptions{
-		Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), StubTools: cfg.StubTools.Vals,
-		CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, ModelBudget: cfg.ModelBudget,
-		ModelConcurrency: cfg.ModelConcurrency, MaxCallsPerTurn: cfg.MaxCallsPerTurn, ModelMaxTokens: cfg.ModelMaxTokens,
+	mr, err := p.models.Bind(s.client, desc.Tools, golden.RunOptions{
+		RunFlags: cfg.RunFlags, Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), ModelConcurrency: cfg.ModelConcurrency,
 		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr),
 	})
 	if err != nil {
+		return err
+	}
+	if err := p.budgetCheck(s.target, desc); err != nil {
 		return err
 	}
 	lr.models = mr
@@ -94,6 +108,10 @@ func (p *RunPlan) resilienceModels(ctx context.Context, mr *golden.ModelRun) (*r
 		return nil, nil
 	}
 	results := mr.Run(ctx, plan.Jobs(mr.Tools(), p.models.Models, mr.RunsOf))
+	if ctx.Err() != nil {
+		// Interrupted: only the runs that finished are scored.
+		results = runs.Finished(results)
+	}
 	ropts := resilience.ScoreOptions{}
 	if j := mr.Judge(); j != nil {
 		// A nil *judge.Judge must not become a non-nil interface.

@@ -29,7 +29,7 @@ func writeStdout(cfg *config.Config, r *report.Report, red *redact.Redactor, std
 	var out bytes.Buffer
 	var err error
 	mask := red.Bytes
-	if cfg.Format == "json" {
+	if cfg.Format == config.FormatJSON {
 		err, mask = report.WriteJSON(&out, r), red.JSON
 	} else {
 		err = report.WriteText(&out, r, report.TextOptions{Color: useColor(cfg.Color, stdout, getenv), Verbose: cfg.Verbose, Quiet: cfg.Quiet})
@@ -69,7 +69,7 @@ func Mask(r *report.Report, red *redact.Redactor) *report.Report {
 }
 
 // writeOutputs writes report.json, summary.md, junit.xml, results.sarif
-// and, when golden cases ran, report.html under --out, with every secret
+// and report.html under --out, with every secret
 // masked in each rendered file in every spelling (red.JSON for the JSON
 // files, red.Bytes for the others); r is already masked (Mask).
 func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) error {
@@ -82,17 +82,13 @@ func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) er
 		{"report.json", report.WriteJSON, red.JSON},
 		{"summary.md", report.WriteMarkdown, red.Bytes},
 		{"junit.xml", report.WriteJUnit, red.Bytes},
-		{"results.sarif", func(w io.Writer, r *report.Report) error {
-			return report.WriteSARIFWith(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(cfg)})
-		}, red.JSON},
+		{"results.sarif", report.WriteSARIF, red.JSON},
 	}
-	if len(r.Cases) > 0 {
-		// One page for people who would rather look than read, with the
-		// transcripts the model layers wrote (already masked).
-		files = append(files, outputFile{"report.html", func(w io.Writer, r *report.Report) error {
-			return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
-		}, red.Bytes})
-	}
+	// One page for people who would rather look than read, for every run,
+	// with the transcripts the model layers wrote (already masked).
+	files = append(files, outputFile{"report.html", func(w io.Writer, r *report.Report) error {
+		return report.WriteHTML(w, r, report.HTMLOptions{Transcripts: readTranscripts(cfg.Out, r)})
+	}, red.Bytes})
 	for _, f := range files {
 		var buf bytes.Buffer
 		if err := f.render(&buf, r); err != nil {
@@ -118,16 +114,6 @@ func readTranscripts(out string, r *report.Report) map[string]string {
 		}
 	}
 	return m
-}
-
-// sarifArtifact names the file code-scanning alerts point at: MCP servers
-// have no source location of their own, and GitHub rejects results without
-// one, so the config file (or mcp-eval.yaml) stands in.
-func sarifArtifact(cfg *config.Config) string {
-	if cfg.ConfigPath != "" && !filepath.IsAbs(cfg.ConfigPath) {
-		return filepath.ToSlash(cfg.ConfigPath)
-	}
-	return report.DefaultSARIFArtifact
 }
 
 // useColor decides on ANSI colour: never when NO_COLOR is set

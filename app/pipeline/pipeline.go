@@ -13,11 +13,13 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -27,11 +29,23 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Version is mcp-eval's, for the report and the MCP clientInfo.
 	Version string
+	// MaskSecret, if set, is told of each secret that arrives during the
+	// run (an OAuth access token), besides the run's redactor: the Action
+	// registers it with the runner's log masking.
+	MaskSecret func(value string) error
+	// Redactor, if set, is the run's redactor, which Evaluate then adds to
+	// instead of building its own: the Action masks its comment, summary
+	// and annotations with the same one, tokens learnt during the run
+	// included.
+	Redactor *redact.Redactor
 }
 
 // Run is `mcp-eval run` and `mcp-eval conformance` once the flags are
 // parsed: Evaluate, and exit 1 when the report did not pass.
 func Run(ctx context.Context, cfg *config.Config, env Env) error {
+	if cfg.DryRun {
+		return DryRun(ctx, cfg, env)
+	}
 	r, err := Evaluate(ctx, cfg, env)
 	if err != nil {
 		return err
@@ -48,9 +62,11 @@ func Run(ctx context.Context, cfg *config.Config, env Env) error {
 func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Report, err error) {
 	// Every secret of the run is masked in what it prints and in the error
 	// it returns, which the caller prints.
-	red, err := cfg.Redactor(env.Getenv)
-	if err != nil {
-		return nil, err
+	red := env.Redactor
+	if red == nil {
+		if red, err = cfg.Redactor(env.Getenv); err != nil {
+			return nil, err
+		}
 	}
 	defer func() { err = red.Error(err) }()
 	errw := red.Writer(env.Stderr)
@@ -65,6 +81,13 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 		return nil, err
 	}
 	defer p.endExport(ctx)
+	// 1b. Probe each model endpoint once: a wrong base URL, key or model
+	// stops here in one line, before the server starts.
+	if p.models != nil {
+		if err := p.models.Probe(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// 2. Connect.
 	s, err := p.connect(ctx)
 	if err != nil {
@@ -79,11 +102,17 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 		return nil, err
 	}
 	// 5. Gate.
-	if err := Gate(r, p.base, cfg); err != nil {
+	if err := Gate(r, p.base, cfg, p.waivers); err != nil {
 		return nil, err
 	}
 	// 6. Render, from a masked copy, which the caller (the Action's
 	// comment and annotations) gets too.
 	r = Mask(r, red)
-	return r, Render(cfg, r, red, env)
+	if err := Render(cfg, r, red, env); err != nil {
+		return r, err
+	}
+	if r.Interrupted != "" {
+		fmt.Fprintf(env.Stderr, "mcp-eval: interrupted by %s; the partial report of what finished is in %s\n", r.Interrupted, cfg.Out)
+	}
+	return r, nil
 }

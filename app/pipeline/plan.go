@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
@@ -32,6 +34,7 @@ type RunPlan struct {
 	// payloads are the prompt injections of the model half of Layer 2.
 	payloads *resilience.PayloadSet
 	base     *report.Report
+	waivers  []gate.Waiver
 	prices   *telemetry.Prices
 	// red masks the run's secrets in what the model layers store (the
 	// cache, transcripts).
@@ -41,29 +44,33 @@ type RunPlan struct {
 
 func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }
 
-// Plan reads the price table, the OTLP settings, the model plan and the
-// baseline. Telemetry observes the other layers through the mcp and llm
+// Plan reads and checks every input the run has besides the flags, before
+// any network call, and reports every problem together (exit 2): the
+// price table, the baseline and the waivers, the OTLP settings, the model
+// plan (golden.NewPlan: the golden set, providers, judge) and the
+// payloads. Telemetry observes the other layers through the mcp and llm
 // observer hooks; OTLP export is on whenever OTEL_EXPORTER_OTLP_ENDPOINT
 // says so.
 func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor) (*RunPlan, error) {
 	p := &RunPlan{cfg: cfg, env: env, layers: cfg.ResolvedLayers(), red: red, prices: telemetry.BuiltinPrices()}
+	warnIgnoredHeaders(cfg, env.Stderr)
+	var errs []error
 	if cfg.Prices != "" {
-		var err error
-		if p.prices, err = telemetry.LoadPrices(cfg.Prices); err != nil {
-			return nil, exitcode.Config(err)
+		prices, err := telemetry.LoadPrices(cfg.Prices)
+		if err != nil {
+			errs = append(errs, exitcode.Config(err))
+		} else {
+			p.prices = prices
 		}
 	}
+	var err error
+	p.base, p.waivers, err = gateFiles(cfg.Baseline, cfg.Gate.Waivers)
+	errs = append(errs, err)
 	llmObs, err := p.observers(ctx)
-	if err != nil {
+	errs = append(errs, err, p.planModels(llmObs))
+	if err := errors.Join(errs...); err != nil {
+		p.endExport(ctx)
 		return nil, err
-	}
-	if err := p.planModels(llmObs); err != nil {
-		return nil, err
-	}
-	if cfg.Baseline != "" {
-		if p.base, err = ReadReport("--baseline", cfg.Baseline); err != nil {
-			return nil, err
-		}
 	}
 	return p, nil
 }
@@ -101,28 +108,26 @@ func (p *RunPlan) observers(ctx context.Context) (llm.Observer, error) {
 }
 
 // planModels plans the model layers (golden.NewPlan) and, for the model
-// half of Layer 2, reads the payloads.
+// half of Layer 2, reads the payloads; a problem in either is reported
+// with the other's.
 func (p *RunPlan) planModels(obs llm.Observer) error {
 	cfg := p.cfg
-	var err error
-	p.models, err = golden.NewPlan(golden.PlanOptions{
+	resilienceModels := p.has(report.LayerResilience) && strings.TrimSpace(cfg.Models) != ""
+	var errModels, errPayloads error
+	p.models, errModels = golden.NewPlan(golden.PlanOptions{
 		Behavior:   p.has(report.LayerBehavior),
-		Resilience: p.has(report.LayerResilience) && strings.TrimSpace(cfg.Models) != "",
-		Golden:     cfg.Golden, Models: cfg.Models, Shard: cfg.Shard,
-		JudgeModel: cfg.JudgeModel, JudgePrompt: cfg.JudgePrompt,
-		ModelConcurrency: cfg.ModelConcurrency, ModelTimeout: cfg.ModelTimeout,
-		Getenv: p.env.Getenv, Observer: obs,
+		Resilience: resilienceModels,
+		PlanFlags:  cfg.PlanFlags, Getenv: p.env.Getenv, Observer: obs, DryRun: cfg.DryRun,
 	})
-	if err != nil || p.models == nil || !p.models.Resilience {
-		return err
-	}
-	p.payloads = resilience.Builtin()
-	if cfg.Payloads != "" {
-		if p.payloads, err = resilience.LoadPayloads(cfg.Payloads); err != nil {
-			return exitcode.Config(err)
+	if resilienceModels {
+		p.payloads = resilience.Builtin()
+		if cfg.Payloads != "" {
+			if p.payloads, errPayloads = resilience.LoadPayloads(cfg.Payloads); errPayloads != nil {
+				errPayloads = exitcode.Config(errPayloads)
+			}
 		}
 	}
-	return nil
+	return errors.Join(errModels, errPayloads)
 }
 
 // endExport ends the OTLP export, if any, once the run is over.

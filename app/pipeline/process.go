@@ -124,6 +124,10 @@ func connectError(ctx context.Context, cfg *config.Config, err error, red *redac
 	var ue *mcp.UnauthorizedError
 	var nm *mcp.NotMCPError
 	switch {
+	case errors.Is(err, mcp.ErrAuthorization):
+		// --oauth-*: no metadata, a mismatch, a refusal; one line that
+		// says which (README §Reaching a protected server).
+		return exitcode.New(exitcode.NoEval, red.String(err.Error()))
 	case errors.As(err, &ue):
 		return exitcode.New(exitcode.NoEval, red.String(ue.Error()))
 	case errors.As(err, &nm):

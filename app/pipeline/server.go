@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
@@ -21,7 +22,9 @@ import (
 type session struct {
 	client *mcp.Client
 	target mcp.Target
-	undo   []func()
+	// auth is the run's OAuth session (--oauth-*), nil without one.
+	auth *oauth.Session
+	undo []func()
 }
 
 func (s *session) close() {
@@ -57,7 +60,15 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 	if s.target, err = p.target(serverLog); err != nil {
 		return nil, err
 	}
-	if s.client, err = mcp.Connect(ctx, s.target, p.connectOptions()); err != nil {
+	if s.auth, err = p.oauthSession(); err != nil {
+		return nil, err
+	}
+	opts := p.connectOptions()
+	if s.auth != nil {
+		opts.Authorizer = s.auth
+		oauthCapabilities(s.auth, &opts)
+	}
+	if s.client, err = mcp.Connect(ctx, s.target, opts); err != nil {
 		return nil, connectError(ctx, cfg, err, p.red, p.seeServerLog())
 	}
 	s.undo = append(s.undo, func() { s.client.Close() })
@@ -147,8 +158,9 @@ func (p *RunPlan) openServerLog() (_ io.Writer, closeLog func(), _ error) {
 		return nil, nil, exitcode.Configf("--out: %v", err)
 	}
 	// Capped (head and tail kept) so a server that floods stderr cannot
-	// fill the disk; masked before the cap, so what is kept is clean.
+	// fill the disk; masked before the cap, so what is kept is clean, and
+	// as a file (held across lines), so it masks what the reports mask.
 	capped := NewCappedLog(f, ServerLogCap)
-	w := p.red.Writer(capped)
+	w := p.red.FileWriter(capped)
 	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
 }

@@ -147,8 +147,3 @@ func (o *outbox) add(to, subject, body string) string {
 }
 
 // messages returns a copy of the recorded messages.
-func (o *outbox) messages() []sentEmail {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return append([]sentEmail(nil), o.sent...)
-}

@@ -769,3 +769,9 @@ func TestStdioSurvivesMalformedJSON(t *testing.T) {
 		t.Errorf("want a parse error and then the discover result, got:\n%s", got)
 	}
 }
+
+func (o *outbox) messages() []sentEmail {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]sentEmail(nil), o.sent...)
+}

@@ -27,6 +27,9 @@ type Def[E any] struct {
 	Title   string
 	Level   report.Level
 	SpecRef string
+	// Reqs are the ids of the requirement rows (docs/requirements.md,
+	// internal/requirements) the check enforces; a test keeps both in step.
+	Reqs []string
 	// Revision is the protocol revision the check belongs to; the layer
 	// interprets it (conformance: revModern, revLegacy or revBoth).
 	Revision string

@@ -170,11 +170,21 @@ func RunIndex(ctx context.Context) int {
 // once runs d once under its own deadline. A panic in a check — a bug in
 // mcp-eval, but one a hostile server might trigger — becomes an error
 // outcome with the stack rather than a crash.
+//
+// A run that the end of ctx itself (an interrupt) kept from starting or cut
+// short is skipped as not finished: its error says nothing about the server.
 func (r *Runner[E]) once(ctx context.Context, d *Def[E], run int) (out Outcome) {
+	whole := ctx // the run's own deadline below is no interrupt
+	if whole.Err() != nil {
+		return Skip("not finished: " + context.Cause(whole).Error())
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			out = Outcome{Status: report.StatusError, Message: fmt.Sprintf("internal error in check: %v", v),
 				Evidence: map[string]any{"stack": clip.Bytes(string(debug.Stack()), 2000)}}
+		}
+		if whole.Err() != nil && out.Status != report.StatusPass {
+			out = Skip("not finished: " + context.Cause(whole).Error())
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, runKey{}, run), RunTimeout(r.Timeout))

@@ -90,3 +90,26 @@ func Of(err error) int {
 	}
 	return Failed
 }
+
+// Interrupted is the cause of a run's context when a signal stopped it. A
+// run that ends this way exits 128 plus the signal's number (130 for
+// SIGINT, 143 for SIGTERM), as a shell reports a process the signal killed,
+// after writing the partial report of what finished.
+type Interrupted struct {
+	Name string // "SIGINT"
+	Num  int    // 2
+}
+
+func (e *Interrupted) Error() string { return "interrupted by " + e.Name }
+
+// ExitCode returns 128 plus the signal's number.
+func (e *Interrupted) ExitCode() int { return 128 + e.Num }
+
+// InterruptedBy returns the *Interrupted that caused ctx to end, if one did.
+func InterruptedBy(ctx interface{ Err() error }, cause error) (*Interrupted, bool) {
+	var in *Interrupted
+	if ctx.Err() == nil || !errors.As(cause, &in) {
+		return nil, false
+	}
+	return in, true
+}

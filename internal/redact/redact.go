@@ -11,16 +11,11 @@ package redact
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"html"
 	"io"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -64,9 +59,12 @@ type Redactor struct {
 
 // spellingSet is an immutable compiled set of spellings.
 type spellingSet struct {
-	spellings [][]byte // longest first, so a longer spelling wins over its prefix
-	repl      *strings.Replacer
-	maxLen    int
+	m        *matcher
+	patterns [][]byte
+	maxLen   int // the longest generated spelling
+	// hold is the longest text a match may be written as that a stream
+	// still masks when it is split across writes (see Writer).
+	hold int
 }
 
 // New returns a Redactor for secrets. Empty values are ignored; a value
@@ -117,37 +115,42 @@ func checkSecret(s Secret) error {
 // mask.
 func compile(secrets []Secret) *spellingSet {
 	seen := map[string]bool{}
-	var all []string
+	var patterns [][]byte
+	set := &spellingSet{}
 	for _, s := range secrets {
 		if s.Value == "" {
 			continue
 		}
 		for _, sp := range Spellings(s.Value) {
-			if !seen[sp] {
-				seen[sp] = true
-				all = append(all, sp)
+			// A secret that holds an escape of its own (a backslash, a
+			// %41) loses it when the text around it is decoded: the
+			// decoded text is searched for it so decoded too.
+			for k := 0; sp != "" && k <= maxDepth; k++ {
+				if !seen[sp] && (k == 0 || len(sp) >= MinLen) {
+					seen[sp] = true
+					patterns = append(patterns, []byte(sp))
+					set.maxLen = max(set.maxLen, len(sp))
+				}
+				d := decode([]byte(sp))
+				if d == nil {
+					break
+				}
+				sp = string(d.text)
 			}
 		}
 	}
-	if len(all) == 0 {
+	if len(patterns) == 0 {
 		return nil
 	}
-	slices.SortFunc(all, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	set := &spellingSet{}
-	pairs := make([]string, 0, 2*len(all))
-	for _, sp := range all {
-		pairs = append(pairs, sp, Mask)
-		set.spellings = append(set.spellings, []byte(sp))
-		set.maxLen = max(set.maxLen, len(sp))
-	}
-	set.repl = strings.NewReplacer(pairs...)
+	set.m, set.patterns = newMatcher(patterns), patterns
+	set.hold = holdFactor * set.maxLen
 	return set
 }
+
+// holdFactor is how many bytes a stream holds back per byte of the longest
+// generated spelling: an escape takes at most 12 bytes per byte it stands
+// for (&#x0010FFFF; for four bytes, \u0074 for one).
+const holdFactor = 12
 
 // current returns the spelling set in force, nil when there is none.
 func (r *Redactor) current() *spellingSet {
@@ -157,47 +160,99 @@ func (r *Redactor) current() *spellingSet {
 	return r.set.Load()
 }
 
-// Spellings returns the forms in which v may appear in what this program
-// writes or a server echoes back: raw, JSON-escaped (with and without HTML
-// escaping, with "/" as "\/"), URL-encoded (query and path), base64 (all four
-// alphabets), HTML- and XML-escaped.
-func Spellings(v string) []string {
-	out := []string{v}
-	add := func(s string) {
-		if s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
+// span is a stretch [start, end) of a text to mask.
+type span struct{ start, end int }
+
+// spans returns where b holds a spelling of a secret, sorted and merged:
+// each generated spelling as it is, and, in b decoded up to maxDepth
+// times, each generated spelling however it was escaped, mapped back to
+// the escapes it was written with.
+func (set *spellingSet) spans(b []byte) []span {
+	var out []span
+	add := func(s, e int) { out = append(out, span{s, e}) }
+	set.m.find(b, add)
+	set.clipped(b, add)
+	var levels []*decoding
+	text := b
+	for range maxDepth {
+		d := decode(text)
+		if d == nil {
+			break
+		}
+		levels = append(levels, d)
+		mapped := func(s, e int) {
+			for k := len(levels) - 1; k >= 0; k-- {
+				s, e = levels[k].srcSpan(s, e)
+			}
+			add(s, e)
+		}
+		set.m.find(d.text, mapped)
+		set.clipped(d.text, mapped)
+		text = d.text
+	}
+	return merge(out)
+}
+
+// ellipsis marks where text was shortened (internal/clip.Ellipsis).
+var ellipsis = []byte("…")
+
+// minClipped is the shortest start of a spelling masked before an
+// ellipsis: fewer bytes say nothing of the secret.
+const minClipped = 4
+
+// clipped finds the start of a spelling cut short by an ellipsis: a
+// message or a stderr line is shortened where it is made, before it
+// reaches a sink, and the cut may fall inside a secret. Every ellipsis is
+// looked at, and the longest start of a spelling right before it masked.
+func (set *spellingSet) clipped(b []byte, add func(s, e int)) {
+	for from := 0; ; {
+		i := bytes.Index(b[from:], ellipsis)
+		if i < 0 {
+			return
+		}
+		at := from + i
+		best := 0
+		for _, p := range set.patterns {
+			for k := min(len(p)-1, at); k >= max(minClipped, best+1); k-- {
+				if bytes.Equal(b[at-k:at], p[:k]) {
+					best = k
+					break
+				}
+			}
+		}
+		if best > 0 {
+			add(at-best, at)
+		}
+		from = at + len(ellipsis)
+	}
+}
+
+// merge sorts spans and joins those that overlap or touch.
+func merge(sp []span) []span {
+	if len(sp) < 2 {
+		return sp
+	}
+	slices.SortFunc(sp, func(a, b span) int { return a.start - b.start })
+	out := sp[:1]
+	for _, x := range sp[1:] {
+		if last := &out[len(out)-1]; x.start <= last.end {
+			last.end = max(last.end, x.end)
+		} else {
+			out = append(out, x)
 		}
 	}
-	for _, j := range jsonForms(v) {
-		add(j)
-		add(strings.ReplaceAll(j, "/", `\/`))
-	}
-	add(url.QueryEscape(v))
-	add(url.PathEscape(v))
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-		add(enc.EncodeToString([]byte(v)))
-	}
-	add(html.EscapeString(v))
-	var x bytes.Buffer
-	_ = xml.EscapeText(&x, []byte(v))
-	add(x.String())
 	return out
 }
 
-// jsonForms is v as the inside of a JSON string, the way encoding/json
-// writes it by default (HTML-safe: < > & as \u003c…) and without HTML
-// escaping (other encoders).
-func jsonForms(v string) []string {
-	var out []string
-	for _, escapeHTML := range []bool{true, false} {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(escapeHTML)
-		_ = enc.Encode(v)
-		s := strings.TrimSuffix(b.String(), "\n")
-		out = append(out, s[1:len(s)-1])
+// replace returns b with each span replaced by Mask.
+func replace(b []byte, sp []span) []byte {
+	out := make([]byte, 0, len(b))
+	last := 0
+	for _, x := range sp {
+		out = append(append(out, b[last:x.start]...), Mask...)
+		last = x.end
 	}
-	return out
+	return append(out, b[last:]...)
 }
 
 // Empty reports whether r has nothing to redact.
@@ -209,72 +264,104 @@ func (r *Redactor) String(s string) string {
 	if set == nil {
 		return s
 	}
-	return set.repl.Replace(s)
+	sp := set.spans([]byte(s))
+	if len(sp) == 0 {
+		return s
+	}
+	return string(replace([]byte(s), sp))
 }
 
-// Bytes returns b with every spelling of every secret masked. It returns b
-// itself when there is nothing to mask.
+// Bytes returns b with every spelling of every secret masked: the text
+// sinks (Markdown, XML, HTML, logs, the terminal). It returns b itself
+// when there is nothing to mask.
 func (r *Redactor) Bytes(b []byte) []byte {
 	set := r.current()
-	if set == nil || !set.contains(b) {
+	if set == nil {
 		return b
 	}
-	return []byte(set.repl.Replace(string(b)))
+	sp := set.spans(b)
+	if len(sp) == 0 {
+		return b
+	}
+	return replace(b, sp)
 }
 
-// JSON returns the JSON text b with every secret masked in every string,
-// however the string is escaped: a server may write any character as
-// \uXXXX (\u0074ok for "tok"), which no list of spellings covers. Each
-// string literal with an escape is decoded, masked and, when that changed
-// it, encoded again; the rest is masked as Bytes does. Text that is not
-// valid JSON is masked as Bytes does, as far as it can be read.
+// JSON returns the JSON text b with every secret masked, however its
+// strings are escaped, and b still valid JSON: each string literal that
+// holds a match is decoded, masked as String does and encoded again, so
+// that no escape is cut in half. A match outside any string (a secret
+// that is a number), or across two of them, is masked as Bytes does. Text
+// that is not valid JSON is masked as far as it can be read.
 func (r *Redactor) JSON(b []byte) []byte {
-	if r.Empty() {
+	set := r.current()
+	if set == nil {
 		return b
 	}
-	b = r.Bytes(b)
-	var out []byte // nil until the first change
+	sp := set.spans(b)
+	if len(sp) == 0 {
+		return b
+	}
+	lits := stringLiterals(b)
+	var out []byte
 	last := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != '"' {
-			continue
-		}
-		end, escaped := stringEnd(b, i)
-		if end < 0 {
-			break
-		}
-		if escaped {
+	for i := 0; i < len(sp); {
+		x := sp[i]
+		if lit, ok := literalHolding(lits, x); ok {
+			j := i + 1
+			for j < len(sp) && sp[j].end <= lit.end {
+				j++
+			}
 			var s string
-			if json.Unmarshal(b[i:end+1], &s) == nil {
-				if masked := r.String(s); masked != s {
-					enc, _ := json.Marshal(masked)
-					out = append(append(out, b[last:i]...), enc...)
-					last = end + 1
-				}
+			if json.Unmarshal(b[lit.start:lit.end], &s) == nil {
+				enc, _ := json.Marshal(r.String(s))
+				out = append(append(out, b[last:lit.start]...), enc...)
+				last, i = lit.end, j
+				continue
 			}
 		}
-		i = end
-	}
-	if out == nil {
-		return b
+		out = append(append(out, b[last:x.start]...), Mask...)
+		last = x.end
+		i++
 	}
 	return append(out, b[last:]...)
 }
 
-// stringEnd returns the index of the quote that closes the JSON string
-// starting at b[start], -1 if it does not close, and whether the string
-// holds an escape.
-func stringEnd(b []byte, start int) (end int, escaped bool) {
-	for j := start + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j, escaped
+// literalHolding returns the literal of lits (sorted) that holds x whole.
+func literalHolding(lits []span, x span) (span, bool) {
+	k, _ := slices.BinarySearchFunc(lits, x.start, func(l span, p int) int {
+		if l.end <= p {
+			return -1
 		}
+		return 1
+	})
+	if k < len(lits) && lits[k].start <= x.start && x.end <= lits[k].end {
+		return lits[k], true
 	}
-	return -1, escaped
+	return span{}, false
+}
+
+// stringLiterals returns where the string literals of the JSON text b lie,
+// quotes included, in order; an unterminated one is left out.
+func stringLiterals(b []byte) []span {
+	var out []span
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
+		out = append(out, span{i, j + 1})
+		i = j
+	}
+	return out
 }
 
 // Error returns err with its text redacted, or nil. errors.Is/As still see
@@ -298,27 +385,29 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-func (set *spellingSet) contains(b []byte) bool {
-	for _, sp := range set.spellings {
-		if bytes.Contains(b, sp) {
-			return true
-		}
-	}
-	return false
-}
-
-// Writer returns a writer that redacts what passes through to w. It holds
-// back the tail of the stream that could be the start of a secret, so a
-// secret split across two writes is still masked; Close (or Flush) writes
+// Writer returns a writer for a terminal (stderr) that redacts what passes
+// through to w: each complete line (up to a newline, or the carriage
+// return a progress line redraws itself with) is written at once, and what
+// follows it is held while it could be the start of a spelling, so a
+// secret split across writes is still masked. Close (or Flush) writes
 // what is held. Writes to it are serialised.
-func (r *Redactor) Writer(w io.Writer) *Writer { return &Writer{r: r, w: w} }
+func (r *Redactor) Writer(w io.Writer) *Writer { return &Writer{r: r, w: w, lines: true} }
 
-// Writer is a redacting io.WriteCloser; see Redactor.Writer.
+// FileWriter returns a writer for a file nobody reads while it is written
+// (server.log): it holds back the last bytes whatever they are, so that a
+// secret split over two lines is masked as in the reports.
+func (r *Redactor) FileWriter(w io.Writer) *Writer { return &Writer{r: r, w: w} }
+
+// Writer is a redacting io.WriteCloser; see Redactor.Writer and
+// Redactor.FileWriter. What it masks across writes is bounded: a spelling
+// written in more bytes than the set's hold (12 per byte of the longest
+// generated spelling) may slip through if a write ends inside it.
 type Writer struct {
-	mu  sync.Mutex
-	r   *Redactor
-	w   io.Writer
-	buf []byte
+	mu    sync.Mutex
+	r     *Redactor
+	w     io.Writer
+	buf   []byte
+	lines bool // write complete lines at once
 }
 
 // Write redacts p and writes what is safe to write now. It reports len(p)
@@ -327,54 +416,42 @@ func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	set := w.r.current()
-	if set == nil && len(w.buf) == 0 {
+	if set == nil {
+		if len(w.buf) > 0 {
+			if _, err := w.w.Write(w.buf); err != nil {
+				return 0, err
+			}
+			w.buf = w.buf[:0]
+		}
 		return w.w.Write(p)
 	}
 	w.buf = append(w.buf, p...)
-	// Everything up to the last line break (a newline, or the carriage
-	// return a progress line redraws itself with) is complete text: no
-	// secret spans one. Past that, keep the last maxLen-1 bytes, which may be
-	// the beginning of a secret, unless a match that starts earlier ends there.
-	cut := bytes.LastIndexAny(w.buf, "\n\r") + 1
-	maxLen := 1
-	if set != nil {
-		maxLen = set.maxLen
-	}
-	if hold := len(w.buf) - (maxLen - 1); hold > cut {
-		cut = w.extend(set, hold)
-	}
-	if cut == 0 {
+	cut := len(w.buf) - set.hold
+	if w.lines {
+		cut = max(cut, bytes.LastIndexAny(w.buf, "\n\r")+1)
+	} else if len(w.buf) < 2*set.hold {
+		// A file is written a hold at a time, so that each byte is
+		// searched about twice however small the writes are.
 		return len(p), nil
 	}
-	if _, err := w.w.Write(w.r.Bytes(w.buf[:cut])); err != nil {
+	if cut <= 0 {
+		return len(p), nil
+	}
+	sp := set.spans(w.buf)
+	// A match that starts before the cut is written whole or not at all.
+	n := 0
+	for _, x := range sp {
+		if x.start >= cut {
+			break
+		}
+		cut = max(cut, x.end)
+		n++
+	}
+	if _, err := w.w.Write(replace(w.buf[:cut], sp[:n])); err != nil {
 		return 0, err
 	}
 	w.buf = append(w.buf[:0], w.buf[cut:]...)
 	return len(p), nil
-}
-
-// extend moves cut past any secret spelling that starts before it.
-func (w *Writer) extend(set *spellingSet, cut int) int {
-	if set == nil {
-		return cut
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, sp := range set.spellings {
-			for from := max(0, cut-len(sp)+1); from < cut; {
-				i := bytes.Index(w.buf[from:], sp)
-				if i < 0 || from+i >= cut {
-					break
-				}
-				if end := from + i + len(sp); end > cut {
-					cut, changed = end, true
-					break
-				}
-				from += i + 1
-			}
-		}
-	}
-	return cut
 }
 
 // Flush writes what is held back.

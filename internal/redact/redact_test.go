@@ -25,21 +25,73 @@ func mustNew(t *testing.T, s ...Secret) *Redactor {
 
 func TestEverySpellingIsMasked(t *testing.T) {
 	r := mustNew(t, Secret{"--header Authorization", tok})
-	spellings := redacttest.Spellings(tok)
-	// Escapes of every character are undone by Redactor.JSON alone
-	// (TestJSONMasksEveryEscape); String and Bytes see the text as written.
-	delete(spellings, "json every character escaped")
-	for name, sp := range spellings {
-		t.Run(name, func(t *testing.T) {
-			in := "before " + sp + " after"
+	for _, ex := range redacttest.Examples(tok) {
+		t.Run(ex.Name, func(t *testing.T) {
+			in := "before " + ex.Text + " after"
 			got := r.String(in)
-			if strings.Contains(got, sp) || got != "before "+Mask+" after" {
+			if got != "before "+Mask+" after" {
 				t.Errorf("String(%q) = %q, want the secret masked", in, got)
 			}
 			if b := r.Bytes([]byte(in)); string(b) != got {
 				t.Errorf("Bytes = %q, String = %q", b, got)
 			}
+			// In a JSON string, as the text a server put there, and as the
+			// escapes it wrote on the wire.
+			doc, _ := json.Marshal(map[string]string{"m": in})
+			if ex.Wire != "" {
+				doc = []byte(`{"m":"before ` + ex.Wire + ` after"}`)
+			}
+			if got, want := string(r.JSON(doc)), `{"m":"before `+Mask+` after"}`; got != want {
+				t.Errorf("JSON(%s) = %s, want %s", doc, got, want)
+			}
 		})
+	}
+}
+
+// TestTableAndExamplesAgree: every row of Table has an example in
+// redacttest, and every example names a row, so that a new spelling is
+// tested through every output.
+func TestTableAndExamplesAgree(t *testing.T) {
+	rows := map[string]int{}
+	for _, sp := range Table {
+		rows[sp.Name] = 0
+		if (sp.Encode == nil) == (sp.decode == nil) || sp.Doc == "" {
+			t.Errorf("row %q: want exactly one of an encoder and a decoder, and a Doc", sp.Name)
+		}
+	}
+	for _, ex := range redacttest.Examples(tok) {
+		if _, ok := rows[ex.Row]; !ok {
+			t.Errorf("example %q names no row of Table (%q)", ex.Name, ex.Row)
+		}
+		rows[ex.Row]++
+	}
+	for name, n := range rows {
+		if n == 0 {
+			t.Errorf("row %q has no example in redacttest.Examples", name)
+		}
+	}
+}
+
+// Decoded text is mapped back to what was written: only the escapes of the
+// secret are masked, never the text around it, and an escape is masked
+// whole or not at all.
+func TestDecodedMatchMasksOnlyTheSecret(t *testing.T) {
+	r := mustNew(t, Secret{"k", "sk-live-0123456789"})
+	tests := []struct{ in, want string }{
+		{"a %73k-live-0123456789%20b", "a ***%20b"},
+		{`x\u0073\u006b-live-0123456789\n`, `x***\n`},
+		{"&lt;&#115;k-live-01234567&#56;9&gt;", "&lt;***&gt;"},
+		{"sk-live-01234\ndata: 56789 tail", "*** tail"},
+		{"sk-live-01234\n56789", "***"},
+		{`%2573k-live-0123456789`, "***"},
+		{`&amp;#115;k-live-0123456789`, "***"},
+		{"no secret here %zz &bogus; \\q", "no secret here %zz &bogus; \\q"},
+		{"sk-live-0123456 789", "sk-live-0123456 789"},
+	}
+	for _, tt := range tests {
+		if got := r.String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -143,7 +195,7 @@ func TestJSONMasksEveryEscape(t *testing.T) {
 		{`{"a":"x \u0074ok\/en\u003c\u003ex9 y","b":[1,"tok\u002fen<>x9"]}`, `{"a":"x *** y","b":[1,"***"]}`},
 		{`{"k\"ey":"no secret \n here"}`, `{"k\"ey":"no secret \n here"}`},
 		{`{"raw":"tok/en<>x9"}`, `{"raw":"***"}`},
-		{`{"cut":"tok\u002fen<>x9`, `{"cut":"tok\u002fen<>x9`}, // not JSON: left to Bytes
+		{`{"cut":"tok\u002fen<>x9`, `{"cut":"***`}, // not JSON: masked as text
 	}
 	for _, tt := range tests {
 		if got := string(r.JSON([]byte(tt.in))); got != tt.want {
@@ -219,5 +271,132 @@ func TestAdd(t *testing.T) {
 	}
 	if r.Empty() {
 		t.Error("Empty after Add")
+	}
+}
+
+// A stream masks a decoded spelling split across writes at any byte, and
+// FileWriter a secret split over two lines as well (server.log masks what
+// the reports mask).
+func TestWriterMasksDecodedSpellingsAcrossWrites(t *testing.T) {
+	const s = "sk-live-0123456789"
+	r := mustNew(t, Secret{"k", s})
+	for _, ex := range redacttest.Examples(s) {
+		in := "log: " + ex.Text + " done\n"
+		for _, file := range []bool{false, true} {
+			if ex.Lines && !file {
+				continue // a terminal gets each line as it comes
+			}
+			for step := 1; step <= len(in); step += 3 {
+				var out bytes.Buffer
+				w := r.Writer(&out)
+				if file {
+					w = r.FileWriter(&out)
+				}
+				for i := 0; i < len(in); i += step {
+					w.Write([]byte(in[i:min(i+step, len(in))]))
+				}
+				w.Close()
+				if got := out.String(); got != "log: "+Mask+" done\n" {
+					t.Fatalf("%s, file %v, step %d: got %q", ex.Name, file, step, got)
+				}
+			}
+		}
+	}
+}
+
+func FuzzMatcherFindsEveryPattern(f *testing.F) {
+	f.Add([]byte("abcdabcdabcdab"), []byte("abcdab"), []byte("cdab"))
+	f.Fuzz(func(t *testing.T, text, p1, p2 []byte) {
+		var pats [][]byte
+		for _, p := range [][]byte{p1, p2} {
+			if len(p) >= minPattern {
+				pats = append(pats, p)
+			}
+		}
+		m := newMatcher(pats)
+		got := map[span]bool{}
+		m.find(text, func(s, e int) { got[span{s, e}] = true })
+		want := map[span]bool{}
+		for _, p := range pats {
+			for i := 0; i+len(p) <= len(text); i++ {
+				if bytes.Equal(text[i:i+len(p)], p) {
+					want[span{i, i + len(p)}] = true
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("text %q patterns %q: found %v, want %v", text, pats, got, want)
+		}
+		for x := range want {
+			if !got[x] {
+				t.Fatalf("text %q patterns %q: %v not found", text, pats, x)
+			}
+		}
+	})
+}
+
+// FuzzMaskUntrustedBytes: whatever bytes surround a spelled secret, masking
+// never panics, leaves no spelling it can find (masking again changes
+// nothing), never leaves a generated spelling, and keeps valid JSON valid.
+func FuzzMaskUntrustedBytes(f *testing.F) {
+	f.Add([]byte(`\`), []byte(`%`), uint8(0))
+	f.Add([]byte("&#1"), []byte("\n"), uint8(25))
+	f.Add([]byte(`{"a":"`), []byte(`"}`), uint8(17))
+	const s = `sk-live/0123<"9>`
+	r, _ := New(Secret{"k", s})
+	exs := redacttest.Examples(s)
+	gen := Spellings(s)
+	f.Fuzz(func(t *testing.T, pre, post []byte, which uint8) {
+		ex := exs[int(which)%len(exs)]
+		in := string(pre) + ex.Text + string(post)
+		out := r.String(in)
+		if again := r.String(out); again != out {
+			t.Fatalf("%s: masking %q left a spelling: %q, then %q", ex.Name, in, out, again)
+		}
+		if strings.Contains(out, s) {
+			t.Fatalf("%s: the secret survives in %q", ex.Name, out)
+		}
+		for _, g := range gen {
+			if strings.Contains(out, g) {
+				t.Fatalf("%s: %q survives in %q", ex.Name, g, out)
+			}
+		}
+		if json.Valid([]byte(in)) && !json.Valid(r.JSON([]byte(in))) {
+			t.Fatalf("JSON(%q) = %q, no longer valid", in, r.JSON([]byte(in)))
+		}
+		doc, _ := json.Marshal(in)
+		if m := r.JSON(doc); !json.Valid(m) {
+			t.Fatalf("JSON(%s) = %s, no longer valid", doc, m)
+		}
+	})
+}
+
+func TestCredentialHeader(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "proxy-authorization": true, "Cookie": true, "X-API-Key": true, "apikey": true,
+		"Ocp-Apim-Subscription-Key": true, "X-Auth-Token": true, "Private-Token": true, "X_Vault_Token": true,
+		"X-Hasura-Admin-Secret": true, "X-Password": true, "X-Auth": true, "X-Session": true,
+		"X-Trace": false, "X-Tenant": false, "Accept": false, "X-Key-Id": false, "X-Token-Type": false, "": false,
+	} {
+		if got := CredentialHeader(name); got != want {
+			t.Errorf("CredentialHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// A message shortened where it was made (internal/clip) may end inside a
+// secret: what is left of it before the ellipsis is masked.
+func TestClippedSecretIsMasked(t *testing.T) {
+	r := mustNew(t, Secret{"k", "sk-live-0123456789"})
+	for in, want := range map[string]string{
+		"last stderr line: key sk-live-01…":           "last stderr line: key ***…",
+		`{"m":"key \u0073k-live-0123…"}`:              `{"m":"key ***…"}`,
+		"ellipsis without a secret… sk-l…":            "ellipsis without a secret… ***…",
+		"too little of it: sk-…":                      "too little of it: sk-…",
+		"whole: sk-live-0123456789… and cut sk-live…": "whole: ***… and cut ***…",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -251,7 +251,7 @@ func (c *Cache) put(e cacheEntry) error {
 	if err != nil {
 		return fmt.Errorf("cache entry for %s run %d: %w", e.Model, e.Run, err)
 	}
-	data = c.Redactor.Bytes(data)
+	data = c.Redactor.JSON(data)
 	p := c.path(e.Key)
 	if _, ok := c.dirs.Load(filepath.Dir(p)); !ok {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -308,6 +308,17 @@ type CachedModel struct {
 	misses   atomic.Int64
 	mu       sync.Mutex
 	usage    llm.Usage // of the calls the model answered
+	// accept, when set, says which answers are recorded and replayed.
+	accept func(*llm.Response) bool
+}
+
+// Accepting makes cm record and replay only the answers accept takes (the
+// judge's: judge.Usable). One it refuses is passed on but never written,
+// and an entry an older run wrote is not replayed: the model is asked
+// again, so a malformed answer is not an error forever. It returns cm.
+func (cm *CachedModel) Accepting(accept func(*llm.Response) bool) *CachedModel {
+	cm.accept = accept
+	return cm
 }
 
 // Model wraps m (talking to endpoint) for the calls of run index run. A
@@ -322,7 +333,7 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 	var key string
 	if cm.c != nil {
 		key = cm.c.Key(cm.endpoint, cm.run, req)
-		if e, ok := cm.c.get(key); ok {
+		if e, ok := cm.c.get(key); ok && (cm.accept == nil || cm.accept(e.Response)) {
 			cm.hits.Add(1)
 			resp := *e.Response
 			resp.Replayed = true
@@ -341,7 +352,7 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 		cm.usage.Add(resp.Usage)
 		cm.mu.Unlock()
 	}
-	if err != nil || resp == nil || cm.c == nil {
+	if err != nil || resp == nil || cm.c == nil || cm.accept != nil && !cm.accept(resp) {
 		return resp, err
 	}
 	// The entry is a copy: the caller may change the response it gets.

@@ -325,3 +325,48 @@ func TestCacheSkipsErrors(t *testing.T) {
 		t.Error("no model call after the outage")
 	}
 }
+
+// TestCacheAccepting: an answer the acceptance rule refuses (a judge's
+// malformed verdict) is passed on but not recorded, and an entry an older
+// run recorded is not replayed: the next call asks the model again.
+func TestCacheAccepting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "grade this"}}}
+	good := func(r *llm.Response) bool { return r.Message.Content == "verdict" }
+
+	bad := &countingModel{text: "not a verdict"}
+	c := NewCache(dir)
+	if resp, err := c.Model(bad, "e", 0).Accepting(good).Complete(t.Context(), req); err != nil || resp.Message.Content != "not a verdict" {
+		t.Fatalf("Complete = %+v, %v; want the answer passed on", resp, err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Without the rule the same answer is recorded, as an older run did.
+	old := NewCache(dir)
+	if _, err := old.Model(bad, "e", 0).Complete(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if bad.calls.Load() != 2 {
+		t.Fatalf("%d model calls; want 2 (the refused answer was replayed)", bad.calls.Load())
+	}
+
+	fixed := &countingModel{text: "verdict"}
+	last := NewCache(dir)
+	cm := last.Model(fixed, "e", 0).Accepting(good)
+	for range 2 {
+		if resp, err := cm.Complete(t.Context(), req); err != nil || resp.Message.Content != "verdict" {
+			t.Fatalf("Complete = %+v, %v", resp, err)
+		}
+	}
+	if err := last.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if fixed.calls.Load() != 1 || cm.Hits() != 1 {
+		t.Errorf("%d model calls, %d hits; want the old entry ignored once, then the verdict replayed", fixed.calls.Load(), cm.Hits())
+	}
+}

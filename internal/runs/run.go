@@ -61,6 +61,19 @@ type Result struct {
 	Cached bool
 }
 
+// Finished keeps the results whose run reached its end (a transcript that
+// did not fail): after an interrupt, the runs it cut short or kept from
+// starting say nothing about the server and are left out of the report.
+func Finished(results []Result) []Result {
+	var out []Result
+	for _, r := range results {
+		if r.Transcript != nil && r.Transcript.Failure() == "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Run executes jobs and returns their results in job order. Up to
 // Concurrency jobs run at once; when ctx ends, runs in flight stop at their
 // next model or tool call and jobs not yet started are not started, so Run
@@ -136,9 +149,9 @@ func (r *Runner) runJob(ctx context.Context, job Job, prog *runProgress) Result 
 	if err := ctx.Err(); err != nil {
 		return Result{Job: job, Transcript: errorTranscript(fmt.Errorf("not started: %w", context.Cause(ctx)))}
 	}
-	provider, model, err := llm.ParseSpec(job.Model)
-	if err != nil {
-		return Result{Job: job, Transcript: errorTranscript(err)}
+	provider, model, ok := llm.SplitSpec(job.Model)
+	if !ok {
+		return Result{Job: job, Transcript: errorTranscript(fmt.Errorf("model %q: want provider:model", job.Model))}
 	}
 	m := r.Providers[provider]
 	if m == nil {

@@ -15,6 +15,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// specRepo is where the official schemas are published, as
+// schema/<version>/schema.json.
+const specRepo = "https://github.com/modelcontextprotocol/modelcontextprotocol"
+
 // Environment variables read by Schema.
 const (
 	// EnvDir names a folder holding <version>/schema.json.
@@ -33,8 +37,9 @@ func Schema(tb testing.TB, version string) string {
 	if path != "" {
 		return path
 	}
-	msg := "official MCP schema " + version + " not found (" + tried + "): set " + EnvDir +
-		" to a folder holding <version>/schema.json to run this test"
+	msg := "official MCP schema " + version + " not found (" + tried + "); to run this test, get the schemas with " +
+		"`git clone --depth 1 " + specRepo + " /tmp/mcp-spec` and set " + EnvDir + "=/tmp/mcp-spec/schema " +
+		"(any folder holding <version>/schema.json)"
 	if os.Getenv(EnvRequire) == "1" {
 		tb.Fatalf("%s (%s=1: the schema tests must run here)", msg, EnvRequire)
 	}

@@ -52,9 +52,12 @@ func TestRead(t *testing.T) {
 	if err := os.WriteFile(big, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// limit+1 bytes come back, so that the caller can tell "too large".
-	if b, err := Read(big, 10, "payload file"); err != nil || len(b) != 11 {
-		t.Errorf("Read(big, 10) = %d bytes, %v; want 11, nil", len(b), err)
+	// Too large is refused before a byte is read, naming both sizes.
+	if _, err := Read(big, 10, "payload file"); err == nil || err.Error() != big+": cannot read the payload file: larger than 10 bytes (100 bytes): not the file meant, or split it" {
+		t.Errorf("Read(big, 10) = %v", err)
+	}
+	if b, err := Read(big, 100, "payload file"); err != nil || len(b) != 100 {
+		t.Errorf("Read(big, 100) = %d bytes, %v; want 100, nil", len(b), err)
 	}
 }
 
@@ -84,14 +87,14 @@ func TestDocument(t *testing.T) {
 	}
 }
 
-func TestMessages(t *testing.T) {
+func TestErrors(t *testing.T) {
 	t.Parallel()
 	es := Errors{{File: "f.yaml", Line: 3, Msg: "bad"}, {File: "f.yaml", Msg: "worse"}}
-	want := []string{"f.yaml:3: bad", "f.yaml: worse"}
-	if got := Messages(errors.Join(errors.New("loading"), es)); len(got) != len(want) || strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Messages(wrapped Errors) = %q, want %q", got, want)
+	if got, want := es.Error(), "f.yaml:3: bad\nf.yaml: worse"; got != want {
+		t.Errorf("Errors.Error() = %q, want %q", got, want)
 	}
-	if got := Messages(errors.New("plain")); got != nil {
-		t.Errorf("Messages(plain error) = %q, want nil", got)
+	var e *Error
+	if !errors.As(errors.Join(errors.New("loading"), es), &e) || e.Line != 3 {
+		t.Errorf("errors.As does not find the first *Error in wrapped Errors: %v", e)
 	}
 }

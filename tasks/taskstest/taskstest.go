@@ -11,6 +11,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,9 +47,13 @@ func WeatherTools(tb testing.TB) []mcp.Tool {
 // lines want, in order.
 func WantErrors(tb testing.TB, err error, want []string) {
 	tb.Helper()
-	got := yamlfile.Messages(err)
-	if got == nil {
+	var es yamlfile.Errors
+	if !errors.As(err, &es) {
 		tb.Fatalf("error %T %v, want yamlfile.Errors", err, err)
+	}
+	got := make([]string, len(es))
+	for i, e := range es {
+		got[i] = e.Error()
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		tb.Errorf("errors (-want +got):\n%s", d)

@@ -146,7 +146,7 @@ func (e *Exporter) RequestDone(method, name string, d time.Duration, bytesIn int
 		return
 	}
 	end := time.Now()
-	_, s := e.tracer.Start(e.parent(nil), "tools/call "+name,
+	_, s := e.tracer.Start(e.parent(context.Background()), "tools/call "+name,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(end.Add(-d)),
 		trace.WithAttributes(toolAttrs(method, name)...),
 	)
@@ -189,7 +189,7 @@ func (e *Exporter) RequestEnd(provider, model string, d time.Duration, u llm.Usa
 	if cost, ok := e.prices.Cost(key, u); ok {
 		attrs = append(attrs, attribute.Float64("mcp_eval.cost_usd", cost))
 	}
-	_, s := e.tracer.Start(e.parent(nil), "chat "+model,
+	_, s := e.tracer.Start(e.parent(context.Background()), "chat "+model,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(end.Add(-d)), trace.WithAttributes(attrs...))
 	endSpan(s, err, end)
 }
@@ -295,7 +295,7 @@ func (e *Exporter) RecordRuns(runs []telemetry.Run) {
 			attribute.Int("mcp_eval.case.errored_runs", errored),
 			attribute.String("mcp_eval.timing", "window"),
 		}, transcriptAttrs(e.prices, k.model, trs)...)
-		_, s := e.tracer.Start(e.parent(nil), "case "+k.id, trace.WithTimestamp(e.start), trace.WithAttributes(attrs...))
+		_, s := e.tracer.Start(e.parent(context.Background()), "case "+k.id, trace.WithTimestamp(e.start), trace.WithAttributes(attrs...))
 		var err error
 		if errored > 0 {
 			err = fmt.Errorf("%d of %d runs errored", errored, len(groups[k]))

@@ -8,11 +8,14 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func main() {
+	modulePrefix = readModulePrefix("go.mod")
 	t, err := tally(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testtally: %v\n", err)
@@ -22,4 +25,21 @@ func main() {
 	if !t.ok() {
 		os.Exit(1)
 	}
+}
+
+// readModulePrefix is "module/" of the go.mod at path, "" without one: the
+// skip list names packages without it.
+func readModulePrefix(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(m), `"`) + "/"
+		}
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -25,6 +26,15 @@ type counts struct {
 	// nonJSON counts lines that were not test2json events (go vet or build
 	// output printed before the events).
 	nonJSON int
+	// skips are the skipped tests by reason, in the order each reason
+	// first came.
+	skips []skipGroup
+}
+
+// skipGroup is the tests that skipped for one reason.
+type skipGroup struct {
+	reason string
+	tests  []string // "package TestName"
 }
 
 func (c counts) ok() bool { return c.failed == 0 && len(c.brokenPkgs) == 0 }
@@ -43,8 +53,11 @@ const maxHeld = 1 << 20
 
 // tally counts the results in r and writes to out what a plain `go test`
 // prints: each package's closing line, everything outside a test (build
-// errors), and the output of the tests that failed. A passing or skipped
-// test's output is dropped, so a green run reads as one line a package.
+// errors), and the output of the tests that failed. A passing test's output
+// is dropped, so a green run reads as one line a package; a skipped test's
+// reason is kept, and every reason is listed at the end with the tests it
+// skipped (writeSkips), since a skip hidden in a green run is a test that
+// never ran.
 func tally(r io.Reader, out io.Writer) (counts, error) {
 	var c counts
 	held := map[[2]string][]byte{}   // output of tests still running
@@ -79,6 +92,9 @@ func tally(r io.Reader, out io.Writer) (counts, error) {
 			if e.Action == "fail" {
 				out.Write(held[key])
 			}
+			if e.Action == "skip" {
+				c.addSkip(skipReason(held[key]), shortPackage(e.Package)+" "+e.Test)
+			}
 			delete(held, key)
 		}
 		switch {
@@ -103,5 +119,71 @@ func tally(r io.Reader, out io.Writer) (counts, error) {
 		}
 	}
 	sort.Strings(c.brokenPkgs)
+	writeSkips(out, c.skips)
 	return c, nil
+}
+
+func (c *counts) addSkip(reason, test string) {
+	for i := range c.skips {
+		if c.skips[i].reason == reason {
+			c.skips[i].tests = append(c.skips[i].tests, test)
+			return
+		}
+	}
+	c.skips = append(c.skips, skipGroup{reason, []string{test}})
+}
+
+// modulePrefix is trimmed from the package paths of the skip list (main
+// sets it from go.mod).
+var modulePrefix string
+
+// shortPackage is a package's path without the module's ("." for the
+// module's root package).
+func shortPackage(p string) string {
+	if modulePrefix != "" && p == strings.TrimSuffix(modulePrefix, "/") {
+		return "."
+	}
+	return strings.TrimPrefix(p, modulePrefix)
+}
+
+// fileLine is the "name_test.go:12: " testing puts before a logged line.
+var fileLine = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
+
+// skipReason is what a skipped test said (its t.Skip message), from its
+// output: the lines testing logged, without their file:line and without
+// the "=== RUN" and "--- SKIP" lines around them.
+func skipReason(output []byte) string {
+	var lines []string
+	for _, l := range strings.Split(string(output), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- SKIP") {
+			continue
+		}
+		lines = append(lines, strings.TrimSpace(fileLine.ReplaceAllString(l, "")))
+	}
+	if len(lines) == 0 {
+		return "(no reason given)"
+	}
+	return strings.Join(lines, " ")
+}
+
+// skipTestsShown bounds the test names listed under one reason.
+const skipTestsShown = 3
+
+// writeSkips lists each skip reason, the most frequent first, with how many
+// tests it skipped and which.
+func writeSkips(out io.Writer, skips []skipGroup) {
+	if len(skips) == 0 {
+		return
+	}
+	sort.SliceStable(skips, func(i, j int) bool { return len(skips[i].tests) > len(skips[j].tests) })
+	fmt.Fprintln(out, "skipped, by reason:")
+	for _, g := range skips {
+		names := g.tests[:min(len(g.tests), skipTestsShown)]
+		more := ""
+		if n := len(g.tests) - len(names); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		fmt.Fprintf(out, "  %d × %s\n      (%s%s)\n", len(g.tests), g.reason, strings.Join(names, ", "), more)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,5 +72,36 @@ func TestSkip(t *testing.T) { t.Skip("later") }
 	}
 	if got, want := c.String(), "2 passed, 1 failed, 1 skipped"; got != want {
 		t.Errorf("closing line %q, want %q\n%s", got, want, raw)
+	}
+}
+
+// TestTallyShowsSkips: every skip's reason is listed with the tests it
+// skipped, the same reason once with its count, so that a green run
+// cannot hide a test that never ran.
+func TestTallyShowsSkips(t *testing.T) {
+	ev := func(pkg, test, action, output string) string {
+		return fmt.Sprintf(`{"Action":%q,"Package":%q,"Test":%q,"Output":%q}`, action, pkg, test, output)
+	}
+	var lines []string
+	for _, name := range []string{"TestA", "TestB", "TestC", "TestD"} {
+		lines = append(lines, ev("p", name, "output", "=== RUN   "+name+"\n"),
+			ev("p", name, "output", "    schema_test.go:33: official MCP schema 2026-07-28 not found: get it with curl\n"),
+			ev("p", name, "output", "--- SKIP: "+name+" (0.00s)\n"), ev("p", name, "skip", ""))
+	}
+	lines = append(lines, ev("q", "TestChromium", "output", "    html_test.go:95: set MCP_EVAL_BROWSER_TESTS=1\n"), ev("q", "TestChromium", "skip", ""),
+		ev("q", "TestOK", "pass", ""))
+	var out bytes.Buffer
+	c, err := tally(strings.NewReader(strings.Join(lines, "\n")), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != "1 passed, 0 failed, 5 skipped" {
+		t.Errorf("closing line %q", c.String())
+	}
+	want := "skipped, by reason:\n" +
+		"  4 × official MCP schema 2026-07-28 not found: get it with curl\n      (p TestA, p TestB, p TestC and 1 more)\n" +
+		"  1 × set MCP_EVAL_BROWSER_TESTS=1\n      (q TestChromium)\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("output ends\n%s\nwant\n%s", out.String(), want)
 	}
 }

@@ -13,10 +13,46 @@ import (
 	"sync"
 )
 
-// openAI speaks the Chat Completions API (POST {base}/chat/completions),
+// ChatOptions say what a server speaking Chat Completions does its own way.
+// The zero value is OpenAI's API.
+type ChatOptions struct {
+	// Base is the base URL as configured, without userinfo or query, for
+	// messages.
+	Base string
+	// ModelsURL is the models list the probe reads ({"data": [{"id"}]});
+	// "" when the provider has none.
+	ModelsURL string
+	// MaxTokens names the field a token limit goes in. "" is
+	// max_completion_tokens, the current name (OpenAI's o-series and
+	// gpt-5 reject max_tokens); the local servers read max_tokens.
+	MaxTokens string
+	// ParallelToolCalls sends parallel_tool_calls: true. llama-server
+	// turns parallel calls off unless asked; OpenAI's default is on, and a
+	// model compared across servers should be asked the same way.
+	ParallelToolCalls bool
+	// ListRequired: the server has the models list (the vendor's own API,
+	// every local server), so a 404 there is a wrong base URL, not a
+	// gateway or an Azure deployment URL without one.
+	ListRequired bool
+	// AnyModel: the server serves its one model whatever a request names
+	// (llama-server), so the probe does not look the name up.
+	AnyModel bool
+	// ProbeTools: the probe also sends a one-token request offering one
+	// tool, so that a server that refuses tools (vLLM without
+	// --enable-auto-tool-choice, llama-server without --jinja, an Ollama
+	// model without tool support) stops the run before the cases, not in
+	// every one. Only for local servers, where it costs nothing.
+	ProbeTools bool
+	// MissingModel says how to get a model the server does not list
+	// ("ollama pull qwen2.5:7b"), or "".
+	MissingModel func(model string) string
+}
+
+// Chat speaks the Chat Completions API (POST {base}/chat/completions),
 // which OpenAI, Azure OpenAI and the OpenAI-compatible servers share.
-type openAI struct {
-	c *client
+type Chat struct {
+	c *Client
+	o ChatOptions
 	// noTemperature holds the models that rejected the temperature
 	// parameter, so later calls omit it instead of failing first;
 	// noFormat those that rejected response_format (older compatible
@@ -25,15 +61,19 @@ type openAI struct {
 	noFormat      sync.Map
 }
 
-func (p *openAI) Name() string { return providerOpenAI }
+// NewChat makes a Chat Completions provider on c.
+func NewChat(c *Client, o ChatOptions) *Chat { return &Chat{c: c, o: o} }
+
+// Name is the provider's name ("openai", "vllm"…).
+func (p *Chat) Name() string { return p.c.name }
 
 // Endpoint is the URL requests go to, without userinfo; caches key on it
 // so that one model name on two backends never shares answers.
-func (p *openAI) Endpoint() string { return p.c.idURL }
+func (p *Chat) Endpoint() string { return p.c.idURL }
 
-func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
+func (p *Chat) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(req); err != nil {
-		return nil, fmt.Errorf("%s: %w", providerOpenAI, err)
+		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
 	if _, ok := p.noTemperature.Load(req.Model); ok {
 		req.Temperature = nil
@@ -65,12 +105,48 @@ func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	return resp, err
 }
 
-func (p *openAI) complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := encodeOpenAI(req)
+func (p *Chat) complete(ctx context.Context, req Request) (*Response, error) {
+	body, err := encodeChat(req, p.o)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", providerOpenAI, err)
+		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
-	return p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeOpenAI(b, req.Model) })
+	return p.c.Do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeChat(b, req.Model, p.c.name) })
+}
+
+// Probe reads the models list and checks that it has model, then, with
+// ProbeTools, makes a one-token request offering one tool. A list the
+// server does not have (404, 405: an Azure deployment URL, a proxy) only
+// shows that the server answers.
+func (p *Chat) Probe(ctx context.Context, model string) error {
+	if p.o.ModelsURL != "" {
+		body, err := p.c.Get(ctx, p.o.ModelsURL)
+		var ae *APIError
+		switch {
+		case errors.As(err, &ae) && !p.o.ListRequired && (ae.StatusCode == http.StatusNotFound || ae.StatusCode == http.StatusMethodNotAllowed):
+		case err != nil:
+			return p.probeError(model, err)
+		case !p.o.AnyModel:
+			if err := checkListed(model, listedIDs(body), exactModel, p.o.MissingModel); err != nil {
+				return p.probeError(model, err)
+			}
+		}
+	}
+	if !p.o.ProbeTools {
+		return nil
+	}
+	req := Request{Model: model, MaxTokens: 1, Messages: []Message{{Role: RoleUser, Content: "Say OK."}}, Tools: []Tool{probeTool}}
+	body, err := encodeChat(req, p.o)
+	if err != nil {
+		return p.probeError(model, err)
+	}
+	if _, err := p.c.Once(ctx, body, func(b []byte) (*Response, error) { return decodeChat(b, model, p.c.name) }); err != nil {
+		return p.probeError(model, err)
+	}
+	return nil
+}
+
+func (p *Chat) probeError(model string, err error) error {
+	return &ProbeError{Provider: p.c.name, Model: model, Base: cmp.Or(p.o.Base, p.c.safeURL), Err: err}
 }
 
 // Request wire types, in the field order of the API reference so golden
@@ -83,9 +159,13 @@ type oaRequest struct {
 	// max_completion_tokens is the current name. It is sent only when the
 	// caller sets a limit, so servers that know only max_tokens (older
 	// Ollama) are unaffected by default.
-	MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64          `json:"temperature,omitempty"`
-	ResponseFormat      *oaResponseFormat `json:"response_format,omitempty"`
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+	// max_tokens is the name the local servers read (ChatOptions.MaxTokens).
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// parallel_tool_calls: see ChatOptions.ParallelToolCalls.
+	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
+	Temperature       *float64          `json:"temperature,omitempty"`
+	ResponseFormat    *oaResponseFormat `json:"response_format,omitempty"`
 }
 
 // oaResponseFormat is structured output: {"type": "json_schema",
@@ -135,12 +215,21 @@ type oaFunction struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-func encodeOpenAI(req Request) ([]byte, error) {
+// encodeChat is the request body of req on a server with options o.
+func encodeChat(req Request, o ChatOptions) ([]byte, error) {
 	w := oaRequest{
-		Model:               req.Model,
-		Messages:            make([]oaMessage, 0, len(req.Messages)),
-		MaxCompletionTokens: req.MaxTokens,
-		Temperature:         req.Temperature,
+		Model:       req.Model,
+		Messages:    make([]oaMessage, 0, len(req.Messages)),
+		Temperature: req.Temperature,
+	}
+	if o.MaxTokens == "max_tokens" {
+		w.MaxTokens = req.MaxTokens
+	} else {
+		w.MaxCompletionTokens = req.MaxTokens
+	}
+	if o.ParallelToolCalls && len(req.Tools) > 0 {
+		on := true
+		w.ParallelToolCalls = &on
 	}
 	if req.Format != nil {
 		w.ResponseFormat = &oaResponseFormat{Type: "json_schema"}
@@ -209,6 +298,12 @@ type oaChoice struct {
 		} `json:"tool_calls"`
 	} `json:"message"`
 	FinishReason *string `json:"finish_reason"`
+	// NativeFinishReason is OpenRouter's: the upstream model's own reason,
+	// beside the normalised finish_reason; read when that one is absent.
+	NativeFinishReason *string `json:"native_finish_reason"`
+	// Error is OpenRouter's error of one choice (finish_reason "error"):
+	// the upstream failed after the answer had started.
+	Error json.RawMessage `json:"error"`
 }
 
 type oaUsage struct {
@@ -222,17 +317,29 @@ type oaUsage struct {
 	} `json:"completion_tokens_details"`
 }
 
-// decodeOpenAI reads a Chat Completions response body. It never panics on
-// any input (FuzzDecodeOpenAI).
-func decodeOpenAI(data []byte, requested string) (*Response, error) {
+// decodeChat reads a Chat Completions response body from provider. It
+// never panics on any input (FuzzDecodeChat). A body that is an event
+// stream (a server that streams although no stream was asked for) is
+// assembled first (assembleStream).
+func decodeChat(data []byte, requested, provider string) (*Response, error) {
+	if isEventStream(data) {
+		var err error
+		if data, err = assembleStream(data); err != nil {
+			return nil, err
+		}
+	}
 	var w oaResponse
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
+	if len(w.Choices) > 0 && len(w.Choices[0].Error) > 0 && string(w.Choices[0].Error) != "null" {
+		w.Error, w.Choices = w.Choices[0].Error, nil
+		data, _ = json.Marshal(map[string]json.RawMessage{"error": w.Error})
+	}
 	if len(w.Choices) == 0 {
 		// Some gateways (OpenRouter among them) report an upstream failure
 		// as 200 with an error object and no choices.
-		e := &APIError{Provider: providerOpenAI}
+		e := &APIError{Provider: provider}
 		if len(w.Error) > 0 && string(w.Error) != "null" {
 			parseErrorBody(e, data)
 			// OpenRouter puts the upstream's HTTP status in error.code;
@@ -265,15 +372,23 @@ func decodeOpenAI(data []byte, requested string) (*Response, error) {
 		call.Arguments, call.InvalidArguments = openAIArguments(tc.Function.Arguments)
 		r.Message.ToolCalls = append(r.Message.ToolCalls, call)
 	}
-	if ch.FinishReason != nil {
+	switch {
+	case ch.FinishReason != nil:
 		r.StopReason = stopReason(openAIStops, *ch.FinishReason)
+	case ch.NativeFinishReason != nil:
+		r.StopReason = stopReason(openAIStops, strings.ToLower(*ch.NativeFinishReason))
+	}
+	// finish_reason alone is not to be trusted: vLLM has answered
+	// "tool_calls" with no call in the message, and servers answer "stop"
+	// to a turn that calls tools (a forced call on vLLM, older Ollama).
+	// What the message holds is what the agent loop acts on.
+	if r.StopReason == StopToolUse && len(r.Message.ToolCalls) == 0 {
+		r.StopReason = StopEndTurn
 	}
 	if ch.Message.Refusal != nil && *ch.Message.Refusal != "" && content == "" {
 		r.Message.Content = *ch.Message.Refusal
 		r.StopReason = StopRefusal
 	}
-	// Ollama has reported "stop" for turns that call tools; what the turn
-	// contains is what the agent loop must act on.
 	if len(r.Message.ToolCalls) > 0 {
 		r.StopReason = StopToolUse
 	}
@@ -413,3 +528,32 @@ func (e *errorIn200) Error() string {
 }
 
 func (e *errorIn200) Unwrap() error { return e.e }
+
+// OpenChat makes the Chat Completions provider d from the environment:
+// the base URL from d.BaseURLEnv (else d.BaseURL), a Bearer key from
+// d.Keys when set (required only where d.KeyRequired and the address is
+// d's own), posting to {base}/chat/completions and listing {base}/models.
+// o's Base and ModelsURL default to those; explain, when set, reads the
+// server's errors (Client.SetExplain); extra headers are added.
+func OpenChat(d *Def, env Env, s Settings, o ChatOptions, explain func(*APIError) (string, bool), extra http.Header) (Provider, error) {
+	base, custom, err := d.Base(env)
+	if err != nil {
+		return nil, err
+	}
+	_, key := d.Key(env)
+	if err := d.CheckKey(key, custom); err != nil {
+		return nil, err
+	}
+	h := BearerHeader(key)
+	for k, v := range extra {
+		h[k] = v
+	}
+	c := NewClient(d.Name, Endpoint(base, "/chat/completions"), h, []string{key}, s)
+	if explain != nil {
+		c.SetExplain(explain)
+	}
+	o.ListRequired = o.ListRequired || d.Local || !custom
+	o.Base = cmp.Or(o.Base, SafeURL(base.String()))
+	o.ModelsURL = cmp.Or(o.ModelsURL, Endpoint(base, "/models"))
+	return NewChat(c, o), nil
+}

@@ -7,29 +7,95 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
-// anthropic speaks the Messages API (POST {base}/v1/messages,
-// anthropic-version 2023-06-01).
-type anthropic struct {
-	c *client
+// MessagesOptions say where a Messages API server lists its models.
+type MessagesOptions struct {
+	// Base is the base URL as configured, for messages.
+	Base string
+	// ModelsURL is the models list ({"data": [{"id"}]}); "" for none.
+	ModelsURL string
+	// ListRequired: a 404 of the list is a wrong base URL (Anthropic's
+	// own API has it; a gateway may not).
+	ListRequired bool
 }
 
-func (p *anthropic) Name() string { return providerAnthropic }
+// Messages speaks the Messages API (POST {base}/v1/messages,
+// anthropic-version 2023-06-01): Anthropic's, and the gateways that
+// forward it.
+type Messages struct {
+	c *Client
+	o MessagesOptions
+}
+
+// NewMessages makes a Messages API provider on c.
+func NewMessages(c *Client, o MessagesOptions) *Messages { return &Messages{c: c, o: o} }
+
+// Name is the provider's name.
+func (p *Messages) Name() string { return p.c.name }
 
 // Endpoint is the URL requests go to, without userinfo.
-func (p *anthropic) Endpoint() string { return p.c.idURL }
+func (p *Messages) Endpoint() string { return p.c.idURL }
 
-func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
+// Probe reads the models list and checks that it has model (an alias such
+// as claude-sonnet-4-5 names its dated snapshots). A gateway without the
+// list (404) only shows that it answers.
+func (p *Messages) Probe(ctx context.Context, model string) error {
+	if p.o.ModelsURL == "" {
+		return nil
+	}
+	body, err := p.c.Get(ctx, p.o.ModelsURL)
+	var ae *APIError
+	switch {
+	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && !p.o.ListRequired:
+		return nil
+	case err != nil:
+		return &ProbeError{Provider: p.c.name, Model: model, Base: p.o.Base, Err: err}
+	}
+	if err := checkListed(model, listedIDs(body), SnapshotOf, nil); err != nil {
+		return &ProbeError{Provider: p.c.name, Model: model, Base: p.o.Base, Err: err}
+	}
+	return nil
+}
+
+// SnapshotOf reports whether have is want or one of its dated snapshots
+// (claude-sonnet-4-5-20250929 for claude-sonnet-4-5, also written
+// claude-sonnet-4-5-latest): model lists name snapshots, specs aliases.
+func SnapshotOf(want, have string) bool {
+	want = strings.TrimSuffix(want, "-latest")
+	rest, ok := strings.CutPrefix(have, want)
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	d := strings.TrimPrefix(rest, "-")
+	if len(d) == 10 && d[4] == '-' && d[7] == '-' {
+		d = d[:4] + d[5:7] + d[8:]
+	}
+	if len(d) != 8 || len(rest) == len(d) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Messages) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(req); err != nil {
-		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
+		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
 	body, err := encodeAnthropic(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", providerAnthropic, err)
+		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
-	resp, err := p.c.do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
+	resp, err := p.c.Do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
 	if err == nil && req.Format != nil {
 		// The forced call's input is the structured answer.
 		var rest []ToolCall
@@ -177,8 +243,9 @@ type anResponse struct {
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	} `json:"content"`
-	StopReason *string `json:"stop_reason"`
-	Usage      *struct {
+	StopReason  *string        `json:"stop_reason"`
+	StopDetails *anStopDetails `json:"stop_details"`
+	Usage       *struct {
 		InputTokens              int64 `json:"input_tokens"`
 		OutputTokens             int64 `json:"output_tokens"`
 		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
@@ -219,6 +286,13 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 	if w.StopReason != nil {
 		r.StopReason = stopReason(anthropicStops, *w.StopReason)
 	}
+	if r.StopReason == StopRefusal && strings.TrimSpace(r.Message.Content) == "" && len(r.Message.ToolCalls) == 0 {
+		// A refusal often comes with no text at all. Like Chat Completions'
+		// refusal text, what the API says about it becomes the answer, so
+		// the run shows why it is empty, and a conversation that goes on
+		// never sends an empty assistant turn, which this API rejects.
+		r.Message.Content = anthropicRefusal(w.StopDetails)
+	}
 	if u := w.Usage; u == nil {
 		r.Usage.Unknown = true
 	} else {
@@ -229,6 +303,27 @@ func decodeAnthropic(data []byte, requested string) (*Response, error) {
 			CachedInputTokens: read, CacheWriteTokens: write}
 	}
 	return r, nil
+}
+
+// anStopDetails explains a refusal: the policy category and a
+// human-readable explanation, either of which may be null.
+type anStopDetails struct {
+	Type        string  `json:"type"`
+	Category    *string `json:"category"`
+	Explanation *string `json:"explanation"`
+}
+
+// anthropicRefusal describes a refusal that came without text, from its
+// stop_details when the API gave them.
+func anthropicRefusal(d *anStopDetails) string {
+	s := `[refused: stop_reason "refusal", no text`
+	if d != nil && d.Category != nil && *d.Category != "" {
+		s += ", category " + *d.Category
+	}
+	if d != nil && d.Explanation != nil && strings.TrimSpace(*d.Explanation) != "" {
+		s += ": " + strings.TrimSpace(*d.Explanation)
+	}
+	return s + "]"
 }
 
 // anthropicStops maps the Messages API's stop_reason.

@@ -1,0 +1,59 @@
+package config
+
+// The options of the auth checks' probes (issue 17: conformance/checks_auth.go),
+// declared in the option registry (declare) next to the --oauth-* options.
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/option"
+)
+
+// AuthCheckFlags steer the auth group's probes that need a second token
+// from the run's OAuth client (--oauth-*).
+type AuthCheckFlags struct {
+	// InsufficientScope is a scope that does not cover what the server
+	// requires: auth/insufficient-scope asks for a token with only it.
+	InsufficientScope string
+	// OtherResource is another resource the same authorization server
+	// serves: auth/other-audience-refused asks for a token for it.
+	OtherResource string
+}
+
+// declare declares the two options, bound to a.
+func (a *AuthCheckFlags) declare(s *option.Set) {
+	s.Add(option.Def{Name: "oauth-scope-insufficient", Help: "a `scope` that does not cover what the server requires: auth/insufficient-scope asks for a token with only it (default: one of scopes_supported outside the 401's scope)",
+		Doc: "for the `auth` checks: a scope that does not cover what the server requires; `auth/insufficient-scope` asks the authorization server for a token with only it (default: one of the metadata's `scopes_supported` outside the 401's `scope`)"},
+		option.String(&a.InsufficientScope, ""))
+	s.Add(option.Def{Name: "oauth-other-resource", Help: "another resource `URI` of the same authorization server: auth/other-audience-refused presents a token issued for it (default https://mcp-eval-probe.invalid/mcp)",
+		Doc: "for the `auth` checks: another resource the same authorization server issues tokens for; `auth/other-audience-refused` presents such a token (default `https://mcp-eval-probe.invalid/mcp`, which the authorization server must know)"},
+		option.String(&a.OtherResource, ""))
+}
+
+// validateAuthChecks checks the probe options before any network call:
+// they need an OAuth client, one scope, an absolute URI.
+func (c *Config) validateAuthChecks() error {
+	a := c.AuthChecks
+	if a.InsufficientScope == "" && a.OtherResource == "" {
+		return nil
+	}
+	name := "oauth-scope-insufficient"
+	if a.InsufficientScope == "" {
+		name = "oauth-other-resource"
+	}
+	if !c.OAuth.Given() {
+		return exitcode.Usagef("%s needs an OAuth client (--oauth-client-id, or an assertion) to ask for the probe's token", c.Source(name, 0))
+	}
+	if s := a.InsufficientScope; s != "" && (len(strings.Fields(s)) != 1 || strings.ContainsAny(s, `"\`)) {
+		return exitcode.Usagef("%s: want one scope, got %q", c.Source("oauth-scope-insufficient", 0), s)
+	}
+	if r := a.OtherResource; r != "" {
+		u, err := url.Parse(r)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Fragment != "" {
+			return exitcode.Usagef("%s: want an absolute http(s) URI without a fragment (RFC 8707 §2), got %q", c.Source("oauth-other-resource", 0), r)
+		}
+	}
+	return nil
+}

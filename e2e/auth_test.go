@@ -1,0 +1,445 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
+)
+
+// The auth corpus: the protected Go SDK and TS SDK v2 servers
+// (testdata/servers/go-sdk-auth, ts-v2-auth), each with audience
+// validation on and off (-no-audience), behind each real authorization
+// server (oidc-provider 9.13.3, Ory Hydra v2.3.0). Every run evaluates the
+// auth group through the binary with --oauth-client-id and a secret
+// variable, as a user does, and pins the group's complete set of verdicts:
+// every check not listed must pass. e2e/README.md ("Auth corpus") justifies
+// each entry with the spec sentence and the wire evidence.
+
+// authTTL is the access-token lifetime both authorization servers are
+// given: short enough for auth/expired-token to wait for it, long enough
+// for the Session to use each token.
+const authTTL = 6 * time.Second
+
+const (
+	authClientSecret = "mcp-eval-e2e-secret-0123456789abcdef"
+	// authExtraScope is the scope of the insufficient-scope probe
+	// (--oauth-scope-insufficient): both authorization servers know it,
+	// neither server accepts it alone.
+	authExtraScope = "mcp:admin"
+	authScopes     = "mcp:tools mcp:admin"
+)
+
+// authPins: for each authorization server / server / audience mode, the
+// auth checks that do not pass, with their status.
+var authPins = map[string]map[string]string{
+	"oidc-provider/go-sdk": {
+		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"oidc-provider/go-sdk-no-audience": {
+		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+		"auth/other-audience-refused": "fail",
+	},
+	"oidc-provider/ts-sdk": {
+		"auth/as-client-registration": "fail", "auth/no-error-without-credentials": "fail",
+	},
+	"oidc-provider/ts-sdk-no-audience": {
+		"auth/as-client-registration": "fail", "auth/no-error-without-credentials": "fail",
+		"auth/other-audience-refused": "fail",
+	},
+	"hydra/go-sdk": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"hydra/go-sdk-no-audience": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail", "auth/other-audience-refused": "fail",
+	},
+	"hydra/ts-sdk": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/no-error-without-credentials": "fail",
+	},
+	// TestAuthHydraJWTBearer: the jwt-bearer grant (an assertion of an
+	// issuer Hydra trusts, with client authentication).
+	"hydra/go-sdk/jwt-bearer": {
+		"auth/as-client-credentials-metadata": "skip", "auth/as-client-registration": "fail", "auth/as-grant-type": "fail",
+		"auth/as-iss-parameter": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"hydra/ts-sdk-no-audience": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+		"auth/no-error-without-credentials": "fail", "auth/other-audience-refused": "fail",
+	},
+}
+
+// authDeps are what .ci/install-deps.sh installs for the auth corpus.
+type authDeps struct {
+	Node, Node22, Hydra, OIDCProvider, TSAuthServer string
+}
+
+func requireAuthDeps(t *testing.T) authDeps {
+	t.Helper()
+	requireDeps(t)
+	d := authDeps{Node: os.Getenv("MCP_EVAL_NODE"), Node22: os.Getenv("MCP_EVAL_NODE22"), Hydra: os.Getenv("MCP_EVAL_HYDRA"),
+		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER")}
+	var missing []string
+	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer} {
+		if v == "" {
+			missing = append(missing, name)
+		} else if _, err := os.Stat(v); err != nil {
+			t.Fatalf("%s=%s: %v (re-run bash .ci/install-deps.sh)", name, v, err)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (CI=true; unset: %s)", notInstalled, strings.Join(missing, ", "))
+		}
+		t.Skip(notInstalled)
+	}
+	return d
+}
+
+// authServerUnderTest is one running authorization server.
+type authServerUnderTest struct {
+	Name, Issuer string
+	// client registers a client allowed the resources and returns its id.
+	client func(t *testing.T, resources ...string) string
+	// grants are the grant types client registers (client_credentials).
+	grants []string
+	// trustIssuer (Hydra) trusts a JWT issuer for the jwt-bearer grant and
+	// returns an assertion of it for subject.
+	trustIssuer func(t *testing.T, subject string) string
+}
+
+// startOIDCProvider runs testdata/servers/oidc-provider on Node 22: any
+// loopback resource and the probe's other resource are known, one client.
+func startOIDCProvider(t *testing.T, d authDeps) *authServerUnderTest {
+	const id = "mcp-eval-e2e"
+	srv := startHTTPServer(t, httpServerSpec{Name: "oidc-provider", Path: "", Command: func(port int) ([]string, []string) {
+		return []string{d.Node22, d.OIDCProvider, "--port", strconv.Itoa(port), "--client", id + ":" + authClientSecret,
+			"--resource", "http://127.0.0.1:*", "--resource", conformance.DefaultOtherResource,
+			"--scope", authScopes, "--ttl", strconv.Itoa(int(authTTL / time.Second))}, nil
+	}})
+	as := &authServerUnderTest{Name: "oidc-provider", Issuer: srv.URL,
+		client: func(*testing.T, ...string) string { return id }}
+	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	return as
+}
+
+// startHydra runs Ory Hydra in memory (plain HTTP on loopback, JWT access
+// tokens of authTTL); clients are registered through its admin API with
+// the audiences they may ask for.
+func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
+	admin := freePort(t)
+	srv := startHTTPServer(t, httpServerSpec{Name: "hydra", Path: "", Command: func(port int) ([]string, []string) {
+		return []string{d.Hydra, "serve", "all", "--dev", "--sqa-opt-out"}, []string{
+			"DSN=memory", "SECRETS_SYSTEM=mcp-eval-e2e-system-secret-0123456789",
+			"URLS_SELF_ISSUER=http://127.0.0.1:" + strconv.Itoa(port),
+			"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT=" + strconv.Itoa(port),
+			"SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT=" + strconv.Itoa(admin),
+			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + authTTL.String(), "LOG_LEVEL=warn",
+			"OAUTH2_GRANT_JWT_JTI_OPTIONAL=true", "OAUTH2_GRANT_JWT_IAT_OPTIONAL=true",
+		}
+	}})
+	adminURL := "http://127.0.0.1:" + strconv.Itoa(admin)
+	var n atomic.Int32 // clients are registered by parallel subtests
+	var as *authServerUnderTest
+	as = &authServerUnderTest{Name: "hydra", Issuer: srv.URL, grants: []string{"client_credentials"}, client: func(t *testing.T, resources ...string) string {
+		id := fmt.Sprintf("mcp-eval-e2e-%d", n.Add(1))
+		body, _ := json.Marshal(map[string]any{"client_id": id, "client_secret": authClientSecret,
+			"grant_types": as.grants, "audience": resources, "scope": authScopes,
+			"token_endpoint_auth_method": "client_secret_basic"})
+		resp, err := http.Post(adminURL+"/admin/clients", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("hydra: register client: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("hydra: register client: HTTP %d", resp.StatusCode)
+		}
+		return id
+	}}
+	as.trustIssuer = func(t *testing.T, subject string) string {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const issuer, kid = "https://workload.mcp-eval-e2e.invalid", "mcp-eval-e2e-workload"
+		jwk := map[string]any{"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
+			"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
+			"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes())}
+		body, _ := json.Marshal(map[string]any{"issuer": issuer, "subject": subject, "scope": strings.Fields(authScopes),
+			"jwk": jwk, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+		resp, err := http.Post(adminURL+"/admin/trust/grants/jwt-bearer/issuers", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("hydra: trust issuer: %v", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("hydra: trust issuer: HTTP %d %s", resp.StatusCode, b)
+		}
+		now := time.Now()
+		// No jti: the file is presented for every token request
+		// (OAUTH2_GRANT_JWT_JTI_OPTIONAL), and Hydra refuses a jti twice.
+		return oauthtest.SignRS256(key, kid, map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
+			"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()})
+	}
+	// The first discovery request makes Hydra generate its signing keys.
+	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	return as
+}
+
+// waitMetadata waits until url answers 200 (30 s at most).
+func waitMetadata(t *testing.T, url string) {
+	t.Helper()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := hc.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer 200 within 30 s (last: %v)", url, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// protectedServer says how to start one of the two protected servers.
+func protectedServer(d authDeps, goBin, kind, issuer string, noAudience bool) httpServerSpec {
+	return httpServerSpec{Name: kind, Path: "/mcp", Command: func(port int) ([]string, []string) {
+		if kind == "go-sdk" {
+			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
+			if noAudience {
+				argv = append(argv, "-no-audience")
+			}
+			return argv, nil
+		}
+		argv := []string{d.Node, d.TSAuthServer, "--port", strconv.Itoa(port), "--issuer", issuer}
+		if noAudience {
+			argv = append(argv, "--no-audience")
+		}
+		return argv, nil
+	}}
+}
+
+// authSecretVar holds the client secret for the runs, which name it the
+// way a user does (--oauth-client-secret '$VAR').
+const authSecretVar = "MCP_EVAL_E2E_CLIENT_SECRET"
+
+// evaluateAuthGroup runs the binary's auth group against url as a user
+// with a client id and a secret does, and returns its checks.
+func evaluateAuthGroup(t *testing.T, url, clientID string) []check {
+	t.Helper()
+	run := runMCPEval(t, "--server-url", url, "--oauth-client-id", clientID, "--oauth-client-secret", "$"+authSecretVar,
+		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	hardFailed := false
+	for _, c := range rep.Checks {
+		if c.Hard && (c.Status == "fail" || c.Status == "error") {
+			hardFailed = true
+		}
+	}
+	if want := map[bool]int{false: 0, true: 1}[hardFailed]; run.Exit != want {
+		t.Errorf("exit %d, want %d (hard auth failure: %v)", run.Exit, want, hardFailed)
+	}
+	return rep.Checks
+}
+
+func buildGoAuthServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "go-sdk-auth")
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "./testdata/servers/go-sdk-auth")
+	cmd.Dir = moduleRoot
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build go-sdk-auth: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestAuthCorpus(t *testing.T) {
+	d := requireAuthDeps(t)
+	t.Setenv(authSecretVar, authClientSecret)
+	goBin := buildGoAuthServer(t)
+	for _, start := range []func(*testing.T, authDeps) *authServerUnderTest{startOIDCProvider, startHydra} {
+		as := start(t, d)
+		t.Run(as.Name, func(t *testing.T) {
+			for _, kind := range []string{"go-sdk", "ts-sdk"} {
+				for _, noAud := range []bool{false, true} {
+					key := as.Name + "/" + kind
+					if noAud {
+						key += "-no-audience"
+					}
+					t.Run(strings.TrimPrefix(key, as.Name+"/"), func(t *testing.T) {
+						t.Parallel()
+						srv := startHTTPServer(t, protectedServer(d, goBin, kind, as.Issuer, noAud))
+						id := as.client(t, srv.URL, conformance.DefaultOtherResource)
+						checks := evaluateAuthGroup(t, srv.URL, id)
+						wantAuthVerdicts(t, key, checks, authPins[key])
+					})
+				}
+			}
+		})
+	}
+}
+
+// wantAuthVerdicts fails unless every auth check passes except the pinned
+// ones, which have exactly the pinned status.
+func wantAuthVerdicts(t *testing.T, key string, checks []check, pins map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	n := 0
+	for _, c := range checks {
+		if c.Group != "auth" {
+			continue
+		}
+		n++
+		t.Logf("%s %s: %s %s", key, c.ID, c.Status, firstOf(c.Message, c.Info))
+		if c.Status != "pass" {
+			got[c.ID] = c.Status
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s: no auth check ran", key)
+	}
+	var diff []string
+	for id, st := range got {
+		if pins[id] != st {
+			diff = append(diff, fmt.Sprintf("  %s: %s, pinned %q", id, st, pins[id]))
+		}
+	}
+	for id, st := range pins {
+		if _, ok := got[id]; !ok {
+			diff = append(diff, fmt.Sprintf("  %s: pass, pinned %s", id, st))
+		}
+	}
+	if len(diff) > 0 {
+		sort.Strings(diff)
+		t.Errorf("%s: auth verdicts differ from the pins:\n%s", key, strings.Join(diff, "\n"))
+	}
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// TestAuthStaticHeader runs the binary as a user with a token minted by
+// hand runs it (--header 'Authorization: Bearer …', no OAuth client):
+// against the Go SDK server behind oidc-provider, the auth group runs, the
+// checks that need a second token skip with the reason, the exit code
+// follows the hard checks (every auth failure here is a SHOULD), and the
+// token appears in no file the run wrote.
+func TestAuthStaticHeader(t *testing.T) {
+	d := requireAuthDeps(t)
+	goBin := buildGoAuthServer(t)
+	as := startOIDCProvider(t, d)
+	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, false))
+	form := "grant_type=client_credentials&scope=mcp%3Atools&resource=" + strings.ReplaceAll(srv.URL, ":", "%3A")
+	req, _ := http.NewRequest(http.MethodPost, as.Issuer+"/token", strings.NewReader(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("mcp-eval-e2e", authClientSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		AccessToken string `json:"access_token"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&tr)
+	resp.Body.Close()
+	if err != nil || tr.AccessToken == "" {
+		t.Fatalf("token: HTTP %d %v", resp.StatusCode, err)
+	}
+	run := runMCPEval(t, "--server-url", srv.URL, "--header", "Authorization: Bearer "+tr.AccessToken, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	if run.Exit != 0 {
+		t.Errorf("exit %d, want 0 (no hard auth check fails)", run.Exit)
+	}
+	got := map[string]string{}
+	for _, c := range rep.Checks {
+		if c.Status != "pass" {
+			got[c.ID] = c.Status
+			if c.Status == "skip" && c.Message == "" {
+				t.Errorf("%s skipped without a reason", c.ID)
+			}
+		}
+	}
+	want := map[string]string{
+		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail",
+		"auth/as-client-credentials-metadata": "skip", "auth/as-grant-type": "skip",
+		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	err = filepath.Walk(filepath.Dir(run.Dir), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(tr.AccessToken)) {
+			t.Errorf("%s contains the access token", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuthHydraJWTBearer is workload identity federation against a real
+// authorization server: Hydra trusts an issuer of ours (its public key
+// registered through /admin/trust/grants/jwt-bearer/issuers, as a cloud
+// or CI identity provider would be), and mcp-eval presents a JWT of that
+// issuer with --oauth-assertion-file (RFC 7523). Hydra v2.3.0 always
+// wants the client authenticated as well on this grant (fosite's
+// GetGrantTypeJWTBearerCanSkipClientAuth is false in Hydra's config), so
+// the run gives a client id and secret too: with Hydra, federation still
+// needs a stored secret. The auth group's verdicts are pinned like
+// TestAuthCorpus's.
+func TestAuthHydraJWTBearer(t *testing.T) {
+	d := requireAuthDeps(t)
+	t.Setenv(authSecretVar, authClientSecret)
+	goBin := buildGoAuthServer(t)
+	as := startHydra(t, d)
+	as.grants = []string{oauth.GrantJWTBearer}
+	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, false))
+	id := as.client(t, srv.URL, conformance.DefaultOtherResource)
+	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")
+	file := filepath.Join(t.TempDir(), "assertion.jwt")
+	if err := os.WriteFile(file, []byte(assertion), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := runMCPEval(t, "--server-url", srv.URL, "--oauth-assertion-file", file,
+		"--oauth-client-id", id, "--oauth-client-secret", "$"+authSecretVar,
+		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	wantAuthVerdicts(t, "hydra/go-sdk/jwt-bearer", rep.Checks, authPins["hydra/go-sdk/jwt-bearer"])
+}

@@ -1,0 +1,64 @@
+package mcptest
+
+// A defect that changes the correct server's answer to a request is
+// declared whole in a file of its own (defect_<name>.go), with its name,
+// the change, and this package's own probe for it:
+//
+//	func init() {
+//		define(answerDefect{Name: "group/check", Alter: …, Probe: …})
+//	}
+//
+// define adds the name to Defects; the change runs on every 2026-07-28
+// request while the defect is on (dispatch), and the defect matrix test
+// runs the probe. Defects that reach deeper (a status, a stream, a
+// connection) are switches in the code that serves them (s.has).
+
+// answerDefect is one defect that alters an answer.
+type answerDefect struct {
+	// Name is the defect's name: the id of the check it exists for.
+	Name string
+	// Alter changes o, the correct server's answer to c.
+	Alter func(c *call, o *outcome)
+	// Probe reports whether a server shows the defect, asking through
+	// rpc: this package's own reading of the check, independent of
+	// package conformance's code.
+	Probe func(rpc RPC) bool
+}
+
+// RPC sends one 2026-07-28 request with a complete _meta (over HTTP, with
+// every header) and returns the answer's result and error objects, either
+// nil.
+type RPC func(method string, params map[string]any) (result, err map[string]any)
+
+// answerDefects are the declared answer defects, in declaration order.
+var answerDefects []answerDefect
+
+// define declares an answer defect; it panics on a name taken twice.
+func define(d answerDefect) {
+	for _, n := range Defects {
+		if n == d.Name {
+			panic("mcptest: defect " + d.Name + " declared twice")
+		}
+	}
+	Defects = append(Defects, d.Name)
+	answerDefects = append(answerDefects, d)
+}
+
+// alter applies the answer defects that are on to o.
+func (s *Server) alter(c *call, o *outcome) {
+	for _, d := range answerDefects {
+		if s.has(d.Name) {
+			d.Alter(c, o)
+		}
+	}
+}
+
+// answerProbes are the probes of the answer defects, by name, for the
+// defect matrix test.
+func answerProbes() map[string]func(RPC) bool {
+	m := map[string]func(RPC) bool{}
+	for _, d := range answerDefects {
+		m[d.Name] = d.Probe
+	}
+	return m
+}

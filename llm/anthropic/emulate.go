@@ -1,0 +1,12 @@
+package anthropic
+
+import (
+	"net/http"
+
+	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+)
+
+// emulate is Anthropic's Messages API as the tests need it
+// (llmtest.MessagesServer: RejectMessages' rules, x-api-key, 404
+// not_found_error, ids toolu_…, GET /v1/models).
+func emulate(o llmtest.Options) http.Handler { return &llmtest.MessagesServer{Opts: o} }
