@@ -239,10 +239,11 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 	defer close(stop)
 	var found atomic.Pointer[NotMCPError]
 	start := time.Now()
+	every := waitingEvery // read here: the tests change it between connections
 	go func() {
 		tick := time.NewTicker(startPoll)
 		defer tick.Stop()
-		next := waitingEvery
+		next := every
 		w := &httpWatch{timeout: c.opts.Timeout}
 		for {
 			select {
@@ -253,7 +254,7 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 			waited := time.Since(start)
 			if c.opts.Waiting != nil && c.opts.StartTimeout > c.opts.Timeout && waited >= next {
 				c.opts.Waiting(waited)
-				next += waitingEvery
+				next += every
 			}
 			if nm := w.look(ctx, st, waited); nm != nil {
 				found.Store(nm)
