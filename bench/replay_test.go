@@ -71,17 +71,9 @@ func TestReplayRatio(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("speed test: meaningless under -race")
 	}
-	sizes := envInts(t, "BENCH_REPLAY_N", []int{1000})
-	runs := envInts(t, "BENCH_REPLAY_RUNS", []int{7})[0]
-	bin := os.Getenv("BENCH_SCALE_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "mcp-eval")
-		build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "..")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-	}
+	sizes := envInts(t, "BENCH_REPLAY_N", []int{1000}, 1)
+	runs := envInts(t, "BENCH_REPLAY_RUNS", []int{7}, 1)[0]
+	bin := benchBinary(t)
 	t.Logf("%6s %10s %10s %8s %12s %8s %9s %12s", "tools", "mcp-eval", "replay", "ratio", "replay, 1 at", "ratio", "requests", "mcp-eval CPU")
 	for _, n := range sizes {
 		opts := mcptest.Options{ExtraTools: n, PageSize: 50}
@@ -179,9 +171,9 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// envInts reads a comma-separated list of positive integers from the
-// environment variable name, or returns def.
-func envInts(t *testing.T, name string, def []int) []int {
+// envInts reads a comma-separated list of integers of at least least from
+// the environment variable name, or returns def.
+func envInts(t *testing.T, name string, def []int, least int) []int {
 	t.Helper()
 	s := os.Getenv(name)
 	if s == "" {
@@ -190,10 +182,26 @@ func envInts(t *testing.T, name string, def []int) []int {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			t.Fatalf("%s: %q is not a list of positive integers", name, s)
+		if err != nil || n < least {
+			t.Fatalf("%s: %q is not a list of integers of at least %d", name, s, least)
 		}
 		out = append(out, n)
 	}
 	return out
+}
+
+// benchBinary is the mcp-eval binary to measure: BENCH_SCALE_BIN, else the
+// working tree built as released (CGO_ENABLED=0, -trimpath, stripped).
+func benchBinary(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("BENCH_SCALE_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(t.TempDir(), "mcp-eval")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

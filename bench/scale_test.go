@@ -28,8 +28,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,37 +50,9 @@ func TestConformanceScale(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("speed test: meaningless under -race")
 	}
-	sizes := []int{10, 100, 1000, 5000}
-	if s := os.Getenv("BENCH_SCALE_N"); s != "" {
-		sizes = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 {
-				t.Fatalf("BENCH_SCALE_N: %q is not a list of tool counts", s)
-			}
-			sizes = append(sizes, n)
-		}
-	}
-	pages := []int{50}
-	if s := os.Getenv("BENCH_SCALE_PAGE"); s != "" {
-		pages = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 {
-				t.Fatalf("BENCH_SCALE_PAGE: %q is not a list of page sizes", s)
-			}
-			pages = append(pages, n)
-		}
-	}
-	bin := os.Getenv("BENCH_SCALE_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "mcp-eval")
-		build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "..")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-	}
+	sizes := envInts(t, "BENCH_SCALE_N", []int{10, 100, 1000, 5000}, 0)
+	pages := envInts(t, "BENCH_SCALE_PAGE", []int{50}, 1)
+	bin := benchBinary(t)
 	t.Logf("%6s %5s %10s %10s %s", "tools", "page", "wall", "peak RSS", "result")
 	for _, n := range sizes {
 		for _, page := range pages {

@@ -312,10 +312,11 @@ func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 		slices.Sort(cands)
 		for _, y := range cands {
 			sy := sets[y]
-			if !overlapsAtLeast(sx, sy, int(math.Ceil(t/(1+t)*float64(len(sx)+len(sy))))) {
+			inter, ok := shared(sx, sy, int(math.Ceil(t/(1+t)*float64(len(sx)+len(sy)))))
+			if !ok {
 				continue
 			}
-			if sim := jaccard(sx, sy); sim >= nearDuplicateRatio {
+			if sim := float64(inter) / float64(len(sx)+len(sy)-inter); sim >= nearDuplicateRatio {
 				if !yield(min(x, int(y)), max(x, int(y)), sim) {
 					return
 				}
@@ -360,14 +361,14 @@ func wordSets(ts []mcp.Tool) ([][]int32, int) {
 // notWordRune splits descriptions into words (letters and digits).
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
-// overlapsAtLeast reports whether two ascending sets share need words,
-// giving up as soon as what is left of them cannot make up the difference
-// (most candidates of the prefix filter fail after a few words).
-func overlapsAtLeast(a, b []int32, need int) bool {
+// shared counts the words two ascending sets have in common, giving up
+// (false) as soon as what is left of them cannot bring the count to need:
+// most candidates of the prefix filter fail after a few words.
+func shared(a, b []int32, need int) (int, bool) {
 	inter := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		if inter+min(len(a)-i, len(b)-j) < need {
-			return false
+			return inter, false
 		}
 		switch {
 		case a[i] == b[j]:
@@ -380,23 +381,5 @@ func overlapsAtLeast(a, b []int32, need int) bool {
 			j++
 		}
 	}
-	return inter >= need
-}
-
-// jaccard is |a∩b| / |a∪b| of two ascending sets.
-func jaccard(a, b []int32) float64 {
-	inter := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
+	return inter, inter >= need
 }

@@ -588,18 +588,7 @@ func TestHTTPIdlessErrorIsNoOrphan(t *testing.T) {
 // content type: the exchange returns at once, not at the timeout (issue
 // 21: mcp-go held it open for the whole --timeout of every run).
 func TestHTTPGetStreamIsAnswerAtOnce(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
+	srv := streamServer(t, nil, true)
 	tr := &HTTP{URL: srv.URL}
 	ctx, cancel := WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -623,23 +612,7 @@ func TestHTTPDuplicateInStream(t *testing.T) {
 		open bool // the stream stays open after the second answer
 	}{{"stream ends", false}, {"stream stays open", true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			release := make(chan struct{})
-			defer close(release)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				io.Copy(io.Discard, r.Body)
-				w.Header().Set("Content-Type", "text/event-stream")
-				io.WriteString(w, ev)
-				w.(http.Flusher).Flush()
-				io.WriteString(w, ev)
-				w.(http.Flusher).Flush()
-				if tt.open {
-					select {
-					case <-r.Context().Done():
-					case <-release:
-					}
-				}
-			}))
-			defer srv.Close()
+			srv := streamServer(t, []string{ev, ev}, tt.open)
 			tr := &HTTP{URL: srv.URL}
 			ctx, cancel := WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -673,4 +646,30 @@ func TestHTTPTailIgnoresOtherIDs(t *testing.T) {
 	if as := tr.Anomalies(); len(as) != 0 {
 		t.Errorf("anomalies %+v", as)
 	}
+}
+
+// streamServer answers every request with an event stream of events,
+// each flushed, then ends it or, when open, holds it until the client
+// leaves (or the test ends).
+func streamServer(t *testing.T, events []string, open bool) *httptest.Server {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for _, ev := range events {
+			io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+		w.(http.Flusher).Flush()
+		if open {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv
 }
