@@ -77,17 +77,25 @@ type Stdio struct {
 	pairing bool
 	serial  chan struct{}
 	// streams are the requests in flight whose answer ends a stream
-	// (subscriptions/listen): they neither wait for serial nor are paired.
-	streams  map[string]bool
-	closing  bool
-	exitErr  error
-	done     chan struct{} // closed when the process is reaped
-	readDone chan struct{} // closed when the stdout reader has read its last line
-	closeMu  sync.Mutex
-	closeErr error
-	closed   bool
-	grace    time.Duration // drainGrace when the process started
-	onLeft   func([]int)   // Command.Leftovers
+	// (subscriptions/listen). Before pairing they are never paired. Once
+	// pairing holds, a stream being opened holds serial like any request
+	// until its first message (the acknowledgement, or its answer), or
+	// openBound, so that the refusal of a listen is told apart from the
+	// answer to another request; after that it is established and is no
+	// longer a candidate for an answer under an unknown id.
+	streams     map[string]bool
+	established map[string]bool
+	opening     string // the stream holding serial until it is established
+	openRelease func() // gives serial back, once
+	closing     bool
+	exitErr     error
+	done        chan struct{} // closed when the process is reaped
+	readDone    chan struct{} // closed when the stdout reader has read its last line
+	closeMu     sync.Mutex
+	closeErr    error
+	closed      bool
+	grace       time.Duration // drainGrace when the process started
+	onLeft      func([]int)   // Command.Leftovers
 }
 
 var _ Transport = (*Stdio)(nil)
@@ -114,17 +122,18 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
 	s := &Stdio{
-		observer: c.Observer,
-		stderr:   &tailBuffer{max: 4 << 10},
-		pending:  map[string]chan *Message{},
-		answered: map[string]bool{},
-		gaveUp:   map[string]bool{},
-		done:     make(chan struct{}),
-		readDone: make(chan struct{}),
-		serial:   make(chan struct{}, 1),
-		streams:  map[string]bool{},
-		grace:    drainGrace,
-		onLeft:   c.Leftovers,
+		observer:    c.Observer,
+		stderr:      &tailBuffer{max: 4 << 10},
+		pending:     map[string]chan *Message{},
+		answered:    map[string]bool{},
+		gaveUp:      map[string]bool{},
+		done:        make(chan struct{}),
+		readDone:    make(chan struct{}),
+		serial:      make(chan struct{}, 1),
+		streams:     map[string]bool{},
+		established: map[string]bool{},
+		grace:       drainGrace,
+		onLeft:      c.Leftovers,
 	}
 	if c.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(s.stderr, &validWriter{w: c.Stderr})
@@ -322,6 +331,11 @@ func (s *Stdio) deliverMessage(m *Message) bool {
 		}
 		if m.IsNotification() {
 			s.notes = appendCapped(s.notes, m)
+			if m.Method == "notifications/subscriptions/acknowledged" {
+				if release := s.takeOpening(""); release != nil {
+					release() // serial is full: this does not block
+				}
+			}
 		}
 		return false
 	}
@@ -348,6 +362,7 @@ func (s *Stdio) deliverMessage(m *Message) bool {
 func (s *Stdio) answer(key string, ch chan *Message, m *Message) {
 	delete(s.pending, key)
 	delete(s.streams, key)
+	delete(s.established, key)
 	if len(s.answered) < 100_000 {
 		s.answered[key] = true
 	}
@@ -361,18 +376,35 @@ func (s *Stdio) answer(key string, ch chan *Message, m *Message) {
 // once pairing holds. A late answer, a second one or an id-less error is
 // no such answer. Called with s.mu held.
 func (s *Stdio) soleRequest(m *Message, key string) (string, chan *Message, bool) {
-	if m.ID == nil || idlessError(m) || s.answered[key] || s.gaveUp[key] || len(s.pending)-len(s.streams) != 1 {
+	if m.ID == nil || idlessError(m) || s.answered[key] || s.gaveUp[key] {
 		return "", nil, false
 	}
-	if !s.pairing && (s.sent != 1 || s.replies != 0) {
-		return "", nil, false
-	}
-	for k, ch := range s.pending {
-		if !s.streams[k] {
-			return k, ch, true
+	if !s.pairing {
+		if s.sent != 1 || s.replies != 0 || len(s.pending)-len(s.streams) != 1 {
+			return "", nil, false
 		}
+		for k, ch := range s.pending {
+			if !s.streams[k] {
+				return k, ch, true
+			}
+		}
+		return "", nil, false
 	}
-	return "", nil, false
+	// Pairing: the one request in flight that is no established stream.
+	var sole string
+	for k := range s.pending {
+		if s.established[k] {
+			continue
+		}
+		if sole != "" {
+			return "", nil, false
+		}
+		sole = k
+	}
+	if sole == "" {
+		return "", nil, false
+	}
+	return sole, s.pending[sole], true
 }
 
 // deliverInvalid records stdout line lineNo, which is no JSON-RPC message
@@ -443,14 +475,19 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	}
 	var ch chan *Message
 	if out.ID != nil {
-		if s.isPairing() && !isStream(out.Method) {
+		if s.isPairing() {
 			// One request at a time, so that its answer can be told by
-			// being the only one (see pairing).
+			// being the only one (see pairing); a stream only until it is
+			// established (see streams).
 			select {
 			case s.serial <- struct{}{}:
-				defer func() { <-s.serial }()
 			case <-ctx.Done():
 				return x, ctxError(ctx, out.Method)
+			}
+			if isStream(out.Method) {
+				defer s.holdUntilOpened(idKey(out.ID))()
+			} else {
+				defer func() { <-s.serial }()
 			}
 		}
 		if ch, err = s.register(out.ID, out.Method); err != nil {
@@ -486,6 +523,53 @@ func (s *Stdio) register(id json.RawMessage, method string) (chan *Message, erro
 	}
 	s.sent++
 	return ch, nil
+}
+
+// openBound is how long a stream being opened in pairing mode holds
+// serial without a message from the server; then it counts as established
+// (a server that acknowledges later may have that message taken for
+// another request's answer, a price only a server that answers under
+// wrong ids pays).
+var openBound = time.Second
+
+// holdUntilOpened makes the stream key the one being opened, which holds
+// serial until its first message or openBound, and returns what settles
+// it at the latest (when its answer came).
+func (s *Stdio) holdUntilOpened(key string) (settle func()) {
+	s.mu.Lock()
+	s.opening, s.openRelease = key, sync.OnceFunc(func() { <-s.serial })
+	s.mu.Unlock()
+	t := time.AfterFunc(openBound, func() { s.settleOpening(key) })
+	return func() {
+		t.Stop()
+		s.settleOpening(key)
+	}
+}
+
+// settleOpening ends the opening of stream key, if it is still the one
+// being opened: it is established, and serial is given back.
+func (s *Stdio) settleOpening(key string) {
+	s.mu.Lock()
+	release := s.takeOpening(key)
+	s.mu.Unlock()
+	if release != nil {
+		release()
+	}
+}
+
+// takeOpening marks the stream key established and returns the release of
+// serial, when key is the stream being opened ("" for whichever is).
+// Called with s.mu held.
+func (s *Stdio) takeOpening(key string) func() {
+	if s.opening == "" || (key != "" && key != s.opening) {
+		return nil
+	}
+	if _, ok := s.pending[s.opening]; ok {
+		s.established[s.opening] = true
+	}
+	release := s.openRelease
+	s.opening, s.openRelease = "", nil
+	return release
 }
 
 // isStream reports whether a request's answer comes only when the stream
@@ -552,6 +636,7 @@ func (s *Stdio) forget(id json.RawMessage) {
 	}
 	delete(s.pending, idKey(id))
 	delete(s.streams, idKey(id))
+	delete(s.established, idKey(id))
 	s.mu.Unlock()
 }
 
