@@ -130,7 +130,7 @@ func parseOwned(raw []byte) (*Message, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errNotObject
 	}
-	if !json.Valid(raw) {
+	if !validJSON(raw) {
 		// Only now pay for encoding/json's account of what is wrong.
 		err := json.Unmarshal(raw, new(map[string]json.RawMessage))
 		if err == nil {
