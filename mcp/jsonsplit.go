@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Answers are split into their parts without copying: the members of an
@@ -24,7 +25,7 @@ func Elements(raw []byte) ([]json.RawMessage, error) { return splitArray(raw) }
 // encoding/json does). raw must be valid JSON; anything else is an error.
 func Members(raw []byte) (map[string]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !validJSON(raw) {
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !jsonscan.Valid(raw) {
 		return nil, errNotObject
 	}
 	return splitObject(raw)
@@ -54,7 +55,7 @@ func ParsedElements(raw []byte) ([]json.RawMessage, error) {
 // it, without copying. raw must be valid JSON (it is checked).
 func splitArray(raw []byte) ([]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !validJSON(raw) {
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !jsonscan.Valid(raw) {
 		return nil, errNotArray
 	}
 	return splitValid(raw), nil

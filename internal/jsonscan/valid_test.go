@@ -1,4 +1,4 @@
-package mcp
+package jsonscan
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var validJSONCases = []string{
+var validCases = []string{
 	``, ` `, `{}`, ` {} `, `[]`, `[ ]`, `{ }`, `"a"`, `"`, `"\`, `"\"`, `"\""`, `"\u00e9"`, `"\u00g9"`, `"\u00e"`,
 	`"\x"`, `"\/\b\f\n\r\t\\"`, "\"a\tb\"", "\"\x7f\xff\xfe\"", "\xef\xbb\xbf{}", `true`, `tru`, `truex`, `false`,
 	`null`, `nul`, `nullnull`, `0`, `-0`, `-`, `01`, `1.`, `1.5`, `.5`, `1e`, `1e+`, `1e+5`, `1E-05`, `-1.0e3`,
@@ -17,10 +17,10 @@ var validJSONCases = []string{
 	`{"":""}`, `[true,false,null]`, `["a\u0000b"]`, "[\"a\x00b\"]", `[-]`, `[-a]`, `[0.0e-0]`, `[1e01]`,
 }
 
-func TestValidJSON(t *testing.T) {
-	for _, s := range validJSONCases {
-		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid says %v", s, got, want)
+func TestValid(t *testing.T) {
+	for _, s := range validCases {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid says %v", s, got, want)
 		}
 	}
 	// encoding/json's nesting limit: 10 000 levels are valid, one more is not.
@@ -32,23 +32,23 @@ func TestValidJSON(t *testing.T) {
 				inner = strings.Repeat(`{"a":`, n-1) + "{}" + strings.Repeat("}", n-1)
 			}
 			b := []byte(inner)
-			if got, want := validJSON(b), json.Valid(b); got != want {
-				t.Errorf("depth %d of %s: validJSON %v, json.Valid %v", n, pair, got, want)
+			if got, want := Valid(b), json.Valid(b); got != want {
+				t.Errorf("depth %d of %s: Valid %v, json.Valid %v", n, pair, got, want)
 			}
 		}
 	}
 }
 
-// FuzzValidJSON: validJSON says what encoding/json's Valid says, on any
+// FuzzValid: Valid says what encoding/json's Valid says, on any
 // bytes.
-func FuzzValidJSON(f *testing.F) {
-	for _, s := range validJSONCases {
+func FuzzValid(f *testing.F) {
+	for _, s := range validCases {
 		f.Add([]byte(s))
 	}
 	f.Add(bigListing(3))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, got, want)
 		}
 	})
 }
@@ -67,13 +67,13 @@ func bigListing(n int) []byte {
 	return sb.Bytes()
 }
 
-// BenchmarkValidJSON: a page of 50 tools, against encoding/json's Valid.
-func BenchmarkValidJSON(b *testing.B) {
+// BenchmarkValid: a page of 50 tools, against encoding/json's Valid.
+func BenchmarkValid(b *testing.B) {
 	page := bigListing(50)
 	for _, bb := range []struct {
 		name  string
 		valid func([]byte) bool
-	}{{"validJSON", validJSON}, {"encoding-json", json.Valid}} {
+	}{{"jsonscan", Valid}, {"encoding-json", json.Valid}} {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(int64(len(page)))
 			b.ReportAllocs()

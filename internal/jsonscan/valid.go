@@ -1,18 +1,22 @@
-package mcp
+// Package jsonscan checks JSON bytes faster than encoding/json, with
+// exactly its verdicts: mcp-eval checks every answer a server sends before
+// splitting it (mcp), and canonicalises big listings (internal/canon).
+// It imports only the standard library.
+package jsonscan
 
-// validJSON reports whether b is exactly one JSON value with optional white
+// Valid reports whether b is exactly one JSON value with optional white
 // space around it: what encoding/json's Valid reports, for every input
-// (FuzzValidJSON), including its nesting limit of 10 000 and its leniency
+// (FuzzValid), including its nesting limit of 10 000 and its leniency
 // towards invalid UTF-8 inside strings (the transports repair those bytes
-// before an answer is parsed, see utf8.go).
+// before an answer is parsed, see mcp/utf8.go).
 //
-// Every answer is checked once before it is split (jsonsplit.go), so this
-// is on the path of every byte a server sends; encoding/json's scanner calls
-// a function per byte, which made the check two thirds of the client's CPU
-// on a big server's listings (issue 21: 15 MB of tools/list pages a run at
-// 1 000 tools). This one loops over a string's bytes with a table and
-// keeps only a stack of open containers.
-func validJSON(b []byte) bool {
+// Every answer is checked once before it is split (mcp/jsonsplit.go), so
+// this is on the path of every byte a server sends; encoding/json's scanner
+// calls a function per byte, which made the check two thirds of the
+// client's CPU on a big server's listings (issue 21: 15 MB of tools/list
+// pages a run at 1 000 tools). This one loops over a string's bytes with a
+// table and keeps only a stack of open containers.
+func Valid(b []byte) bool {
 	// open holds '{' or '[' for each container entered and not yet closed.
 	var buf [32]byte
 	open := buf[:0]
