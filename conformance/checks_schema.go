@@ -107,7 +107,7 @@ func compileAll(tools []mcp.Tool, output bool) (invalid, refs problems) {
 		err, seen := done[string(raw)]
 		mu.Unlock()
 		if !seen {
-			_, err = schema.Compile(raw)
+			err = schema.Check(raw)
 			mu.Lock()
 			done[string(raw)] = err
 			mu.Unlock()
