@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -136,32 +137,29 @@ func lintChecks() []*Check {
 func estimateTokens(n int) int { return (n + 3) / 4 }
 
 // undocumentedParams lists top-level properties without a description
-// (directly, or on the $defs entry a local $ref points to).
+// (directly, or on the $defs entry a local $ref points to). The schema is
+// read as decoding it into struct{Properties, Defs map[string]
+// json.RawMessage} would (jsonvalue.go): nothing when that fails.
 func undocumentedParams(raw json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Defs       map[string]json.RawMessage `json:"$defs"`
-	}
-	if json.Unmarshal(raw, &s) != nil {
+	if !jsonscan.Valid(raw) {
 		return nil
 	}
+	m, ok := mapFields(raw, "properties", "$defs")
+	if !ok {
+		return nil
+	}
+	props, defs := m[0], m[1]
 	var out []string
-	for name, p := range s.Properties {
-		var prop struct {
-			Description string `json:"description"`
-			Title       string `json:"title"`
-			Ref         string `json:"$ref"`
-		}
-		_ = json.Unmarshal(p, &prop)
-		if strings.TrimSpace(prop.Description) != "" {
+	for name, p := range props {
+		f, _ := stringFields(p, "description", "$ref")
+		if strings.TrimSpace(f[0]) != "" {
 			continue
 		}
-		if def, ok := strings.CutPrefix(prop.Ref, "#/$defs/"); ok {
-			var d struct {
-				Description string `json:"description"`
-			}
-			if json.Unmarshal(s.Defs[def], &d) == nil && strings.TrimSpace(d.Description) != "" {
-				continue
+		if def, ok := strings.CutPrefix(f[1], "#/$defs/"); ok {
+			if d, ok := defs[def]; ok {
+				if desc, clean := stringFields(d, "description"); clean && strings.TrimSpace(desc[0]) != "" {
+					continue
+				}
 			}
 		}
 		out = append(out, name)

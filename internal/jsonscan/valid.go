@@ -220,3 +220,20 @@ func digits(b []byte, i int) int {
 	}
 	return i
 }
+
+// TrimSpace returns b without the JSON white space (space, tab, line feed,
+// carriage return) around it; bytes.TrimSpace also trims \v, \f and
+// Unicode spaces, which JSON does not allow there.
+func TrimSpace(b []byte) []byte {
+	i := skipSpace(b, 0)
+	j := len(b)
+	for j > i {
+		switch b[j-1] {
+		case ' ', '\t', '\n', '\r':
+			j--
+			continue
+		}
+		break
+	}
+	return b[i:j]
+}

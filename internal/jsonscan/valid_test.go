@@ -85,3 +85,11 @@ func BenchmarkValid(b *testing.B) {
 		})
 	}
 }
+
+func TestTrimSpace(t *testing.T) {
+	for in, want := range map[string]string{"": "", " \t\r\n": "", " {} ": "{}", "\v{}\f": "\v{}\f", "\u00a0x": "\u00a0x", "\n[1] 2\r": "[1] 2"} {
+		if got := string(TrimSpace([]byte(in))); got != want {
+			t.Errorf("TrimSpace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
