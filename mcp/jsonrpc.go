@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 	"strconv"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Protocol revisions the client speaks.

@@ -3,11 +3,12 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Stripped returns the canonical form of the JSON object raw with every
