@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -91,5 +93,67 @@ func TestTrimSpace(t *testing.T) {
 		if got := string(TrimSpace([]byte(in))); got != want {
 			t.Errorf("TrimSpace(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// decodeRef is what Decode replaces: encoding/json into an any, numbers
+// as json.Number, one value and nothing after it.
+func decodeRef(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
+}
+
+var decodeCases = append([]string{
+	`{"a":{"b":[1,2.50,-0,1e+2,true,false,null,"x"]},"a":7,"":[],"e":{}}`, `"\u00e9\ud83d\ude00\ud800\"\\\/\b"`,
+	"\"\xff\xfe ok\"", "{\"\xc3\":1,\"k\\u0041\":2}", `[[[[]]]]`, ` 12345678901234567890123 `, `{"a":1} `,
+}, validCases...)
+
+func TestDecode(t *testing.T) {
+	for _, s := range decodeCases {
+		decodeAgrees(t, []byte(s))
+	}
+	decodeAgrees(t, bigListing(5))
+}
+
+// FuzzDecode: Decode returns what encoding/json decodes, on any bytes.
+func FuzzDecode(f *testing.F) {
+	for _, s := range decodeCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(decodeAgrees)
+}
+
+func decodeAgrees(t *testing.T, b []byte) {
+	got, ok := Decode(b)
+	want, wantOK := decodeRef(b)
+	if ok != wantOK || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Decode(%q) = %#v, %v; encoding/json says %#v, %v", b, got, ok, want, wantOK)
+	}
+}
+
+// BenchmarkDecode: a page of 50 big tools, against encoding/json.
+func BenchmarkDecode(b *testing.B) {
+	page := bigListing(50)
+	for _, bb := range []struct {
+		name   string
+		decode func([]byte) (any, bool)
+	}{{"jsonscan", Decode}, {"encoding-json", decodeRef}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := bb.decode(page); !ok {
+					b.Fatal("invalid")
+				}
+			}
+		})
 	}
 }

@@ -15,8 +15,9 @@
 // ([XMCPHeaders]), and builds the plain arguments that conformance and
 // resilience send to a safe tool ([SampleArgs]).
 //
-// The package imports only the standard library and the JSON Schema library;
-// it must not import any other package of this module.
+// The package imports only the standard library, the JSON Schema library
+// and internal/jsonscan (standard library only); it must not import any
+// other package of this module.
 package schema
 
 import (
@@ -31,6 +32,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Limits on a schema document, checked before the library sees it. MCP
@@ -113,6 +116,11 @@ func (s *Schema) Unenforced() []string { return s.unenforced }
 // "integer" check on 9007199254740993 must not round), and trailing data
 // after the value is an error.
 func DecodeJSON(raw []byte) (any, error) {
+	// What the library's UnmarshalJSON returns, without its reflection;
+	// the library says what is wrong with bytes that are not JSON.
+	if v, ok := jsonscan.Decode(raw); ok {
+		return v, nil
+	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 }
 
