@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/internal/check"
 	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
@@ -331,27 +332,56 @@ func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 func wordSets(ts []mcp.Tool) ([][]int32, int) {
 	dict := map[string]int32{}
 	sets := make([][]int32, len(ts))
-	seen := map[int32]bool{}
+	// seenBy[id] is i+1 once tool i's description has the word: the
+	// words of one description, with no map to clear per tool.
+	var seenBy []int32
+	var ids []int32
+	var word []byte
 	for i, t := range ts {
-		clear(seen)
-		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
-			id, ok := dict[w]
+		ids = ids[:0]
+		// The words of strings.FieldsFunc(strings.ToLower(d),
+		// notWordRune), read rune by rune into word rather than copied
+		// twice per description.
+		end := func() {
+			if len(word) == 0 {
+				return
+			}
+			id, ok := dict[string(word)]
 			if !ok {
 				id = int32(len(dict))
-				// A copy: w is part of the lowered description, which
-				// would otherwise stay alive as long as the word.
-				dict[strings.Clone(w)] = id
+				dict[string(word)] = id
+				seenBy = append(seenBy, 0)
 			}
-			seen[id] = true
+			if seenBy[id] != int32(i+1) {
+				seenBy[id] = int32(i + 1)
+				ids = append(ids, id)
+			}
+			word = word[:0]
 		}
-		if len(seen) < 5 {
+		for _, r := range t.Description {
+			if r < utf8.RuneSelf {
+				switch {
+				case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+				case 'A' <= r && r <= 'Z':
+					r += 'a' - 'A'
+				default:
+					end()
+					continue
+				}
+				word = append(word, byte(r))
+				continue
+			}
+			if r = unicode.ToLower(r); notWordRune(r) {
+				end()
+				continue
+			}
+			word = utf8.AppendRune(word, r)
+		}
+		end()
+		if len(ids) < 5 {
 			continue
 		}
-		ids := make([]int32, 0, len(seen))
-		for id := range seen {
-			ids = append(ids, id)
-		}
-		sets[i] = ids
+		sets[i] = slices.Clone(ids)
 	}
 	return sets, len(dict)
 }

@@ -3,11 +3,13 @@ package conformance
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 // undocumentedParamsDecoded is undocumentedParams as it was written first,
@@ -135,4 +137,83 @@ func BenchmarkSchemaLints(b *testing.B) {
 			}
 		}
 	})
+}
+
+// wordSetsLowered is wordSets as it was first written: the description
+// lowered, split with strings.FieldsFunc, a map of the words seen.
+func wordSetsLowered(ts []mcp.Tool) ([][]int32, int) {
+	dict := map[string]int32{}
+	sets := make([][]int32, len(ts))
+	for i, t := range ts {
+		seen := map[int32]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
+			id, ok := dict[w]
+			if !ok {
+				id = int32(len(dict))
+				dict[w] = id
+			}
+			seen[id] = true
+		}
+		if len(seen) < 5 {
+			continue
+		}
+		for id := range seen {
+			sets[i] = append(sets[i], id)
+		}
+	}
+	return sets, len(dict)
+}
+
+var wordCases = []string{
+	"", "one two three four", "One two THREE four five five", "Ünïcödé İstanbul ΣΊΣΥΦΟΣ straße ǅemal ﬁve six",
+	"a,b;c.d-e_f\tg\nh 1 2 3", "invalid \xff\xfe bytes in a description here", "Kelvin K and long ſ and ⅷ roman ② circled",
+	"digits 0123 ٣٤٥ and letters in words with marks é́", "the same the same the same words words words",
+}
+
+// TestWordSetsAsLowered, FuzzWordSets: wordSets gives each description the
+// words the lowered split gave it, with the same ids.
+func TestWordSetsAsLowered(t *testing.T) {
+	wordSetsAgree(t, []byte(strings.Join(wordCases, "\x00")))
+}
+
+func FuzzWordSets(f *testing.F) {
+	f.Add([]byte(strings.Join(wordCases, "\x00")))
+	f.Fuzz(wordSetsAgree)
+}
+
+func wordSetsAgree(t *testing.T, b []byte) {
+	var ts []mcp.Tool
+	for _, d := range strings.Split(string(b), "\x00") {
+		ts = append(ts, mcp.Tool{Description: d})
+	}
+	got, n := wordSets(ts)
+	want, wn := wordSetsLowered(ts)
+	for i := range want {
+		slices.Sort(got[i])
+		slices.Sort(want[i])
+	}
+	if n != wn || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: wordSets %v (%d words), lowered split %v (%d)", b, got, n, want, wn)
+	}
+}
+
+// BenchmarkWordSets: the near-duplicate lint's tokenising of a big
+// server's 1 000 descriptions, and the lowered split it replaces.
+func BenchmarkWordSets(b *testing.B) {
+	var ts []mcp.Tool
+	for _, raw := range mcptest.BigToolsJSON(1000) {
+		t, _ := mcp.DecodeTool(raw)
+		ts = append(ts, t)
+	}
+	for _, bb := range []struct {
+		name string
+		sets func([]mcp.Tool) ([][]int32, int)
+	}{{"runes", wordSets}, {"lowered-split", wordSetsLowered}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bb.sets(ts)
+			}
+		})
+	}
 }
