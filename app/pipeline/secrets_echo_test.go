@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
@@ -97,7 +98,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		{name: "--server-start printing it and failing", code: 3, echoIn: "server.log",
 			args: func(t *testing.T, sp string) []string {
 				t.Setenv("MCP_EVAL_TEST_ECHO", "ECHO["+sp+"]")
-				return []string{"--server-start", `printf '%s\n' "$MCP_EVAL_TEST_ECHO"; exit 1`, "--server-url", "http://" + freeAddr(t) + "/mcp"}
+				return []string{"--server-start", `printf '%s\n' "$MCP_EVAL_TEST_ECHO"; exit 1`, "--server-url", "http://" + apptest.FreeAddr(t) + "/mcp"}
 			}},
 		{name: "--server-cmd logging it on stderr", code: 3, echoIn: "server.log",
 			args: func(t *testing.T, sp string) []string {
@@ -129,7 +130,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 						}
 						args = append(args, "--config", p)
 					}
-					code, stdout, stderr := runCLI(t, env(src.env), args...)
+					code, stdout, stderr := runCommand(t, apptest.Env(src.env), args...)
 					if code != tg.code {
 						t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tg.code, stdout, stderr)
 					}
@@ -163,7 +164,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 // in every string, not only in the files.
 func TestEvaluateReturnsMaskedReport(t *testing.T) {
 	sp := redacttest.Spellings(secretValue)["json every character escaped"]
-	getenv := env(map[string]string{"MCP_EVAL_TEST_TOKEN": secretValue})
+	getenv := apptest.Env(map[string]string{"MCP_EVAL_TEST_TOKEN": secretValue})
 	cfg, err := config.Parse("run", []string{"--server-url", echoServer(t, sp), "--layers", "conformance", "--runs", "1",
 		"--out", t.TempDir(), "--header", "Authorization: Bearer $MCP_EVAL_TEST_TOKEN"}, getenv)
 	if err != nil {

@@ -1,71 +1,20 @@
-package main
+package pipeline_test
 
 import (
 	"bytes"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/app/apptest"
+	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/proc/proctest"
 )
-
-// TestMain lets the test binary play an HTTP MCP server for --server-start:
-// with MCP_EVAL_TEST_SERVE=ADDR it serves the fixture there until killed.
-func TestMain(m *testing.M) {
-	if os.Getenv("MCP_EVAL_TEST_HTTP_ON_STDIO") != "" {
-		// An HTTP server started as a stdio command: it logs its URL and
-		// never reads stdin.
-		os.Stderr.WriteString("listening on http://127.0.0.1:9/mcp\n")
-		time.Sleep(60 * time.Second)
-		os.Exit(0)
-	}
-	if os.Getenv("MCP_EVAL_TEST_SLEEP") != "" {
-		time.Sleep(60 * time.Second)
-		os.Exit(0)
-	}
-	if addr := os.Getenv("MCP_EVAL_TEST_SERVE"); addr != "" {
-		if os.Getenv("MCP_EVAL_TEST_SERVE_FAIL") != "" {
-			os.Stderr.WriteString("listen: address already in use\n")
-			os.Exit(1)
-		}
-		if os.Getenv("MCP_EVAL_TEST_SETSID") != "" {
-			// A child that leaves the process group and holds stdout.
-			exe, _ := os.Executable()
-			child := exec.Command(exe, "-test.run=^$")
-			child.Env = append(os.Environ(), "MCP_EVAL_TEST_SLEEP=1", "MCP_EVAL_TEST_SERVE=")
-			child.Stdout = os.Stdout
-			proctest.Setsid(child)
-			if err := child.Start(); err == nil {
-				fmt.Fprintf(os.Stderr, "escapee %d\n", child.Process.Pid)
-			}
-		}
-		if os.Getenv("MCP_EVAL_TEST_FLOOD") != "" {
-			line := strings.Repeat("flood ", 1000) + "\n"
-			for range 4000 { // 24 MB
-				os.Stderr.WriteString(line)
-			}
-			os.Stderr.WriteString("last line of the flood\n")
-		}
-		_ = http.ListenAndServe(addr, mcptest.NewHandler(mcptest.Options{}))
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
-
-// freeAddr is a loopback address with a free port (freePort).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
-}
 
 func TestServerStart(t *testing.T) {
 	exe, err := os.Executable()
@@ -73,10 +22,10 @@ func TestServerStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("starts, evaluates and stops the server", func(t *testing.T) {
-		addr := freeAddr(t)
+		addr := apptest.FreeAddr(t)
 		dir := t.TempDir()
 		cmd := "MCP_EVAL_TEST_SERVE=" + addr + " '" + exe + "' -test.run=^$"
-		code, stdout, stderr := runCLI(t, env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
+		code, stdout, stderr := runCommand(t, apptest.Env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
 			"--out", dir, "--runs", "1", "--quiet")
 		if code != 0 {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -96,17 +45,17 @@ func TestServerStart(t *testing.T) {
 		}
 	})
 	t.Run("a server that exits is exit 3 with its last line", func(t *testing.T) {
-		addr := freeAddr(t)
+		addr := apptest.FreeAddr(t)
 		cmd := "MCP_EVAL_TEST_SERVE=" + addr + " MCP_EVAL_TEST_SERVE_FAIL=1 '" + exe + "' -test.run=^$"
-		code, _, stderr := runCLI(t, env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
+		code, _, stderr := runCommand(t, apptest.Env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
 			"--out", filepath.Join(t.TempDir(), "o"))
 		if code != 3 || !strings.Contains(stderr, "address already in use") {
 			t.Errorf("exit %d, want 3 quoting the server; stderr:\n%s", code, stderr)
 		}
 	})
 	t.Run("nothing answers in time", func(t *testing.T) {
-		addr := freeAddr(t)
-		code, _, stderr := runCLI(t, env(nil), "run", "--server-start", "sleep 30", "--server-url", "http://"+addr+"/mcp",
+		addr := apptest.FreeAddr(t)
+		code, _, stderr := runCommand(t, apptest.Env(nil), "run", "--server-start", "sleep 30", "--server-url", "http://"+addr+"/mcp",
 			"--start-timeout", "500ms", "--out", filepath.Join(t.TempDir(), "o"))
 		if code != 3 || !strings.Contains(stderr, "nothing answered") {
 			t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)
@@ -125,11 +74,11 @@ func TestServerStartHygiene(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := apptest.FreeAddr(t)
 	dir := t.TempDir()
 	cmd := "MCP_EVAL_TEST_SETSID=1 MCP_EVAL_TEST_FLOOD=1 MCP_EVAL_TEST_SERVE=" + addr + " '" + exe + "' -test.run=^$"
 	start := time.Now()
-	code, stdout, stderr := runCLI(t, env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
+	code, stdout, stderr := runCommand(t, apptest.Env(nil), "run", "--server-start", cmd, "--server-url", "http://"+addr+"/mcp",
 		"--out", dir, "--runs", "1", "--quiet", "--layers", "conformance")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -161,8 +110,8 @@ func TestServerStartHygiene(t *testing.T) {
 			break
 		}
 	}
-	if len(log) > serverLogCap+1024 {
-		t.Errorf("server.log is %d bytes, over the %d cap", len(log), serverLogCap)
+	if len(log) > pipeline.ServerLogCap+1024 {
+		t.Errorf("server.log is %d bytes, over the %d cap", len(log), pipeline.ServerLogCap)
 	}
 	if !bytes.Contains(log, []byte("server.log truncated")) || !bytes.Contains(log, []byte("last line of the flood")) {
 		t.Errorf("server.log lacks the truncation note or the tail")

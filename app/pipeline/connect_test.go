@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"io"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
 // Nothing MCP to evaluate is exit 3 with one line saying what came back,
@@ -44,7 +46,7 @@ func TestNothingToEvaluate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("MCP_EVAL_TEST_HTTP_ON_STDIO", "1")
 			args := append([]string{"conformance", "--out", filepath.Join(t.TempDir(), "o")}, tt.args...)
-			code, stdout, stderr := runCLI(t, env(nil), args...)
+			code, stdout, stderr := runCommand(t, apptest.Env(nil), args...)
 			if code != 3 {
 				t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}

@@ -1,8 +1,10 @@
-package main
+package pipeline_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
 // A server command whose program is missing is one line naming the input
@@ -24,7 +26,7 @@ func TestMissingServerProgram(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("PATH", t.TempDir())
-			code, _, stderr := runCLI(t, env(tt.vars), append(tt.args, "--out", t.TempDir())...)
+			code, _, stderr := runCommand(t, apptest.Env(tt.vars), append(tt.args, "--out", t.TempDir())...)
 			if code == 0 || code == 1 {
 				t.Errorf("exit %d: a missing program is not a server failure", code)
 			}

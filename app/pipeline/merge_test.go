@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -41,7 +42,7 @@ func TestMergeRefusesOtherServers(t *testing.T) {
 			tt.edit(&s)
 			second := write(tt.name+".json", s)
 			out := filepath.Join(dir, "merged.json")
-			code, _, stderr := runCLI(t, env(nil), "merge", "-o", out, first, second)
+			code, _, stderr := runCommand(t, apptest.Env(nil), "merge", "-o", out, first, second)
 			if tt.want == "" {
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)

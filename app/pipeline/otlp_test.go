@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
@@ -56,7 +57,7 @@ func TestTraceContextJoinsExportedSpans(t *testing.T) {
 	}))
 	defer collector.Close()
 
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}),
+	code, stdout, stderr := runCommand(t, apptest.Env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}),
 		"run", "--server-url", mcpSrv.URL, "--layers", "conformance,telemetry", "--runs", "1",
 		"--checks", "result-type/tools-call", "--out", filepath.Join(t.TempDir(), "o"))
 	if code != 0 {

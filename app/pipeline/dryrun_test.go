@@ -1,36 +1,24 @@
-package main
+package pipeline_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
-)
 
-// noModelCalls is a model endpoint that records any request: a dry run
-// makes none.
-func noModelCalls(t *testing.T) (url string, calls *atomic.Int64) {
-	calls = &atomic.Int64{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		http.Error(w, "a dry run calls no model", http.StatusTeapot)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, calls
-}
+	"github.com/mcp-eval/mcp-eval/app/apptest"
+)
 
 // TestDryRunPlansAndPricesWithoutAModel: the shipped golden set against
 // the example server, on a paid and a local model, with no key: the plan
 // and its estimated cost, exit 0, no request to any model endpoint.
 func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
-	bin := buildExampleServer(t)
-	url, calls := noModelCalls(t)
+	apptest.AtRoot(t) // the shipped files, named as at the checkout
+	bin := apptest.BuildExampleServer(t)
+	url, calls := apptest.NoModelCalls(t)
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,
+	code, stdout, stderr := runCommand(t, apptest.Env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,
 		"--golden", "golden/tasks.yaml", "--models", "openai:gpt-4.1-mini,ollama:qwen2.5:7b", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -56,7 +44,7 @@ func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
 // TestDryRunEstimateByHand: the estimate of a small golden file, as the
 // documented approximation computes it by hand.
 func TestDryRunEstimateByHand(t *testing.T) {
-	bin := buildExampleServer(t)
+	bin := apptest.BuildExampleServer(t)
 	dir := t.TempDir()
 	golden := filepath.Join(dir, "tasks.yaml")
 	os.WriteFile(golden, []byte(`- id: weather
@@ -66,7 +54,7 @@ func TestDryRunEstimateByHand(t *testing.T) {
   prompt: Hi there!
   negative: true
 `), 0o644)
-	code, stdout, stderr := runCLI(t, env(nil), "run", "--dry-run", "--server-cmd", bin, "--golden", golden,
+	code, stdout, stderr := runCommand(t, apptest.Env(nil), "run", "--dry-run", "--server-cmd", bin, "--golden", golden,
 		"--models", "openai:gpt-4.1-mini", "--judge-model", "none", "--runs", "3", "--layers", "behavior", "--format", "json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -105,12 +93,12 @@ func TestDryRunEstimateByHand(t *testing.T) {
 	}
 	// A dollar --model-budget below the estimate refuses the plan, with
 	// both figures, exit 2; one above it passes.
-	code, _, stderr = runCLI(t, env(nil), "run", "--dry-run", "--server-cmd", bin, "--golden", golden, "--models", "openai:gpt-4.1-mini",
+	code, _, stderr = runCommand(t, apptest.Env(nil), "run", "--dry-run", "--server-cmd", bin, "--golden", golden, "--models", "openai:gpt-4.1-mini",
 		"--judge-model", "none", "--runs", "3", "--layers", "behavior", "--model-budget", "10m,$0.0001", "--out", dir)
 	if code != 2 || !strings.Contains(stderr, "exceeds --model-budget $0.0001") {
 		t.Errorf("a plan over budget: exit %d, %s", code, stderr)
 	}
-	code, stdout, _ = runCLI(t, env(nil), "run", "--dry-run", "--server-cmd", bin, "--golden", golden, "--models", "openai:gpt-4.1-mini",
+	code, stdout, _ = runCommand(t, apptest.Env(nil), "run", "--dry-run", "--server-cmd", bin, "--golden", golden, "--models", "openai:gpt-4.1-mini",
 		"--judge-model", "none", "--runs", "3", "--layers", "behavior", "--model-budget", "$5", "--out", dir)
 	if code != 0 || !strings.Contains(stdout, "--model-budget $5.00: the estimate is within it") {
 		t.Errorf("a plan within budget: exit %d\n%s", code, stdout)
@@ -121,8 +109,8 @@ func TestDryRunEstimateByHand(t *testing.T) {
 // argument its inputSchema refuses, a rubric without a judge: each with
 // its FILE:LINE, all at once, exit 2, no model called.
 func TestDryRunCatchesMistakes(t *testing.T) {
-	bin := buildExampleServer(t)
-	url, calls := noModelCalls(t)
+	bin := apptest.BuildExampleServer(t)
+	url, calls := apptest.NoModelCalls(t)
 	dir := t.TempDir()
 	golden := filepath.Join(dir, "tasks.yaml")
 	os.WriteFile(golden, []byte(`- id: weather-basic
@@ -137,7 +125,7 @@ func TestDryRunCatchesMistakes(t *testing.T) {
   expect_tool: get_weather
   rubric: Says whether it is warm.
 `), 0o644)
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,
+	code, stdout, stderr := runCommand(t, apptest.Env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,
 		"--golden", golden, "--models", "ollama:qwen2.5:7b", "--judge-model", "none", "--out", dir)
 	if code != 2 {
 		t.Fatalf("exit %d, want 2\n%s\n%s", code, stdout, stderr)
@@ -153,36 +141,5 @@ func TestDryRunCatchesMistakes(t *testing.T) {
 	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("%d requests to a model endpoint", n)
-	}
-}
-
-// TestActionDryRun: the Action's dry-run input plans the model layers
-// whatever the event, writes the plan to the log and the job summary,
-// calls no model and posts no comment.
-func TestActionDryRun(t *testing.T) {
-	bin := buildExampleServer(t)
-	url, calls := noModelCalls(t)
-	dir := t.TempDir()
-	f := &fakeGitHub{}
-	apiURL := serveFakeGitHub(t, f, nil)
-	vars, outputs, summary := pullRequestStep(dir, apiURL, map[string]string{
-		"GITHUB_TOKEN": "ghs_0123456789abcdefDRYRUN", "INPUT_DRY-RUN": "true", "INPUT_MODELS": "ollama:qwen2.5:7b",
-		"INPUT_SERVER-CMD": bin, "INPUT_GOLDEN": "examples/golden/seed.yaml", "OLLAMA_HOST": url,
-	})
-	code, stdout, stderr := runCLI(t, env(vars), "action")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	sum, _ := os.ReadFile(summary)
-	for where, text := range map[string]string{"log": stdout, "summary": string(sum)} {
-		if !strings.Contains(text, "dry run: examples/golden/seed.yaml is valid against") || !strings.Contains(text, "ollama:qwen2.5:7b") {
-			t.Errorf("%s lacks the plan:\n%s", where, text)
-		}
-	}
-	if o := readOutputs(t, outputs); o["passed"] != "true" || o["exit-code"] != "0" {
-		t.Errorf("outputs %v", o)
-	}
-	if n := calls.Load(); n != 0 || len(f.comments) != 0 {
-		t.Errorf("%d model requests, %d comments; want none", n, len(f.comments))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
@@ -98,7 +98,7 @@ func (m *modelRig) use(golden, modelURL string) {
 	if err := os.WriteFile(m.tasks, []byte(golden), 0o644); err != nil {
 		m.t.Fatal(err)
 	}
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"})
+	m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"})
 }
 
 // run runs mcp-eval against the rig with 2 runs per case, writing under
@@ -106,7 +106,7 @@ func (m *modelRig) use(golden, modelURL string) {
 func (m *modelRig) run(out string, extra ...string) (code int, stdout, stderr, reportPath string) {
 	args := append([]string{"run", "--server-url", m.server, "--models", "openai:scripted", "--golden", m.tasks,
 		"--runs", "2", "--out", filepath.Join(m.dir, out), "--cache-dir", filepath.Join(m.dir, "cache")}, extra...)
-	code, stdout, stderr = runCLI(m.t, m.getenv, args...)
+	code, stdout, stderr = runCommand(m.t, m.getenv, args...)
 	return code, stdout, stderr, filepath.Join(m.dir, out, "report.json")
 }
 
@@ -120,21 +120,8 @@ func runExample(t *testing.T, bin, modelURL string, args ...string) (code int, s
 	out := filepath.Join(dir, "out")
 	all := append([]string{"run", "--server-cmd", bin, "--models", "openai:scripted", "--judge-model", "openai:judge",
 		"--out", out, "--cache-dir", filepath.Join(dir, "cache")}, args...)
-	code, stdout, stderr = runCLI(t, env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"}), all...)
+	code, stdout, stderr = runCommand(t, apptest.Env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"}), all...)
 	return code, stdout, stderr, filepath.Join(out, "report.json")
-}
-
-func loadReport(t *testing.T, path string) report.Report {
-	t.Helper()
-	var r report.Report
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 func TestBehaviorLayer(t *testing.T) {
@@ -147,7 +134,7 @@ func TestBehaviorLayer(t *testing.T) {
 	if first == 0 {
 		t.Fatal("no model calls")
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	got := map[string]report.Status{}
 	for _, c := range r.Cases {
 		got[c.ID] = c.Status
@@ -183,14 +170,14 @@ func TestBehaviorConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	tasks := filepath.Join(dir, "tasks.yaml")
 	os.WriteFile(tasks, []byte(goldenFile), 0o644)
-	code, _, stderr := runCLI(t, env(nil), "run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior",
+	code, _, stderr := runCommand(t, apptest.Env(nil), "run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior",
 		"--models", "openai:gpt-4.1-mini", "--golden", tasks, "--out", dir)
 	if code != 2 || !strings.Contains(stderr, "OPENAI_API_KEY") {
 		t.Errorf("missing key: exit %d, stderr %q", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("version: 1\ncases:\n  - id: a\n    prompt: p\n    expect_tol: x\n"), 0o644)
-	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k"}), "run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior",
+	code, _, stderr = runCommand(t, apptest.Env(map[string]string{"OPENAI_API_KEY": "k"}), "run", "--server-url", "http://127.0.0.1:1", "--layers", "behavior",
 		"--models", "openai:gpt-4.1-mini", "--golden", bad, "--out", dir)
 	if code != 2 || !strings.Contains(stderr, "bad.yaml:5") || !strings.Contains(stderr, "expect_tool") {
 		t.Errorf("bad golden file: exit %d, stderr %q", code, stderr)
@@ -202,7 +189,7 @@ func TestBehaviorConfigErrors(t *testing.T) {
 	model := scriptedOpenAI(t, &calls)
 	defer model.Close()
 	os.WriteFile(bad, []byte("version: 1\ncases:\n  - id: a\n    prompt: p\n    expect_tool: get_weather\n"), 0o644)
-	code, _, stderr = runCLI(t, env(map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": model.URL + "/v1"}), "run", "--server-url", srv.URL, "--layers", "behavior",
+	code, _, stderr = runCommand(t, apptest.Env(map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": model.URL + "/v1"}), "run", "--server-url", srv.URL, "--layers", "behavior",
 		"--models", "openai:scripted", "--golden", bad, "--out", dir)
 	if code != 2 || !strings.Contains(stderr, "bad.yaml:5") {
 		t.Errorf("unknown tool: exit %d, stderr %q", code, stderr)
@@ -221,10 +208,10 @@ func TestShardAndMerge(t *testing.T) {
 	s1 := run("s1", "--shard", "1/2")
 	s2 := run("s2", "--shard", "2/2")
 	merged := filepath.Join(m.dir, "merged.json")
-	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s2); code != 0 {
+	if code, _, stderr := runCommand(t, apptest.Env(nil), "merge", "-o", merged, s1, s2); code != 0 {
 		t.Fatalf("merge: exit %d %s", code, stderr)
 	}
-	w, mr := loadReport(t, whole), loadReport(t, merged)
+	w, mr := apptest.LoadReport(t, whole), apptest.LoadReport(t, merged)
 	if len(mr.Cases) != len(w.Cases) {
 		t.Fatalf("merged %d cases, unsplit %d", len(mr.Cases), len(w.Cases))
 	}
@@ -233,7 +220,7 @@ func TestShardAndMerge(t *testing.T) {
 			t.Errorf("%s: merged %v, unsplit %v", k, mr.Scores[k], v)
 		}
 	}
-	if code, _, stderr := runCLI(t, env(nil), "merge", "-o", merged, s1, s1); code != 2 || !strings.Contains(stderr, "both") {
+	if code, _, stderr := runCommand(t, apptest.Env(nil), "merge", "-o", merged, s1, s1); code != 2 || !strings.Contains(stderr, "both") {
 		t.Errorf("overlapping shards: exit %d %s", code, stderr)
 	}
 }
@@ -243,7 +230,8 @@ func TestShardAndMerge(t *testing.T) {
 // never calls a tool and a scripted judge that fails every rubric: exactly
 // the negative cases pass, and the pooled scores say so.
 func TestShippedGoldenSetOnExampleServer(t *testing.T) {
-	bin := buildExampleServer(t)
+	apptest.AtRoot(t) // the shipped files, named as at the checkout
+	bin := apptest.BuildExampleServer(t)
 	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model string `json:"model"`
@@ -262,7 +250,7 @@ func TestShippedGoldenSetOnExampleServer(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (every positive case fails)\n%s\n%s", code, stdout, stderr)
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	pass, fail, other := 0, 0, 0
 	for _, c := range r.Cases {
 		switch {
@@ -357,25 +345,12 @@ func writeOpenAI(w http.ResponseWriter, model, text string, calls ...oaCall) {
 	w.Write(b)
 }
 
-// buildExampleServer builds examples/weather-server into a temporary
-// directory.
-func buildExampleServer(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the example server")
-	}
-	bin := filepath.Join(t.TempDir(), "weather-server")
-	if out, err := exec.Command("go", "build", "-o", bin, "./examples/weather-server").CombinedOutput(); err != nil {
-		t.Fatalf("build example server: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestSeedGoldenFileRunsUnchanged runs examples/golden/seed.yaml, the
 // article's short form, as shipped against the example server, with a
 // scripted model that does what each case asks: every case passes.
 func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
-	bin := buildExampleServer(t)
+	apptest.AtRoot(t) // the shipped files, named as at the checkout
+	bin := apptest.BuildExampleServer(t)
 	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		req, bad := strictOpenAIRequest(b)
@@ -406,7 +381,7 @@ func TestSeedGoldenFileRunsUnchanged(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	if len(r.Cases) != 4 {
 		t.Fatalf("%d cases, want 4", len(r.Cases))
 	}
@@ -474,7 +449,7 @@ func TestSelfJudgingWarned(t *testing.T) {
 	if !strings.Contains(stderr, "the judge openai:scripted is also a tested model") || !strings.Contains(stderr, "grades its own runs") {
 		t.Errorf("stderr lacks the self-grading warning:\n%s", stderr)
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	if r.Judge == nil || len(r.Judge.SelfGraded) != 1 || r.Judge.SelfGraded[0] != "openai:scripted" {
 		t.Fatalf("report judge %+v; want selfGraded [openai:scripted]", r.Judge)
 	}
@@ -500,7 +475,7 @@ func TestJudgeNone(t *testing.T) {
 	if judgeCalls.Load() != 0 {
 		t.Errorf("--judge-model none made %d judge calls", judgeCalls.Load())
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	byID := map[string]report.Case{}
 	for _, c := range r.Cases {
 		byID[c.ID] = c
@@ -536,7 +511,7 @@ func TestReasonsEverywhere(t *testing.T) {
 		t.Errorf("the gate's reason does not say where the transcripts are:\n%s", stdout)
 	}
 	out := filepath.Dir(path)
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	var wrong report.Case
 	for _, c := range r.Cases {
 		if c.ID == "wrong-tool" {
@@ -585,7 +560,7 @@ func TestModelBudget(t *testing.T) {
 		}
 	}))
 	defer hang.Close()
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": hang.URL + "/v1"})
+	m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": hang.URL + "/v1"})
 	start := time.Now()
 	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--model-budget", "1500ms", "--model-timeout", "1s", "--no-cache")
 	if d := time.Since(start); d > 10*time.Second {
@@ -594,7 +569,7 @@ func TestModelBudget(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	for _, c := range r.Cases {
 		if c.Status != report.StatusError || len(c.Errors) == 0 || !strings.Contains(c.Errors[0], "the model budget (--model-budget 1.5s) was spent") {
 			t.Errorf("case %s: %s %v; want errored runs naming the budget", c.ID, c.Status, c.Errors)
@@ -606,7 +581,8 @@ func TestModelBudget(t *testing.T) {
 // faults: and inject:, so --layers resilience with --models runs the model
 // half of Layer 2 on the example server instead of nothing.
 func TestShippedGoldenSetResilience(t *testing.T) {
-	bin := buildExampleServer(t)
+	apptest.AtRoot(t) // the shipped files, named as at the checkout
+	bin := apptest.BuildExampleServer(t)
 	var budgets sync.Map // max_completion_tokens values seen
 	model := httptest.NewServer(withModelList(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -642,7 +618,7 @@ func TestShippedGoldenSetResilience(t *testing.T) {
 	if strings.Contains(stderr, "had nothing to run") {
 		t.Fatalf("the resilience layer ran nothing:\n%s", stderr)
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	faults, injects := 0, 0
 	for _, c := range r.Cases {
 		if c.InputTokens == 0 || c.CostUSD != nil {
@@ -683,7 +659,7 @@ func TestPerCaseModels(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	var got []string
-	for _, c := range loadReport(t, path).Cases {
+	for _, c := range apptest.LoadReport(t, path).Cases {
 		got = append(got, c.ID+"@"+c.Model)
 	}
 	if strings.Join(got, " ") != "both@openai:a both@openai:b only-a@openai:a" {
@@ -712,7 +688,7 @@ func TestModelKeyNeverWritten(t *testing.T) {
 		writeOpenAI(w, req.Model, "Your key is "+key+", or "+string(escaped)+" "+r.Header.Get("Authorization"))
 	}))
 	defer echo.Close()
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": echo.URL + "/v1", "OPENAI_API_KEY": key})
+	m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": echo.URL + "/v1", "OPENAI_API_KEY": key})
 	_, stdout, stderr, _ := m.run("out", "--layers", "behavior")
 	spellings := redact.Spellings(key)
 	check := func(where, text string) {
@@ -766,7 +742,7 @@ func TestCacheKeyedByBackend(t *testing.T) {
 	var other atomic.Int64
 	b := scriptedOpenAI(t, &other)
 	defer b.Close()
-	m.getenv = env(map[string]string{"OPENAI_BASE_URL": b.URL + "/v1"})
+	m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": b.URL + "/v1"})
 	m.run("b", "--layers", "behavior")
 	if other.Load() == 0 || m.calls.Load() != first {
 		t.Errorf("the second backend got %d calls (the first %d more); want every call on the second", other.Load(), m.calls.Load()-first)

@@ -1,8 +1,10 @@
-package main
+package pipeline_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
 const resilienceGolden = `version: 1
@@ -26,7 +28,7 @@ func TestAllLayers(t *testing.T) {
 	if code == 2 || code == 3 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	r := loadReport(t, path)
+	r := apptest.LoadReport(t, path)
 	layers := map[string]int{}
 	for _, c := range r.Checks {
 		layers[c.Layer]++

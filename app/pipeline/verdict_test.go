@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -27,7 +28,7 @@ cases:
 		if code != 1 {
 			t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 		}
-		r := loadReport(t, path)
+		r := apptest.LoadReport(t, path)
 		if len(r.Cases) != 1 || r.Cases[0].Status != report.StatusFail || r.Passed() {
 			t.Fatalf("report.json: cases %+v, passed %v", r.Cases, r.Passed())
 		}
@@ -54,12 +55,12 @@ cases:
 	t.Run("a model provider error is an error, with advice about the provider", func(t *testing.T) {
 		m := newModelRig(t, softBelowFloor)
 		base := m.getenv("OPENAI_BASE_URL")
-		m.getenv = env(map[string]string{"OPENAI_BASE_URL": strings.TrimSuffix(base, "/v1") + "/wrong/v1"})
+		m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": strings.TrimSuffix(base, "/v1") + "/wrong/v1"})
 		code, stdout, stderr, path := m.run("out", "--layers", "behavior")
 		if code != 1 {
 			t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 		}
-		r := loadReport(t, path)
+		r := apptest.LoadReport(t, path)
 		if len(r.Cases) != 1 || r.Cases[0].Status != report.StatusError {
 			t.Fatalf("report.json cases %+v", r.Cases)
 		}
@@ -105,11 +106,11 @@ func TestOneVerdictForAFinding(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			code, stdout, stderr := runCLI(t, env(nil), append([]string{"conformance", "--server-url", srv.URL, "--out", out, "--runs", "1"}, tt.extra...)...)
+			code, stdout, stderr := runCommand(t, apptest.Env(nil), append([]string{"conformance", "--server-url", srv.URL, "--out", out, "--runs", "1"}, tt.extra...)...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.code, stdout, stderr)
 			}
-			r := loadReport(t, filepath.Join(out, "report.json"))
+			r := apptest.LoadReport(t, filepath.Join(out, "report.json"))
 			var c report.Check
 			for _, x := range r.Checks {
 				if x.ID == id {

@@ -1,10 +1,12 @@
-package main
+package pipeline_test
 
 import (
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
 // TestFingerprintIndependentOfLayers (issue 11): the server description is
@@ -23,7 +25,7 @@ func TestFingerprintIndependentOfLayers(t *testing.T) {
 		if code == 2 || code == 3 {
 			t.Fatalf("--layers %s: exit %d\n%s\n%s", layers, code, stdout, stderr)
 		}
-		r := loadReport(t, path)
+		r := apptest.LoadReport(t, path)
 		if r.Server.Fingerprint == "" || len(r.Surface.Tools) == 0 || len(r.Surface.Prompts) == 0 || len(r.Surface.Resources) == 0 || len(r.Server.ServerInfo) == 0 {
 			t.Fatalf("--layers %s: fingerprint %q, surface %d tools %d prompts %d templates, serverInfo %s",
 				layers, r.Server.Fingerprint, len(r.Surface.Tools), len(r.Surface.Prompts), len(r.Surface.Resources), r.Server.ServerInfo)

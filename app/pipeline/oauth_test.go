@@ -1,106 +1,19 @@
-package main
+package pipeline_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
 	"github.com/mcp-eval/mcp-eval/internal/redact/redacttest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
-
-// echoingAuthServer is the fixture behind an OAuth resource server whose
-// MCP handler echoes the access token it receives, in every spelling an
-// encoder may give it, into its serverInfo name and every JSON-RPC error
-// message: a server that logs or reflects credentials.
-func echoingAuthServer(t *testing.T, o oauthtest.Options, client oauthtest.Client) (*oauthtest.AuthServer, *oauthtest.Resource) {
-	as, res, _ := echoingAuthServerUndeclared(t, o, client)
-	return as, res
-}
-
-// echoingAuthServerUndeclared is echoingAuthServer that also records, for
-// each method, whether a request of it declared the
-// oauth-client-credentials extension in its _meta.
-func echoingAuthServerUndeclared(t *testing.T, o oauthtest.Options, client oauthtest.Client) (*oauthtest.AuthServer, *oauthtest.Resource, func(string) bool) {
-	as := oauthtest.NewAuthServer(t, o)
-	h := mcptest.NewHandler(mcptest.Options{})
-	var mu sync.Mutex
-	declared := map[string]bool{}
-	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			var m struct {
-				Params struct {
-					Meta map[string]json.RawMessage `json:"_meta"`
-				} `json:"params"`
-			}
-			json.Unmarshal(b, &m)
-			var caps struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			}
-			json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/clientCapabilities"], &caps)
-			if _, ok := caps.Extensions["io.modelcontextprotocol/oauth-client-credentials"]; ok {
-				mu.Lock()
-				declared[r.Header.Get("Mcp-Method")] = true
-				mu.Unlock()
-			}
-		}
-		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
-			h.ServeHTTP(w, r)
-			return
-		}
-		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		var sp []string
-		for _, s := range redacttest.Spellings(tok) {
-			sp = append(sp, s)
-		}
-		echoed := "ECHO[" + strings.Join(sp, " ") + "]"
-		// Inside JSON strings: quote what JSON needs quoted.
-		q, _ := json.Marshal(echoed)
-		echoed = string(q[1 : len(q)-1])
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		body := bytes.ReplaceAll(rec.Body.Bytes(), []byte(mcptest.ServerName), []byte(mcptest.ServerName+" "+echoed))
-		body = bytes.ReplaceAll(body, []byte(`"message":"`), []byte(`"message":"`+echoed+" "))
-		for k, v := range rec.Header() {
-			if k != "Content-Length" {
-				w.Header()[k] = v
-			}
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	})
-	res := &oauthtest.Resource{AS: as, Path: "/mcp", Next: echo}
-	res.Serve(t)
-	client.Audiences = append(client.Audiences, res.ID)
-	as.AddClient(client)
-	return as, res, func(method string) bool { mu.Lock(); defer mu.Unlock(); return declared[method] }
-}
-
-// outputs reads stdout, stderr and every file under out.
-func outputs(out, stdout, stderr string) map[string]string {
-	sinks := map[string]string{"stdout": stdout, "stderr": stderr}
-	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(path)
-			rel, _ := filepath.Rel(out, path)
-			sinks[rel] = string(b)
-		}
-		return nil
-	})
-	return sinks
-}
 
 // TestOAuthClientCredentialsRun: a conformance run of a server behind
 // OAuth with nothing but a client id and a secret variable; the token the
@@ -124,7 +37,7 @@ func TestOAuthClientCredentialsRun(t *testing.T) {
 			"auth/as-client-credentials-metadata"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			as, res, declared := echoingAuthServerUndeclared(t, mode.o, oauthtest.Client{ID: "mcp-eval-ci", Secret: secret, AuthMethod: mode.auth})
+			as, res, declared := apptest.EchoingAuthServerDeclared(t, mode.o, oauthtest.Client{ID: "mcp-eval-ci", Secret: secret, AuthMethod: mode.auth})
 			out := filepath.Join(t.TempDir(), "out")
 			args := []string{"conformance", "--server-url", res.URL(),
 				"--oauth-client-id", "mcp-eval-ci", "--oauth-client-secret", "$MCP_EVAL_CLIENT_SECRET", "--out", out, "--runs", "1", "--verbose"}
@@ -135,7 +48,7 @@ func TestOAuthClientCredentialsRun(t *testing.T) {
 				}
 				args = append(args, "--waivers", wf)
 			}
-			code, stdout, stderr := runCLI(t, env(map[string]string{"MCP_EVAL_CLIENT_SECRET": secret}), args...)
+			code, stdout, stderr := runCommand(t, apptest.Env(map[string]string{"MCP_EVAL_CLIENT_SECRET": secret}), args...)
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -147,7 +60,7 @@ func TestOAuthClientCredentialsRun(t *testing.T) {
 			if n := strings.Count(stderr, "mcp-eval: OAuth: access token from"); n != 1 || len(issued) == 0 {
 				t.Fatalf("the run fetched its token %d times (%d tokens issued in all), want once", n, len(issued))
 			}
-			sinks := outputs(out, stdout, stderr)
+			sinks := apptest.Sinks(out, stdout, stderr)
 			if !strings.Contains(sinks["report.json"], "ECHO[") {
 				t.Fatal("the echo never reached report.json, so this tests nothing")
 			}
@@ -169,7 +82,7 @@ func TestOAuthClientCredentialsRun(t *testing.T) {
 			if !r.Passed() || r.Server.Era != "modern" {
 				t.Errorf("report: passed %v, era %s", r.Passed(), r.Server.Era)
 			}
-			mustContain(t, "stderr", stderr, "mcp-eval: OAuth: access token from "+as.TokenEndpoint())
+			apptest.MustContain(t, "stderr", stderr, "mcp-eval: OAuth: access token from "+as.TokenEndpoint())
 			// The extension is declared in the per-request capabilities
 			// (the probes that send capabilities of their own aside).
 			for _, m := range []string{"server/discover", "tools/list", "tools/call", "resources/list"} {
@@ -224,11 +137,11 @@ func TestOAuthUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, env(tt.env), append(base, tt.args...)...)
+			code, stdout, stderr := runCommand(t, apptest.Env(tt.env), append(base, tt.args...)...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
-			mustContain(t, "stderr", stderr, tt.want...)
+			apptest.MustContain(t, "stderr", stderr, tt.want...)
 			if tt.hidden != "" && strings.Contains(stderr+stdout, tt.hidden) {
 				t.Errorf("the output quotes %q:\n%s", tt.hidden, stderr)
 			}
@@ -244,7 +157,7 @@ func TestOAuthCannotEvaluate(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer noMetadata.Close()
-	_, refusing := echoingAuthServer(t, oauthtest.Options{}, oauthtest.Client{ID: "ci", Secret: "another-secret-value"})
+	_, refusing := apptest.EchoingAuthServer(t, oauthtest.Options{}, oauthtest.Client{ID: "ci", Secret: "another-secret-value"})
 	tests := []struct {
 		name string
 		url  string
@@ -255,12 +168,12 @@ func TestOAuthCannotEvaluate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, env(map[string]string{"S": "client-secret-1"}), "conformance", "--out", t.TempDir(),
+			code, stdout, stderr := runCommand(t, apptest.Env(map[string]string{"S": "client-secret-1"}), "conformance", "--out", t.TempDir(),
 				"--server-url", tt.url, "--oauth-client-id", "ci", "--oauth-client-secret", "$S")
 			if code != 3 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
 				t.Fatalf("exit %d, want 3 with one line\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
-			mustContain(t, "stderr", stderr, tt.want...)
+			apptest.MustContain(t, "stderr", stderr, tt.want...)
 		})
 	}
 }

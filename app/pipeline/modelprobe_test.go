@@ -1,4 +1,4 @@
-package main
+package pipeline_test
 
 import (
 	"net"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
@@ -32,6 +33,7 @@ func withModelList(h http.HandlerFunc) http.HandlerFunc {
 // naming the provider, the base URL and the model (it cost 47 s and 25
 // identical lines at --runs 1 before the probe).
 func TestModelEndpointRefused(t *testing.T) {
+	apptest.AtRoot(t) // the shipped files, named as at the checkout
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func TestModelEndpointRefused(t *testing.T) {
 			start := time.Now()
 			// The server command would sleep for a minute: the run must end
 			// before it would have started it.
-			code, stdout, stderr := runCLI(t, env(map[string]string{tt.envVar: tt.base}), "run", "--server-cmd", "sleep 60",
+			code, stdout, stderr := runCommand(t, apptest.Env(map[string]string{tt.envVar: tt.base}), "run", "--server-cmd", "sleep 60",
 				"--models", tt.model, "--golden", "golden/tasks.yaml", "--layers", "behavior", "--runs", "1", "--out", dir+"/out", "--cache-dir", dir+"/cache")
 			if d := time.Since(start); d > 3*time.Second {
 				t.Errorf("took %v, want under 3 s", d)
