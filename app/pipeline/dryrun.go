@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
-	"github.com/mcp-eval/mcp-eval/internal/describe"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"

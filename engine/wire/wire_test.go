@@ -201,7 +201,7 @@ func TestSchemaJSON(t *testing.T) {
 		}
 		got, err := os.ReadFile(path)
 		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s is not generated from %s.yaml (%v); run go test ./internal/wire -run TestSchemaJSON -update", path, rev, err)
+			t.Errorf("%s is not generated from %s.yaml (%v); run go test ./engine/wire -run TestSchemaJSON -update", path, rev, err)
 		}
 	}
 }

@@ -31,7 +31,7 @@ import (
 )
 
 // schema/<revision>.yaml is the source; schema/<revision>.json is generated
-// from it (go test ./internal/wire -run TestSchemaJSON -update) and is what
+// from it (go test ./engine/wire -run TestSchemaJSON -update) and is what
 // a run loads, since decoding YAML cost more than compiling.
 //
 //go:embed schema/*.yaml schema/*.json

@@ -1,9 +1,10 @@
 // Package connect starts the test fixture (internal/mcptest) and connects
 // mcp-eval's own client to it: the first step of the tests that drive a
-// server through the client (agent, internal/runs, resilience, bench).
+// server through the client (agent, engine/runs, resilience, bench).
 //
 // It imports testing and is meant for _test.go files only. mcptest itself
-// imports only the standard library, so the client lives here, not there.
+// imports only the standard library (a leaf helper), so the client lives
+// here, beside the engines, where importing mcp runs downward.
 package connect
 
 import (

@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/mcp-eval/mcp-eval/internal/surface"
+	"github.com/mcp-eval/mcp-eval/engine/surface"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
