@@ -139,9 +139,10 @@ func exitCode(cmd string, err error, stderr io.Writer) int {
 	var ue *exitcode.UsageError
 	switch {
 	case code == exitcode.OK:
-	case errors.As(err, &ue) && cmd == "action":
-		// The Action's flags come from its inputs, named in the message.
-		fmt.Fprintf(stderr, "mcp-eval: %v\ncheck the step's with: inputs (action.yml lists them)\n", err)
+	case cmd == "action" && err.Error() != "":
+		// The Action's log: its flags come from its inputs, and what the
+		// error quotes of the server must not read as a workflow command.
+		action.PrintError(stderr, err)
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "mcp-eval: %v\nrun mcp-eval %s --help for its flags\n", err, cmd)
 	case err.Error() != "":

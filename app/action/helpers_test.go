@@ -20,13 +20,13 @@ import (
 // runAction runs `mcp-eval action ARGS…` in process (action.Command) and
 // returns the exit code the error gives (exitcode.Of), stdout (the
 // workflow commands), and stderr with the error last as the program
-// prints it ("mcp-eval: " and its text).
+// prints it (PrintError).
 func runAction(t *testing.T, getenv func(string) string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := action.Command(t.Context(), args, pipeline.Env{Getenv: getenv, Stdout: &out, Stderr: &errb, Version: "dev"})
 	if err != nil && err.Error() != "" {
-		fmt.Fprintf(&errb, "mcp-eval: %v\n", err)
+		action.PrintError(&errb, err)
 	}
 	return exitcode.Of(err), out.String(), errb.String()
 }
