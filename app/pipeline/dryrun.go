@@ -190,7 +190,7 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 		toolTokens += report.EstimateTokens(report.ToolBytes(t.Name, t.Description, t.InputSchema))
 	}
 	plan := &DryRunPlan{Golden: suite.File, Server: target.String(), Tools: len(desc.Tools), ToolListTokens: toolTokens,
-		Cases: len(cases), Drafts: countDrafts(cases), BudgetUSD: cfg.ModelBudgetUSD, Method: EstimateMethod, RunsPerCase: runsText(cfg, cases)}
+		Cases: len(cases), Drafts: tasks.Drafts(cases), BudgetUSD: cfg.ModelBudgetUSD, Method: EstimateMethod, RunsPerCase: runsText(cfg, cases)}
 	runsOf := func(c *tasks.Case) int {
 		if cfg.RunsGiven() {
 			return cfg.Runs
@@ -349,16 +349,6 @@ func tokensOf(s string) int64 {
 		return 0
 	}
 	return report.EstimateTokens(len(s))
-}
-
-func countDrafts(cases []*tasks.Case) int {
-	n := 0
-	for _, c := range cases {
-		if c.Draft {
-			n++
-		}
-	}
-	return n
 }
 
 // runsText says how many runs each case gets.

@@ -27,7 +27,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"gopkg.in/yaml.v3"
 )
 
 // schema/<revision>.yaml is the source; schema/<revision>.json is generated
@@ -141,20 +140,6 @@ func For(revision string) (*Schema, error) {
 		c.s, c.err = Compile(revision, doc)
 	})
 	return c.s, c.err
-}
-
-// yamlDoc turns the YAML source of a schema into the JSON document
-// jsonschema reads (for the generated JSON and its test).
-func yamlDoc(data []byte) (any, error) {
-	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
 // envelopes are the definitions every message is first validated against

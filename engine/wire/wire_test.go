@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/internal/spectest"
 )
@@ -204,4 +205,18 @@ func TestSchemaJSON(t *testing.T) {
 			t.Errorf("%s is not generated from %s.yaml (%v); run go test ./engine/wire -run TestSchemaJSON -update", path, rev, err)
 		}
 	}
+}
+
+// yamlDoc turns the YAML source of a schema into the JSON document
+// jsonschema reads (for the generated JSON: TestSchemaJSON).
+func yamlDoc(data []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
