@@ -200,45 +200,16 @@ func (c *Client) search(ctx context.Context, want []string) (*Baselines, error) 
 		ListOptions:         gh.ListOptions{PerPage: 100},
 	}
 	tooOld := false
-pages:
 	for page := 0; page < maxRunPages && bs.Examined < c.cfg.MaxRuns && !done(); page++ {
 		runs, resp, err := c.gh.Actions.ListWorkflowRunsByID(ctx, c.owner, c.repo, cur.GetWorkflowID(), opts)
 		if err != nil {
 			return bs, apiWarning("baseline", "no baseline: the workflow's runs could not be listed", baselinePerms, err)
 		}
-		for _, run := range runs.WorkflowRuns {
-			if bs.Examined >= c.cfg.MaxRuns || done() {
-				break pages
-			}
-			if run.GetID() == c.runID {
-				continue // a re-run of a green run lists itself
-			}
-			if t := run.GetCreatedAt().Time; !t.IsZero() && t.Before(oldest) {
-				tooOld = true
-				break pages
-			}
-			if why := c.unsuitable(run); why != "" {
-				bs.skip(run, why)
-				continue
-			}
-			bs.Examined++
-			rep, carried, why, err := c.reportFromRun(ctx, run)
-			if err != nil {
-				return bs, err
-			}
-			if why != "" {
-				bs.skip(run, why)
-				continue
-			}
-			if !rep.Passed() {
-				bs.skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
-				continue
-			}
-			if took := bs.take(rep, carried, describe(run), want); len(took) == 0 && want != nil {
-				bs.skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(missing(), " or ")))
-			}
+		var stop bool
+		if stop, tooOld, err = c.examinePage(ctx, bs, runs.WorkflowRuns, want, oldest, done); err != nil {
+			return bs, err
 		}
-		if resp.NextPage == 0 {
+		if stop || resp.NextPage == 0 {
 			break
 		}
 		opts.Page = resp.NextPage
@@ -248,6 +219,54 @@ pages:
 		bs.Skipped = append(bs.Skipped, fmt.Sprintf("runs before %s were not examined (older than %d days)", oldest.UTC().Format("2006-01-02"), int(c.cfg.MaxAge.Hours()/24)))
 	}
 	return bs, nil
+}
+
+// examinePage examines one page of runs, newest first, until the search
+// is done or has read its MaxRuns runs (stop), or reaches a run older than
+// oldest (stop and tooOld).
+func (c *Client) examinePage(ctx context.Context, bs *Baselines, runs []*gh.WorkflowRun, want []string, oldest time.Time, done func() bool) (stop, tooOld bool, err error) {
+	for _, run := range runs {
+		if bs.Examined >= c.cfg.MaxRuns || done() {
+			return true, false, nil
+		}
+		if run.GetID() == c.runID {
+			continue // a re-run of a green run lists itself
+		}
+		if t := run.GetCreatedAt().Time; !t.IsZero() && t.Before(oldest) {
+			return true, true, nil
+		}
+		if err := c.examine(ctx, bs, run, want); err != nil {
+			return true, false, err
+		}
+	}
+	return false, false, nil
+}
+
+// examine takes from run's artifact the baselines of want that bs still
+// lacks (every layer it has, with want nil), or records why run is
+// passed over.
+func (c *Client) examine(ctx context.Context, bs *Baselines, run *gh.WorkflowRun, want []string) error {
+	if why := c.unsuitable(run); why != "" {
+		bs.skip(run, why)
+		return nil
+	}
+	bs.Examined++
+	rep, carried, why, err := c.reportFromRun(ctx, run)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		bs.skip(run, why)
+		return nil
+	}
+	if !rep.Passed() {
+		bs.skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
+		return nil
+	}
+	if took := bs.take(rep, carried, describe(run), want); len(took) == 0 && want != nil {
+		bs.skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(bs.missing(want), " or ")))
+	}
+	return nil
 }
 
 // unsuitable says why a listed run cannot be a baseline, or "".
