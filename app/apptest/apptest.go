@@ -125,7 +125,14 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// FreeAddr is a loopback address with a free port (FreePort).
+// NoServerURL is an MCP endpoint where nothing listens and nothing can
+// come to listen while a test runs: port 1 is below every ephemeral port
+// range, so no test of this or any other process on the machine is handed
+// it (a port FreePort found free may be, the moment it is released).
+const NoServerURL = "http://127.0.0.1:1/mcp"
+
+// FreeAddr is a loopback address with a free port (FreePort), for a
+// server the test then starts there.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t)))

@@ -98,7 +98,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		{name: "--server-start printing it and failing", code: 3, echoIn: "server.log",
 			args: func(t *testing.T, sp string) []string {
 				t.Setenv("MCP_EVAL_TEST_ECHO", "ECHO["+sp+"]")
-				return []string{"--server-start", `printf '%s\n' "$MCP_EVAL_TEST_ECHO"; exit 1`, "--server-url", "http://" + apptest.FreeAddr(t) + "/mcp"}
+				return []string{"--server-start", `printf '%s\n' "$MCP_EVAL_TEST_ECHO"; exit 1`, "--server-url", apptest.NoServerURL}
 			}},
 		{name: "--server-cmd logging it on stderr", code: 3, echoIn: "server.log",
 			args: func(t *testing.T, sp string) []string {

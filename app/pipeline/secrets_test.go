@@ -447,7 +447,7 @@ func modelRun(t *testing.T, c *cell) sinks {
 // "broken pipe" or "closed its stdout": the Layer 0 transport's to fix.)
 func failedStart(t *testing.T, c *cell) sinks {
 	c.l.early = true // no server answers: the secrets are added as the run starts
-	got, err := evaluate(t, c, "conformance", "--server-start", failingStart(t, c), "--server-url", "http://"+apptest.FreeAddr(t)+"/mcp")
+	got, err := evaluate(t, c, "conformance", "--server-start", failingStart(t, c), "--server-url", apptest.NoServerURL)
 	if err == nil {
 		t.Fatal("a server that exits at once was evaluated")
 	}
@@ -485,7 +485,7 @@ func actionRun(fail bool) func(t *testing.T, c *cell) sinks {
 			"INPUT_LAYERS": "conformance", "INPUT_RUNS": "1", "INPUT_OUT": "out", "INPUT_COMMENT": "true", "INPUT_TIMEOUT": "5s",
 		}
 		if fail {
-			env["INPUT_SERVER-START"], env["INPUT_SERVER-URL"] = failingStart(t, c), "http://"+apptest.FreeAddr(t)+"/mcp"
+			env["INPUT_SERVER-START"], env["INPUT_SERVER-URL"] = failingStart(t, c), apptest.NoServerURL
 		} else {
 			env["INPUT_SERVER-URL"] = fixture(t, c)
 		}
