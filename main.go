@@ -13,6 +13,7 @@ import (
 )
 
 func main() {
+	setMemoryLimit(os.Getenv)
 	ctx, stop := interruptible()
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

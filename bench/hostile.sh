@@ -12,7 +12,7 @@
 #                  (default 400)
 #
 # Modes: http:json200 http:sse200 http:sse-endless http:gzip http:trickle
-# http:headers http:hang stdio:json200 stdio:hang stdio:endless.
+# http:headers http:hang http:pages-endless stdio:json200 stdio:hang stdio:endless.
 # Each run is timed with /usr/bin/time -f '%e %M' (wall seconds, peak RSS in
 # KiB). Exit status is 0; the figures are the result.
 set -euo pipefail
@@ -30,7 +30,7 @@ timeout_flag=${TIMEOUT:-5s}
 cap=${CAP:-400}
 modes=("$@")
 if [ ${#modes[@]} -eq 0 ]; then
-	modes=(http:json200 http:sse200 http:sse-endless http:gzip http:trickle http:headers http:hang stdio:json200 stdio:hang stdio:endless)
+	modes=(http:json200 http:sse200 http:sse-endless http:gzip http:trickle http:headers http:hang http:pages-endless stdio:json200 stdio:hang stdio:endless)
 fi
 port=$((20000 + RANDOM % 20000))
 printf '%-18s %8s %9s %4s\n' mode wall_s rss_MB exit

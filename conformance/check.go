@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -47,6 +48,10 @@ type Options struct {
 	// Auth is what the auth group may use beyond the server's answers (the
 	// run's OAuth client); nil when the run has none.
 	Auth *Auth
+	// Listed, when set, is the run's description of the server on the
+	// same client (internal/describe): the setup takes its tools, prompts
+	// and resource templates rather than list them again.
+	Listed *describe.Server
 }
 
 // Result is what a conformance run found.

@@ -54,6 +54,7 @@ func Checks() []*Check {
 		all = append(all, taskChecks()...)
 		all = append(all, loggingChecks()...)
 		all = append(all, authChecks()...)
+		all = append(all, utf8Checks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -13,19 +14,29 @@ import (
 
 func httpChecks() []*Check {
 	transport := spec("basic/transports/streamable-http")
+	// notAllowed probes with an older client's GET or DELETE. The rule
+	// binds only a server that serves 2026-07-28 alone
+	// (streamable-http.mdx §Earlier Streamable HTTP Revisions): "A server
+	// that supports only this revision and receives such traffic from an
+	// older client SHOULD respond as follows: HTTP GET or DELETE to the
+	// MCP endpoint: respond with 405 Method Not Allowed." A server that
+	// also serves an earlier revision serves that traffic by the earlier
+	// revision's rules (the GET stream, DELETE of a session).
 	notAllowed := func(id, method string) *Check {
 		return &Check{ID: id, Level: report.LevelShould, Revision: revModern, Transport: "http",
-			SpecRef: transport + "#backward-compatibility",
-			Title:   method + " on the endpoint → 405 Method Not Allowed",
+			SpecRef: transport + "#earlier-streamable-http-revisions",
+			Title:   method + " on the endpoint → 405 Method Not Allowed (a server that serves only 2026-07-28)",
+			Skip:    onlyThisRevision,
 			Run: func(ctx context.Context, e *Env) Outcome {
 				call := e.modern.NewCall("", nil)
 				call.HTTPMethod = method
 				call.Body = []byte{}
 				call.ID = nil
-				call.Header = http.Header{}
+				// What an older client sends: its own revision's header.
+				call.Header = http.Header{mcp.HeaderProtocolVersion: {mcp.LegacyVersion}}
 				x, err := e.modern.Do(ctx, call)
-				if err != nil && x == nil {
-					return check.Errored(err, nil)
+				if err != nil {
+					return check.Errored(err, check.Protocol.Of(x))
 				}
 				if x.Status != http.StatusMethodNotAllowed {
 					return check.Failf(check.Protocol.Of(x), "%s answered %s, want 405 (the GET stream and DELETE of a session are gone in 2026-07-28)", method, cameBack(x))
@@ -39,7 +50,13 @@ func httpChecks() []*Check {
 		{ID: "http/no-session-id", Reqs: []string{"http/ignore-session-id"}, Level: report.LevelShould, Revision: revModern, Transport: "http",
 			SpecRef: transport + "#backward-compatibility",
 			Title:   "no Mcp-Session-Id is minted, and one sent is ignored",
-			Run:     noSessionID},
+			Skip: func(e *Env) string {
+				if e.answered() == "" {
+					return "the server answered neither server/discover nor tools/list, so no request shows what it does with a session id"
+				}
+				return ""
+			},
+			Run: noSessionID},
 		{ID: "http/origin-rejected", Reqs: []string{"http/origin-validate"}, Level: report.LevelMust, Revision: revBoth, Transport: "http",
 			SpecRef: transport + "#security-warning",
 			Title:   "a request with an invalid Origin → HTTP 403 (loopback servers)",
@@ -56,6 +73,39 @@ func httpChecks() []*Check {
 	}
 }
 
+// answered is a method the server answered with a result during setup,
+// for probes about something other than the method itself:
+// server/discover, else tools/list; "" when it answered neither.
+func (e *Env) answered() string {
+	switch {
+	case e.discover != nil:
+		return "server/discover"
+	case e.toolsErr == nil && (e.declares("tools") || e.capabilities == nil):
+		return "tools/list"
+	}
+	return ""
+}
+
+// onlyThisRevision is the Skip of a rule for a server that serves only
+// 2026-07-28: one whose server/discover lists an earlier revision too is
+// not bound by it.
+func onlyThisRevision(e *Env) string {
+	if e.discover == nil {
+		return ""
+	}
+	var others []string
+	for _, v := range e.discover.SupportedVersions {
+		if v != mcp.LatestVersion {
+			others = append(others, v)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the server also serves %s (server/discover supportedVersions), and the rule binds a server that supports only %s",
+		strings.Join(others, ", "), mcp.LatestVersion)
+}
+
 // onLoopback is the Skip of a DNS-rebinding check: it applies to a server
 // on loopback; elsewhere what it tests is the server's own policy.
 func onLoopback(policy string) func(*Env) string {
@@ -68,16 +118,19 @@ func onLoopback(policy string) func(*Env) string {
 }
 
 // noSessionID wants no Mcp-Session-Id minted, and one sent ignored:
-// 2026-07-28 has no sessions.
+// 2026-07-28 has no sessions. It probes with a request the server answered
+// during setup, so that what it judges is the session id, not whether the
+// server implements the method (a server without server/discover).
 func noSessionID(ctx context.Context, e *Env) Outcome {
-	_, x, err := e.send(ctx, "server/discover", nil, nil)
+	method := e.answered()
+	_, x, err := e.send(ctx, method, nil, nil)
 	if err != nil {
 		return check.Errored(err, check.Protocol.Of(x))
 	}
 	if sid := x.Header.Get(mcp.HeaderSessionID); sid != "" {
 		return check.Fail("the server minted an Mcp-Session-Id; 2026-07-28 has no sessions", check.Protocol.Of(x))
 	}
-	_, x, err = e.send(ctx, "server/discover", nil, func(c *mcp.Call) { c.Header.Set(mcp.HeaderSessionID, "mcp-eval-probe-session") })
+	_, x, err = e.send(ctx, method, nil, func(c *mcp.Call) { c.Header.Set(mcp.HeaderSessionID, "mcp-eval-probe-session") })
 	if err != nil {
 		return check.Errored(err, check.Protocol.Of(x))
 	}

@@ -156,8 +156,20 @@ func hygieneChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				f := e.findAnomalies(mcp.AnomalyBanner)
 				if f.total > 0 {
-					return check.Failf(f.evidence(), "the server wrote %d line(s) to stdout before its first JSON-RPC message; stdout is for MCP messages only (log to stderr)%s",
-						f.total, f.example())
+					// A banner is per process, and the run starts several:
+					// say how long one is, and in how many it came.
+					lines, procs := 0, 0
+					for _, c := range e.anomalyConns() {
+						if n := c.counts[mcp.AnomalyBanner]; n > 0 {
+							lines, procs = max(lines, n), procs+1
+						}
+					}
+					in := ""
+					if procs > 1 {
+						in = fmt.Sprintf(" (in each of the %d server processes the run started)", procs)
+					}
+					return check.Failf(f.evidence(), "the server wrote %s to stdout before its first JSON-RPC message%s; stdout is for MCP messages only (log to stderr)%s",
+						plural(lines, "line"), in, f.example())
 				}
 				return check.Pass()
 			}},
@@ -183,4 +195,12 @@ func hygieneChecks() []*Check {
 				return check.Pass()
 			}},
 	}
+}
+
+// plural is "1 line" or "3 lines".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

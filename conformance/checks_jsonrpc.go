@@ -20,12 +20,12 @@ func jsonrpcChecks() []*Check {
 			Title: "a string id is echoed as the same JSON string (compared as values: \\u escapes are equal)",
 			Run: func(ctx context.Context, e *Env) Outcome {
 				id := fmt.Sprintf("mcp-eval-%d-ü", e.client.NextID())
-				return e.echo(ctx, id, "tools/list")
+				return e.echo(ctx, id, e.vehicle())
 			}},
 		{ID: "jsonrpc/id-echo-integer", Reqs: []string{"base/result-same-id"}, Level: report.LevelMust, Revision: revBoth, SpecRef: ref,
 			Title: "an integer id is echoed as the same integer",
 			Run: func(ctx context.Context, e *Env) Outcome {
-				return e.echo(ctx, 7_000_000+e.client.NextID(), "tools/list")
+				return e.echo(ctx, 7_000_000+e.client.NextID(), e.vehicle())
 			}},
 		{ID: "jsonrpc/error-id-echo", Reqs: []string{"base/error-same-id"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index") + "#responses",
 			Title: "an error response echoes the request id",
@@ -42,8 +42,8 @@ func jsonrpcChecks() []*Check {
 			SpecRef: spec("basic/transports/streamable-http") + "#sending-messages-to-the-server",
 			Title:   "a JSON array (batch) body gets a 4xx, not a 2xx or 5xx (stdio: the server survives the line)",
 			Run: func(ctx context.Context, e *Env) Outcome {
-				one := e.client.NewCall("tools/list", nil)
-				two := e.client.NewCall("tools/list", nil)
+				one := e.client.NewCall(e.vehicle(), nil)
+				two := e.client.NewCall(e.vehicle(), nil)
 				b1, _ := json.Marshal(&mcp.Request{ID: one.ID, Method: one.Method, Params: one.Params})
 				b2, _ := json.Marshal(&mcp.Request{ID: two.ID, Method: two.Method, Params: two.Params})
 				one.Body = []byte("[" + string(b1) + "," + string(b2) + "]")
@@ -94,7 +94,7 @@ func notificationUnanswered(ctx context.Context, e *Env) Outcome {
 	}
 	// A request after the notification; a server answers lines in
 	// order, so an answer to the notification would come first.
-	call := e.client.NewCall("tools/list", nil)
+	call := e.client.NewCall(e.vehicle(), nil)
 	if _, err := e.client.Do(ctx, call); err != nil {
 		return check.Errored(err, nil)
 	}
@@ -165,9 +165,9 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 		return Outcome{Status: report.StatusFail, Info: info, Evidence: check.Protocol.Of(x),
 			Message: fmt.Sprintf("%s got HTTP %d; a POST body must be a single JSON-RPC message, so a 4xx is due", what, x.Status)}
 	}
-	// Is the server still there? One request (the first page of tools/list
+	// Is the server still there? One request (e.vehicle: a small answer
 	// is enough): any JSON-RPC answer, a result or an error, says it is.
-	follow := e.client.NewCall("tools/list", nil)
+	follow := e.client.NewCall(e.vehicle(), nil)
 	fx, err := e.client.Do(ctx, follow)
 	switch {
 	case err != nil:
@@ -175,10 +175,10 @@ func (e *Env) badBody(ctx context.Context, call *mcp.Call, what string) Outcome 
 			Message: fmt.Sprintf("after %s the next request got no answer: %v", what, err)}
 	case fx.Response == nil:
 		return Outcome{Status: report.StatusFail, Info: info, Evidence: check.Protocol.Of(fx),
-			Message: fmt.Sprintf("after %s the next request (tools/list) got HTTP %d with no JSON-RPC message (%s)", what, fx.Status, bodyExcerpt(fx))}
+			Message: fmt.Sprintf("after %s the next request (%s) got HTTP %d with no JSON-RPC message (%s)", what, follow.Method, fx.Status, bodyExcerpt(fx))}
 	}
 	if rerr := fx.Response.Error; rerr != nil {
-		info += fmt.Sprintf("; the next tools/list got error %d (the server still answers)", rerr.Code)
+		info += fmt.Sprintf("; the next %s got error %d (the server still answers)", follow.Method, rerr.Code)
 	}
 	return check.PassInfo(info)
 }
@@ -202,8 +202,9 @@ func aliveWithin(took, timeout time.Duration) time.Duration {
 	return d
 }
 
-// badLine writes a bad line to a stdio server, then a tools/list behind it,
-// which a server that reads its input in order answers after the bad line.
+// badLine writes a bad line to a stdio server, then a request behind it
+// (e.vehicle), which a server that reads its input in order answers after
+// the bad line.
 // What it wrote back to the bad line is information. Each run starts a
 // process of its own: a server that dies of the line (the Go SDK's did)
 // then fails this check alone, not every check running beside it, and no
@@ -218,15 +219,21 @@ func (e *Env) badLine(ctx context.Context, call *mcp.Call, what string) Outcome 
 	if !ok {
 		return check.Errored(fmt.Errorf("the new process's transport is %T, not stdio", c.Transport()), nil)
 	}
-	// The same request first, while the process is known to be healthy: it
-	// covers the process's start-up, and how fast it answers sets how long
-	// to wait after the bad line (aliveWithin), so that a server that hangs
-	// on the line costs about a second, not the whole --timeout.
-	start := time.Now()
-	if x, err := c.Do(ctx, c.NewCall("tools/list", nil)); err != nil {
-		return check.Errored(fmt.Errorf("the process of its own did not answer tools/list before the bad line: %w", err), check.Protocol.Of(x))
+	// The same request first, while the process is known to be healthy,
+	// twice: the first answer covers the process's start-up (under load
+	// tens of milliseconds, which aliveFactor would make seconds), and how
+	// fast the second, steady one comes sets how long to wait after the
+	// bad line (aliveWithin), so that a server that hangs on the line costs
+	// about a second, not the whole --timeout.
+	method := e.vehicle()
+	var took time.Duration
+	for range 2 {
+		start := time.Now()
+		if x, err := c.Do(ctx, c.NewCall(method, nil)); err != nil {
+			return check.Errored(fmt.Errorf("the process of its own did not answer %s before the bad line: %w", method, err), check.Protocol.Of(x))
+		}
+		took = time.Since(start)
 	}
-	took := time.Since(start)
 	wait := aliveWithin(took, c.Timeout())
 	call.ID = nil // the line has no id the transport could wait for
 	if x, err := c.Do(ctx, call); err != nil {
@@ -234,12 +241,12 @@ func (e *Env) badLine(ctx context.Context, call *mcp.Call, what string) Outcome 
 	}
 	fctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	x, err := c.Do(fctx, c.NewCall("tools/list", nil))
+	x, err := c.Do(fctx, c.NewCall(method, nil))
 	if err != nil {
 		if fctx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("no answer within %s, where it answered the same request in %s before the line", wait.Round(time.Millisecond), took.Round(time.Microsecond))
 		}
-		return check.Failf(check.WithError(check.Protocol.Of(x), err), "after %s the server stopped answering tools/list: %v", what, err)
+		return check.Failf(check.WithError(check.Protocol.Of(x), err), "after %s the server stopped answering %s: %v", what, method, err)
 	}
 	var seen []string
 	for _, m := range st.Orphans() {

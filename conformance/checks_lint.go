@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -226,37 +227,38 @@ func NearDuplicates(ts []mcp.Tool) []NearPair {
 // eachNearDuplicate calls yield with each near-duplicate pair (indexes in
 // ts, a < b) until it returns false.
 func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
-	dict := map[string]int{}
-	sets := make([][]int, len(ts))
-	for i, t := range ts {
-		ws := words(t.Description)
-		if len(ws) < 5 {
-			continue
-		}
-		ids := make([]int, 0, len(ws))
-		for w := range ws {
-			id, ok := dict[w]
-			if !ok {
-				id = len(dict)
-				dict[w] = id
-			}
-			ids = append(ids, id)
-		}
-		sets[i] = ids
-	}
-	df := make([]int, len(dict))
+	sets, words := wordSets(ts)
+	df := make([]int32, words)
 	for _, s := range sets {
 		for _, id := range s {
 			df[id]++
 		}
 	}
-	// Rarest first (ties by id), the order the prefixes are taken in; the
-	// same order makes the exact intersection a merge.
-	less := func(a, b int) bool { return df[a] < df[b] || (df[a] == df[b] && a < b) }
+	// Rarest first (ties by id), the order the prefixes are taken in: the
+	// words are renumbered in that order, so that each set sorted
+	// ascending is rarest first and the exact intersection is a merge of
+	// integers.
+	byRarity := make([]int32, words)
+	for i := range byRarity {
+		byRarity[i] = int32(i)
+	}
+	slices.SortFunc(byRarity, func(a, b int32) int {
+		if df[a] != df[b] {
+			return int(df[a] - df[b])
+		}
+		return int(a - b)
+	})
+	rank := make([]int32, words)
+	for r, id := range byRarity {
+		rank[id] = int32(r)
+	}
 	var order []int
 	for i, s := range sets {
 		if len(s) > 0 {
-			sort.Slice(s, func(a, b int) bool { return less(s[a], s[b]) })
+			for j, id := range s {
+				s[j] = rank[id]
+			}
+			slices.Sort(s)
 			order = append(order, i)
 		}
 	}
@@ -267,42 +269,55 @@ func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 	const t = nearDuplicateRatio - 1e-9
 	probe := func(n int) int { return n - int(math.Ceil(t*float64(n))) + 1 }
 	indexed := func(n int) int { return n - int(math.Ceil(2*t/(1+t)*float64(n))) + 1 }
-	type posting struct{ set, pos int }
-	index := map[int][]posting{}
+	type posting struct{ set, pos int32 }
+	index := make([][]posting, words)
+	// overlap counts the shared prefix words of each candidate of the set
+	// being probed: 0 unseen, -1 pruned; touched lists those to reset.
+	overlap := make([]int32, len(sets))
+	var touched, cands []int32
 	for _, x := range order {
 		sx := sets[x]
-		overlap := map[int]int{}
+		touched = touched[:0]
 		for i, w := range sx[:probe(len(sx))] {
 			for _, post := range index[w] {
 				sy := sets[post.set]
 				if float64(len(sy)) < t*float64(len(sx)) {
 					continue // size filter: J ≤ |y|/|x| < t
 				}
-				a, seen := overlap[post.set]
-				if seen && a < 0 {
+				a := overlap[post.set]
+				if a < 0 {
 					continue // pruned
 				}
+				if a == 0 {
+					touched = append(touched, post.set)
+				}
 				need := int(math.Ceil(t / (1 + t) * float64(len(sx)+len(sy))))
-				if a+1+min(len(sx)-i-1, len(sy)-post.pos-1) >= need {
+				if int(a)+1+min(len(sx)-i-1, len(sy)-int(post.pos)-1) >= need {
 					overlap[post.set] = a + 1
 				} else {
 					overlap[post.set] = -1
 				}
 			}
 			if i < indexed(len(sx)) {
-				index[w] = append(index[w], posting{x, i})
+				index[w] = append(index[w], posting{int32(x), int32(i)})
 			}
 		}
-		cands := make([]int, 0, len(overlap))
-		for y, a := range overlap {
-			if a > 0 {
+		cands = cands[:0]
+		for _, y := range touched {
+			if overlap[y] > 0 {
 				cands = append(cands, y)
 			}
+			overlap[y] = 0
 		}
-		sort.Ints(cands)
+		slices.Sort(cands)
 		for _, y := range cands {
-			if sim := jaccard(sx, sets[y], less); sim >= nearDuplicateRatio {
-				if !yield(min(x, y), max(x, y), sim) {
+			sy := sets[y]
+			inter, ok := shared(sx, sy, int(math.Ceil(t/(1+t)*float64(len(sx)+len(sy)))))
+			if !ok {
+				continue
+			}
+			if sim := float64(inter) / float64(len(sx)+len(sy)-inter); sim >= nearDuplicateRatio {
+				if !yield(min(x, int(y)), max(x, int(y)), sim) {
 					return
 				}
 			}
@@ -310,20 +325,61 @@ func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 	}
 }
 
-// jaccard is |a∩b| / |a∪b| of two sets sorted by less.
-func jaccard(a, b []int, less func(x, y int) bool) float64 {
+// wordSets returns each description's distinct words as dense ids (nil
+// for a description of fewer than five words), and how many words there
+// are. The ids are dense, so that the sets, the index and the overlap
+// counts of nearDuplicates are slices, not maps: at 20 000 tools the maps
+// cost a GB of allocations (issue 21); the words themselves are not kept.
+func wordSets(ts []mcp.Tool) ([][]int32, int) {
+	dict := map[string]int32{}
+	sets := make([][]int32, len(ts))
+	seen := map[int32]bool{}
+	for i, t := range ts {
+		clear(seen)
+		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
+			id, ok := dict[w]
+			if !ok {
+				id = int32(len(dict))
+				// A copy: w is part of the lowered description, which
+				// would otherwise stay alive as long as the word.
+				dict[strings.Clone(w)] = id
+			}
+			seen[id] = true
+		}
+		if len(seen) < 5 {
+			continue
+		}
+		ids := make([]int32, 0, len(seen))
+		for id := range seen {
+			ids = append(ids, id)
+		}
+		sets[i] = ids
+	}
+	return sets, len(dict)
+}
+
+// notWordRune splits descriptions into words (letters and digits).
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// shared counts the words two ascending sets have in common, giving up
+// (false) as soon as what is left of them cannot bring the count to need:
+// most candidates of the prefix filter fail after a few words.
+func shared(a, b []int32, need int) (int, bool) {
 	inter := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
+		if inter+min(len(a)-i, len(b)-j) < need {
+			return inter, false
+		}
 		switch {
 		case a[i] == b[j]:
 			inter++
 			i++
 			j++
-		case less(a[i], b[j]):
+		case a[i] < b[j]:
 			i++
 		default:
 			j++
 		}
 	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
+	return inter, inter >= need
 }

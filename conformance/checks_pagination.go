@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -39,14 +40,22 @@ func paginationChecks() []*Check {
 				// The run's shared walks: the same pages the caching and
 				// tool checks judge.
 				pages := 0
+				var bounded []string
 				for _, lm := range declaredLists(e) {
 					l := e.listingOf(ctx, lm)
 					if l.fail != nil {
 						return l.failure(lm.method)
 					}
 					pages += len(l.pages)
+					if l.bounded != "" {
+						bounded = append(bounded, l.bounded)
+					}
 				}
-				return check.PassInfo(fmt.Sprintf("%d pages in all", pages))
+				info := fmt.Sprintf("%d pages in all", pages)
+				if len(bounded) > 0 {
+					info += "; " + strings.Join(bounded, "; ")
+				}
+				return check.PassInfo(info)
 			}},
 		{ID: "pagination/invalid-cursor", Reqs: []string{"utilities/pagination-invalid-cursor"}, Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
 			Title: "a cursor the server never issued → -32602 on every declared list",

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
@@ -76,32 +78,78 @@ func firstN(s []string, n int) []string {
 }
 
 // compileAll compiles every schema of the tools, splitting reference
-// problems from others.
+// problems from others. A schema given by several tools is compiled once,
+// and a long list is compiled by as many workers as there are CPUs (it is
+// most of a big server's judging); the findings keep the list's order.
 func compileAll(tools []mcp.Tool, output bool) (invalid, refs problems) {
-	for _, t := range tools {
+	type finding struct {
+		msg string
+		ref bool
+	}
+	found := make([]*finding, len(tools))
+	var mu sync.Mutex
+	done := map[string]error{} // by schema text
+	compile := func(i int) {
+		t := tools[i]
 		raw := t.InputSchema
 		what := "inputSchema"
 		if output {
 			raw, what = t.OutputSchema, "outputSchema"
 			if len(bytes.TrimSpace(raw)) == 0 {
-				continue
+				return
 			}
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
-			invalid = append(invalid, fmt.Sprintf("%s: no %s", t.Name, what))
-			continue
+			found[i] = &finding{msg: fmt.Sprintf("%s: no %s", t.Name, what)}
+			return
 		}
-		if _, err := schema.Compile(raw); err != nil {
+		mu.Lock()
+		err, seen := done[string(raw)]
+		mu.Unlock()
+		if !seen {
+			_, err = schema.Compile(raw)
+			mu.Lock()
+			done[string(raw)] = err
+			mu.Unlock()
+		}
+		if err != nil {
 			var se *schema.Error
-			if errors.As(err, &se) && (se.Kind == schema.KindUnresolvedRef || se.Kind == schema.KindExternalRef) {
-				refs = append(refs, fmt.Sprintf("%s %s: %v", t.Name, what, err))
-				continue
+			ref := errors.As(err, &se) && (se.Kind == schema.KindUnresolvedRef || se.Kind == schema.KindExternalRef)
+			found[i] = &finding{msg: fmt.Sprintf("%s %s: %v", t.Name, what, err), ref: ref}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4, max(1, len(tools)/compileChunk))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				compile(i)
 			}
-			invalid = append(invalid, fmt.Sprintf("%s %s: %v", t.Name, what, err))
+		}()
+	}
+	for i := range tools {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, f := range found {
+		switch {
+		case f == nil:
+		case f.ref:
+			refs = append(refs, f.msg)
+		default:
+			invalid = append(invalid, f.msg)
 		}
 	}
 	return invalid, refs
 }
+
+// compileChunk is how many schemas make one more compiling worker worth
+// its start.
+const compileChunk = 50
 
 func schemaChecks() []*Check {
 	ref := spec("basic/index") + "#json-schema-usage"

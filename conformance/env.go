@@ -55,11 +55,12 @@ type Env struct {
 	taskTools []toolProbe
 
 	// listings are the runs' walks of the list methods (listing.go).
-	listMu   sync.Mutex
-	walkSem  chan struct{}
-	listings map[string]*listingSlot
-	toolSets []*toolSet
-	schemas  sync.Map // string(schema bytes) → *compiled
+	listMu     sync.Mutex
+	walkSem    chan struct{}
+	listings   map[string]*listingSlot
+	firstWalks map[string]*firstWalk // by method
+	toolSets   []*toolSet
+	schemas    sync.Map // string(schema bytes) → *compiled
 
 	// serverRequests are requests the server sent on HTTP response
 	// streams (mrtr/no-server-requests).
@@ -155,7 +156,7 @@ type toolProbe struct {
 
 func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 	e := &Env{opts: opts, client: c, kind: c.Target().Kind(), safe: map[string]bool{}, listings: map[string]*listingSlot{},
-		walkSem: make(chan struct{}, 2)}
+		firstWalks: map[string]*firstWalk{}, walkSem: make(chan struct{}, 2)}
 	for _, n := range opts.SafeTools {
 		e.safe[n] = true
 	}
@@ -195,14 +196,24 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 }
 
 // gather lists the server's surface once, so that checks can decide what
-// applies; checks list again themselves when the listing is what they test.
+// applies, or takes it from the run's description (Options.Listed) when
+// that was made on the same client; the runs' shared walks (listing.go)
+// are what the listing checks judge.
 func (e *Env) gather(ctx context.Context) {
+	listed := e.opts.Listed
+	if e.client != e.modern {
+		listed = nil // a legacy endpoint's own connection
+	}
 	if e.declares("tools") || e.capabilities == nil {
 		// ListTools teaches the client the tools' x-mcp-header bindings
-		// for later calls; should it give up (the client bounds pages),
-		// the checks' own walk, which follows every page, decides.
-		e.tools, e.toolsErr = e.client.ListTools(ctx)
-		if e.toolsErr != nil {
+		// for later calls (the description's did, on this client); should
+		// it fail, the checks' own walk decides.
+		if listed != nil {
+			e.tools, e.toolsErr = listed.Tools, listed.ToolsErr
+		} else {
+			e.tools, e.toolsErr = e.client.ListTools(ctx)
+		}
+		if e.toolsErr != nil && !errors.As(e.toolsErr, new(*mcp.ListStopError)) {
 			if ts, o := e.listTools(ctx, e.client); o == nil {
 				e.tools, e.toolsErr = ts, nil
 			}
@@ -213,16 +224,24 @@ func (e *Env) gather(ctx context.Context) {
 		if e.toolsErr == nil {
 			// The first known listing: the runs' walks match against it
 			// and share its memory when they find the same tools.
-			ts := e.internTools(e.toolsRaw)
+			ts := e.internTools(e.toolsRaw, e.tools)
 			e.tools, e.toolsRaw = ts.tools, ts.raws
 		}
 	}
 	if e.declares("prompts") {
-		e.prompts, _ = e.client.ListAll(ctx, "prompts/list", "prompts")
+		if listed != nil {
+			e.prompts = listed.Prompts
+		} else {
+			e.prompts, _ = e.client.ListAll(ctx, "prompts/list", "prompts")
+		}
 	}
 	if e.declares("resources") {
 		e.resources, _ = e.client.ListAll(ctx, "resources/list", "resources")
-		e.templates, _ = e.client.ListAll(ctx, "resources/templates/list", "resourceTemplates")
+		if listed != nil {
+			e.templates = listed.Templates
+		} else {
+			e.templates, _ = e.client.ListAll(ctx, "resources/templates/list", "resourceTemplates")
+		}
 	}
 	if e.era() == mcp.EraModern {
 		e.classifyTools(ctx)
@@ -490,7 +509,7 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 		o := check.Errored(err, check.Protocol.Of(x))
 		return nil, &o
 	}
-	res, rerr := mcp.Result(call, x)
+	_, rerr := mcp.Result(call, x)
 	if rerr != nil {
 		o := check.Fail(fmt.Sprintf("%s did not return a result: %v", call.Method, rerr), check.Protocol.Of(x))
 		if _, ok := rerr.(*mcp.ProtocolError); ok && x.Response == nil {
@@ -498,8 +517,10 @@ func resultMembers(call *mcp.Call, x *mcp.Exchange, err error) (map[string]json.
 		}
 		return nil, &o
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(res, &m) != nil || m == nil {
+	// The members share the answer's bytes (a page of a big list is not
+	// copied); a caller that keeps one copies it.
+	m, merr := x.Response.ResultMembers()
+	if merr != nil {
 		o := check.Fail(call.Method+" result is not a JSON object", check.Protocol.Of(x))
 		return nil, &o
 	}

@@ -98,7 +98,7 @@ func TestHygieneVerdicts(t *testing.T) {
 			excerpts: 2},
 		{name: "banner", kind: "stdio", main: map[string]int{mcp.AnomalyBanner: 1},
 			want:     map[string]report.Status{one: report.StatusPass, banner: report.StatusFail, message: report.StatusPass},
-			substr:   map[string]string{banner: "1 line(s) to stdout before its first JSON-RPC message"},
+			substr:   map[string]string{banner: "1 line to stdout before its first JSON-RPC message"},
 			excerpts: 1},
 		{name: "non-json and unparseable", kind: "http", main: map[string]int{mcp.AnomalyNonJSON: 1, mcp.AnomalyUnparseable: 1},
 			want:     map[string]report.Status{one: report.StatusPass, banner: report.StatusPass, message: report.StatusFail},
@@ -161,6 +161,8 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 		{"stdio", mcptest.DefectBanner, "mcp-eval-fixture 1.0.0 ready on stdio"},
 		{"stdio", mcptest.DefectStrayResponse, `"kind":"duplicate"`},
 		{"http", mcptest.DefectStrayResponse, `fixture-never-sent`},
+		// The answer twice in one SSE stream (issue 21: seen on stdio only).
+		{"http", mcptest.DefectStrayResponse, `"duplicate":`},
 		{"stdio", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
 		{"http", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
 	} {
@@ -175,5 +177,58 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 				t.Errorf("%s: evidence %s does not quote %q", tt.defect, c.Evidence, tt.quote)
 			}
 		})
+	}
+}
+
+// TestBannerCountsLinesPerProcess: a one-line banner is one line, however
+// many server processes the run started (issue 21: "wrote 3 line(s)").
+func TestBannerCountsLinesPerProcess(t *testing.T) {
+	t.Parallel()
+	res, _ := evaluate(t, "stdio", mcptest.DefectBanner, false, Options{Runs: 2})
+	c := byID(res)[mcptest.DefectBanner]
+	if c.Status != report.StatusFail || !strings.Contains(c.Message, "wrote 1 line to stdout") || !strings.Contains(c.Message, "in each of the 2 server processes") {
+		t.Errorf("%s: %s %q", mcptest.DefectBanner, c.Status, c.Message)
+	}
+}
+
+// TestWrongIDEverywhere: a server that answers every request under another
+// id, the era probe included, is judged the same way over stdio as over
+// HTTP, within the request timeout: the id echo checks fail on what came
+// back, and no check times out waiting (issue 21: over stdio the whole
+// start-up budget was waited, then "no JSON-RPC message on stdout").
+func TestWrongIDEverywhere(t *testing.T) {
+	verdicts := map[string]map[string]report.Status{}
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			start := time.Now()
+			res, _ := evaluate(t, transport, mcptest.DefectWrongIDEvery, false, Options{})
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the run took %v", d)
+			}
+			checks := byID(res)
+			for _, id := range []string{"jsonrpc/id-echo-string", "jsonrpc/id-echo-integer", "jsonrpc/one-response-per-request"} {
+				if c := checks[id]; c.Status != report.StatusFail {
+					t.Errorf("%s: %s %q, want fail", id, c.Status, c.Message)
+				}
+			}
+			if c := checks["era/modern"]; c.Status != report.StatusPass {
+				t.Errorf("era/modern: %s %q", c.Status, c.Message)
+			}
+			v := map[string]report.Status{}
+			for _, c := range res.Checks {
+				if strings.Contains(c.Message, "no answer within") {
+					t.Errorf("%s waited for an answer: %s", c.ID, c.Message)
+				}
+				if transportOK(c.ID, "http") && transportOK(c.ID, "stdio") {
+					v[c.ID] = c.Status
+				}
+			}
+			verdicts[transport] = v
+		})
+	}
+	for id, s := range verdicts["http"] {
+		if o, ok := verdicts["stdio"][id]; ok && o != s {
+			t.Errorf("%s: %s over HTTP, %s over stdio", id, s, o)
+		}
 	}
 }

@@ -1,8 +1,12 @@
 package conformance
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 func TestAliveWithin(t *testing.T) {
@@ -19,5 +23,19 @@ func TestAliveWithin(t *testing.T) {
 		if got := aliveWithin(tt.took, tt.timeout); got != tt.want {
 			t.Errorf("aliveWithin(%s, %s) = %s, want %s", tt.took, tt.timeout, got, tt.want)
 		}
+	}
+}
+
+// TestBadLineWaitIgnoresStartUp: a stdio server slow to start but quick
+// once running, which stops reading after a batch line, is waited for after
+// the line by what a steady request takes, not by what its first one took
+// (issue 21: the wait grew to 1.6 s under load, since it counted start-up).
+func TestBadLineWaitIgnoresStartUp(t *testing.T) {
+	t.Parallel()
+	fo := mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectBatch), StartDelay: 300 * time.Millisecond}
+	res, _ := evaluateFixture(t, "stdio", fo, Options{Only: []string{"jsonrpc/batch-rejected"}}, 0)
+	c := byID(res)["jsonrpc/batch-rejected"]
+	if c.Status != report.StatusFail || !strings.Contains(c.Message, "no answer within 1s,") {
+		t.Errorf("jsonrpc/batch-rejected: %s %q, want a failure after waiting the 1 s floor", c.Status, c.Message)
 	}
 }

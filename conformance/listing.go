@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -14,20 +15,23 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// Bounds of one walk through a paginated list. They are mcp-eval's, not
-// the server's: reaching one is reported as mcp-eval stopping, not as a
-// fault (issue 9: a correct server of 1 503 tools at 10 per page failed 6
-// hard checks against a 100-page limit).
-const (
-	maxListPages = 100_000
-	maxListItems = 200_000
-)
+// A walk through a paginated list is bounded by mcp-eval's bounds on one
+// listing (mcp.MaxListItems, mcp.MaxListPages, mcp.MaxListTime), the same
+// the client's own listings keep. They are mcp-eval's, not the server's:
+// reaching one is reported as mcp-eval stopping, naming the bound, and
+// what was read is judged (issue 9: a correct server of 1 503 tools at 10
+// per page failed 6 hard checks against a 100-page limit; issue 21: a list
+// without end was walked for 300 s).
 
 // A run of the checks reads each list once: every check of run r that
-// needs tools/list (the caching, result-type, schema and lint checks) shares
-// run r's walk through every page, so a big server is listed --runs times,
-// not once per check per run. Identical listings share one toolSet, whose
-// parsed tools, compiled schemas and lint verdicts are computed once.
+// needs tools/list (the caching, result-type, schema, lint and ordering
+// checks) shares run r's walk through every page, so a big server is
+// listed --runs times, not once per check per run; the setup reuses the
+// run's description (Options.Listed) instead of listing again. Identical
+// listings share one toolSet, whose parsed tools, compiled schemas and lint
+// verdicts are computed once. The first walk of each method goes alone:
+// when a bound stopped it (a list without end), the other runs judge that
+// walk rather than walk into the same bound again.
 
 // listing is one walk through every page of a list method (or the one
 // answer of a single result such as resources/read).
@@ -53,8 +57,52 @@ type listPage struct {
 	ev map[string]any
 }
 
+// pageEvidence is the evidence of a listing page's exchange, quoting the
+// answer with its item array counted rather than shown: what the checks
+// judge of a page is its other members, and a walk keeps the evidence of
+// every page (at 50 tools a page, 4 KB of quoted items each, tens of MB
+// for a big server's runs).
+func pageEvidence(x *mcp.Exchange, m map[string]json.RawMessage, member string, items int, present bool) map[string]any {
+	if x == nil || x.Response == nil || member == "" {
+		return check.Protocol.Of(x)
+	}
+	shown := make(map[string]json.RawMessage, len(m)+1)
+	for k, v := range m {
+		shown[k] = v
+	}
+	if present {
+		shown[member] = json.RawMessage(fmt.Sprintf(`"(%d items, not shown)"`, items))
+	}
+	result, err := json.Marshal(shown)
+	if err != nil {
+		return check.Protocol.Of(x)
+	}
+	msg := map[string]json.RawMessage{"result": result}
+	if x.Response.JSONRPC != nil {
+		msg["jsonrpc"] = x.Response.JSONRPC
+	}
+	if x.Response.ID != nil {
+		msg["id"] = x.Response.ID
+	}
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		return check.Protocol.Of(x)
+	}
+	c := *x
+	r := *x.Response
+	r.Raw, c.Response, c.Body = raw, &r, nil
+	return check.Protocol.Of(&c)
+}
+
 type listingSlot struct {
 	once sync.Once
+	l    *listing
+}
+
+// firstWalk is the first walk of one method in the whole run, which the
+// others wait for.
+type firstWalk struct {
+	done chan struct{} // closed once l is set
 	l    *listing
 }
 
@@ -67,8 +115,32 @@ func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
 		slot = &listingSlot{}
 		e.listings[key] = slot
 	}
+	first, pioneer := e.firstWalks[lm.method]
+	if !pioneer {
+		first = &firstWalk{done: make(chan struct{})}
+		e.firstWalks[lm.method] = first
+	}
 	e.listMu.Unlock()
-	slot.once.Do(func() { slot.l = e.walk(ctx, e.client, lm) })
+	slot.once.Do(func() {
+		if !pioneer {
+			slot.l = e.walk(ctx, e.client, lm)
+			first.l = slot.l
+			close(first.done)
+			return
+		}
+		select {
+		case <-first.done:
+		case <-ctx.Done():
+			o := check.Errored(fmt.Errorf("%s: %w", lm.method, ctx.Err()), nil)
+			slot.l = &listing{fail: &o}
+			return
+		}
+		if first.l.bounded != "" {
+			slot.l = first.l
+			return
+		}
+		slot.l = e.walk(ctx, e.client, lm)
+	})
 	return slot.l
 }
 
@@ -111,12 +183,21 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 	}
 	l := &listing{}
 	in := e.newInterner(lm.method == "tools/list")
+	// A tools/list the setup found without end within mcp-eval's bound is
+	// walked a little way only: the time was spent once already.
+	short := lm.method == "tools/list" && isBound(e.toolsErr)
 	seen := map[string]int{}
 	var prev []json.RawMessage
 	var cursor *string
+	start := time.Now()
 	for page := 0; ; page++ {
-		if page == maxListPages || len(l.items) >= maxListItems {
-			l.bounded = fmt.Sprintf("mcp-eval stopped after %d pages and %d items, its own bound; the rest was not judged", page, len(l.items))
+		if short && page == shortWalk {
+			l.bounded = shortWalkNote(e.toolsErr)
+			break
+		}
+		if b := c.ListBound(page, in.count(), start); b != "" {
+			l.bounded = fmt.Sprintf("mcp-eval stopped %s after %d pages and %d items in %v, at %s; what was read is judged, the rest was not",
+				lm.method, page, in.count(), time.Since(start).Round(time.Millisecond), c.BoundText(b))
 			break
 		}
 		params := lm.params(e)
@@ -139,10 +220,11 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			l.fail = o
 			break
 		}
+		_, present := m[lm.member]
 		if lm.member != "" {
 			var items []json.RawMessage
-			if raw, ok := m[lm.member]; ok {
-				if json.Unmarshal(raw, &items) != nil {
+			if raw, ok := m[lm.member]; ok && string(raw) != "null" {
+				if items, err = mcp.ParsedElements(raw); err != nil {
 					o := check.Failf(check.Protocol.Of(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
 					l.fail = &o
 					break
@@ -157,7 +239,12 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			in.add(items)
 			delete(m, lm.member)
 		}
-		l.pages = append(l.pages, listPage{m: m, ev: check.Protocol.Of(x)})
+		// The page keeps its other members, copied: they are small, and
+		// the page's bytes (its items) are then free.
+		for k, v := range m {
+			m[k] = bytes.Clone(v)
+		}
+		l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present)})
 		next, ok := m["nextCursor"]
 		if lm.member == "" || !ok || string(next) == "null" {
 			break
@@ -182,6 +269,14 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 		l.items = l.tools.raws
 	}
 	return l
+}
+
+// shortWalk is how many pages the runs walk of a list the setup found
+// without end (within mcp-eval's bound): enough to judge its pages.
+const shortWalk = 100
+
+func shortWalkNote(setup error) string {
+	return fmt.Sprintf("the first %d pages were judged: the setup's listing did not end within mcp-eval's bound (%v)", shortWalk, setup)
 }
 
 // interner collects a walk's items without keeping a second copy of a list
@@ -221,6 +316,14 @@ func (in *interner) add(items []json.RawMessage) {
 	}
 }
 
+// count is how many items were added.
+func (in *interner) count() int {
+	if in.canon != nil {
+		return in.n
+	}
+	return len(in.own)
+}
+
 func (in *interner) items() []json.RawMessage {
 	if in.canon != nil {
 		return in.canon.raws[:in.n]
@@ -232,7 +335,7 @@ func (in *interner) toolSet() *toolSet {
 	if in.canon != nil && in.n == len(in.canon.raws) {
 		return in.canon
 	}
-	return in.e.internTools(in.items())
+	return in.e.internTools(in.items(), nil)
 }
 
 // toolSet is one tools/list content with what the checks derive from it,
@@ -265,8 +368,10 @@ func (ts *toolSet) schemaProblems() schemaProblems {
 }
 
 // internTools returns the toolSet for raws, the one already made for an
-// identical listing if there is one.
-func (e *Env) internTools(raws []json.RawMessage) *toolSet {
+// identical listing if there is one. tools, when set, are raws decoded
+// already (mcp.Client.ListTools: every entry that decodes, with its Raw),
+// so that they are not decoded again.
+func (e *Env) internTools(raws []json.RawMessage, tools []mcp.Tool) *toolSet {
 	e.listMu.Lock()
 	defer e.listMu.Unlock()
 	for _, ts := range e.toolSets {
@@ -274,14 +379,13 @@ func (e *Env) internTools(raws []json.RawMessage) *toolSet {
 			return ts
 		}
 	}
-	ts := &toolSet{raws: raws, verdict: map[string]Outcome{}}
-	for _, r := range raws {
-		var t mcp.Tool
-		if json.Unmarshal(r, &t) != nil {
-			continue
+	ts := &toolSet{raws: raws, tools: tools, verdict: map[string]Outcome{}}
+	if tools == nil {
+		for _, r := range raws {
+			if t, ok := mcp.DecodeTool(r); ok {
+				ts.tools = append(ts.tools, t)
+			}
 		}
-		t.Raw = r
-		ts.tools = append(ts.tools, t)
 	}
 	e.toolSets = append(e.toolSets, ts)
 	return ts

@@ -1,13 +1,23 @@
 package conformance
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/mcp-eval/mcp-eval/engine/describe"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 // TestNearDuplicatesMatchesPairwise: the indexed lint finds exactly the
@@ -68,6 +78,88 @@ func TestNearDuplicatesIsBounded(t *testing.T) {
 	p := nearDuplicates(ts)
 	if len(p) != maxNearDuplicates+1 || !strings.Contains(p[len(p)-1], "stopped") {
 		t.Fatalf("%d problems, last %q", len(p), p[len(p)-1])
+	}
+}
+
+// TestListWithoutEnd: a tools/list that never ends (new tools and a new
+// cursor on every page, each page in time) is stopped by mcp-eval's time
+// bound, which the checks name, and what was read is judged: once the
+// setup's listing has found no end, the runs share one short walk rather
+// than walk into the bound again (issue 21: 6 770 pages in 300 s).
+func TestListWithoutEnd(t *testing.T) {
+	srv := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectEndlessPages), PageSize: 5})
+	ctx := context.Background()
+	const bound = 300 * time.Millisecond
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: 4 * time.Second, MaxListTime: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	res, err := Run(ctx, c, Options{Runs: 5, Only: []string{"caching/tools-list", "pagination/cursor-round-trip", "ordering", "schema/input-schema-valid"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The setup's listing takes the bound, then one short walk is shared
+	// by every run; the fresh-connection check does not walk a list it
+	// cannot compare.
+	if d := time.Since(start); d > bound+3*time.Second {
+		t.Errorf("the run took %v; want about one walk of %v", d, bound)
+	}
+	for _, ch := range res.Checks {
+		if ch.ID == "ordering/tools-list-fresh-connection" {
+			if ch.Status != report.StatusSkip || !strings.Contains(ch.Message, "did not end within mcp-eval's bound") {
+				t.Errorf("%s: %s %q", ch.ID, ch.Status, ch.Message)
+			}
+			continue
+		}
+		if ch.Status != report.StatusPass {
+			t.Errorf("%s: %s %q, want pass: what was read is correct", ch.ID, ch.Status, ch.Message)
+		}
+		if ch.ID != "ordering/tools-list" && !strings.Contains(ch.Info, "its bound of 300ms") {
+			t.Errorf("%s: info %q does not name the time bound", ch.ID, ch.Info)
+		}
+	}
+}
+
+// TestOneWalkPerRun: each run of the checks walks tools/list once, every
+// check that reads the list (ordering's comparison included) sharing it,
+// and the setup takes the run's description instead of listing again
+// (issue 21: the list was walked about three times as often).
+func TestOneWalkPerRun(t *testing.T) {
+	var mu sync.Mutex
+	walks := 0 // tools/list requests with a cursor: one per walk of the two-page list
+	fx := mcptest.NewHandler(mcptest.Options{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.Header.Get("Mcp-Method") == "tools/list" && strings.Contains(string(b), `"cursor"`) && !strings.Contains(string(b), "mcp-eval-probe") {
+			mu.Lock()
+			walks++
+			mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	desc := describe.Describe(ctx, c)
+	res, err := Run(ctx, c, Options{Runs: 3, Listed: desc,
+		Only: []string{"caching/tools-list", "result-type/tools-list", "schema", "lint", "ordering/tools-list", "pagination/cursor-round-trip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range res.Checks {
+		if ch.Status != report.StatusPass {
+			t.Errorf("%s: %s %q", ch.ID, ch.Status, ch.Message)
+		}
+	}
+	if walks != 4 {
+		t.Errorf("tools/list walked %d times, want 4: the description's and one per run", walks)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // HTTP the GET/DELETE and Origin rules.
 var mcpGoPins = map[string][]string{
 	"stdio": {"subscriptions/listen", "tasks/capability-slot"},
-	"http":  {"http/delete-not-allowed", "http/get-not-allowed", "http/origin-rejected", "tasks/capability-slot"},
+	"http":  {"http/origin-rejected", "tasks/capability-slot"},
 }
 
 // mcpGoMessages are what the pinned failures must say.

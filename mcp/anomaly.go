@@ -32,6 +32,10 @@ const (
 	// AnomalyUnparseable is an answer that carries a request's id but is not
 	// a valid JSON-RPC message; the request failed with a ProtocolError.
 	AnomalyUnparseable = "unparseable"
+	// AnomalyInvalidUTF8 is a stdout line, an answer body or an SSE event
+	// holding bytes that are not UTF-8 (utf8.go); what was kept of it has
+	// them replaced by U+FFFD.
+	AnomalyInvalidUTF8 = "invalid-utf8"
 )
 
 // Anomaly is one protocol-hygiene finding.

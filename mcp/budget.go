@@ -42,6 +42,14 @@ func SetAnswerBudget(n int64) {
 	answerBudget.setCap(n)
 }
 
+// AnswerBudget returns the budget SetAnswerBudget set (DefaultAnswerBudget
+// until it is called).
+func AnswerBudget() int64 {
+	answerBudget.mu.Lock()
+	defer answerBudget.mu.Unlock()
+	return answerBudget.cap
+}
+
 // budget is a weighted semaphore whose waiters give up with their context.
 type budget struct {
 	mu      sync.Mutex

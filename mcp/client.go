@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -59,6 +60,9 @@ type Options struct {
 	// answer to such a request, which it may have re-sent once (auth.go).
 	// internal/oauth implements it; mcp knows nothing of OAuth.
 	Authorizer Authorizer
+	// MaxListTime bounds the time one walk of a list may take; 0 means
+	// the package's MaxListTime.
+	MaxListTime time.Duration
 }
 
 // Client talks to one server in one era. It is safe for concurrent use.
@@ -202,15 +206,36 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 	raws, err := c.ListAll(ctx, "tools/list", "tools")
 	tools := make([]Tool, 0, len(raws))
 	for _, r := range raws {
-		var t Tool
-		if json.Unmarshal(r, &t) != nil {
-			continue
+		if t, ok := DecodeTool(r); ok {
+			tools = append(tools, t)
 		}
-		t.Raw = r
-		tools = append(tools, t)
 	}
 	c.learnParamHeaders(tools)
 	return tools, err
+}
+
+// DecodeTool decodes one tools/list entry as encoding/json would into a
+// Tool (ok is false where it would fail), with Raw set to raw and the
+// schemas sub-slices of it rather than copies: a big server's schemas are
+// most of its list, held once.
+func DecodeTool(raw json.RawMessage) (Tool, bool) {
+	var t Tool
+	if json.Unmarshal(raw, &t) != nil {
+		return Tool{}, false
+	}
+	t.Raw = raw
+	// Valid JSON, since it decoded: split it without checking again.
+	if m, err := splitObject(bytes.TrimSpace(raw)); err == nil {
+		// The same bytes as decoded (encoding/json also takes a key in
+		// another case), shared.
+		if s := m["inputSchema"]; bytes.Equal(s, t.InputSchema) {
+			t.InputSchema = s
+		}
+		if s := m["outputSchema"]; bytes.Equal(s, t.OutputSchema) {
+			t.OutputSchema = s
+		}
+	}
+	return t, true
 }
 
 // CallToolResult is the result of tools/call, or an input_required result.

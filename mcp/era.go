@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -116,7 +115,8 @@ func (c *Client) probeModern(ctx context.Context) (probeT Transport, decided boo
 		return nil, false, err
 	}
 	c.t, c.version, c.era = t, LatestVersion, EraModern
-	x, err := c.doFirst(ctx, c.NewCall("server/discover", nil))
+	call := c.NewCall("server/discover", nil)
+	x, err := c.doFirst(ctx, call)
 	c.probe.Discover, c.probe.DiscoverErr = x, err
 	if errors.Is(err, ErrAuthorization) {
 		t.Close()
@@ -127,7 +127,7 @@ func (c *Client) probeModern(ctx context.Context) (probeT Transport, decided boo
 		return nil, false, ue
 	}
 	modern, reason, fatal := classifyProbe(c.target.Kind(), x, err)
-	c.probe.Reason = reason
+	c.probe.Reason = reason + wrongID(call, x)
 	if fatal != nil {
 		t.Close()
 		return nil, false, fatal
@@ -188,6 +188,9 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 	if c.target.Kind() == "stdio" && errors.Is(c.probe.DiscoverErr, ErrClosed) && errors.Is(err, ErrClosed) {
 		// The process exited twice without answering anything: it did not
 		// start, whatever the era.
+		if ee, ok := errors.AsType[*ExitError](err); ok {
+			return nil, fmt.Errorf("%w: the process exited before answering server/discover, and again before initialize: %v", ErrUnreachable, ee)
+		}
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	if !gotJSONRPC(c.probe.Discover) && !gotJSONRPC(c.probe.Initialize) {
@@ -198,15 +201,17 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 		}
 		nm := notMCP(c.target, c.probe, err)
 		if st, ok := probeT.(*Stdio); ok {
-			nm.Stderr = urlLine(st.StderrTail())
-			if nm.Stderr != "" {
-				nm.Hint = "it looks like an HTTP server: start it with --server-start and point --server-url at it"
+			if nm.Stderr = urlLine(st.StderrTail()); nm.Stderr != "" {
+				nm.URL, nm.Hint = printedURL(nm.Stderr), httpServerHint
 			}
 		}
 		return nil, nm
 	}
 	c.probe.InitializeErr = err
 	c.era, c.version = EraUnknown, LatestVersion
+	if why := modernWithoutDiscover(c.probe.Discover, err); why != "" {
+		c.era, c.probe.Reason = EraModern, why
+	}
 	if modernT == nil {
 		if modernT, err = c.target.Dial(ctx); err != nil {
 			return nil, err
@@ -217,24 +222,29 @@ func (c *Client) neitherEra(ctx context.Context, probeT, modernT Transport, err 
 }
 
 // doFirst sends the first request of a connection. Over stdio it may take
-// the start-up budget, and Options.Waiting hears about the wait.
+// the start-up budget, Options.Waiting hears about the wait, and a process
+// that turns out to be an HTTP server (httpserver.go) ends the wait with a
+// *NotMCPError.
 func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
-	if c.target.Kind() != "stdio" || c.opts.StartTimeout <= c.opts.Timeout {
+	st, _ := c.t.(*Stdio)
+	if c.target.Kind() != "stdio" || st == nil {
 		return c.Do(ctx, call)
 	}
-	ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
+	if c.opts.StartTimeout > c.opts.Timeout {
+		ctx = context.WithValue(ctx, startKey{}, c.opts.StartTimeout)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, _ := c.t.(*Stdio)
 	stop := make(chan struct{})
 	defer close(stop)
-	var gaveUp atomic.Bool
+	var found atomic.Pointer[NotMCPError]
 	start := time.Now()
-	every := waitingEvery
+	every := waitingEvery // read here: the tests change it between connections
 	go func() {
 		tick := time.NewTicker(startPoll)
 		defer tick.Stop()
 		next := every
+		w := &httpWatch{timeout: c.opts.Timeout}
 		for {
 			select {
 			case <-stop:
@@ -242,40 +252,40 @@ func (c *Client) doFirst(ctx context.Context, call *Call) (*Exchange, error) {
 			case <-tick.C:
 			}
 			waited := time.Since(start)
-			if c.opts.Waiting != nil && waited >= next {
+			if c.opts.Waiting != nil && c.opts.StartTimeout > c.opts.Timeout && waited >= next {
 				c.opts.Waiting(waited)
 				next += every
 			}
-			// An HTTP server given as a stdio command names its URL on
-			// stderr and never writes stdout: past the ordinary timeout,
-			// that is no slow start.
-			if st != nil && waited >= c.opts.Timeout && st.silent() && urlLine(st.StderrTail()) != "" {
-				gaveUp.Store(true)
+			if nm := w.look(ctx, st, waited); nm != nil {
+				found.Store(nm)
 				cancel()
 				return
 			}
 		}
 	}()
 	x, err := c.Do(ctx, call)
-	if err != nil && gaveUp.Load() {
-		err = &TimeoutError{Method: call.Method, After: time.Since(start)}
+	if nm := found.Load(); err != nil && nm != nil {
+		err = nm
 	}
 	return x, err
 }
 
+// wrongID says, for a reason, that the answer x came under an id other
+// than call's ("" when it did not): evidence in itself, which the
+// jsonrpc/id-echo checks judge.
+func wrongID(call *Call, x *Exchange) string {
+	if x == nil || x.Response == nil || x.Response.ID == nil || idlessError(x.Response) {
+		return ""
+	}
+	want, _ := json.Marshal(call.ID)
+	if idKey(x.Response.ID) == idKey(want) {
+		return ""
+	}
+	return fmt.Sprintf(" (under id %s, not the request's id %s)", clip.Bytes(string(x.Response.ID), 60), want)
+}
+
 // startPoll is how often the start-up wait looks at the server.
 const startPoll = 100 * time.Millisecond
-
-// urlLine returns the last line of s that names an http(s) URL.
-func urlLine(s string) string {
-	lines := strings.Split(s, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "http://") || strings.Contains(l, "https://") {
-			return clip.Bytes(l, 200)
-		}
-	}
-	return ""
-}
 
 // unauthorized returns an *UnauthorizedError for a 401 or 403 answer.
 func (c *Client) unauthorized(x *Exchange) error {
@@ -341,7 +351,7 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 // is modern. fatal is set when the server could not be reached at all.
 func classifyProbe(kind string, x *Exchange, err error) (modern bool, reason string, fatal error) {
 	if err != nil {
-		if errors.Is(err, ErrUnreachable) {
+		if errors.Is(err, ErrUnreachable) || errors.As(err, new(*NotMCPError)) {
 			return false, "", err
 		}
 		var te *TimeoutError
@@ -376,6 +386,28 @@ func classifyProbe(kind string, x *Exchange, err error) (modern bool, reason str
 		return true, "server/discover answered 404 with a JSON-RPC -32601 body (a modern server without server/discover)", nil
 	}
 	return false, fmt.Sprintf("server/discover answered error %d (not a modern error); trying the legacy handshake", x.Response.Error.Code), nil
+}
+
+// modernWithoutDiscover says why a server that answered server/discover
+// with -32601 and then refused initialize (initErr) is a modern server that
+// lacks server/discover ("" when it is not): it refused the handshake with
+// an error of the 2026-07-28 rules, -32601 for a removed method, -32602 for
+// the _meta a modern request carries, or a code of -32020…-32022, where a
+// legacy server would have answered with its handshake. Over HTTP a 404
+// with the -32601 says the same at once (classifyProbe); over stdio, which
+// has no status, this is the same rule's evidence, so the era is the same
+// on both transports.
+func modernWithoutDiscover(discover *Exchange, initErr error) string {
+	d := discover.RPCError()
+	ie, ok := errors.AsType[*Error](initErr)
+	if d == nil || d.Code != CodeMethodNotFound || !ok {
+		return ""
+	}
+	switch ie.Code {
+	case CodeMethodNotFound, CodeInvalidParams, CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return fmt.Sprintf("server/discover answered -32601 and initialize the modern error %d: a modern server without server/discover", ie.Code)
+	}
+	return ""
 }
 
 // connectLegacy performs the 2025-11-25 initialize handshake on a new

@@ -16,7 +16,7 @@ func FuzzReadSSE(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h := &HTTP{MaxBytes: 1 << 12}
 		x := &Exchange{}
-		_ = h.readSSE(context.Background(), bytes.NewReader(body), &Outgoing{ID: []byte("1")}, x)
+		_ = h.readSSE(context.Background(), bytes.NewReader(body), &Outgoing{ID: []byte("1")}, x, func() {})
 		if len(x.Body) > 1<<21 {
 			t.Fatalf("kept %d bytes", len(x.Body))
 		}

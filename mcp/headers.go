@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -90,13 +91,22 @@ func (c *Client) learnParamHeaders(tools []Tool) {
 	defer ph.mu.Unlock()
 	for _, t := range tools {
 		var bindings []paramHeader
-		collectParamHeaders(t.InputSchema, nil, &bindings, 0)
+		if mayBindHeaders(t.InputSchema) {
+			collectParamHeaders(t.InputSchema, nil, &bindings, 0)
+		}
 		if len(bindings) > 0 {
 			ph.m[t.Name] = bindings
 		} else {
 			delete(ph.m, t.Name)
 		}
 	}
+}
+
+// mayBindHeaders reports whether schema can hold an x-mcp-header key: it
+// spells the key, or holds an escape that could spell it. Most schemas do
+// neither, and are then not decoded at all.
+func mayBindHeaders(schema []byte) bool {
+	return bytes.Contains(schema, []byte("x-mcp-header")) || bytes.Contains(schema, []byte(`\u`))
 }
 
 // collectParamHeaders walks properties chains only: x-mcp-header is valid

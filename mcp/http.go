@@ -117,7 +117,11 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	start := time.Now()
 	x = &Exchange{Sent: out.Body}
 	defer func() { finish(h.Observer, out, x, start, len(x.Body), err) }()
-	req, err := h.newRequest(ctx, out)
+	// The request has a cancel of its own, so that the tail of an SSE
+	// stream read after the response (readSSE) can be cut short.
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	req, err := h.newRequest(rctx, out)
 	if err != nil {
 		return x, err
 	}
@@ -144,8 +148,15 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	g := &grant{ctx: ctx, limit: h.maxBytes()}
 	defer g.done()
 	answer := &budgetReader{r: resp.Body, g: g}
+	if ct == "text/event-stream" && out.ID == nil && req.Method != http.MethodPost {
+		// A GET (or DELETE) carries no JSON-RPC message to answer: the
+		// status and an event stream are the whole answer, and the
+		// standalone stream of the earlier revisions stays open until the
+		// client leaves, so it is not read.
+		return x, nil
+	}
 	if ct == "text/event-stream" {
-		err = h.readSSE(ctx, answer, out, x)
+		err = h.readSSE(ctx, answer, out, x, rcancel)
 	} else {
 		err = h.readJSON(answer, out, x)
 	}
@@ -200,7 +211,15 @@ func (h *HTTP) newRequest(ctx context.Context, out *Outgoing) (*http.Request, er
 func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 	limit := h.maxBytes()
 	b, err := readCapped(r, limit)
+	if errors.Is(err, errLimit) {
+		b = cutRune(b) // an excerpt
+	}
+	orig := b
+	b, bad := validUTF8(b)
 	x.Body = b
+	if bad > 0 {
+		h.record(invalidUTF8("the answer to "+out.Method, orig, bad))
+	}
 	if errors.Is(err, errLimit) {
 		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 	}
@@ -216,6 +235,7 @@ func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
 		x.Invalid = append(x.Invalid, "body is not a JSON-RPC message: "+perr.Error())
 		return nil
 	}
+	m.badUTF8 = bad
 	x.Messages = append(x.Messages, m)
 	if m.IsResponse() {
 		x.Response = m
@@ -234,12 +254,19 @@ const maxStreamMessages = 1000
 // maxRawKept bounds the raw SSE bytes kept in Exchange.Body as evidence.
 const maxRawKept = 1 << 20
 
-// readSSE reads server-sent events until the response to out arrives, the
-// stream ends, or the size limit is hit: the limit caps the whole stream,
-// and so every event in it. Comment lines (":") are keep-alives that
-// clients must ignore; "data" lines of one event are joined with "\n" (the
-// SSE specification's rules).
-func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Exchange) error {
+// sseTail is how long the rest of an SSE stream is read after the
+// response: the response SHOULD end the stream, so a server that ends it
+// costs nothing, one that keeps it open costs this, and a second answer
+// in the same stream (a duplicate) is seen, as it is on stdio.
+const sseTail = 25 * time.Millisecond
+
+// readSSE reads server-sent events until the response to out arrives and
+// then the stream's end (at most sseTail more), the stream ends, or the
+// size limit is hit: the limit caps the whole stream, and so every event
+// in it. Comment lines (":") are keep-alives that clients must ignore;
+// "data" lines of one event are joined with "\n" (the SSE specification's
+// rules). cut ends the request, for the tail.
+func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Exchange, cut context.CancelFunc) error {
 	limit := h.maxBytes()
 	sr := &sseReader{h: h, out: out, x: x, data: &bytes.Buffer{}}
 	if out.ID != nil {
@@ -253,14 +280,28 @@ func (h *HTTP) readSSE(ctx context.Context, r io.Reader, out *Outgoing, x *Excha
 		sr.keepRaw(line)
 		if err != nil && len(line) == 0 {
 			sr.data.Truncate(start)
+			if sr.answered {
+				// The tail ended (the stream's end, the cut, the limit):
+				// the answer is in.
+				sr.dispatch()
+				x.Body = sr.body()
+				return nil
+			}
 			return sr.end(err, limit)
 		}
-		if sr.line(line, start) {
-			x.Body = sr.raw.Bytes()
-			return nil
+		if sr.line(line, start) && !sr.answered {
+			sr.answered = true
+			if out.ID == nil {
+				x.Body = sr.body()
+				return nil
+			}
+			time.AfterFunc(sseTail, cut)
 		}
 		if ctx.Err() != nil {
-			x.Body = sr.raw.Bytes()
+			x.Body = sr.body()
+			if sr.answered {
+				return nil
+			}
 			return ctx.Err()
 		}
 	}
@@ -277,6 +318,14 @@ type sseReader struct {
 	data     *bytes.Buffer
 	haveData bool
 	want     string // idKey of the request's id; "" for a notification
+	answered bool   // the response has arrived; the rest is the tail
+}
+
+// body is the stream as kept, valid UTF-8 (each event was checked as it
+// was dispatched).
+func (sr *sseReader) body() []byte {
+	b, _ := validUTF8(cutRune(sr.raw.Bytes()))
+	return b
 }
 
 func (sr *sseReader) keepRaw(line []byte) {
@@ -321,7 +370,7 @@ func (sr *sseReader) line(line []byte, start int) bool {
 // end finishes a stream that stopped with err: the end of the body, the
 // size limit, or a read error.
 func (sr *sseReader) end(err error, limit int64) error {
-	sr.x.Body = sr.raw.Bytes()
+	sr.x.Body = sr.body()
 	switch {
 	case errors.Is(err, io.EOF):
 		sr.dispatch()
@@ -330,7 +379,7 @@ func (sr *sseReader) end(err error, limit int64) error {
 		}
 		return nil
 	case errors.Is(err, errLimit):
-		sr.x.Body = sr.x.Body[:min(len(sr.x.Body), excerptBytes)]
+		sr.x.Body = cutRune(sr.x.Body[:min(len(sr.x.Body), excerptBytes)])
 		n := sr.data.Cap()
 		sr.data = nil
 		refusedBig(n)
@@ -351,15 +400,25 @@ func (sr *sseReader) dispatch() bool {
 		sr.data.Reset()
 		return false
 	}
+	x, out := sr.x, sr.out
+	if sr.answered {
+		sr.tail(payload)
+		return false
+	}
+	orig := payload
+	payload, bad := validUTF8(payload)
+	if bad > 0 {
+		sr.h.record(invalidUTF8("an SSE event of the answer to "+out.Method, orig, bad))
+	}
 	m, err := parseOwned(payload)
 	// The message owns the bytes now; start a new buffer.
 	sr.data = &bytes.Buffer{}
-	x, out := sr.x, sr.out
 	if err != nil {
 		x.Invalid = appendCapped(x.Invalid, "SSE event is not a JSON-RPC message: "+err.Error())
 		sr.h.record(Anomaly{Kind: AnomalyNonJSON, Detail: "an SSE event of the answer to " + out.Method + " is not a JSON-RPC message: " + err.Error(), Evidence: clip.Bytes(string(payload), 200)})
 		return false
 	}
+	m.badUTF8 = bad
 	if len(x.Messages) < maxStreamMessages {
 		x.Messages = append(x.Messages, m)
 	} else {
@@ -370,8 +429,8 @@ func (sr *sseReader) dispatch() bool {
 	}
 	if sr.want == "" || idKey(m.ID) == sr.want {
 		x.Response = m
-		// The final response SHOULD end the stream; stop reading at it
-		// rather than wait for a server that keeps it open.
+		// The final response SHOULD end the stream: what follows is read
+		// for sseTail at most (readSSE).
 		return true
 	}
 	if !idlessError(m) {
@@ -383,6 +442,20 @@ func (sr *sseReader) dispatch() bool {
 		x.Response = m
 	}
 	return false
+}
+
+// tail looks at an event after the response, for a second answer to the
+// same request (a duplicate, as stdio sees it). Nothing else there is this
+// request's business: a server of the earlier revisions may put its answer
+// to another request on the stream, as it may on any open one.
+func (sr *sseReader) tail(payload []byte) {
+	sr.data = &bytes.Buffer{}
+	payload, _ = validUTF8(payload)
+	m, err := parseOwned(payload)
+	if err != nil || !m.IsResponse() || m.ID == nil || idKey(m.ID) != sr.want {
+		return
+	}
+	sr.h.record(Anomaly{Kind: AnomalyDuplicate, Detail: "the SSE stream answering " + sr.out.Method + " carries a second response to id " + clip.Bytes(string(m.ID), 60), Evidence: clip.Bytes(string(m.Raw), 200)})
 }
 
 var errLimit = errors.New("limit reached")

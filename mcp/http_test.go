@@ -582,3 +582,94 @@ func TestHTTPIdlessErrorIsNoOrphan(t *testing.T) {
 		})
 	}
 }
+
+// A GET answered with an event stream (the standalone stream of the
+// earlier revisions, which stays open) is answered by its status and
+// content type: the exchange returns at once, not at the timeout (issue
+// 21: mcp-go held it open for the whole --timeout of every run).
+func TestHTTPGetStreamIsAnswerAtOnce(t *testing.T) {
+	srv := streamServer(t, nil, true)
+	tr := &HTTP{URL: srv.URL}
+	ctx, cancel := WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	x, err := tr.Exchange(ctx, &Outgoing{Method: "", HTTPMethod: http.MethodGet})
+	if err != nil || x.Status != http.StatusOK || x.ContentType != "text/event-stream" {
+		t.Fatalf("GET: %v, %+v", err, x)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("GET took %v; the open stream's headers were the answer", d)
+	}
+}
+
+// A second answer to the request inside its own SSE stream is a duplicate,
+// as it is on stdio: the stream is read to its end after the response
+// (which SHOULD end it), for sseTail at most when it stays open.
+func TestHTTPDuplicateInStream(t *testing.T) {
+	ev := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	for _, tt := range []struct {
+		name string
+		open bool // the stream stays open after the second answer
+	}{{"stream ends", false}, {"stream stays open", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := streamServer(t, []string{ev, ev}, tt.open)
+			tr := &HTTP{URL: srv.URL}
+			ctx, cancel := WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			start := time.Now()
+			x, err := tr.Exchange(ctx, &Outgoing{ID: []byte("1"), Method: "tools/list", Body: []byte(`{}`)})
+			if err != nil || x.Response == nil {
+				t.Fatalf("Exchange: %v, %+v", err, x)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v", d)
+			}
+			if n := tr.AnomalyCounts()[AnomalyDuplicate]; n != 1 {
+				t.Errorf("%d duplicates recorded, want 1: %+v", n, tr.Anomalies())
+			}
+		})
+	}
+}
+
+// After the response, only a second answer to the same request counts:
+// an answer to another id on the stream (servers of the earlier revisions
+// may route one there) is not this request's business.
+func TestHTTPTailIgnoresOtherIDs(t *testing.T) {
+	body := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	srv := httptest.NewServer(rawHandler("text/event-stream", body))
+	defer srv.Close()
+	tr := &HTTP{URL: srv.URL}
+	x, err := tr.Exchange(context.Background(), &Outgoing{ID: []byte("1"), Method: "tools/list", Body: []byte(`{}`)})
+	if err != nil || x.Response == nil || string(x.Response.ID) != "1" || len(x.Messages) != 1 {
+		t.Fatalf("%v, %+v", err, x)
+	}
+	if as := tr.Anomalies(); len(as) != 0 {
+		t.Errorf("anomalies %+v", as)
+	}
+}
+
+// streamServer answers every request with an event stream of events,
+// each flushed, then ends it or, when open, holds it until the client
+// leaves (or the test ends).
+func streamServer(t *testing.T, events []string, open bool) *httptest.Server {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for _, ev := range events {
+			io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+		w.(http.Flusher).Flush()
+		if open {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv
+}

@@ -78,6 +78,9 @@ type Message struct {
 	parseErr error
 	// line is the stdout line a stdio message arrived on.
 	line int
+	// badUTF8 counts the bytes of the message as received that were not
+	// UTF-8 (see InvalidUTF8).
+	badUTF8 int
 }
 
 // Line returns the stdout line a message arrived on over stdio (1 for the
@@ -116,22 +119,27 @@ var errNotObject = errors.New("not a JSON object")
 // matched exactly (encoding/json alone would accept "ID" for "id"), the id
 // must be a string, a number or null, and the error code an integer.
 func ParseMessage(raw []byte) (*Message, error) {
-	m, err := parseOwned(bytes.TrimSpace(raw))
-	if m != nil {
-		m.Raw = append(json.RawMessage(nil), m.Raw...)
-	}
-	return m, err
+	return parseOwned(append([]byte(nil), bytes.TrimSpace(raw)...))
 }
 
-// parseOwned is ParseMessage for bytes the caller hands over: m.Raw shares
-// them instead of copying a large answer once more.
+// parseOwned is ParseMessage for bytes the caller hands over: m.Raw and
+// every member share them (jsonsplit.go) instead of copying a large answer
+// once more.
 func parseOwned(raw []byte) (*Message, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errNotObject
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
+	if !json.Valid(raw) {
+		// Only now pay for encoding/json's account of what is wrong.
+		err := json.Unmarshal(raw, new(map[string]json.RawMessage))
+		if err == nil {
+			err = errNotObject
+		}
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	members, err := splitObject(raw)
+	if err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	m := &Message{Raw: raw}

@@ -4,34 +4,88 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 )
 
-// Bounds on one listing. They are mcp-eval's, not the spec's: the spec
-// puts no limit on a list (server/utilities/pagination.mdx), so reaching one
-// is reported as mcp-eval stopping, not as the server failing.
+// Bounds on one listing (every walk of a list, here and in conformance).
+// They are mcp-eval's, not the spec's: the spec puts no limit on a list
+// (server/utilities/pagination.mdx), so reaching one is reported as
+// mcp-eval stopping, not as the server failing. The time bound stops a
+// list without end whose every page comes within --timeout (new items and
+// a new cursor on every page, which no repeated cursor or page betrays).
 const (
 	// MaxListItems bounds the items of one listing over all its pages.
 	MaxListItems = 100_000
 	// MaxListPages bounds the pages (a server may send empty pages).
 	MaxListPages = 10_000
+	// MaxListTime bounds the time one listing may take, unless
+	// Options.MaxListTime says otherwise.
+	MaxListTime = time.Minute
 )
+
+// The bounds, by name, as ListStopError.Bound and ListBound say them.
+const (
+	BoundItems = "items"
+	BoundPages = "pages"
+	BoundTime  = "time"
+)
+
+// ListBound returns the bound a listing on c that has read pages and
+// items since start has reached ("" when none): BoundPages, BoundItems or
+// BoundTime.
+func (c *Client) ListBound(pages, items int, start time.Time) string {
+	switch {
+	case pages >= MaxListPages:
+		return BoundPages
+	case items >= MaxListItems:
+		return BoundItems
+	case time.Since(start) >= c.listTime():
+		return BoundTime
+	}
+	return ""
+}
+
+func (c *Client) listTime() time.Duration {
+	if c.opts.MaxListTime > 0 {
+		return c.opts.MaxListTime
+	}
+	return MaxListTime
+}
+
+// BoundText says which of mcp-eval's bounds on one listing on c ended it.
+func (c *Client) BoundText(bound string) string {
+	switch bound {
+	case BoundPages:
+		return fmt.Sprintf("its bound of %d pages", MaxListPages)
+	case BoundItems:
+		return fmt.Sprintf("its bound of %d items", MaxListItems)
+	case BoundTime:
+		return fmt.Sprintf("its bound of %v", c.listTime())
+	}
+	return "its bound"
+}
 
 // ListStopError says why a listing stopped before its last page: the server
 // sent a cursor it had sent before (Loop: following it would never end), or
-// the listing reached one of mcp-eval's bounds. The pages before are kept.
+// the listing reached one of mcp-eval's bounds (Bound). The pages before are
+// kept.
 type ListStopError struct {
 	Method string
 	// Loop is set when Cursor was already followed, at page Again.
 	Loop   bool
 	Cursor string
 	Again  int
-	// Pages and Items are what was read before stopping.
+	// Bound is BoundItems, BoundPages or BoundTime when a bound stopped it.
+	Bound string
+	// Pages and Items are what was read before stopping, in Elapsed.
 	Pages, Items int
+	Elapsed      time.Duration
+	// Limit says the bound reached ("its bound of 30s").
+	Limit string
 }
 
 func (e *ListStopError) Error() string {
@@ -39,8 +93,8 @@ func (e *ListStopError) Error() string {
 		return fmt.Sprintf("%s: page %d returned nextCursor %q, already followed after page %d: a pagination loop; stopped after %d items",
 			e.Method, e.Pages, clip.Bytes(e.Cursor, 80), e.Again, e.Items)
 	}
-	return fmt.Sprintf("%s: stopped after %d pages and %d items, mcp-eval's bound on one listing (%d items, %d pages); not a fault of the server",
-		e.Method, e.Pages, e.Items, MaxListItems, MaxListPages)
+	return fmt.Sprintf("%s: stopped after %d pages and %d items in %v, at mcp-eval's bound on one listing (%s); not a fault of the server",
+		e.Method, e.Pages, e.Items, e.Elapsed.Round(time.Millisecond), e.Limit)
 }
 
 // Page is one page of a paginated list, for checks that judge every page.
@@ -69,9 +123,10 @@ func (c *Client) listPages(ctx context.Context, method, member string, keepResul
 	var cursor *string
 	seen := map[string]int{} // cursor → the page after which it came
 	items := 0
+	start := time.Now()
 	for {
-		if len(pages) >= MaxListPages || items >= MaxListItems {
-			return pages, &ListStopError{Method: method, Pages: len(pages), Items: items}
+		if b := c.ListBound(len(pages), items, start); b != "" {
+			return pages, &ListStopError{Method: method, Bound: b, Pages: len(pages), Items: items, Elapsed: time.Since(start), Limit: c.BoundText(b)}
 		}
 		params := map[string]any{}
 		if cursor != nil {
@@ -86,8 +141,8 @@ func (c *Client) listPages(ctx context.Context, method, member string, keepResul
 		if err != nil {
 			return pages, err
 		}
-		var members map[string]json.RawMessage
-		if err := json.Unmarshal(res, &members); err != nil {
+		members, err := x.Response.ResultMembers()
+		if err != nil {
 			return pages, fmt.Errorf("%s: result is not an object", method)
 		}
 		p := Page{Cursor: cursor, Status: x.Status, Header: x.Header}
@@ -96,7 +151,7 @@ func (c *Client) listPages(ctx context.Context, method, member string, keepResul
 		}
 		if raw, ok := members[member]; ok && string(bytes.TrimSpace(raw)) != "null" {
 			// Items alias the member's bytes rather than copy them.
-			if p.Items, err = splitArray(raw); err != nil {
+			if p.Items, err = ParsedElements(raw); err != nil {
 				return pages, fmt.Errorf("%s: %s is not an array", method, member)
 			}
 		}
@@ -126,57 +181,4 @@ func (c *Client) ListAll(ctx context.Context, method, member string) ([]json.Raw
 		all = append(all, p.Items...)
 	}
 	return all, err
-}
-
-var errNotArray = errors.New("not a JSON array")
-
-// splitArray returns the elements of the JSON array raw as sub-slices of
-// it, without copying: a listing of 100 000 tools is then held once, not
-// once per decoding step. raw must be valid JSON (it comes from a parsed
-// message).
-func splitArray(raw []byte) ([]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !json.Valid(raw) {
-		return nil, errNotArray
-	}
-	var out []json.RawMessage
-	depth, start := 0, -1
-	inString, escaped := false, false
-	for i := 1; i < len(raw)-1; i++ {
-		c := raw[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case ',':
-			if depth == 0 {
-				out = append(out, bytes.TrimSpace(raw[start:i]))
-				start = -1
-				continue
-			}
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		out = append(out, bytes.TrimSpace(raw[start:len(raw)-1]))
-	}
-	return out, nil
 }

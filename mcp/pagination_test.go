@@ -172,3 +172,27 @@ func FuzzSplitArray(f *testing.F) {
 		}
 	})
 }
+
+// A list without end whose every page comes in time (new items and a new
+// cursor on each) is stopped by the time bound, which the error names
+// (issue 21: 6 770 pages in 300 s, and nothing stopped it).
+func TestPaginationWithoutEnd(t *testing.T) {
+	srv := pagedServer(t, 1<<40, 10, nil)
+	c, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: 5 * time.Second, MaxListTime: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	pages, err := c.ListPages(context.Background(), "tools/list", "tools")
+	var se *ListStopError
+	if !errors.As(err, &se) || se.Bound != BoundTime || len(pages) == 0 || se.Pages != len(pages) {
+		t.Fatalf("%d pages, err = %v; want the time bound", len(pages), err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("stopped after %v", d)
+	}
+	if !strings.Contains(err.Error(), "its bound of 300ms") {
+		t.Errorf("message %q does not name the bound", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/proc"
@@ -23,25 +24,32 @@ type StartedServer struct {
 // server to answer.
 const pollTimeout = time.Second
 
+// StartWaiting is told, every few seconds while StartServer waits, how
+// long it has waited and the last line of the server's output that names
+// an http(s) URL ("" if none): a server listening elsewhere than the URL
+// polled says so there.
+type StartWaiting func(waited time.Duration, printed string)
+
 // StartServer runs argv (stdout and stderr to log) and polls url, every
 // startPoll, until the server answers any HTTP request, the process exits,
-// ctx ends or timeout passes. Whatever the outcome but success, the process
-// is stopped before it returns. Errors quote the server's last line of
-// output; on ctx's end the error wraps ctx.Err().
-func StartServer(ctx context.Context, argv []string, url string, timeout time.Duration, log io.Writer) (*StartedServer, error) {
+// ctx ends or timeout passes, calling waiting (when set) every few seconds
+// meanwhile. Whatever the outcome but success, the process is stopped
+// before it returns. Errors quote what the server's output says went wrong
+// and the URL it printed; on ctx's end the error wraps ctx.Err().
+func StartServer(ctx context.Context, argv []string, url string, timeout time.Duration, log io.Writer, waiting StartWaiting) (*StartedServer, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty server command")
 	}
 	s := &StartedServer{tail: &tailBuffer{max: 4 << 10}}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout = io.MultiWriter(log, s.tail)
+	cmd.Stdout = io.MultiWriter(&validWriter{w: log}, s.tail)
 	cmd.Stderr = cmd.Stdout
 	p, err := proc.Start(cmd)
 	if err != nil {
 		return nil, err
 	}
 	s.p = p
-	if err := s.awaitAnswer(ctx, url, timeout); err != nil {
+	if err := s.awaitAnswer(ctx, url, timeout, waiting); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -49,13 +57,15 @@ func StartServer(ctx context.Context, argv []string, url string, timeout time.Du
 }
 
 // awaitAnswer polls url until something answers there.
-func (s *StartedServer) awaitAnswer(ctx context.Context, url string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+func (s *StartedServer) awaitAnswer(ctx context.Context, url string, timeout time.Duration, waiting StartWaiting) error {
+	start := time.Now()
+	deadline := start.Add(timeout)
+	next := waitingEvery
 	client := &http.Client{Timeout: pollTimeout}
 	for {
 		select {
 		case <-s.p.Exited():
-			return fmt.Errorf("the server exited before answering at %s (%v)%s", url, exitText(s.p.Err()), s.hint())
+			return fmt.Errorf("the server exited before answering at %s (%v)%s", url, exitText(s.p.Err()), s.hint(""))
 		case <-ctx.Done():
 			return fmt.Errorf("interrupted while starting the server: %w", ctx.Err())
 		default:
@@ -69,18 +79,34 @@ func (s *StartedServer) awaitAnswer(ctx context.Context, url string, timeout tim
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("nothing answered at %s within %v%s", url, timeout, s.hint())
+			el, line := s.elsewhere(url)
+			return fmt.Errorf("nothing answered at %s within %v%s%s", url, timeout, el, s.hint(line))
+		}
+		if waited := time.Since(start); waiting != nil && waited >= next {
+			waiting(waited, urlLine(s.tail.String()))
+			next += waitingEvery
 		}
 		time.Sleep(startPoll)
 	}
 }
 
-// hint is the server's last line of output, for error messages.
-func (s *StartedServer) hint() string {
-	if l := s.tail.lastLine(); l != "" {
-		return "; last output: " + l
+// hint is what the server's output says went wrong, for error messages,
+// unless that is the line quoted already.
+func (s *StartedServer) hint(quoted string) string {
+	if l := s.tail.errorLine(); l != "" && l != quoted {
+		return "; its output: " + l
 	}
 	return ""
+}
+
+// elsewhere quotes the server's line naming a URL when it is not the one
+// polled (a wrong port in --server-url), for error messages, and returns
+// that line.
+func (s *StartedServer) elsewhere(url string) (string, string) {
+	if l := urlLine(s.tail.String()); l != "" && !strings.Contains(l, strings.TrimSuffix(url, "/")) {
+		return fmt.Sprintf("; the server printed %q", l), l
+	}
+	return "", ""
 }
 
 // Stop ends the server with the stdio shutdown sequence less its first

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,10 @@ type Command struct {
 	MaxBytes int64
 	// Observer, if set, is told about every exchange.
 	Observer Observer
+	// Leftovers, if set, is called once the process is stopped with the
+	// pids of the processes it had left outside its process group (setsid
+	// escapees, found by their tag and killed), when there were any.
+	Leftovers func(pids []int)
 }
 
 func (c Command) String() string { return strings.Join(c.Argv, " ") }
@@ -62,13 +67,35 @@ type Stdio struct {
 	invalid  []string
 	lines    int // stdout lines read
 	answers  int // JSON-RPC messages read
-	closing  bool
-	exitErr  error
-	done     chan struct{} // closed when the process is reaped
-	readDone chan struct{} // closed when the stdout reader stops
-	closeMu  sync.Mutex
-	closeErr error
-	closed   bool
+	sent     int // requests registered
+	replies  int // responses delivered to a request
+	// pairing is set once the server answered the process's first request,
+	// the only one in flight, under an id it was never sent: from then on
+	// requests go one at a time (serial), so that each answer, whatever
+	// its id, is the answer to the one request in flight, as an HTTP
+	// answer is to its POST.
+	pairing bool
+	serial  chan struct{}
+	// streams are the requests in flight whose answer ends a stream
+	// (subscriptions/listen). Before pairing they are never paired. Once
+	// pairing holds, a stream being opened holds serial like any request
+	// until its first message (the acknowledgement, or its answer), or
+	// openBound, so that the refusal of a listen is told apart from the
+	// answer to another request; after that it is established and is no
+	// longer a candidate for an answer under an unknown id.
+	streams     map[string]bool
+	established map[string]bool
+	opening     string // the stream holding serial until it is established
+	openRelease func() // gives serial back, once
+	closing     bool
+	exitErr     error
+	done        chan struct{} // closed when the process is reaped
+	readDone    chan struct{} // closed when the stdout reader has read its last line
+	closeMu     sync.Mutex
+	closeErr    error
+	closed      bool
+	grace       time.Duration // drainGrace when the process started
+	onLeft      func([]int)   // Command.Leftovers
 }
 
 var _ Transport = (*Stdio)(nil)
@@ -77,10 +104,10 @@ var _ Transport = (*Stdio)(nil)
 const maxKept = 256
 
 // drainGrace is how long answers already written to stdout may still be
-// read after the process exited (a server may answer and exit at once).
-// The shutdown timings are internal/proc's (basic/transports/stdio.mdx
+// read after the process exited (a server may answer and exit at once); a
+// variable for the tests. The shutdown timings are internal/proc's (basic/transports/stdio.mdx
 // §Shutdown).
-const drainGrace = 200 * time.Millisecond
+var drainGrace = 200 * time.Millisecond
 
 // StartCommand launches the server. The context bounds only the start; the
 // process lives until Close.
@@ -95,16 +122,21 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
 	s := &Stdio{
-		observer: c.Observer,
-		stderr:   &tailBuffer{max: 4 << 10},
-		pending:  map[string]chan *Message{},
-		answered: map[string]bool{},
-		gaveUp:   map[string]bool{},
-		done:     make(chan struct{}),
-		readDone: make(chan struct{}),
+		observer:    c.Observer,
+		stderr:      &tailBuffer{max: 4 << 10},
+		pending:     map[string]chan *Message{},
+		answered:    map[string]bool{},
+		gaveUp:      map[string]bool{},
+		done:        make(chan struct{}),
+		readDone:    make(chan struct{}),
+		serial:      make(chan struct{}, 1),
+		streams:     map[string]bool{},
+		established: map[string]bool{},
+		grace:       drainGrace,
+		onLeft:      c.Leftovers,
 	}
 	if c.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(s.stderr, c.Stderr)
+		cmd.Stderr = io.MultiWriter(s.stderr, &validWriter{w: c.Stderr})
 	} else {
 		cmd.Stderr = s.stderr
 	}
@@ -139,7 +171,6 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 }
 
 func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
-	defer close(s.readDone)
 	br := bufio.NewReaderSize(stdout, 64<<10)
 	for {
 		// The line being read is charged to the shared answer budget; the
@@ -161,8 +192,13 @@ func (s *Stdio) readLoop(stdout io.Reader, limit int64) {
 				s.mu.Unlock()
 				// The framing is lost: nothing after this can be trusted.
 				s.proc.Kill()
+				close(s.readDone)
 				return
 			}
+			// Everything stdout held has been delivered: say so before
+			// waiting on the exit, which waits on this (waitLoop), or the
+			// two would wait out each other's grace at every close.
+			close(s.readDone)
 			s.stdoutEnded()
 			return
 		}
@@ -176,7 +212,7 @@ func (s *Stdio) stdoutEnded() {
 	select {
 	case <-s.done:
 		return
-	case <-time.After(2 * drainGrace):
+	case <-time.After(2 * s.grace):
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,7 +233,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	// Answers written just before the exit are still in the pipe.
 	select {
 	case <-s.readDone:
-	case <-time.After(drainGrace):
+	case <-time.After(s.grace):
 	}
 	// A descendant may still hold stdout; the server itself is gone, and so
 	// is anything it left in its process group or outside it.
@@ -209,7 +245,7 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	case s.closing:
 		s.exitErr = ErrClosed
 	default:
-		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.lastLine()}
+		s.exitErr = &ExitError{State: exitText(waitErr), Stderr: s.stderr.errorLine()}
 	}
 	for k, ch := range s.pending {
 		close(ch)
@@ -258,12 +294,18 @@ func (s *Stdio) deliver(line []byte) {
 	s.lines++
 	lineNo, answers := s.lines, s.answers
 	s.mu.Unlock()
+	orig := line
+	line, bad := validUTF8(line)
+	if bad > 0 {
+		s.record(invalidUTF8("stdout line "+strconv.Itoa(lineNo), orig, bad))
+	}
 	m, err := parseOwned(line)
 	if err != nil {
 		s.deliverInvalid(line, err, lineNo, answers == 0)
 		return
 	}
 	m.line = lineNo
+	m.badUTF8 = bad
 	if !s.deliverMessage(m) {
 		// Outside any exchange: finish never sees it.
 		if mo, ok := s.observer.(MessageObserver); ok {
@@ -289,22 +331,80 @@ func (s *Stdio) deliverMessage(m *Message) bool {
 		}
 		if m.IsNotification() {
 			s.notes = appendCapped(s.notes, m)
+			if m.Method == "notifications/subscriptions/acknowledged" {
+				if release := s.takeOpening(""); release != nil {
+					release() // serial is full: this does not block
+				}
+			}
 		}
 		return false
 	}
 	key := idKey(m.ID)
 	if ch, ok := s.pending[key]; ok && m.ID != nil {
-		delete(s.pending, key)
-		if len(s.answered) < 100_000 {
-			s.answered[key] = true
-		}
-		ch <- m
+		s.answer(key, ch, m)
 		return true
 	}
 	s.health.alive()
+	if k, ch, ok := s.soleRequest(m, key); ok {
+		s.pairing = true
+		s.record(Anomaly{Kind: AnomalyOrphan, Evidence: clip.Bytes(string(m.Raw), 200),
+			Detail: "the answer to id " + clip.Bytes(k, 60) + ", the only request in flight, carries id " + orAbsentID(m.ID) + ", which was never sent"})
+		s.answer(k, ch, m)
+		return true
+	}
 	s.orphans = appendCapped(s.orphans, shrink(m))
 	s.recordOrphan(m, key)
 	return false
+}
+
+// answer hands m to the request in flight under key. Called with s.mu
+// held.
+func (s *Stdio) answer(key string, ch chan *Message, m *Message) {
+	delete(s.pending, key)
+	delete(s.streams, key)
+	delete(s.established, key)
+	if len(s.answered) < 100_000 {
+		s.answered[key] = true
+	}
+	s.replies++
+	ch <- m
+}
+
+// soleRequest returns the request a response m under an unknown id (key)
+// answers: the only request in flight, when it is the first the process
+// was sent and nothing has answered yet (start-up: the era probe), or
+// once pairing holds. A late answer, a second one or an id-less error is
+// no such answer. Called with s.mu held.
+func (s *Stdio) soleRequest(m *Message, key string) (string, chan *Message, bool) {
+	if m.ID == nil || idlessError(m) || s.answered[key] || s.gaveUp[key] {
+		return "", nil, false
+	}
+	if !s.pairing {
+		if s.sent != 1 || s.replies != 0 || len(s.pending)-len(s.streams) != 1 {
+			return "", nil, false
+		}
+		for k, ch := range s.pending {
+			if !s.streams[k] {
+				return k, ch, true
+			}
+		}
+		return "", nil, false
+	}
+	// Pairing: the one request in flight that is no established stream.
+	var sole string
+	for k := range s.pending {
+		if s.established[k] {
+			continue
+		}
+		if sole != "" {
+			return "", nil, false
+		}
+		sole = k
+	}
+	if sole == "" {
+		return "", nil, false
+	}
+	return sole, s.pending[sole], true
 }
 
 // deliverInvalid records stdout line lineNo, which is no JSON-RPC message
@@ -325,6 +425,7 @@ func (s *Stdio) deliverInvalid(line []byte, err error, lineNo int, first bool) {
 		ch, ok := s.pending[idKey(id)]
 		if ok {
 			delete(s.pending, idKey(id))
+			delete(s.streams, idKey(id))
 		}
 		s.mu.Unlock()
 		if ok {
@@ -374,7 +475,22 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 	}
 	var ch chan *Message
 	if out.ID != nil {
-		if ch, err = s.register(out.ID); err != nil {
+		if s.isPairing() {
+			// One request at a time, so that its answer can be told by
+			// being the only one (see pairing); a stream only until it is
+			// established (see streams).
+			select {
+			case s.serial <- struct{}{}:
+			case <-ctx.Done():
+				return x, ctxError(ctx, out.Method)
+			}
+			if isStream(out.Method) {
+				defer s.holdUntilOpened(idKey(out.ID))()
+			} else {
+				defer func() { <-s.serial }()
+			}
+		}
+		if ch, err = s.register(out.ID, out.Method); err != nil {
 			return x, err
 		}
 	}
@@ -390,7 +506,7 @@ func (s *Stdio) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err e
 
 // register makes id a request in flight, whose answer deliver sends on
 // the channel returned.
-func (s *Stdio) register(id json.RawMessage) (chan *Message, error) {
+func (s *Stdio) register(id json.RawMessage, method string) (chan *Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.exitErr != nil {
@@ -402,7 +518,68 @@ func (s *Stdio) register(id json.RawMessage) (chan *Message, error) {
 	}
 	ch := make(chan *Message, 1)
 	s.pending[key] = ch
+	if isStream(method) {
+		s.streams[key] = true
+	}
+	s.sent++
 	return ch, nil
+}
+
+// openBound is how long a stream being opened in pairing mode holds
+// serial without a message from the server; then it counts as established
+// (a server that acknowledges later may have that message taken for
+// another request's answer, a price only a server that answers under
+// wrong ids pays).
+var openBound = time.Second
+
+// holdUntilOpened makes the stream key the one being opened, which holds
+// serial until its first message or openBound, and returns what settles
+// it at the latest (when its answer came).
+func (s *Stdio) holdUntilOpened(key string) (settle func()) {
+	s.mu.Lock()
+	s.opening, s.openRelease = key, sync.OnceFunc(func() { <-s.serial })
+	s.mu.Unlock()
+	t := time.AfterFunc(openBound, func() { s.settleOpening(key) })
+	return func() {
+		t.Stop()
+		s.settleOpening(key)
+	}
+}
+
+// settleOpening ends the opening of stream key, if it is still the one
+// being opened: it is established, and serial is given back.
+func (s *Stdio) settleOpening(key string) {
+	s.mu.Lock()
+	release := s.takeOpening(key)
+	s.mu.Unlock()
+	if release != nil {
+		release()
+	}
+}
+
+// takeOpening marks the stream key established and returns the release of
+// serial, when key is the stream being opened ("" for whichever is).
+// Called with s.mu held.
+func (s *Stdio) takeOpening(key string) func() {
+	if s.opening == "" || (key != "" && key != s.opening) {
+		return nil
+	}
+	if _, ok := s.pending[s.opening]; ok {
+		s.established[s.opening] = true
+	}
+	release := s.openRelease
+	s.opening, s.openRelease = "", nil
+	return release
+}
+
+// isStream reports whether a request's answer comes only when the stream
+// it opens ends (basic/patterns/subscriptions.mdx).
+func isStream(method string) bool { return method == "subscriptions/listen" }
+
+func (s *Stdio) isPairing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pairing
 }
 
 // await waits for the answer to out on ch, the end of ctx or of the
@@ -425,13 +602,19 @@ func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *E
 		// On stdio the client MUST send notifications/cancelled for a request
 		// it gives up on (basic/patterns/cancellation.mdx).
 		go s.cancel(out.ID)
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return fmt.Errorf("%s: %w", out.Method, context.Canceled)
-		}
-		return &TimeoutError{Method: out.Method, After: deadlineSpan(ctx)}
+		return ctxError(ctx, out.Method)
 	case <-s.done:
 		return s.exitError()
 	}
+}
+
+// ctxError is the error of a request to method whose ctx ended: an
+// interruption by the run, or a timeout.
+func ctxError(ctx context.Context, method string) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("%s: %w", method, context.Canceled)
+	}
+	return &TimeoutError{Method: method, After: deadlineSpan(ctx)}
 }
 
 func (s *Stdio) exitError() error {
@@ -452,6 +635,8 @@ func (s *Stdio) forget(id json.RawMessage) {
 		s.gaveUp[idKey(id)] = true
 	}
 	delete(s.pending, idKey(id))
+	delete(s.streams, idKey(id))
+	delete(s.established, idKey(id))
 	s.mu.Unlock()
 }
 
@@ -581,6 +766,9 @@ func (s *Stdio) Close() error {
 		// within drainGrace.
 		<-s.done
 	}
+	if left := s.proc.Leftovers(); len(left) > 0 && s.onLeft != nil {
+		s.onLeft(left)
+	}
 	return s.closeErr
 }
 
@@ -604,20 +792,38 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	return validString(string(t.buf))
 }
 
-// lastLine returns the last stderr line, for error messages.
-func (t *tailBuffer) lastLine() string {
-	s := strings.TrimSpace(t.String())
-	if s == "" {
-		return ""
+// errorLine is what a process's output says went wrong, for error
+// messages: the first line that names an error ("Error: ENOENT: …",
+// "ModuleNotFoundError: …", "panic: …"), which runtimes print before a
+// stack trace and a closing line such as "Node.js v20.20.2"; else its
+// last lines.
+func (t *tailBuffer) errorLine() string {
+	var lines []string
+	for _, l := range strings.Split(t.String(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
+	for _, l := range lines {
+		if namesError.MatchString(l) {
+			return clip.Bytes(l, 300)
+		}
 	}
-	return clip.Bytes(s, 300)
+	return clip.Bytes(strings.Join(lines[max(0, len(lines)-lastLines):], " / "), 300)
 }
+
+// lastLines is how many of the last lines errorLine quotes when none
+// names an error.
+const lastLines = 3
+
+// namesError matches a line that begins with an error's name: a
+// JavaScript, Python or Java exception ("TypeError: …", "Error: …",
+// "java.io.IOException: …"), Go's "panic:" and "fatal error:", and the
+// "error:"/"fatal:" prefixes of most command-line tools.
+var namesError = regexp.MustCompile(`^(?:[\w$.]*(?:Error|Exception)\b|panic:|fatal( error)?:|(?i:error)[:\[ ])`)
 
 // readStdioLine reads one newline-terminated line (a trailing \r is
 // dropped), refusing lines longer than limit. bufio.Scanner is avoided on

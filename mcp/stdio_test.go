@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -56,9 +58,23 @@ func fakeServer(mode string) {
 	case "banner":
 		fmt.Fprintln(out, "weather server v1.2 starting")
 		out.Flush()
+	case "latin1":
+		os.Stderr.Write([]byte("starting caf\xe9\n"))
 	case "http-server":
 		fmt.Fprintln(os.Stderr, "listening on http://127.0.0.1:8080/mcp")
 		select {}
+	case "http-listening":
+		// An HTTP server that really listens, given as a stdio command.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			os.Exit(5)
+		}
+		fmt.Fprintf(os.Stderr, "MCP server listening on http://%s/mcp.\n", l.Addr())
+		_ = http.Serve(l, http.NotFoundHandler())
+	case "docs-url":
+		// A stdio server that names a URL on stderr and is slow to start.
+		fmt.Fprintln(os.Stderr, "docs: https://example.com/weather-server")
+		time.Sleep(1500 * time.Millisecond)
 	}
 	n := 0
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
@@ -76,6 +92,12 @@ func fakeServer(mode string) {
 			continue
 		}
 		n++
+		if mode == "wrong-id-all" {
+			// Every answer under the request's id + 1000.
+			var id int
+			_ = json.Unmarshal(req.ID, &id)
+			req.ID = json.RawMessage(fmt.Sprint(id + 1000))
+		}
 		if req.Method != "server/discover" {
 			switch mode {
 			case "hang-tools":
@@ -134,15 +156,24 @@ func fakeServer(mode string) {
 		}
 		switch req.Method {
 		case "server/discover":
-			if mode == "legacy" || mode == "exit-on-unknown" {
+			if mode == "legacy" || mode == "exit-on-unknown" || mode == "no-discover" {
 				fail(req.ID, -32601)
 				continue
 			}
 			reply(req.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"public"}`)
 		case "initialize":
+			if mode == "no-discover" {
+				// A modern server: initialize is a removed method.
+				fail(req.ID, -32601)
+				continue
+			}
 			initialized = true
 			reply(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`)
 		case "tools/list":
+			if mode == "latin1" {
+				reply(req.ID, "{\"resultType\":\"complete\",\"tools\":[{\"name\":\"t\",\"description\":\"caf\xe9\",\"inputSchema\":{\"type\":\"object\"}}],\"ttlMs\":0,\"cacheScope\":\"public\"}")
+				continue
+			}
 			reply(req.ID, `{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"public"}`)
 		default:
 			fail(req.ID, -32601)
@@ -173,6 +204,9 @@ func TestConnectStdio(t *testing.T) {
 		// rmcp-style servers exit on an unknown pre-initialize request; the
 		// fallback must start a fresh process (go-sdk#1177).
 		{"exit-on-unknown", EraLegacy},
+		// A modern server without server/discover refuses initialize with
+		// a modern error: modern, as over HTTP (issue 21).
+		{"no-discover", EraModern},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -443,6 +477,45 @@ func TestStdioNotMCP(t *testing.T) {
 	}
 }
 
+// An HTTP server given as a stdio command is told at once, not after the
+// request timeout, when it answers HTTP at the loopback URL it printed,
+// and the error quotes that URL (issue 21: a full --timeout, then the
+// legacy fallback's another); a stdio server that names a URL elsewhere
+// and is slow to answer is still waited for.
+func TestStdioHTTPServerToldEarly(t *testing.T) {
+	t.Run("listening", func(t *testing.T) {
+		start := time.Now()
+		_, err := Connect(context.Background(), fakeTarget(t, "http-listening"), Options{Timeout: 10 * time.Second, StartTimeout: 60 * time.Second})
+		var nm *NotMCPError
+		if !errors.As(err, &nm) || !strings.HasPrefix(nm.URL, "http://127.0.0.1:") || !strings.HasSuffix(nm.URL, "/mcp") {
+			t.Fatalf("err = %v (%+v), want *NotMCPError with the printed URL", err, nm)
+		}
+		if d := time.Since(start); d > 6*time.Second {
+			t.Errorf("told after %v", d)
+		}
+	})
+	t.Run("docs url", func(t *testing.T) {
+		c := connectFake(t, "docs-url", Options{Timeout: 5 * time.Second})
+		if c.Era() != EraModern {
+			t.Errorf("era %s (%s)", c.Era(), c.Probe().Reason)
+		}
+	})
+}
+
+func TestPrintedURL(t *testing.T) {
+	for line, want := range map[string]string{
+		"listening on http://127.0.0.1:3000/mcp":             "http://127.0.0.1:3000/mcp",
+		"Server running at http://localhost:8080/.":          "http://localhost:8080/",
+		"ready (http://[::1]:9000/mcp)":                      "http://[::1]:9000/mcp",
+		"see https://example.com/docs, or http://0.0.0.0:1/": "http://0.0.0.0:1/",
+		"no url here": "",
+	} {
+		if got := printedURL(line); got != want {
+			t.Errorf("printedURL(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
 // Cancelling the context (SIGINT) ends a request at once, not as a timeout.
 func TestStdioCancel(t *testing.T) {
 	c := connectFake(t, "hang-tools", Options{Timeout: 30 * time.Second})
@@ -467,7 +540,14 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("processes are listed from /proc")
 	}
-	c := connectFake(t, "setsid-child", Options{Timeout: 5 * time.Second})
+	var mu sync.Mutex
+	var named []int
+	target := fakeTarget(t, "setsid-child")
+	target.Command.Leftovers = func(pids []int) { mu.Lock(); named = append(named, pids...); mu.Unlock() }
+	c, err := Connect(context.Background(), target, Options{Timeout: 5 * time.Second, StartTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ListTools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -483,6 +563,11 @@ func TestStdioSetsidEscapee(t *testing.T) {
 	if got := st.Leftovers(); len(got) != 1 || got[0] != pid {
 		t.Errorf("Leftovers() = %v, want [%d]", got, pid)
 	}
+	mu.Lock()
+	if len(named) != 1 || named[0] != pid {
+		t.Errorf("Command.Leftovers was told %v, want [%d]", named, pid)
+	}
+	mu.Unlock()
 	waitFor(t, func() bool { return proctest.State(pid) == "" })
 }
 
@@ -500,5 +585,100 @@ func TestStdioClosedStdout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// Close of a server that exits on stdin EOF returns once it has exited:
+// the stdout reader and the exit watcher do not wait out each other's
+// grace (issue 21: a circular wait cost a fixed 200 ms at every close).
+func TestStdioCloseWaitsNoGrace(t *testing.T) {
+	old := drainGrace
+	drainGrace = 3 * time.Second // what a circular wait would cost
+	defer func() { drainGrace = old }()
+	c := connectFake(t, "modern", Options{Timeout: 5 * time.Second})
+	if _, err := c.ListTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > drainGrace/2 {
+		t.Errorf("Close took %v for a server that exits on stdin EOF; want no wait for drainGrace (%v)", d, drainGrace)
+	}
+}
+
+// A server that answers everything under a wrong id is judged, not waited
+// for: its answer to the start-up probe, the only request in flight, is
+// that request's answer (as an HTTP answer is to its POST), named as such,
+// and from then on requests go one at a time so each answer is paired the
+// same way (issue 21: the whole start-up budget was waited, then "the
+// process wrote no JSON-RPC message on stdout").
+func TestStdioWrongIDAtStart(t *testing.T) {
+	start := time.Now()
+	c := connectFake(t, "wrong-id-all", Options{Timeout: 5 * time.Second, StartTimeout: 30 * time.Second})
+	if c.Era() != EraModern {
+		t.Fatalf("era %s (%s)", c.Era(), c.Probe().Reason)
+	}
+	if r := c.Probe().Reason; !strings.Contains(r, "under id 1001, not the request's id 1") {
+		t.Errorf("probe reason %q does not name the ids", r)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, errs[i] = c.ListTools(context.Background()) }()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var pe *ProtocolError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "does not match request id") {
+			t.Errorf("request %d: %v, want the id mismatch", i, err)
+		}
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("took %v; want the answers judged at once, not timed out", d)
+	}
+	if n := kinds(c.Anomalies())[AnomalyOrphan]; n != 5 {
+		t.Errorf("%d orphans recorded, want 5 (the probe and four requests): %v", n, c.Anomalies())
+	}
+	if a := c.Anomalies()[0]; !strings.Contains(a.Detail, "the answer to id 1, the only request in flight, carries id 1001") {
+		t.Errorf("first anomaly %q", a.Detail)
+	}
+}
+
+// Pairing is for the start-up alone: a server that answers its first
+// request correctly and then writes a response under an unknown id has
+// that response recorded as an orphan, and the request in flight waits
+// for its own answer.
+func TestStdioOrphanAfterStartIsNoAnswer(t *testing.T) {
+	c := connectFake(t, "orphan", Options{Timeout: 300 * time.Millisecond})
+	_, err := c.ListTools(context.Background())
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want a timeout (the orphan is no answer)", err)
+	}
+}
+
+// What a crashed server's stderr says: the line naming the error, not the
+// runtime's closing line (issue 21: "last stderr line: Node.js v20.20.2").
+func TestStderrErrorLine(t *testing.T) {
+	for _, tt := range []struct{ name, stderr, want string }{
+		{"node", "node:fs:573\n  return binding.open(\n                 ^\n\nError: ENOENT: no such file or directory, open '/x/config.json'\n    at Object.openSync (node:fs:573:18)\n  code: 'ENOENT'\n}\n\nNode.js v20.20.2\n",
+			"Error: ENOENT: no such file or directory, open '/x/config.json'"},
+		{"node type error", "file:///s.mjs:3\nfoo.bar();\n    ^\n\nTypeError: foo.bar is not a function\n    at file:///s.mjs:3:5\n\nNode.js v22.1.0\n", "TypeError: foo.bar is not a function"},
+		{"python", "Traceback (most recent call last):\n  File \"/s.py\", line 1, in <module>\n    import mcpx\nModuleNotFoundError: No module named 'mcpx'\n", "ModuleNotFoundError: No module named 'mcpx'"},
+		{"go panic", "panic: runtime error: index out of range [3] with length 0\n\ngoroutine 1 [running]:\nmain.main()\n", "panic: runtime error: index out of range [3] with length 0"},
+		{"tool", "loading\nfatal: config file not found\n", "fatal: config file not found"},
+		{"no error named", "one\ntwo\nthree\nfour\n", "two / three / four"},
+		{"nothing", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &tailBuffer{max: 4 << 10}
+			tb.Write([]byte(tt.stderr))
+			if got := tb.errorLine(); got != tt.want {
+				t.Errorf("errorLine() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -105,14 +105,15 @@ var ErrUnauthorized = errors.New("unauthorized")
 type ExitError struct {
 	// State is how the process ended ("exit status 1", "signal: killed").
 	State string
-	// Stderr is the last line the server wrote to stderr, if any.
+	// Stderr is what the server's stderr says went wrong: its first line
+	// that names an error, else its last lines ("" when it wrote none).
 	Stderr string
 }
 
 func (e *ExitError) Error() string {
 	s := "server process exited (" + e.State + ")"
 	if e.Stderr != "" {
-		s += "; last stderr line: " + e.Stderr
+		s += "; stderr: " + e.Stderr
 	}
 	return ErrClosed.Error() + ": " + s
 }
@@ -178,6 +179,8 @@ type NotMCPError struct {
 	// Stderr is, for a stdio command, a line of its stderr that names an
 	// http(s) URL: an HTTP server given where a stdio command was expected.
 	Stderr string
+	// URL is the URL in Stderr.
+	URL string
 }
 
 func (e *NotMCPError) Error() string {

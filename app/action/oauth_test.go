@@ -77,6 +77,9 @@ func TestActionOAuthClientSecret(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	if o := readOutputs(t, outputs); o["exit-code"] != "0" || o["passed"] != "true" {
+		t.Errorf("outputs %v, want exit-code 0 and passed true", o)
+	}
 	apptest.MustContain(t, "stdout", stdout, "::add-mask::"+secret+"\n")
 	if strings.Contains(stderr, secret) {
 		t.Error("stderr holds the secret")

@@ -61,7 +61,7 @@ func (c *Config) declareServer(s *option.Set) {
 		Input: &option.Input{Doc: "Command that starts an HTTP server at server-url inside the container (split like server-cmd, since the image has no shell); stopped at the end."}},
 		option.String(&c.ServerStart, ""))
 	s.Add(option.Def{Name: "start-timeout", Help: "how long the server may take to start and answer its first request: a `duration` from 100ms to 1h",
-		Doc: "how long a server may take to start: `--server-start` until it answers HTTP, `--server-cmd` until its first answer (progress on stderr every 5 s); `--timeout` applies after it (100ms to 1h)"},
+		Doc: "how long a server may take to start: `--server-start` until it answers HTTP, `--server-cmd` until its first answer (progress on stderr every 5 s for both); `--timeout` applies after it (100ms to 1h)"},
 		option.Duration(&c.StartTimeout, 60*time.Second, minStartTimeout, maxStartTimeout))
 	s.Add(option.Def{Name: "header", Help: "`header` 'Name: value' sent on every HTTP request; $VAR expands from the environment; credential headers and $VAR values are masked (repeatable)",
 		Doc:    "sent on every HTTP request, repeatable; `$VAR` expands from the environment (an unset variable is an error); credential headers and `$VAR` values are masked in every output (DESIGN.md: which header values are secrets); with `--server-cmd` a warning says the stdio server never sees it (give it credentials in its environment)",

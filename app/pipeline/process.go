@@ -23,28 +23,34 @@ import (
 // one (serverStartCommand), waits until url answers (mcp.StartServer), and
 // returns what stops it and names on its writer the processes it had left
 // outside its process group.
-func startServer(ctx context.Context, line, url string, timeout time.Duration, log io.Writer) (stop func(io.Writer), err error) {
+func startServer(ctx context.Context, line, url string, timeout time.Duration, log, stderr io.Writer) (stop func(io.Writer), err error) {
 	argv, err := serverStartCommand(line, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	s, err := mcp.StartServer(ctx, argv, url, timeout, log)
+	s, err := mcp.StartServer(ctx, argv, url, timeout, log, serverStartProgress(stderr, url))
 	switch {
 	case ctx.Err() != nil:
 		return nil, errors.New("interrupted while starting the server")
 	case err != nil:
 		return nil, fmt.Errorf("--server-start: %v", err)
 	}
-	return func(w io.Writer) {
-		if left := s.Stop(); len(left) > 0 {
-			pids := make([]string, len(left))
-			for i, pid := range left {
-				pids[i] = strconv.Itoa(pid)
-			}
-			fmt.Fprintf(w, "mcp-eval: warning: the --server-start server left %d process(es) outside its process group; killed pid %s\n",
-				len(left), strings.Join(pids, ", "))
-		}
-	}, nil
+	return func(w io.Writer) { warnLeftovers(w, "--server-start", s.Stop()) }, nil
+}
+
+// warnLeftovers names on w the processes a server started by flag left
+// outside its process group, which were found by their tag and killed
+// (README: "killed and named in a warning").
+func warnLeftovers(w io.Writer, flag string, left []int) {
+	if len(left) == 0 {
+		return
+	}
+	pids := make([]string, len(left))
+	for i, pid := range left {
+		pids[i] = strconv.Itoa(pid)
+	}
+	fmt.Fprintf(w, "mcp-eval: warning: the %s server left %d process(es) outside its process group; killed pid %s\n",
+		flag, len(left), strings.Join(pids, ", "))
 }
 
 // serverStartCommand is the argv --server-start runs for its command line:
@@ -110,8 +116,8 @@ func inDockerAction(getenv func(string) string) bool {
 
 // connectError turns a failed mcp.Connect into exit 3 with one line: what
 // is at the target is not something to evaluate, and no check list would
-// say more (README §Exit codes).
-func connectError(ctx context.Context, cfg *config.Config, err error, red *redact.Redactor) error {
+// say more (README §Exit codes). see, appended, points at server.log.
+func connectError(ctx context.Context, cfg *config.Config, err error, red *redact.Redactor, see string) error {
 	if ctx.Err() != nil {
 		return exitcode.New(exitcode.NoEval, "interrupted")
 	}
@@ -127,12 +133,29 @@ func connectError(ctx context.Context, cfg *config.Config, err error, red *redac
 	case errors.As(err, &nm):
 		msg := nm.Error()
 		if nm.Stderr != "" && cfg.ServerCmd != "" {
-			msg = fmt.Sprintf("no MCP server on stdio: the process printed %q on stderr — did you mean --server-start '%s' --server-url <its URL>?",
-				nm.Stderr, cfg.ServerCmd)
+			url := nm.URL
+			if url == "" {
+				url = "<its URL>"
+			}
+			msg = fmt.Sprintf("no MCP server on stdio: the process printed %q on stderr — did you mean --server-start '%s' --server-url %s?",
+				nm.Stderr, cfg.ServerCmd, url)
 		}
-		return exitcode.New(exitcode.NoEval, red.String(msg))
+		return exitcode.New(exitcode.NoEval, red.String(msg+see))
 	}
-	return exitcode.New(exitcode.NoEval, "could not reach the server: "+red.String(err.Error()))
+	return exitcode.New(exitcode.NoEval, "could not reach the server: "+red.String(err.Error())+see)
+}
+
+// serverStartProgress reports on stderr while a --server-start server does
+// not answer at url yet (README: progress every 5 s), with the URL the
+// server printed when that is another one.
+func serverStartProgress(stderr io.Writer, url string) mcp.StartWaiting {
+	return func(d time.Duration, printed string) {
+		msg := fmt.Sprintf("mcp-eval: waiting for the server to answer at %s… %d s", url, int(d.Round(time.Second).Seconds()))
+		if printed != "" && !strings.Contains(printed, strings.TrimSuffix(url, "/")) {
+			msg += fmt.Sprintf(" (it printed %q: is --server-url right?)", printed)
+		}
+		fmt.Fprintln(stderr, msg)
+	}
 }
 
 // startProgress reports on stderr while a stdio server starts, so that a

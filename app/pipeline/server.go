@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
@@ -50,9 +51,9 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 	s.undo = append(s.undo, closeLog)
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
-		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog)
+		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog, env.Stderr)
 		if err != nil {
-			return nil, exitcode.New(exitcode.NoEval, err.Error())
+			return nil, exitcode.New(exitcode.NoEval, err.Error()+p.seeServerLog())
 		}
 		s.undo = append(s.undo, func() { stop(env.Stderr) })
 	}
@@ -68,7 +69,7 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 		oauthCapabilities(s.auth, &opts)
 	}
 	if s.client, err = mcp.Connect(ctx, s.target, opts); err != nil {
-		return nil, connectError(ctx, cfg, err, p.red)
+		return nil, connectError(ctx, cfg, err, p.red, p.seeServerLog())
 	}
 	s.undo = append(s.undo, func() { s.client.Close() })
 	if p.wire != nil {
@@ -80,9 +81,12 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 
 // target is the server to connect to: --server-url with its headers, or
 // --server-cmd, whose stderr goes to server.log. Telemetry observes every
-// message either way.
+// message either way, and the answer budget follows --max-message-bytes.
 func (p *RunPlan) target(log io.Writer) (mcp.Target, error) {
 	cfg := p.cfg
+	// The answers being read at once share one memory budget, one
+	// --max-message-bytes beyond their free allowance (DESIGN.md §Bounds).
+	mcp.SetAnswerBudget(cfg.MaxMessageBytes)
 	var obs mcp.Observer
 	if len(p.mcpObs) > 0 {
 		obs = telemetry.MCPObservers(p.mcpObs...)
@@ -102,7 +106,15 @@ func (p *RunPlan) target(log io.Writer) (mcp.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs}}, nil
+	// Every process of the run (the probe's, fresh ones, Layer 2's
+	// restarts) names what it left behind, one line each, as it stops.
+	var mu sync.Mutex
+	left := func(pids []int) {
+		mu.Lock()
+		defer mu.Unlock()
+		warnLeftovers(p.env.Stderr, "--server-cmd", pids)
+	}
+	return &mcp.CommandTarget{Command: mcp.Command{Argv: argv, Stderr: log, MaxBytes: cfg.MaxMessageBytes, Observer: obs, Leftovers: left}}, nil
 }
 
 // connectOptions are the MCP client's options for the run: the timeouts,
@@ -126,6 +138,15 @@ func (p *RunPlan) connectOptions() mcp.Options {
 		}
 	}
 	return opts
+}
+
+// seeServerLog points at server.log, where the whole output of a server
+// the run started is, for the one line that says it could not start.
+func (p *RunPlan) seeServerLog() string {
+	if p.cfg.ServerCmd == "" && p.cfg.ServerStart == "" {
+		return ""
+	}
+	return " (the server's whole output: " + filepath.Join(p.cfg.Out, "server.log") + ")"
 }
 
 // openServerLog creates OUT/server.log for what the server prints. It is

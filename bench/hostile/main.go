@@ -9,8 +9,9 @@
 // Modes: json200 (a 200 MB JSON answer), sse200 (one 200 MB SSE event),
 // sse-endless (small SSE notifications forever), gzip (a gzip bomb: 1 MB on
 // the wire, 1 GiB decompressed), trickle (one byte a second), headers
-// (headers, then no body), hang (no answer at all). Over stdio: json200,
-// hang, endless (an endless line).
+// (headers, then no body), hang (no answer at all), pages-endless (a
+// tools/list whose every page brings new tools and a new cursor, 40 ms a
+// page). Over stdio: json200, hang, endless (an endless line).
 package main
 
 import (
@@ -66,6 +67,10 @@ func main() {
 			return
 		}
 		flusher, _ := w.(http.Flusher)
+		if *mode == "pages-endless" {
+			endlessPage(w, req.ID, req.Method, body)
+			return
+		}
 		switch *mode {
 		case "json200":
 			w.Header().Set("Content-Type", "application/json")
@@ -114,6 +119,32 @@ func main() {
 		}
 	})
 	log.Fatal(http.ListenAndServe(*addr, nil))
+}
+
+// endlessPage answers tools/list with ten new tools and a new cursor on
+// every page, 40 ms a page (each in time, and no cursor or page repeats),
+// and everything else with -32601 at once.
+func endlessPage(w http.ResponseWriter, id json.RawMessage, method string, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	if method != "tools/list" {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id)
+		return
+	}
+	var p struct {
+		Params struct {
+			Cursor string `json:"cursor"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &p)
+	start := 0
+	fmt.Sscanf(p.Params.Cursor, "page-%d", &start)
+	time.Sleep(40 * time.Millisecond)
+	var tools []string
+	for i := start; i < start+10; i++ {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%d","description":"Tool number %d of a list without end.","inputSchema":{"type":"object"}}`, i, i))
+	}
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","tools":[%s],"nextCursor":"page-%d"}}`,
+		id, strings.Join(tools, ","), start+10)
 }
 
 func writeFill(w io.Writer, n int) {

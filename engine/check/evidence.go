@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -71,6 +72,9 @@ func (l Evidence) Of(x *mcp.Exchange) map[string]any {
 	switch {
 	case x.Response != nil:
 		resp["message"] = l.quote(x.Response.Raw, l.Message)
+		if n := x.Response.InvalidUTF8(); n > 0 {
+			resp["invalidUTF8"] = fmt.Sprintf("%d byte(s) of the message were not UTF-8; each is shown as U+FFFD", n)
+		}
 	case len(x.Body) > 0:
 		resp["body"] = clip.Bytes(string(x.Body), l.Body)
 	}

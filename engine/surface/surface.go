@@ -39,7 +39,7 @@ func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surfac
 	h := sha256.New()
 	for i, part := range []struct {
 		key   string
-		items [][]byte
+		items []canonForm
 	}{{"prompts", canonPrompts}, {"resourceTemplates", canonTemplates}, {"tools", canonTools}} {
 		if i == 0 {
 			h.Write([]byte("{"))
@@ -51,7 +51,7 @@ func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surfac
 			if j > 0 {
 				h.Write([]byte(","))
 			}
-			h.Write(c)
+			h.Write(c.bytes())
 		}
 		h.Write([]byte("]"))
 	}
@@ -59,40 +59,75 @@ func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surfac
 	return hex.EncodeToString(h.Sum(nil)), s
 }
 
+// keepCanon bounds the canonical forms canonList keeps between its two
+// steps; past it, each item's form is made again when it is hashed in
+// order, rather than a second copy of a big list being held (issue 21: at
+// 20 000 tools the forms were 25 MB, as much as the listing itself).
+var keepCanon = 4 << 20
+
 // canonList returns the canonical JSON of each item, sorted by key, and
 // the items' hashes. Each item is decoded, stripped and encoded on its own.
-func canonList(raws []json.RawMessage, key string, tool bool) ([][]byte, []report.SurfaceItem) {
+func canonList(raws []json.RawMessage, key string, tool bool) ([]canonForm, []report.SurfaceItem) {
 	type item struct {
 		name string
-		c    []byte
+		raw  json.RawMessage
+		c    []byte // nil once keepCanon is spent
 		si   report.SurfaceItem
 	}
 	var items []item
+	kept := 0
 	for _, r := range raws {
-		var v map[string]any
-		dec := json.NewDecoder(bytes.NewReader(r))
-		dec.UseNumber()
-		if dec.Decode(&v) != nil || v == nil {
+		v, c, ok := canonItem(r)
+		if !ok {
 			continue
 		}
-		strip(v)
 		name, _ := v[key].(string)
-		c := canon.Value(v)
 		desc, _ := v["description"].(string)
 		si := report.SurfaceItem{Name: name, DescriptionSHA256: hash([]byte(desc)), SHA256: hash(c)}
 		if tool {
 			si.InputSchemaSHA256 = hash(canon.Value(v["inputSchema"]))
 		}
-		items = append(items, item{name, c, si})
+		if kept += len(c); kept > keepCanon {
+			c = nil
+		}
+		items = append(items, item{name, r, c, si})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
-	out := make([][]byte, len(items))
+	out := make([]canonForm, len(items))
 	var hashes []report.SurfaceItem
 	for i, it := range items {
-		out[i] = it.c
+		out[i] = canonForm{it.c, it.raw}
 		hashes = append(hashes, it.si)
 	}
 	return out, hashes
+}
+
+// canonForm is an item's canonical JSON, kept or made again from its raw
+// JSON when asked for.
+type canonForm struct {
+	c   []byte
+	raw json.RawMessage
+}
+
+func (f canonForm) bytes() []byte {
+	if f.c != nil {
+		return f.c
+	}
+	_, c, _ := canonItem(f.raw)
+	return c
+}
+
+// canonItem decodes one item, strips its volatile members and returns it
+// with its canonical JSON.
+func canonItem(r json.RawMessage) (map[string]any, []byte, bool) {
+	var v map[string]any
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil || v == nil {
+		return nil, nil, false
+	}
+	strip(v)
+	return v, canon.Value(v), true
 }
 
 func strip(v any) {

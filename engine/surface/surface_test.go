@@ -3,6 +3,7 @@ package surface
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/internal/canon"
@@ -89,5 +90,22 @@ func TestFingerprintIsCanonicalJSONOfTheWhole(t *testing.T) {
 	got, _ := Compute(tools, prompts, nil)
 	if got != want {
 		t.Errorf("fingerprint %s, want %s (canonical %s)", got, want, canon.Value(whole))
+	}
+}
+
+// The fingerprint does not depend on whether the canonical forms were
+// kept or made again (keepCanon): a big list is hashed the same.
+func TestFingerprintPastKeepCanon(t *testing.T) {
+	var tools []json.RawMessage
+	for i := range 300 {
+		tools = append(tools, json.RawMessage(fmt.Sprintf(`{"name":"t%03d","description":"tool %d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}},"_meta":{"x":1}}`, 299-i, i)))
+	}
+	want, wantS := Compute(tools, nil, nil)
+	old := keepCanon
+	keepCanon = 1000 // a handful kept, the rest made again
+	defer func() { keepCanon = old }()
+	got, gotS := Compute(tools, nil, nil)
+	if got != want || len(gotS.Tools) != len(wantS.Tools) || gotS.Tools[0] != wantS.Tools[0] {
+		t.Errorf("fingerprint %s past the bound, %s within it", got, want)
 	}
 }

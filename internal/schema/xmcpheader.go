@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -43,6 +45,14 @@ func XMCPHeaders(raw []byte) ([]HeaderParam, []HeaderIssue) {
 	if len(raw) > MaxSize {
 		return nil, []HeaderIssue{{Message: fmt.Sprintf("schema is %d bytes; the limit is %d", len(raw), MaxSize)}}
 	}
+	if quiet(raw) {
+		return nil, nil
+	}
+	return walkHeaders(raw)
+}
+
+// walkHeaders is XMCPHeaders without its shortcut.
+func walkHeaders(raw []byte) ([]HeaderParam, []HeaderIssue) {
 	doc, err := DecodeJSON(raw)
 	if err != nil {
 		return nil, []HeaderIssue{{Message: "schema is not JSON: " + err.Error()}}
@@ -53,6 +63,52 @@ func XMCPHeaders(raw []byte) ([]HeaderParam, []HeaderIssue) {
 	h := &headerWalk{seen: map[string]string{}}
 	h.walk(doc, "", nil, "", true)
 	return h.params, h.issues
+}
+
+// quiet reports, without decoding raw, that the walk below would find
+// nothing: raw is valid JSON, nests no deeper than MaxDepth, holds no
+// number that scan refuses, and neither spells "x-mcp-header" nor holds an
+// escape that could spell it. Most schemas are such, and decoding each one
+// was a tenth of a big server's run; anything else takes the full walk.
+func quiet(raw []byte) bool {
+	if bytes.Contains(raw, []byte("x-mcp-header")) || bytes.Contains(raw, []byte(`\u`)) || !json.Valid(raw) {
+		return false
+	}
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > MaxDepth {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(raw) && strings.IndexByte("+-0123456789.eE", raw[j]) >= 0 {
+				j++
+			}
+			if numberTooBig(string(raw[i:j])) {
+				return false
+			}
+			i = j - 1
+		}
+	}
+	return true
 }
 
 type headerWalk struct {

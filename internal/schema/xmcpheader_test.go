@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -184,4 +185,40 @@ func TestHeaderIssueString(t *testing.T) {
 	if got := issues[0].String(); got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
+}
+
+// quiet never hides what the walk would find: a schema it lets through
+// has no header and no issue.
+func TestQuietHidesNothing(t *testing.T) {
+	deep := strings.Repeat(`{"properties":{"a":`, MaxDepth) + `{}` + strings.Repeat(`}}`, MaxDepth)
+	for _, raw := range []string{
+		`{"type":"object","properties":{"q":{"type":"string"}}}`,
+		`{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}`,
+		`{"type":"object","properties":{"r":{"type":"string","x\u002dmcp-header":"Region"}}}`,
+		`{"type":"object","maximum":1e99999}`,
+		`{"type":"object","default":` + strings.Repeat("9", 2000) + `}`,
+		deep,
+		`{"type":"object"`,
+		`[1,2,{"a":-0.5e-3}]`,
+	} {
+		if quiet([]byte(raw)) {
+			if hs, issues := walkHeaders([]byte(raw)); len(hs)+len(issues) != 0 {
+				t.Errorf("quiet(%.60s) hides %v %v", raw, hs, issues)
+			}
+		} else if strings.HasPrefix(raw, `{"type":"object","properties":{"q"`) {
+			t.Errorf("quiet(%s) = false for a plain schema", raw)
+		}
+	}
+}
+
+func FuzzQuiet(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"q":{"type":"string","x-mcp-header":"Q"}}}`))
+	f.Add([]byte(`{"a":[1e5,-2,{"b":"\\"}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if quiet(raw) {
+			if hs, issues := walkHeaders(raw); len(hs)+len(issues) != 0 {
+				t.Fatalf("quiet(%q) hides %v %v", raw, hs, issues)
+			}
+		}
+	})
 }

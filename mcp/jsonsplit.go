@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// Answers are split into their parts without copying: the members of an
+// object and the elements of an array are sub-slices of the bytes read, so
+// a listing of 100 000 tools is held once, not once per decoding step, and
+// nothing is scanned more than it must be (every answer is checked to be
+// JSON once, then split). encoding/json would copy every member of a
+// message, then every member of its result, then every item of the list.
+
+var errNotArray = errors.New("not a JSON array")
+
+// Elements returns the elements of the JSON array raw as sub-slices of it.
+// raw must be valid JSON (an answer's member); anything else is an error.
+func Elements(raw []byte) ([]json.RawMessage, error) { return splitArray(raw) }
+
+// Members returns the members of the JSON object raw, each value a
+// sub-slice of raw (a name given twice keeps its last value, as
+// encoding/json does). raw must be valid JSON; anything else is an error.
+func Members(raw []byte) (map[string]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !json.Valid(raw) {
+		return nil, errNotObject
+	}
+	return splitObject(raw)
+}
+
+// ResultMembers returns the members of the message's result, as Members
+// does but without checking again what the message's parse checked.
+func (m *Message) ResultMembers() (map[string]json.RawMessage, error) {
+	raw := bytes.TrimSpace(m.Result)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return nil, errNotObject
+	}
+	return splitObject(raw)
+}
+
+// ParsedElements is Elements for raw that is part of a parsed Message (a
+// member of ResultMembers): it is not checked to be JSON again.
+func ParsedElements(raw []byte) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
+		return nil, errNotArray
+	}
+	return splitValid(raw), nil
+}
+
+// splitArray returns the elements of the JSON array raw as sub-slices of
+// it, without copying. raw must be valid JSON (it is checked).
+func splitArray(raw []byte) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !json.Valid(raw) {
+		return nil, errNotArray
+	}
+	return splitValid(raw), nil
+}
+
+// splitValid splits the valid JSON array or object raw at its top-level
+// commas, returning each part trimmed (for an object, "name": value).
+func splitValid(raw []byte) []json.RawMessage {
+	var out []json.RawMessage
+	depth, start := 0, -1
+	for i := 1; i < len(raw)-1; i++ {
+		c := raw[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case ',':
+			if depth == 0 {
+				out = append(out, bytes.TrimSpace(raw[start:i]))
+				start = -1
+				continue
+			}
+		case '"':
+			if start < 0 {
+				start = i
+			}
+			// Most of an answer's bytes are in strings: jump to the
+			// closing quote rather than look at each byte.
+			i = stringClose(raw, i)
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, bytes.TrimSpace(raw[start:len(raw)-1]))
+	}
+	return out
+}
+
+// splitObject returns the members of the valid JSON object raw.
+func splitObject(raw []byte) (map[string]json.RawMessage, error) {
+	parts := splitValid(raw)
+	m := make(map[string]json.RawMessage, len(parts))
+	for _, p := range parts {
+		// p is "name" : value; the name is a JSON string, which may hold a
+		// colon or escapes of its own.
+		end := stringEnd(p)
+		if end < 0 {
+			return nil, errNotObject
+		}
+		name := p[:end]
+		var key string
+		if bytes.IndexByte(name, '\\') < 0 {
+			key = string(name[1 : len(name)-1])
+		} else if err := json.Unmarshal(name, &key); err != nil {
+			return nil, errNotObject
+		}
+		rest := bytes.TrimSpace(p[end:])
+		if len(rest) == 0 || rest[0] != ':' {
+			return nil, errNotObject
+		}
+		m[key] = bytes.TrimSpace(rest[1:])
+	}
+	return m, nil
+}
+
+// stringEnd returns the index just past the JSON string that p starts
+// with, or -1.
+func stringEnd(p []byte) int {
+	if len(p) == 0 || p[0] != '"' {
+		return -1
+	}
+	if i := stringClose(p, 0); i < len(p) {
+		return i + 1
+	}
+	return -1
+}
+
+// stringClose returns the index of the quote that closes the string whose
+// opening quote is at open (len(b) if there is none): the next quote not
+// escaped, that is not preceded by an odd run of backslashes.
+func stringClose(b []byte, open int) int {
+	i := open + 1
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		n := 0
+		for k := i - 1; k > open && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i
+		}
+		i++
+	}
+}

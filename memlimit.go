@@ -1,0 +1,21 @@
+package main
+
+import "runtime/debug"
+
+// memoryLimit is the soft memory limit mcp-eval runs under unless
+// GOMEMLIMIT says otherwise. Go's collector lets the heap grow to twice
+// what is live before it collects; a big server's run holds its listing
+// (25 MB of JSON at 20 000 tools) and judges it, and that headroom alone
+// made it 200 MB. Under the limit the collector runs sooner as the heap
+// nears it; it is soft, so a larger server still runs, its collector
+// working harder (capped by the runtime at half the CPU) rather than
+// failing. A run of an ordinary server never comes near it.
+const memoryLimit = 80 << 20
+
+// setMemoryLimit applies memoryLimit, unless GOMEMLIMIT is set (the
+// runtime has read it already).
+func setMemoryLimit(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
+}
