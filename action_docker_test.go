@@ -6,18 +6,21 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/github/githubtest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
 )
 
 // The Docker action end to end, against a real Docker engine: the image is
@@ -270,8 +273,8 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 	if out, err := dockerCLI(t, 30*time.Second, nil, "image", "inspect", "-f", "{{.Size}}", image); err == nil {
 		t.Logf("image %s: %s bytes (the binary on an empty base)", image, strings.TrimSpace(out))
 	}
-	f := &fakeGitHub{}
-	apiURL := serveFakeGitHub(t, f, nil)
+	f := &apptest.FakeGitHub{}
+	apiURL := f.Serve(t, nil)
 
 	t.Run("HTTP server: outputs, summary and comment on the host", func(t *testing.T) {
 		server := mcptest.Serve(t, mcptest.Options{})
@@ -285,13 +288,11 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 		if r.outputs["passed"] != "true" {
 			t.Errorf("passed = %q\n%s", r.outputs["passed"], r.rawOutputFile)
 		}
-		assertPathOutputs(t, l.workspace, r.outputs)
+		apptest.AssertPathOutputs(t, l.workspace, r.outputs)
 		if !bytes.Contains(r.summary, []byte("mcp-eval")) || !bytes.Contains(r.summary, []byte("### Notes")) {
 			t.Errorf("the job summary on the host lacks the report:\n%s", r.summary)
 		}
-		f.mu.Lock()
-		comments := append([]string(nil), f.comments...)
-		f.mu.Unlock()
+		comments := f.Comments()
 		if len(comments) != 1 || !strings.HasPrefix(comments[0], "<!-- mcp-eval:comment key=") {
 			t.Errorf("want one marked comment through the API, got %d: %q", len(comments), comments)
 		}
@@ -329,11 +330,11 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 		if r.code != 0 || r.outputs["passed"] != "true" {
 			t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 		}
-		assertPathOutputs(t, l.workspace, r.outputs)
+		apptest.AssertPathOutputs(t, l.workspace, r.outputs)
 	})
 	t.Run("server-start without a shell", func(t *testing.T) {
 		l := static(t)
-		port := freePort(t)
+		port := apptest.FreePort(t)
 		r := runDockerAction(t, image, l, map[string]string{
 			"INPUT_SERVER-START": fmt.Sprintf("./bin/weather-server --http 127.0.0.1:%d", port),
 			"INPUT_SERVER-URL":   fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
@@ -355,16 +356,97 @@ func TestDockerActionAsTheRunnerRunsIt(t *testing.T) {
 		if r.code == 0 || r.code == 1 {
 			t.Errorf("exit %d, want a could-not-evaluate code", r.code)
 		}
-		mustContain(t, "stderr", r.stderr, `input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1")
+		apptest.MustContain(t, "stderr", r.stderr, `input server-cmd (--server-cmd): program "node" not found`, "host mode", "mcp-eval/mcp-eval/setup@v1")
 	})
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// dockerFederation is the Docker action's federation run, as the runner
+// starts it for a job with permissions: id-token: write: the runner adds
+// ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN to the
+// container's environment (ContainerActionHandler.cs), and the only input
+// is oauth-federation: github. The OIDC token service, the authorization
+// server and the protected server listen on the host's loopback, which the
+// container shares (--network host).
+func dockerFederation(t *testing.T, image, apiURL string) {
+	rn := oauthtest.NewRunner(t)
+	as, res := apptest.EchoingAuthServer(t, oauthtest.Options{}, oauthtest.Client{})
+	as.Trust(oauthtest.RunnerIssuer, &rn.Key.PublicKey)
+	l := newRunnerLayout(t)
+	inputs := rn.Env()
+	inputs["INPUT_SERVER-URL"] = res.URL()
+	inputs["INPUT_OAUTH-FEDERATION"] = "github"
+	inputs["INPUT_COMMENT"] = "false"
+	inputs["INPUT_GITHUB-TOKEN"] = "ghs_0123456789abcdefDOCKER"
+	r := runDockerAction(t, image, l, inputs, apiURL)
+	if r.code != 0 || r.outputs["passed"] != "true" {
+		t.Fatalf("exit %d, passed %q\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs["passed"], r.stdout, r.stderr)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	// One assertion per token request: the run's, and those of the auth
+	// group's probes (auth/query-token-refused, auth/other-audience-refused…),
+	// each for the token endpoint, each token masked.
+	issued := as.Issued()
+	if aud := rn.Audiences(); len(issued) == 0 || len(aud) == 0 || slices.ContainsFunc(aud, func(a string) bool { return a != as.TokenEndpoint() }) {
+		t.Fatalf("tokens issued %d, ID token audiences %q, want the token endpoint each time", len(issued), aud)
+	}
+	apptest.MustContain(t, "stdout", r.stdout, "::add-mask::"+rn.RequestToken)
+	for _, tok := range issued {
+		apptest.MustContain(t, "stdout", r.stdout, "::add-mask::"+tok)
+	}
+	report, _ := os.ReadFile(filepath.Join(l.workspace, filepath.FromSlash(r.outputs["report-path"])))
+	if !bytes.Contains(report, []byte("ECHO[")) {
+		t.Fatal("the echo never reached report.json")
+	}
+	for name, b := range map[string][]byte{"report.json": report, "outputs": r.rawOutputFile, "summary": r.summary, "stderr": []byte(r.stderr)} {
+		for _, secret := range append([]string{rn.RequestToken}, issued...) {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("a credential leaked into %s", name)
+			}
+		}
+	}
+}
+
+// dockerFederationHydra is dockerFederation against real components: Ory
+// Hydra trusting the runner's issuer for this repository's subject (its
+// jwt-bearer trust relationship), and the Go SDK's protected server. Hydra
+// authenticates a client on every token request, so the run names the
+// public client registered for federation (oauth-client-id, no secret).
+func dockerFederationHydra(t *testing.T, image, apiURL string) {
+	d := apptest.RequireRealAuth(t)
+	rn := oauthtest.NewRunner(t)
+	a := apptest.StartRealAS(t, d, "hydra")
+	a.TrustRunner(t, oauthtest.RunnerIssuer, &rn.Key.PublicKey)
+	l := newRunnerLayout(t)
+	inputs := rn.Env()
+	inputs["INPUT_SERVER-URL"] = a.Server
+	inputs["INPUT_OAUTH-FEDERATION"] = "github"
+	inputs["INPUT_OAUTH-CLIENT-ID"] = "mcp-eval-federation"
+	inputs["INPUT_COMMENT"] = "false"
+	inputs["INPUT_GITHUB-TOKEN"] = "ghs_0123456789abcdefDOCKER"
+	r := runDockerAction(t, image, l, inputs, apiURL)
+	// The Go SDK server fails hard checks of its own: a verdict (exit 0 or
+	// 1) means the token was obtained and taken.
+	if r.code != 0 && r.code != 1 || r.outputs["exit-code"] != strconv.Itoa(r.code) {
+		t.Fatalf("exit %d, outputs %v\nstdout:\n%s\nstderr:\n%s", r.code, r.outputs, r.stdout, r.stderr)
+	}
+	if aud := rn.Audiences(); len(aud) == 0 || slices.ContainsFunc(aud, func(x string) bool { return x != a.Issuer+"/oauth2/token" }) {
+		t.Errorf("the runner was asked for audiences %q, want Hydra's token endpoint each time", aud)
+	}
+	report, _ := os.ReadFile(filepath.Join(l.workspace, filepath.FromSlash(r.outputs["report-path"])))
+	if !bytes.Contains(report, []byte(`"auth/`)) && !bytes.Contains(report, []byte(`"discover/`)) {
+		t.Fatalf("no checks in the report:\n%.500s", report)
+	}
+	var masked []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if v, ok := strings.CutPrefix(line, "::add-mask::"); ok && apptest.JWT.MatchString(v) {
+			masked = append(masked, v)
+		}
+	}
+	if len(masked) < 2 {
+		t.Errorf("want the job's ID token and Hydra's access token masked in the log, got %d JWTs masked", len(masked))
+	}
+	for name, b := range map[string][]byte{"report.json": report, "outputs": r.rawOutputFile, "summary": r.summary, "stderr": []byte(r.stderr)} {
+		if m := apptest.JWT.Find(b); m != nil {
+			t.Errorf("%s holds a JWT: %.40s…", name, m)
+		}
+	}
 }

@@ -48,8 +48,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitcode.Usage
 	}
 	cmd, rest := args[0], args[1:]
-	env := pipeline.Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Version: toolVersion()}
-	var err error
 	switch cmd {
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "mcp-eval %s\n", toolVersion())
@@ -61,32 +59,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprint(stdout, config.Usage)
 		}
 		return exitcode.OK
-	case "conformance", "run":
-		var cfg *config.Config
-		if cfg, err = config.ParseCommand(cmd, rest, getenv, stderr); err == nil {
-			err = pipeline.Run(ctx, cfg, env)
-		}
-	case "init":
-		cfg, o, perr := config.ParseInit(rest, getenv)
-		if err = perr; err == nil {
-			err = initcmd.Run(ctx, cfg, o, env)
-		}
-	case "gate":
-		var o *config.GateOptions
-		if o, err = config.ParseGate(rest); err == nil {
-			err = pipeline.GateOnly(o, stdout)
-		}
-	case "merge":
-		out, shards, perr := config.ParseMerge(rest)
-		if err = perr; err == nil {
-			err = pipeline.MergeFiles(out, shards, stdout)
-		}
-	case "action":
-		err = flag.ErrHelp
-		if !wantsHelp(rest) {
-			err = action.Command(ctx, rest, env)
-		}
-	default:
+	}
+	env := pipeline.Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Version: toolVersion()}
+	known, err := runCommand(ctx, cmd, rest, env)
+	if !known {
 		return unknownCommand(cmd, stderr)
 	}
 	if errors.Is(err, flag.ErrHelp) {
@@ -99,6 +75,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return in.ExitCode()
 	}
 	return code
+}
+
+// runCommand hands cmd to the package that owns it; known is false for a
+// command mcp-eval does not have.
+func runCommand(ctx context.Context, cmd string, rest []string, env pipeline.Env) (known bool, err error) {
+	switch cmd {
+	case "conformance", "run":
+		var cfg *config.Config
+		if cfg, err = config.ParseCommand(cmd, rest, env.Getenv, env.Stderr); err == nil {
+			err = pipeline.Run(ctx, cfg, env)
+		}
+	case "init":
+		cfg, o, perr := config.ParseInit(rest, env.Getenv)
+		if err = perr; err == nil {
+			err = initcmd.Run(ctx, cfg, o, env)
+		}
+	case "gate":
+		var o *config.GateOptions
+		if o, err = config.ParseGate(rest); err == nil {
+			err = pipeline.GateOnly(o, env.Stdout)
+		}
+	case "merge":
+		out, shards, perr := config.ParseMerge(rest)
+		if err = perr; err == nil {
+			err = pipeline.MergeFiles(out, shards, env.Stdout)
+		}
+	case "action":
+		err = flag.ErrHelp
+		if !wantsHelp(rest) {
+			err = action.Command(ctx, rest, env)
+		}
+	default:
+		return false, nil
+	}
+	return true, err
 }
 
 // printHelp writes cmd's --help: the action's lists its inputs.
@@ -139,9 +150,10 @@ func exitCode(cmd string, err error, stderr io.Writer) int {
 	var ue *exitcode.UsageError
 	switch {
 	case code == exitcode.OK:
-	case errors.As(err, &ue) && cmd == "action":
-		// The Action's flags come from its inputs, named in the message.
-		fmt.Fprintf(stderr, "mcp-eval: %v\ncheck the step's with: inputs (action.yml lists them)\n", err)
+	case cmd == "action" && err.Error() != "":
+		// The Action's log: its flags come from its inputs, and what the
+		// error quotes of the server must not read as a workflow command.
+		action.PrintError(stderr, err)
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "mcp-eval: %v\nrun mcp-eval %s --help for its flags\n", err, cmd)
 	case err.Error() != "":

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
 // TestMistakesGetOneLine drives the common command-line mistakes: each is
@@ -50,9 +50,9 @@ func TestMistakesGetOneLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, env(nil), append(tt.args, "--out", dir)...)
+			code, stdout, stderr := runCLI(t, apptest.Env(nil), append(tt.args, "--out", dir)...)
 			if tt.args[0] == "gate" || tt.args[0] == "merge" {
-				code, stdout, stderr = runCLI(t, env(nil), tt.args...)
+				code, stdout, stderr = runCLI(t, apptest.Env(nil), tt.args...)
 			}
 			if code != 2 {
 				t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -71,7 +71,7 @@ func TestMistakesGetOneLine(t *testing.T) {
 		})
 	}
 	t.Run("unknown command", func(t *testing.T) {
-		code, _, stderr := runCLI(t, env(nil), "rnu")
+		code, _, stderr := runCLI(t, apptest.Env(nil), "rnu")
 		if code != 2 || stderr != "mcp-eval: unknown command \"rnu\" (did you mean \"run\"?)\nrun mcp-eval --help for the commands\n" {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
@@ -98,7 +98,7 @@ func TestHelpPerCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, env(nil), tt.args...)
+			code, stdout, stderr := runCLI(t, apptest.Env(nil), tt.args...)
 			if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "Usage: "+tt.synopsis) {
 				t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 			}
@@ -120,45 +120,5 @@ func TestHelpPerCommand(t *testing.T) {
 				t.Errorf("--help lists %d flags, want %d: %v", len(names), tt.nFlags, names)
 			}
 		})
-	}
-}
-
-// TestGateShowsItsWork: mcp-eval gate prints the baseline's origin, every
-// delta, each reason and note, and the rules that decided.
-func TestGateShowsItsWork(t *testing.T) {
-	srv := mcptest.Serve(t, mcptest.Options{})
-	bad := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects("caching/tools-list")})
-	dir := t.TempDir()
-	for name, url := range map[string]string{"base": srv.URL, "cur": bad.URL} {
-		if code, _, stderr := runCLI(t, env(nil), "conformance", "--server-url", url, "--out", filepath.Join(dir, name), "--runs", "1"); code == 2 || code == 3 {
-			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
-		}
-	}
-	base, cur := filepath.Join(dir, "base", "report.json"), filepath.Join(dir, "cur", "report.json")
-	code, stdout, _ := runCLI(t, env(nil), "gate", "--report", cur, "--baseline", base)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", code, stdout)
-	}
-	mustContain(t, "gate output", stdout,
-		"gate failed · baseline "+base,
-		"  baseline run: started ",
-		"same server fingerprint",
-		"  ✗ Hard check caching/tools-list failed",
-		"  decided: failed, ",
-		"  rule: a hard check that fails or errors fails the gate",
-		"  rule: a score that moves the wrong way by more than 0.02 against the baseline fails the gate (--max-drop)",
-		"--drift fail makes it fail",
-		"--require-significance",
-		"  Δ conformance.passRate 1.000 → ",
-		"FAIL  ",
-	)
-	code, stdout, _ = runCLI(t, env(nil), "gate", "--report", base, "--baseline", base, "--drift", "fail")
-	if code != 0 {
-		t.Errorf("gate against itself: exit %d", code)
-	}
-	mustContain(t, "gate output", stdout, "gate passed", "  decided: passed, no rule below failed", "  Δ conformance.passRate 1.000 → 1.000 (+0.000)", "(--drift fail)")
-	code, stdout, _ = runCLI(t, env(nil), "gate", "--report", base)
-	if code != 0 || !strings.Contains(stdout, "no baseline: scores are not compared") || !strings.Contains(stdout, "note: ") {
-		t.Errorf("no baseline: exit %d\n%s", code, stdout)
 	}
 }

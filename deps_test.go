@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -31,8 +32,8 @@ func TestDependencyRules(t *testing.T) {
 		// The neutral packages the layers share import no layer.
 		"tasks":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report"},
 		"judge":          {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
-		"internal/runs":  {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
-		"internal/check": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
+		"engine/runs":    {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "tasks"},
+		"engine/check":   {"conformance", "golden", "resilience", "telemetry", "gate", "github", "llm", "agent", "tasks", "judge"},
 		"internal/stats": {"conformance", "golden", "resilience", "telemetry", "gate", "github", "report", "mcp", "llm", "agent"},
 		// The pipeline runs the layers but publishes nothing to GitHub;
 		// config knows the flags, not the layers' logic: it gathers the
@@ -79,4 +80,72 @@ func TestDependencyRules(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tiers ranks the module's top-level directories, from the binary down to
+// the leaf helpers (DESIGN.md, "Packages"). A package may import its own
+// tier and the tiers below it, never one above.
+var tiers = []struct {
+	name string
+	dirs []string // "" is the root package
+}{
+	{"the binary", []string{"", "bench", "e2e", "examples", "testdata"}},
+	{"app", []string{"app"}},
+	{"layers", []string{"conformance", "golden", "resilience", "telemetry"}},
+	{"shared engines", []string{"engine", "agent", "tasks", "judge", "gate", "github"}},
+	{"protocol, model clients and the report model", []string{"mcp", "llm", "report"}},
+	{"helpers", []string{"internal"}},
+}
+
+// TestImportsRunDownward: no package imports a package of a tier above
+// its own, so the import graph reads top to bottom: main → app → layers →
+// shared engines → mcp, llm, report → internal/ (issue 18: internal/ held
+// engines the layers build on beside its leaf helpers, and 4 groups of
+// imports ran upward). Only the packages' own imports count, not their
+// tests'.
+func TestImportsRunDownward(t *testing.T) {
+	const mod = "github.com/mcp-eval/mcp-eval"
+	rank := map[string]int{}
+	for i, tr := range tiers {
+		for _, d := range tr.dirs {
+			rank[d] = i
+		}
+	}
+	// top is a package's top-level directory; ok is false for a
+	// directory the tiers do not name, which fails the test: a new one
+	// must be given its place.
+	top := func(path string) (dir string, ok bool) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, mod), "/")
+		dir, _, _ = strings.Cut(rel, "/")
+		_, ok = rank[dir]
+		return dir, ok
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	up := map[string][]string{} // "from → to" groups → the imports
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		from, ok := top(f[0])
+		if !ok {
+			t.Errorf("%s: its directory %q has no tier in deps_test.go", f[0], from)
+			continue
+		}
+		for _, imp := range f[1:] {
+			if imp != mod && !strings.HasPrefix(imp, mod+"/") {
+				continue
+			}
+			to, _ := top(imp)
+			if rank[to] < rank[from] {
+				key := from + " → " + to
+				up[key] = append(up[key], f[0]+" imports "+imp)
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(up)) {
+		t.Errorf("%s runs upward (%s above %s): %s", key, tiers[rank[strings.Fields(key)[2]]].name,
+			tiers[rank[strings.Fields(key)[0]]].name, strings.Join(up[key], "; "))
+	}
+	t.Logf("%d groups of imports run upward", len(up))
 }

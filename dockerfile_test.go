@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
 // TestDockerfile checks statically what TestDockerActionAsTheRunnerRunsIt
@@ -80,7 +82,7 @@ func TestDockerfile(t *testing.T) {
 	if !strings.Contains(stages["build"][0], "${GO_IMAGE}") {
 		t.Error("the build stage must start FROM ${GO_IMAGE}")
 	}
-	mustContain(t, "the build stage", build, "CGO_ENABLED=0", "-trimpath", "-s -w")
+	apptest.MustContain(t, "the build stage", build, "CGO_ENABLED=0", "-trimpath", "-s -w")
 	rel, err := os.ReadFile("scripts/release.sh")
 	if err != nil {
 		t.Fatal(err)

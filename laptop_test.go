@@ -8,6 +8,7 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -76,11 +77,11 @@ func TestTryLayer1OnYourLaptop(t *testing.T) {
 	dir := t.TempDir()
 	// The README's command, plus where this test keeps its outputs.
 	args := append(words, "--out", dir+"/out", "--cache-dir", dir+"/cache")
-	code, stdout, stderr := runCLI(t, env(map[string]string{"OLLAMA_HOST": srv.URL}), args...)
+	code, stdout, stderr := runCLI(t, apptest.Env(map[string]string{"OLLAMA_HOST": srv.URL}), args...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	r := loadReport(t, dir+"/out/report.json")
+	r := apptest.LoadReport(t, dir+"/out/report.json")
 	for _, c := range r.Cases {
 		if c.Status != report.StatusPass || c.Model != "ollama:"+model {
 			t.Errorf("case %s on %s: %s %v", c.ID, c.Model, c.Status, c.Failures)

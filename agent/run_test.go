@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/engine/connect"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
-	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )

@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/engine/connect"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
-	"github.com/mcp-eval/mcp-eval/internal/mcptest/connect"
-	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/mcp"

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcp-eval/mcp-eval/internal/check"
-	"github.com/mcp-eval/mcp-eval/internal/describe"
-	"github.com/mcp-eval/mcp-eval/internal/wire"
+	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
+	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
@@ -648,7 +648,7 @@ func (e *Env) validProbe(ctx context.Context) (*mcp.Exchange, error) {
 func malformedToken(ctx context.Context, e *Env) Outcome {
 	x, err := e.malformedProbe(ctx)
 	if x == nil || x.Status == 0 {
-		return check.Errored(fmt.Errorf("Authorization: Bearer %s: %s", probeMalformedToken, describeExchange(x, err)), nil)
+		return check.Errored(fmt.Errorf("the request with Authorization: Bearer %s: %s", probeMalformedToken, describeExchange(x, err)), nil)
 	}
 	if x.Status != http.StatusUnauthorized {
 		return check.Failf(e.authEvidence(x), "Authorization: Bearer %s (no token anyone issued) got HTTP %d, want 401", probeMalformedToken, x.Status)

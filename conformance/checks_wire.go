@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
-	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
-	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )

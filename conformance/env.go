@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
-	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,13 +17,26 @@ import (
 // HTTP the GET/DELETE and Origin rules.
 var mcpGoPins = map[string][]string{
 	"stdio": {"subscriptions/listen", "tasks/capability-slot"},
-	"http":  {"http/delete-not-allowed", "http/get-not-allowed", "http/origin-rejected", "tasks/capability-slot"},
+	"http":  {"http/origin-rejected", "tasks/capability-slot"},
 }
 
 // mcpGoMessages are what the pinned failures must say.
 var mcpGoMessages = map[string]string{
 	"subscriptions/listen":  "before its acknowledgement",
 	"tasks/capability-slot": "capabilities.tasks",
+}
+
+// mcpGoRaces are checks that fail on some runs only, because mcp-go itself
+// races, with what they must then say. Over HTTP, mcp-go v1.2.1 queues the
+// acknowledgement of a listen with nothing to deliver and returns the result
+// at once; its notification forwarder can take the acknowledgement off the
+// channel and then lose the response lock to the reply path, which drains an
+// empty channel, writes a plain JSON result and closes the stream, so the
+// acknowledgement is dropped (server/streamable_http.go, the forwarder's
+// "case <-done" branch). Seen on a loaded CI machine; the verdict is right
+// for that run.
+var mcpGoRaces = map[string]map[string]string{
+	"http": {"subscriptions/listen": "answered at once with a result"},
 }
 
 func TestMCPGo(t *testing.T) {
@@ -49,8 +64,18 @@ func TestMCPGo(t *testing.T) {
 			if rep.Server.Era != "modern" {
 				t.Errorf("era %q, want modern", rep.Server.Era)
 			}
-			rep.wantFailed(t, "mcp-go "+transport, mcpGoPins[transport])
-			for id, want := range mcpGoMessages {
+			pins := mcpGoPins[transport]
+			messages := maps.Clone(mcpGoMessages)
+			for id, want := range mcpGoRaces[transport] {
+				if c, ok := rep.check(id); ok && c.Status == "fail" {
+					t.Logf("%s failed this run (a race in mcp-go, see mcpGoRaces): %s", id, c.Message)
+					pins = append(slices.Clone(pins), id)
+					slices.Sort(pins)
+					messages[id] = want
+				}
+			}
+			rep.wantFailed(t, "mcp-go "+transport, pins)
+			for id, want := range messages {
 				if c, ok := rep.check(id); ok && c.Status == "fail" && !strings.Contains(c.Message, want) {
 					t.Errorf("%s: message %q, want it to say %q", id, c.Message, want)
 				}

@@ -38,13 +38,6 @@ type Baseline struct {
 	// CarriedBy is the number of the newer run whose artifact carried this
 	// layer forward (0 when the run that produced it was read directly).
 	CarriedBy int `json:"-"`
-	// HasLayer is false when none of the examined runs had the requested
-	// layer and the newest usable report stands in, so that at least the
-	// layers it does have are compared.
-	HasLayer bool `json:"-"`
-	// Skipped says why newer green runs were passed over (fork head,
-	// expired artifact, corrupt zip…), newest first; at most maxSkipped.
-	Skipped []string `json:"-"`
 }
 
 // Age says how long ago the baseline run started, for the summary ("3
@@ -138,33 +131,6 @@ type Baselines struct {
 	Examined int
 }
 
-// FetchBaseline finds one baseline report: for layer, that of the newest
-// green run whose report has it (any report when layer is ""). If no
-// examined run has the layer, the newest usable report stands in, with
-// HasLayer false. See FetchBaselines for what is examined and skipped.
-func (c *Client) FetchBaseline(ctx context.Context, layer string) (*report.Report, Baseline, error) {
-	want := []string{layer}
-	if layer == "" {
-		want = nil
-	}
-	bs, fallback, fbDesc, err := c.search(ctx, want)
-	if err != nil {
-		return nil, Baseline{Skipped: skippedOf(bs)}, err
-	}
-	if layer != "" {
-		if rep, ok := bs.Parts[layer]; ok {
-			d := bs.From[layer]
-			d.HasLayer, d.Skipped = true, bs.Skipped
-			return rep, d, nil
-		}
-	}
-	if fallback != nil {
-		fbDesc.HasLayer, fbDesc.Skipped = layer == "", bs.Skipped
-		return fallback, fbDesc, nil
-	}
-	return nil, Baseline{Skipped: bs.Skipped}, c.noneWarning(bs)
-}
-
 // FetchBaselines finds, for each of layers, that layer's result in the
 // newest successful run of this workflow on the base branch that produced
 // it, either in its report.json or in its carried/<layer>.json (a layer it
@@ -178,7 +144,7 @@ func (c *Client) FetchBaseline(ctx context.Context, layer string) (*report.Repor
 // The error is a *Warning: NoBaseline when no layer was found, else the API
 // problem that stopped the search.
 func (c *Client) FetchBaselines(ctx context.Context, layers []string) (*Baselines, error) {
-	bs, _, _, err := c.search(ctx, layers)
+	bs, err := c.search(ctx, layers)
 	if err != nil {
 		return bs, err
 	}
@@ -186,13 +152,6 @@ func (c *Client) FetchBaselines(ctx context.Context, layers []string) (*Baseline
 		return bs, c.noneWarning(bs)
 	}
 	return bs, nil
-}
-
-func skippedOf(bs *Baselines) []string {
-	if bs == nil {
-		return nil
-	}
-	return bs.Skipped
 }
 
 func (c *Client) noneWarning(bs *Baselines) error {
@@ -208,31 +167,26 @@ func (c *Client) noneWarning(bs *Baselines) error {
 	return &Warning{Kind: NoBaseline, Op: "baseline", Msg: fmt.Sprintf("no baseline: none of the %d successful runs examined on %s has a usable %q artifact", bs.Examined, c.branch, c.cfg.ArtifactName)}
 }
 
-// search walks the green runs for want (every layer found counts; want nil
-// stops at the first usable report). It also returns the newest usable
-// report, for FetchBaseline's stand-in.
-func (c *Client) search(ctx context.Context, want []string) (*Baselines, *report.Report, Baseline, error) {
+// search walks the green runs until every layer of want is found (want
+// nil: until a usable report, whose layers are all taken).
+func (c *Client) search(ctx context.Context, want []string) (*Baselines, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.BaselineTimeout)
 	defer cancel()
 	bs := &Baselines{Parts: map[string]*report.Report{}, From: map[string]Baseline{}}
-	var (
-		fallback *report.Report
-		fbDesc   Baseline
-	)
 	missing := func() []string { return bs.missing(want) }
 	done := func() bool {
 		if want == nil {
-			return fallback != nil
+			return len(bs.Parts) > 0
 		}
 		return len(missing()) == 0
 	}
 	if c.runID == 0 || c.branch == "" {
 		bs.Missing = missing()
-		return bs, nil, Baseline{}, nil
+		return bs, nil
 	}
 	cur, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, c.owner, c.repo, c.runID)
 	if err != nil {
-		return bs, nil, Baseline{}, apiWarning("baseline", "no baseline: this run's workflow could not be looked up", baselinePerms, err)
+		return bs, apiWarning("baseline", "no baseline: this run's workflow could not be looked up", baselinePerms, err)
 	}
 	oldest := c.cfg.now().Add(-c.cfg.MaxAge)
 	// The workflow id, not the file name in GITHUB_WORKFLOW_REF, because a
@@ -246,49 +200,16 @@ func (c *Client) search(ctx context.Context, want []string) (*Baselines, *report
 		ListOptions:         gh.ListOptions{PerPage: 100},
 	}
 	tooOld := false
-pages:
 	for page := 0; page < maxRunPages && bs.Examined < c.cfg.MaxRuns && !done(); page++ {
 		runs, resp, err := c.gh.Actions.ListWorkflowRunsByID(ctx, c.owner, c.repo, cur.GetWorkflowID(), opts)
 		if err != nil {
-			return bs, nil, Baseline{}, apiWarning("baseline", "no baseline: the workflow's runs could not be listed", baselinePerms, err)
+			return bs, apiWarning("baseline", "no baseline: the workflow's runs could not be listed", baselinePerms, err)
 		}
-		for _, run := range runs.WorkflowRuns {
-			if bs.Examined >= c.cfg.MaxRuns || done() {
-				break pages
-			}
-			if run.GetID() == c.runID {
-				continue // a re-run of a green run lists itself
-			}
-			if t := run.GetCreatedAt().Time; !t.IsZero() && t.Before(oldest) {
-				tooOld = true
-				break pages
-			}
-			if why := c.unsuitable(run); why != "" {
-				bs.skip(run, why)
-				continue
-			}
-			bs.Examined++
-			rep, carried, why, err := c.reportFromRun(ctx, run)
-			if err != nil {
-				return bs, nil, Baseline{}, err
-			}
-			if why != "" {
-				bs.skip(run, why)
-				continue
-			}
-			if !rep.Passed() {
-				bs.skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
-				continue
-			}
-			d := describe(run)
-			if fallback == nil {
-				fallback, fbDesc = rep, d
-			}
-			if took := bs.take(rep, carried, d, want); len(took) == 0 && want != nil {
-				bs.skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(missing(), " or ")))
-			}
+		var stop bool
+		if stop, tooOld, err = c.examinePage(ctx, bs, runs.WorkflowRuns, want, oldest, done); err != nil {
+			return bs, err
 		}
-		if resp.NextPage == 0 {
+		if stop || resp.NextPage == 0 {
 			break
 		}
 		opts.Page = resp.NextPage
@@ -297,7 +218,55 @@ pages:
 	if len(bs.Missing) > 0 && tooOld && len(bs.Skipped) < maxSkipped {
 		bs.Skipped = append(bs.Skipped, fmt.Sprintf("runs before %s were not examined (older than %d days)", oldest.UTC().Format("2006-01-02"), int(c.cfg.MaxAge.Hours()/24)))
 	}
-	return bs, fallback, fbDesc, nil
+	return bs, nil
+}
+
+// examinePage examines one page of runs, newest first, until the search
+// is done or has read its MaxRuns runs (stop), or reaches a run older than
+// oldest (stop and tooOld).
+func (c *Client) examinePage(ctx context.Context, bs *Baselines, runs []*gh.WorkflowRun, want []string, oldest time.Time, done func() bool) (stop, tooOld bool, err error) {
+	for _, run := range runs {
+		if bs.Examined >= c.cfg.MaxRuns || done() {
+			return true, false, nil
+		}
+		if run.GetID() == c.runID {
+			continue // a re-run of a green run lists itself
+		}
+		if t := run.GetCreatedAt().Time; !t.IsZero() && t.Before(oldest) {
+			return true, true, nil
+		}
+		if err := c.examine(ctx, bs, run, want); err != nil {
+			return true, false, err
+		}
+	}
+	return false, false, nil
+}
+
+// examine takes from run's artifact the baselines of want that bs still
+// lacks (every layer it has, with want nil), or records why run is
+// passed over.
+func (c *Client) examine(ctx context.Context, bs *Baselines, run *gh.WorkflowRun, want []string) error {
+	if why := c.unsuitable(run); why != "" {
+		bs.skip(run, why)
+		return nil
+	}
+	bs.Examined++
+	rep, carried, why, err := c.reportFromRun(ctx, run)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		bs.skip(run, why)
+		return nil
+	}
+	if !rep.Passed() {
+		bs.skip(run, "its report's own gate failed (the run concluded success anyway, e.g. continue-on-error)")
+		return nil
+	}
+	if took := bs.take(rep, carried, describe(run), want); len(took) == 0 && want != nil {
+		bs.skip(run, fmt.Sprintf("its report has no %s layer", strings.Join(bs.missing(want), " or ")))
+	}
+	return nil
 }
 
 // unsuitable says why a listed run cannot be a baseline, or "".

@@ -2,6 +2,7 @@ package github
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"net/http"
@@ -38,25 +39,36 @@ func wantWarning(t *testing.T, err error, kind WarningKind, substr string) *Warn
 	return w
 }
 
-func skippedSays(t *testing.T, b Baseline, substr string) {
+func skippedSays(t *testing.T, skipped []string, substr string) {
 	t.Helper()
-	for _, s := range b.Skipped {
+	for _, s := range skipped {
 		if strings.Contains(s, substr) {
 			return
 		}
 	}
-	t.Errorf("Skipped = %q, want an entry saying %q", b.Skipped, substr)
+	t.Errorf("Skipped = %q, want an entry saying %q", skipped, substr)
+}
+
+// fetchBaseline is FetchBaselines for one layer, as the search's tests
+// read it: the report found for layer (nil when none), the run it came
+// from, and why newer runs were passed over.
+func fetchBaseline(ctx context.Context, c *Client, layer string) (*report.Report, Baseline, []string, error) {
+	bs, err := c.FetchBaselines(ctx, []string{layer})
+	if bs == nil {
+		return nil, Baseline{}, nil, err
+	}
+	return bs.Parts[layer], bs.From[layer], bs.Skipped, err
 }
 
 func TestFetchBaselineFirstRun(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t, "/api/v3")
-	rep, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	rep, b, skipped, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	if rep != nil {
 		t.Errorf("report = %+v, want none", rep)
 	}
 	wantWarning(t, err, NoBaseline, "no earlier successful run on main")
-	if b.RunID != 0 || len(b.Skipped) != 0 {
+	if b.RunID != 0 || len(skipped) != 0 {
 		t.Errorf("Baseline = %+v, want empty", b)
 	}
 	if got := b.String(); got != "no baseline" {
@@ -75,7 +87,7 @@ func TestFetchBaselineFound(t *testing.T) {
 		}},
 		fakeRun{ID: 7000, Number: 400, Artifacts: []fakeArtifact{art(61, reportZip(t, conf, 0.5))}},
 	)
-	rep, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	rep, b, skipped, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	if err != nil {
 		t.Fatalf("FetchBaseline: %v", err)
 	}
@@ -84,14 +96,14 @@ func TestFetchBaselineFound(t *testing.T) {
 	}
 	want := Baseline{
 		RunID: 8000, RunNumber: 412, HTMLURL: "https://github.com/acme/weather-mcp/actions/runs/8000",
-		CreatedAt: created, Event: "push", Branch: "main", HeadSHA: b.HeadSHA, HasLayer: true,
+		CreatedAt: created, Event: "push", Branch: "main", HeadSHA: b.HeadSHA,
 	}
 	if !b.CreatedAt.Equal(want.CreatedAt) {
 		t.Errorf("CreatedAt = %v, want %v", b.CreatedAt, want.CreatedAt)
 	}
 	b.CreatedAt = created
-	if !equalBaseline(b, want) {
-		t.Errorf("Baseline = %+v\nwant %+v", b, want)
+	if !equalBaseline(b, want) || len(skipped) != 0 {
+		t.Errorf("Baseline = %+v (skipped %q)\nwant %+v, nothing skipped", b, skipped, want)
 	}
 	if s := b.String(); !strings.Contains(s, "run #412 on main (push, 2026-11-29 03:12 UTC") || !strings.HasSuffix(s, want.HTMLURL) {
 		t.Errorf("String() = %q", s)
@@ -117,7 +129,7 @@ func TestFetchBaselineFound(t *testing.T) {
 func equalBaseline(a, b Baseline) bool {
 	return a.RunID == b.RunID && a.RunNumber == b.RunNumber && a.HTMLURL == b.HTMLURL &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.Event == b.Event && a.Branch == b.Branch &&
-		a.HeadSHA == b.HeadSHA && a.HasLayer == b.HasLayer && slices.Equal(a.Skipped, b.Skipped)
+		a.HeadSHA == b.HeadSHA
 }
 
 // The nightly run has the behaviour layer; the push after it has only
@@ -131,38 +143,42 @@ func TestFetchBaselinePrefersRunWithLayer(t *testing.T) {
 		fakeRun{ID: 8000, Number: 419, Event: "schedule", Artifacts: []fakeArtifact{art(80, reportZip(t, full, 0.8))}},
 	)
 	c := f.client(t, Config{})
-	rep, b, err := c.FetchBaseline(t.Context(), report.LayerBehavior)
+	rep, b, skipped, err := fetchBaseline(t.Context(), c, report.LayerBehavior)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.RunID != 8000 || !b.HasLayer || !slices.Contains(rep.Layers, report.LayerBehavior) {
-		t.Errorf("got run %d (HasLayer %v, layers %v), want the scheduled run 8000 with behavior", b.RunID, b.HasLayer, rep.Layers)
+	if rep == nil || b.RunID != 8000 || !slices.Contains(rep.Layers, report.LayerBehavior) {
+		t.Fatalf("got run %d (report %v), want the scheduled run 8000 with behavior", b.RunID, rep)
 	}
-	skippedSays(t, b, "run #420 (id 8100): its report has no behavior layer")
+	skippedSays(t, skipped, "run #420 (id 8100): its report has no behavior layer")
 
-	_, b, err = c.FetchBaseline(t.Context(), report.LayerConformance)
+	_, b, _, err = fetchBaseline(t.Context(), c, report.LayerConformance)
 	if err != nil || b.RunID != 8100 {
 		t.Errorf("conformance baseline = run %d, %v; want the newest run 8100", b.RunID, err)
 	}
 }
 
-func TestFetchBaselineFallsBackWithoutLayer(t *testing.T) {
+// A layer no green run has gets no baseline (no other layer's report
+// stands in), and both runs are named as passed over for lacking it; the
+// layers they do have are found, so it is no warning.
+func TestFetchBaselineWithoutLayer(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t, "/api/v3")
 	f.addRuns(
 		fakeRun{ID: 8100, Number: 420, Artifacts: []fakeArtifact{art(81, reportZip(t, conf, 1))}},
 		fakeRun{ID: 8000, Number: 419, Artifacts: []fakeArtifact{art(80, reportZip(t, conf, 0.7))}},
 	)
-	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerTelemetry)
+	rep, b, skipped, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerTelemetry)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.RunID != 8100 || b.HasLayer {
-		t.Errorf("got run %d HasLayer %v; want the newest report standing in, HasLayer false", b.RunID, b.HasLayer)
+	if rep != nil || b.RunID != 0 {
+		t.Errorf("got run %d (report %v); want none", b.RunID, rep)
 	}
-	if len(b.Skipped) != 2 {
-		t.Errorf("Skipped = %q, want both runs named", b.Skipped)
+	if len(skipped) != 2 {
+		t.Errorf("Skipped = %q, want both runs named", skipped)
 	}
+	skippedSays(t, skipped, "run #419 (id 8000): its report has no telemetry layer")
 }
 
 func TestFetchBaselineSkips(t *testing.T) {
@@ -299,15 +315,15 @@ func TestFetchBaselineSkips(t *testing.T) {
 			newest.ID, newest.Number, newest.Artifacts = 2000, 2, []fakeArtifact{a}
 			f := newFakeGitHub(t, "/api/v3")
 			f.addRuns(newest, good(t))
-			rep, b, err := f.client(t, tt.cfg).FetchBaseline(t.Context(), report.LayerConformance)
+			rep, b, skipped, err := fetchBaseline(t.Context(), f.client(t, tt.cfg), report.LayerConformance)
 			if err != nil {
 				t.Fatalf("FetchBaseline: %v", err)
 			}
 			if b.RunID != 1000 || rep.Scores["conformance.passRate"] != 0.75 {
 				t.Errorf("baseline = run %d, want the older good run 1000", b.RunID)
 			}
-			skippedSays(t, b, "run #2 (id 2000): ")
-			skippedSays(t, b, tt.skip)
+			skippedSays(t, skipped, "run #2 (id 2000): ")
+			skippedSays(t, skipped, tt.skip)
 		})
 	}
 }
@@ -318,12 +334,12 @@ func TestFetchBaselineNothingUsable(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t, "/api/v3")
 	f.addRuns(fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{art(20, []byte("PK\x03\x04garbage"))}})
-	rep, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	rep, _, skipped, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	if rep != nil {
 		t.Fatal("got a report from a corrupt zip")
 	}
 	wantWarning(t, err, NoBaseline, `none of the 1 successful runs examined on main has a usable "mcp-eval-report" artifact`)
-	skippedSays(t, b, "corrupt zip archive")
+	skippedSays(t, skipped, "corrupt zip archive")
 }
 
 // The redirect target is another host. The blob server fails the test on
@@ -333,7 +349,7 @@ func TestFetchBaselineRedirectWithoutToken(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t, "/api/v3")
 	f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}})
-	if _, _, err := f.client(t, Config{}).FetchBaseline(t.Context(), ""); err != nil {
+	if _, _, _, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance); err != nil {
 		t.Fatal(err)
 	}
 	if f.blobHits != 1 {
@@ -354,14 +370,14 @@ func TestFetchBaselineMovedRedirectWithoutToken(t *testing.T) {
 	a.Moved = true
 	f.addRuns(fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{a}},
 		fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 0.75))}})
-	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+	_, b, skipped, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	if err != nil || b.RunID != 1000 {
 		t.Errorf("baseline = run %d, %v; want the older run", b.RunID, err)
 	}
 	if f.blobHits != 1 {
 		t.Errorf("blob hits = %d, want 1 (the good run only; the 301 is not followed)", f.blobHits)
 	}
-	skippedSays(t, b, "redirected to another host, which is not followed")
+	skippedSays(t, skipped, "redirected to another host, which is not followed")
 }
 
 func TestFetchBaselineSkipsCurrentRun(t *testing.T) {
@@ -372,7 +388,7 @@ func TestFetchBaselineSkipsCurrentRun(t *testing.T) {
 		fakeRun{ID: currentRun, Number: 99, Artifacts: []fakeArtifact{art(99, reportZip(t, conf, 0.1))}},
 		fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}},
 	)
-	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+	_, b, _, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	if err != nil || b.RunID != 1000 {
 		t.Errorf("baseline = run %d, %v; want 1000, never the current run", b.RunID, err)
 	}
@@ -385,13 +401,13 @@ func TestFetchBaselineCapsSearch(t *testing.T) {
 		id := int64(3000 - i)
 		f.addRuns(fakeRun{ID: id, Number: int(id), Artifacts: []fakeArtifact{{ID: id, Name: "coverage", Blob: []byte("x")}}})
 	}
-	_, b, err := f.client(t, Config{MaxRuns: 5}).FetchBaseline(t.Context(), "")
+	_, _, skipped, err := fetchBaseline(t.Context(), f.client(t, Config{MaxRuns: 5}), report.LayerConformance)
 	wantWarning(t, err, NoBaseline, "none of the 5 successful runs examined")
 	if n := f.callCount("GET /api/v3/repos/acme/weather-mcp/actions/runs/"); n != 1+5 { // the current run + 5 artifact lists
 		t.Errorf("%d run/artifact calls, want 6 (cap 5): %q", n, f.calls)
 	}
-	if len(b.Skipped) != 5 {
-		t.Errorf("Skipped has %d entries, want 5", len(b.Skipped))
+	if len(skipped) != 5 {
+		t.Errorf("Skipped has %d entries, want 5", len(skipped))
 	}
 }
 
@@ -416,7 +432,7 @@ func TestFetchBaselineAPIFailures(t *testing.T) {
 			f := newFakeGitHub(t, "/api/v3")
 			f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 1))}})
 			f.fail[tt.endpoint] = tt.code
-			rep, _, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+			rep, _, _, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 			if rep != nil {
 				t.Error("got a report despite the failure")
 			}
@@ -431,7 +447,7 @@ func TestFetchBaselineBlobOutage(t *testing.T) {
 	a := art(10, reportZip(t, conf, 1))
 	a.BlobStatus = 503
 	f.addRuns(fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{a}})
-	_, _, err := f.client(t, Config{}).FetchBaseline(t.Context(), "")
+	_, _, _, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	w := wantWarning(t, err, Unavailable, "answered 503")
 	if strings.Contains(w.Error(), "s3cr3t") {
 		t.Errorf("warning %q leaks the signed URL", w.Error())
@@ -455,7 +471,7 @@ func TestGHESBaseURL(t *testing.T) {
 			if got, want := c.gh.BaseURL(), f.api.URL+"/api/v3/"; got != want {
 				t.Errorf("BaseURL = %s, want %s", got, want)
 			}
-			if _, _, err := c.FetchBaseline(t.Context(), ""); err != nil {
+			if _, _, _, err := fetchBaseline(t.Context(), c, report.LayerConformance); err != nil {
 				t.Errorf("FetchBaseline on GHES: %v", err)
 			}
 			if f.blobHits != 1 {

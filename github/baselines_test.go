@@ -117,9 +117,9 @@ func TestFetchBaselinesSkipsFailedGate(t *testing.T) {
 			t.Errorf("%s baseline from #%d, want #810 (the newer run's gate failed)", l, bs.From[l].RunNumber)
 		}
 	}
-	skippedSays(t, Baseline{Skipped: bs.Skipped}, "run #820 (id 8200): its report's own gate failed")
+	skippedSays(t, bs.Skipped, "run #820 (id 8200): its report's own gate failed")
 	// FetchBaseline applies the same rule.
-	_, b, err := f.client(t, Config{}).FetchBaseline(t.Context(), report.LayerConformance)
+	_, b, _, err := fetchBaseline(t.Context(), f.client(t, Config{}), report.LayerConformance)
 	if err != nil || b.RunNumber != 810 {
 		t.Errorf("FetchBaseline = #%d, %v; want #810", b.RunNumber, err)
 	}
@@ -193,7 +193,7 @@ func TestFetchBaselinesAcrossPages(t *testing.T) {
 		if _, ok := bs.From[report.LayerBehavior]; ok {
 			t.Error("a 100-day-old run became the behavior baseline")
 		}
-		skippedSays(t, Baseline{Skipped: bs.Skipped}, "older than 90 days")
+		skippedSays(t, bs.Skipped, "older than 90 days")
 	})
 }
 

@@ -28,7 +28,7 @@ func BenchmarkActionOverhead(b *testing.B) {
 	var worst time.Duration
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		rep, _, err := c.FetchBaseline(ctx, report.LayerBehavior)
+		rep, _, _, err := fetchBaseline(ctx, c, report.LayerBehavior)
 		if err != nil || rep == nil {
 			b.Fatalf("FetchBaseline: %v", err)
 		}

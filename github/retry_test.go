@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/httpretry"
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 func TestRateLimitWait(t *testing.T) {
@@ -185,7 +186,7 @@ func TestClientNeverSendsTokenToAnotherOrigin(t *testing.T) {
 			}
 			_, _ = c.LabelPresent(t.Context(), prNumber, "run-evals")
 			_, _ = c.UpsertKeyedComment(t.Context(), prNumber, "", body("x"))
-			_, _, _ = c.FetchBaseline(t.Context(), "")
+			_, _, _, _ = fetchBaseline(t.Context(), c, report.LayerConformance)
 		})
 	}
 	t.Cleanup(func() {

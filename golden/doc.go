@@ -20,14 +20,14 @@
 //     scoresByModel and confusion, and [Summary.Apply] writes them into a
 //     report. [ScoresFromCases] and [MergeConfusion] recompute the same from
 //     shard reports.
-//   - internal/runs runs the jobs on agent and records and replays their
+//   - engine/runs runs the jobs on agent and records and replays their
 //     model calls; tool calls always run live.
 //   - [ScoreOptions.Judge] (a judge.Grader) and tasks.SimilarityJudge are the
 //     model-graded parts; judge.New implements both over any agent.Model,
 //     with the prompt kept in judge/judge_prompt.txt.
 //
 // golden imports agent, mcp, report, llm and the neutral packages it shares
-// with Layer 2 (tasks, judge, internal/runs, internal/stats), and
+// with Layer 2 (tasks, judge, engine/runs, internal/stats), and
 // internal/exitcode for the kind of a planning error; it never
 // imports another layer (conformance, resilience, telemetry) or the GitHub
 // code.

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
-	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"

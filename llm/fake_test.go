@@ -152,10 +152,6 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func envMap(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
-
 // sleeps records the waits between retries instead of sleeping.
 type sleeps struct {
 	mu sync.Mutex

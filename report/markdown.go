@@ -705,6 +705,34 @@ const zwj = "\u200d"
 //   - the ':' of "://" is escaped, so a URL is not turned into a link;
 //   - '@', and '#' before a digit, are followed by a zero-width joiner.
 func escapeMarkdown(s string) string {
+	t := cleanLine(s)
+	listDot := orderedListDot(t)
+	var b strings.Builder
+	for i, r := range t {
+		if r < utf8.RuneSelf && mdAlways[r] != "" {
+			b.WriteString(mdAlways[r])
+			continue
+		}
+		escapeAt(&b, t, i, r, listDot)
+	}
+	return b.String()
+}
+
+// mdAlways is what escapeMarkdown writes for the ASCII characters it
+// escapes wherever they stand ("" for the others).
+var mdAlways = func() (m [utf8.RuneSelf]string) {
+	m['<'], m['>'], m['&'] = "&lt;", "&gt;", "&amp;"
+	for _, c := range "\\`*_[]|~$" {
+		m[c] = `\` + string(c)
+	}
+	m['@'] = "@" + zwj
+	return m
+}()
+
+// cleanLine is s as one line: line breaks and tabs become spaces, other
+// control and bidi characters are dropped, invalid UTF-8 becomes U+FFFD,
+// and the ends are trimmed.
+func cleanLine(s string) string {
 	var clean strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -722,57 +750,48 @@ func escapeMarkdown(s string) string {
 	}
 	// TrimSpace uses the same notion of space as the Actions runner, which
 	// trims leading white space before it looks for "::".
-	t := strings.TrimSpace(clean.String())
-	// listDot is the index of the '.' or ')' that would make t an ordered
-	// list item ("1. x"), or -1.
-	listDot := -1
+	return strings.TrimSpace(clean.String())
+}
+
+// orderedListDot is the index of the '.' or ')' that would make t an
+// ordered list item ("1. x"), or -1.
+func orderedListDot(t string) int {
 	if d := strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }); d > 0 && d <= 9 && (t[d] == '.' || t[d] == ')') {
-		listDot = d
+		return d
 	}
-	var b strings.Builder
-	for i, r := range t {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '[', ']', '|', '~', '$':
+	return -1
+}
+
+// escapeAt writes r, at index i of t, escaped where its place makes it
+// Markdown or a reference: at the start of the line, before a digit, in
+// "://", or as the dot of an ordered list item (listDot).
+func escapeAt(b *strings.Builder, t string, i int, r rune, listDot int) {
+	switch r {
+	case '#':
+		if i == 0 {
 			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '@':
-			b.WriteString("@" + zwj)
-		case '#':
-			if i == 0 {
-				b.WriteByte('\\')
-			}
-			b.WriteByte('#')
-			if i+1 < len(t) && t[i+1] >= '0' && t[i+1] <= '9' {
-				b.WriteString(zwj)
-			}
-		case ':':
-			// A leading ':' could start a workflow command; "://" would
-			// let GitHub autolink a server-chosen URL.
-			if i == 0 || strings.HasPrefix(t[i+1:], "//") {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		case '-', '+', '=':
-			if i == 0 {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		case '.', ')':
-			if i == listDot {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
+		}
+		b.WriteByte('#')
+		if i+1 < len(t) && t[i+1] >= '0' && t[i+1] <= '9' {
+			b.WriteString(zwj)
+		}
+		return
+	case ':':
+		// A leading ':' could start a workflow command; "://" would
+		// let GitHub autolink a server-chosen URL.
+		if i == 0 || strings.HasPrefix(t[i+1:], "//") {
+			b.WriteByte('\\')
+		}
+	case '-', '+', '=':
+		if i == 0 {
+			b.WriteByte('\\')
+		}
+	case '.', ')':
+		if i == listDot {
+			b.WriteByte('\\')
 		}
 	}
-	return b.String()
+	b.WriteRune(r)
 }
 
 // codeFence returns a backtick fence for a fenced code block holding

@@ -8,7 +8,7 @@
 //     concurrent tools/list on separate connections, a response stream cut
 //     after its first bytes — and after every run checks that the server
 //     still answers; a stdio server that exits is reported and restarted.
-//     The probes are check.Def values run by the engine in internal/check,
+//     The probes are check.Def values run by the engine in engine/check,
 //     one after another. Check ids: resilience/oversized-request,
 //     resilience/invalid-arguments, resilience/burst, resilience/cut-stream,
 //     resilience/server-survives. A body that is not JSON and a JSON-RPC
@@ -36,7 +36,7 @@
 // results, which need a model) lives in this package too.
 //
 // The deterministic half imports only mcp, report and internal/schema; the
-// model half runs the golden file's cases (tasks) through internal/runs and
+// model half runs the golden file's cases (tasks) through engine/runs and
 // judge. The package never imports another layer (conformance, golden,
 // telemetry).
 package resilience

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"

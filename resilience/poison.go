@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -162,11 +162,16 @@ func Descriptions(tools []mcp.Tool) []report.Check {
 // maxFindings bounds the findings kept as evidence per rule.
 const maxFindings = 20
 
+// poisonSpecRef is the spec section every description rule enforces.
+var poisonSpecRef = specRef("server/tools") + "#security-considerations"
+
+func (r *poisonRule) id() string { return "resilience/description-" + r.name }
+
 func (r *poisonRule) check(fields []*scanField, ntools int) report.Check {
 	rc := report.Check{
-		ID: "resilience/description-" + r.name, Layer: report.LayerResilience, Group: "resilience",
+		ID: r.id(), Layer: report.LayerResilience, Group: "resilience",
 		Level: r.level, Hard: r.level == report.LevelMust, Title: r.title,
-		SpecRef: specRef("server/tools") + "#security-considerations",
+		SpecRef: poisonSpecRef,
 	}
 	if ntools == 0 {
 		rc.Status, rc.Message = report.StatusSkip, "the server lists no tools"

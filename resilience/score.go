@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcp-eval/mcp-eval/agent"
-	"github.com/mcp-eval/mcp-eval/internal/runs"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/report"

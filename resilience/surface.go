@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcp-eval/mcp-eval/internal/check"
+	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -90,6 +90,11 @@ func byName(items []report.SurfaceItem) map[string]report.SurfaceItem {
 
 func differ(a, b string) bool { return a != "" && b != "" && a != b }
 
+// surfaceDef declares resilience/surface-unchanged (SurfaceCheck).
+var surfaceDef = Info{ID: "resilience/surface-unchanged", Level: report.LevelShould,
+	Title:   "the tool surface matches the baseline's (no tool added, removed or changed since)",
+	SpecRef: specRef("server/tools") + "#security-considerations"}
+
 // SurfaceCheck is resilience/surface-unchanged: it compares the current
 // tool surface with the baseline report's (base nil: no baseline, skip).
 // A change fails it at SHOULD level — a warning, since most changes are
@@ -98,9 +103,8 @@ func differ(a, b string) bool { return a != "" && b != "" && a != b }
 // evidence; the counts are the info.
 func SurfaceCheck(cur report.Surface, base *report.Surface) report.Check {
 	rc := report.Check{
-		ID: "resilience/surface-unchanged", Layer: report.LayerResilience, Group: "resilience",
-		Level: report.LevelShould, Title: "the tool surface matches the baseline's (no tool added, removed or changed since)",
-		SpecRef: specRef("server/tools") + "#security-considerations",
+		ID: surfaceDef.ID, Layer: report.LayerResilience, Group: "resilience",
+		Level: surfaceDef.Level, Title: surfaceDef.Title, SpecRef: surfaceDef.SpecRef,
 	}
 	switch {
 	case base == nil:

@@ -51,7 +51,7 @@ func TestDraftAndSchemaInvalidArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Drafts(); n != 2 {
+	if n := Drafts(s.Cases); n != 2 {
 		t.Errorf("Drafts() = %d, want 2", n)
 	}
 	got := strings.Join(yamlMessages(s.Validate(taskstest.WeatherTools(t))), "\n")

@@ -867,10 +867,10 @@ func (s *Suite) HasSemantic() bool {
 }
 
 // Drafts counts the cases marked draft: true (mcp-eval init's, not yet
-// edited).
-func (s *Suite) Drafts() int {
+// edited): of a suite (s.Cases), or of the cases a run plans.
+func Drafts(cases []*Case) int {
 	n := 0
-	for _, c := range s.Cases {
+	for _, c := range cases {
 		if c.Draft {
 			n++
 		}

@@ -71,7 +71,7 @@ func Command(ctx context.Context, args []string, env pipeline.Env) error {
 	if err := github.MaskInputs(stdout, in); err != nil {
 		return err
 	}
-	a := &action{run: env, env: ghEnv, ev: ev, in: in, stdout: stdout, stderr: stderr, red: tokenRedactor(in.GitHubToken)}
+	a := &action{run: env, env: ghEnv, ev: ev, in: in, stdout: stdout, stderr: stderr, red: tokenRedactor(in.GitHubToken), pause: &pause{w: stdout}}
 	a.key = github.NormalizeKey(in.CommentKey)
 	if a.key == "" {
 		a.key = github.DefaultCommentKey(getenv)
@@ -103,6 +103,7 @@ type action struct {
 	red       *redact.Redactor
 	stdout    io.Writer
 	stderr    io.Writer
+	pause     *pause // workflow commands while the run prints what the server sent
 	ws        string
 	out       string
 	published bool // the report's summary, outputs and comment are written
@@ -146,17 +147,22 @@ func (a *action) runAction(ctx context.Context) error {
 	}
 	baselines, baselineURL := a.baselines(ctx, cfg)
 	var r *report.Report
-	if given != nil {
-		r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
-	} else {
+	// What the run prints quotes the server: no line of it is a workflow
+	// command (pause).
+	err = a.pause.quiet(func() (err error) {
+		if given != nil {
+			r, err = pipeline.Publish(cfg, given, a.red, a.stdout)
+			return err
+		}
 		run := a.run
 		// One redactor for the run and what the Action publishes, so that
 		// a token obtained during the run is masked in the comment and
 		// summary too, and the runner's log masks it as well.
 		run.Redactor = a.red
-		run.MaskSecret = func(v string) error { return github.Mask(a.stdout, v) }
+		run.MaskSecret = a.pause.mask
 		r, err = pipeline.Evaluate(ctx, cfg, run)
-	}
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -666,13 +672,20 @@ func annotationSources(cfg *config.Config, r *report.Report) github.Sources {
 func (a *action) dryRun(ctx context.Context, cfg *config.Config) error {
 	cfg.Layers = cmp.Or(a.in.Layers, "auto")
 	a.sel.Layers = strings.Split(cfg.Layers, ",")
-	plan, err := pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red)
+	var plan *pipeline.DryRunPlan
+	var text bytes.Buffer
+	// The plan names the server's tools: no line of it is a command.
+	err := a.pause.quiet(func() (err error) {
+		if plan, err = pipeline.DryRunPlanOf(ctx, cfg, a.run, a.red); err != nil {
+			return err
+		}
+		pipeline.WriteDryRun(&text, plan)
+		_, err = fmt.Fprint(a.stdout, a.red.String(text.String()))
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	var text bytes.Buffer
-	pipeline.WriteDryRun(&text, plan)
-	fmt.Fprint(a.stdout, a.red.String(text.String()))
 	budgetErr := plan.BudgetError()
 	if a.env.SummaryPath != "" {
 		md := "## mcp-eval dry run\n\nNo model was called.\n\n```\n" + text.String() + "```\n"

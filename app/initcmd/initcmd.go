@@ -21,8 +21,8 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/app/pipeline"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
-	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/tasks"

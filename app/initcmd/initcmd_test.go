@@ -38,8 +38,8 @@ func TestDraftCases(t *testing.T) {
 	if err := s.Validate(tools); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	if s.Drafts() != len(s.Cases) || len(s.Cases) != len(tools)+1+1 {
-		t.Errorf("%d cases, %d drafts:\n%s", len(s.Cases), s.Drafts(), b)
+	if tasks.Drafts(s.Cases) != len(s.Cases) || len(s.Cases) != len(tools)+1+1 {
+		t.Errorf("%d cases, %d drafts:\n%s", len(s.Cases), tasks.Drafts(s.Cases), b)
 	}
 	byID := map[string]*tasks.Case{}
 	for _, c := range s.Cases {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
-	"github.com/mcp-eval/mcp-eval/internal/describe"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
@@ -190,7 +190,7 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 		toolTokens += report.EstimateTokens(report.ToolBytes(t.Name, t.Description, t.InputSchema))
 	}
 	plan := &DryRunPlan{Golden: suite.File, Server: target.String(), Tools: len(desc.Tools), ToolListTokens: toolTokens,
-		Cases: len(cases), Drafts: countDrafts(cases), BudgetUSD: cfg.ModelBudgetUSD, Method: EstimateMethod, RunsPerCase: runsText(cfg, cases)}
+		Cases: len(cases), Drafts: tasks.Drafts(cases), BudgetUSD: cfg.ModelBudgetUSD, Method: EstimateMethod, RunsPerCase: runsText(cfg, cases)}
 	runsOf := func(c *tasks.Case) int {
 		if cfg.RunsGiven() {
 			return cfg.Runs
@@ -201,39 +201,7 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 	if p.models != nil {
 		models = p.models.Models
 	}
-	maxOut := cfg.ModelMaxTokens
-	judge := &ModelEstimate{}
-	var judgeGrade, judgeSimilar int64
-	if p.models != nil && p.models.JudgeSpec() != "" {
-		judge.Model = p.models.JudgeSpec()
-		jp := p.models.JudgePrompt()
-		judgeGrade, judgeSimilar = tokensOf(jp.Grade), tokensOf(jp.Similar)
-	}
-	byModel := map[string]*ModelEstimate{}
-	for _, m := range models {
-		byModel[m] = &ModelEstimate{Model: m}
-	}
-	addRuns := func(c *tasks.Case, model string, n int, variant bool) {
-		calls, in, out, conv := runEstimate(c, toolTokens, maxOut)
-		e := byModel[model]
-		e.Runs += n
-		e.Calls += n * calls
-		e.InputTokens += int64(n) * in
-		e.OutputTokens += int64(n) * out
-		if judge.Model == "" {
-			return
-		}
-		if c.Rubric != "" || variant && len(c.Faults) > 0 {
-			judge.Calls += n
-			judge.InputTokens += int64(n) * (judgeGrade + tokensOf(c.Rubric) + conv)
-			judge.OutputTokens += int64(n) * estJudgeOutput
-		}
-		if k := semanticArgs(c); k > 0 {
-			judge.Calls += n * k
-			judge.InputTokens += int64(n*k) * (judgeSimilar + 2*estMessage)
-			judge.OutputTokens += int64(n*k) * estJudgeOutput / 5
-		}
-	}
+	est := p.newEstimator(models, toolTokens)
 	for _, c := range cases {
 		n := runsOf(c)
 		if len(models) == 0 {
@@ -243,7 +211,7 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 		for _, m := range models {
 			if c.RunsOn(m) && (p.models == nil || p.models.Behavior) {
 				plan.Runs += n
-				addRuns(c, m, n, false)
+				est.add(c, m, n, false)
 			}
 		}
 	}
@@ -253,11 +221,67 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 				n := runsOf(v.Case)
 				for _, m := range models {
 					plan.VariantRuns += n
-					addRuns(v.Case, m, n, v.Fault != nil)
+					est.add(v.Case, m, n, v.Fault != nil)
 				}
 			}
 		}
 	}
+	p.price(plan, models, est)
+	return plan, nil
+}
+
+// estimator adds up the estimated calls and tokens of a plan's runs, per
+// model and for the judge.
+type estimator struct {
+	toolTokens int64
+	maxOut     int
+	byModel    map[string]*ModelEstimate
+	// judge is the judge's estimate; its Model is "" without a judge.
+	judge                    *ModelEstimate
+	judgeGrade, judgeSimilar int64 // the judge prompt's two parts, in tokens
+}
+
+func (p *RunPlan) newEstimator(models []string, toolTokens int64) *estimator {
+	e := &estimator{toolTokens: toolTokens, maxOut: p.cfg.ModelMaxTokens, byModel: map[string]*ModelEstimate{}, judge: &ModelEstimate{}}
+	if p.models != nil && p.models.JudgeSpec() != "" {
+		e.judge.Model = p.models.JudgeSpec()
+		jp := p.models.JudgePrompt()
+		e.judgeGrade, e.judgeSimilar = tokensOf(jp.Grade), tokensOf(jp.Similar)
+	}
+	for _, m := range models {
+		e.byModel[m] = &ModelEstimate{Model: m}
+	}
+	return e
+}
+
+// add counts n runs of c on model (a resilience variant when variant:
+// its faults are judged), and what the judge reads of them.
+func (e *estimator) add(c *tasks.Case, model string, n int, variant bool) {
+	calls, in, out, conv := runEstimate(c, e.toolTokens, e.maxOut)
+	m := e.byModel[model]
+	m.Runs += n
+	m.Calls += n * calls
+	m.InputTokens += int64(n) * in
+	m.OutputTokens += int64(n) * out
+	j := e.judge
+	if j.Model == "" {
+		return
+	}
+	if c.Rubric != "" || variant && len(c.Faults) > 0 {
+		j.Calls += n
+		j.InputTokens += int64(n) * (e.judgeGrade + tokensOf(c.Rubric) + conv)
+		j.OutputTokens += int64(n) * estJudgeOutput
+	}
+	if k := semanticArgs(c); k > 0 {
+		j.Calls += n * k
+		j.InputTokens += int64(n*k) * (e.judgeSimilar + 2*estMessage)
+		j.OutputTokens += int64(n*k) * estJudgeOutput / 5
+	}
+}
+
+// price costs each model's estimate and the judge's into plan, and the
+// total when every one of them has a price.
+func (p *RunPlan) price(plan *DryRunPlan, models []string, est *estimator) {
 	total, known := 0.0, true
 	price := func(e *ModelEstimate) {
 		pr, ok := p.prices.Lookup(e.Model)
@@ -273,18 +297,17 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 		}
 	}
 	for _, m := range models {
-		e := byModel[m]
+		e := est.byModel[m]
 		price(e)
 		plan.Models = append(plan.Models, *e)
 	}
-	if judge.Model != "" {
-		price(judge)
-		plan.Judge = judge
+	if est.judge.Model != "" {
+		price(est.judge)
+		plan.Judge = est.judge
 	}
 	if known && len(models) > 0 {
 		plan.CostUSD = &total
 	}
-	return plan, nil
 }
 
 // runEstimate is one run of c: its model calls, their input and output
@@ -349,16 +372,6 @@ func tokensOf(s string) int64 {
 		return 0
 	}
 	return report.EstimateTokens(len(s))
-}
-
-func countDrafts(cases []*tasks.Case) int {
-	n := 0
-	for _, c := range cases {
-		if c.Draft {
-			n++
-		}
-	}
-	return n
 }
 
 // runsText says how many runs each case gets.

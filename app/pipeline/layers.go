@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
 	"github.com/mcp-eval/mcp-eval/golden"
-	"github.com/mcp-eval/mcp-eval/internal/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
-	"github.com/mcp-eval/mcp-eval/internal/runs"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"

@@ -1,5 +1,5 @@
 // Package pipeline owns the sequence of `mcp-eval run`: plan the run
-// (Plan), connect to the server, describe it once (internal/describe), run
+// (Plan), connect to the server, describe it once (engine/describe), run
 // the selected layers on that one description, merge their results into
 // one report, gate it (Gate) and render it (Render). Each step is a
 // function of the package that owns it: the layers (conformance, golden,
@@ -17,7 +17,7 @@ import (
 	"io"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
-	"github.com/mcp-eval/mcp-eval/internal/describe"
+	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"

@@ -10,11 +10,11 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/conformance"
+	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
-	"github.com/mcp-eval/mcp-eval/internal/wire"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"

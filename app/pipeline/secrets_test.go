@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/app/action"
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/app/pipeline"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
@@ -447,7 +447,7 @@ func modelRun(t *testing.T, c *cell) sinks {
 // "broken pipe" or "closed its stdout": the Layer 0 transport's to fix.)
 func failedStart(t *testing.T, c *cell) sinks {
 	c.l.early = true // no server answers: the secrets are added as the run starts
-	got, err := evaluate(t, c, "conformance", "--server-start", failingStart(t, c), "--server-url", "http://"+freeAddr(t)+"/mcp")
+	got, err := evaluate(t, c, "conformance", "--server-start", failingStart(t, c), "--server-url", apptest.NoServerURL)
 	if err == nil {
 		t.Fatal("a server that exits at once was evaluated")
 	}
@@ -461,16 +461,6 @@ func failingStart(t *testing.T, c *cell) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf(`cat '%s'; exit 1`, echo)
-}
-
-// freeAddr is a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // actionRun is `mcp-eval action` on a labelled pull request against a
@@ -495,7 +485,7 @@ func actionRun(fail bool) func(t *testing.T, c *cell) sinks {
 			"INPUT_LAYERS": "conformance", "INPUT_RUNS": "1", "INPUT_OUT": "out", "INPUT_COMMENT": "true", "INPUT_TIMEOUT": "5s",
 		}
 		if fail {
-			env["INPUT_SERVER-START"], env["INPUT_SERVER-URL"] = failingStart(t, c), "http://"+freeAddr(t)+"/mcp"
+			env["INPUT_SERVER-START"], env["INPUT_SERVER-URL"] = failingStart(t, c), apptest.NoServerURL
 		} else {
 			env["INPUT_SERVER-URL"] = fixture(t, c)
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
-	"github.com/mcp-eval/mcp-eval/internal/wire"
+	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
