@@ -84,28 +84,48 @@ func (c *Config) expandRef(name, v string, getenv func(string) string) (string, 
 	return val, nil
 }
 
-// validateOAuth checks the --oauth-* options before any network call.
+// validateOAuth checks the --oauth-* options before any network call: where
+// the token may travel, then which credentials combine, then that the
+// secret and assertion can be had.
 func (c *Config) validateOAuth(getenv func(string) string) error {
-	o := c.OAuth
-	if !o.Given() {
+	if !c.OAuth.Given() {
 		return nil
 	}
-	src := func(name string) string { return c.Source(name, 0) }
-	first := firstOAuthFlag(o)
+	if err := c.validateOAuthTarget(); err != nil {
+		return err
+	}
+	if err := c.validateOAuthCombination(); err != nil {
+		return err
+	}
+	_, err := c.OAuthCredentials(getenv, nil, nil)
+	return err
+}
+
+// validateOAuthTarget checks that the token has a server it may be sent to.
+func (c *Config) validateOAuthTarget() error {
+	first := c.Source(firstOAuthFlag(c.OAuth), 0)
 	if c.ServerURL == "" {
 		// authorization/index.mdx §Protocol Requirements: "Implementations
 		// using an STDIO transport SHOULD NOT follow this specification,
 		// and instead retrieve credentials from the environment."
-		return exitcode.Usagef("%s is for an HTTP server (--server-url): a stdio server takes its credentials from its environment", src(first))
+		return exitcode.Usagef("%s is for an HTTP server (--server-url): a stdio server takes its credentials from its environment", first)
 	}
 	if err := oauth.RequireSecure("--server-url", c.ServerURL); err != nil {
-		return exitcode.Usagef("%s: the access token travels only over HTTPS or to loopback, and --server-url %s is plain HTTP to another host", src(first), c.ServerURL)
+		return exitcode.Usagef("%s: the access token travels only over HTTPS or to loopback, and --server-url %s is plain HTTP to another host", first, c.ServerURL)
 	}
 	for _, h := range c.Headers.Vals {
 		if name, _, _ := strings.Cut(h, ":"); strings.EqualFold(strings.TrimSpace(name), "Authorization") {
-			return exitcode.Usagef("--header Authorization and %s are exclusive: give a static token or let mcp-eval obtain one", src(first))
+			return exitcode.Usagef("--header Authorization and %s are exclusive: give a static token or let mcp-eval obtain one", first)
 		}
 	}
+	return nil
+}
+
+// validateOAuthCombination checks that the options name one way to get a
+// token: client credentials, or one assertion (with an optional client id).
+func (c *Config) validateOAuthCombination() error {
+	o := c.OAuth
+	src := func(name string) string { return c.Source(name, 0) }
 	sources := 0
 	for _, v := range []string{o.Federation, o.AssertionFile, o.Assertion} {
 		if v != "" {
@@ -118,14 +138,13 @@ func (c *Config) validateOAuth(getenv func(string) string) error {
 	case o.Federation != "" && o.Federation != "github":
 		return exitcode.Usagef("%s must be github (the Actions job's OIDC token), got %q", src("oauth-federation"), o.Federation)
 	case sources == 0 && o.ClientID == "":
-		return exitcode.Usagef("%s needs --oauth-client-id (with --oauth-client-secret) or an assertion (--oauth-federation github, --oauth-assertion-file, --oauth-assertion)", src(first))
+		return exitcode.Usagef("%s needs --oauth-client-id (with --oauth-client-secret) or an assertion (--oauth-federation github, --oauth-assertion-file, --oauth-assertion)", src(firstOAuthFlag(o)))
 	case sources == 0 && o.ClientSecret == "":
 		return exitcode.Usagef("%s needs --oauth-client-secret '$VAR' (client credentials), or an assertion (--oauth-federation github, --oauth-assertion-file, --oauth-assertion)", src("oauth-client-id"))
 	case o.ClientSecret != "" && o.ClientID == "":
 		return exitcode.Usagef("%s needs --oauth-client-id", src("oauth-client-secret"))
 	}
-	_, err := c.OAuthCredentials(getenv, nil, nil)
-	return err
+	return nil
 }
 
 // firstOAuthFlag names the first --oauth-* option given, for messages.
