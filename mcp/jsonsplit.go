@@ -26,7 +26,7 @@ func Elements(raw []byte) ([]json.RawMessage, error) { return splitArray(raw) }
 // sub-slice of raw (a name given twice keeps its last value, as
 // encoding/json does). raw must be valid JSON; anything else is an error.
 func Members(raw []byte) (map[string]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = jsonscan.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !jsonscan.Valid(raw) {
 		return nil, errNotObject
 	}
@@ -125,7 +125,7 @@ func ParsedElements(raw []byte) ([]json.RawMessage, error) {
 // splitArray returns the elements of the JSON array raw as sub-slices of
 // it, without copying. raw must be valid JSON (it is checked).
 func splitArray(raw []byte) ([]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = jsonscan.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !jsonscan.Valid(raw) {
 		return nil, errNotArray
 	}
@@ -192,8 +192,11 @@ func splitObject(raw []byte) (map[string]json.RawMessage, error) {
 		}
 		name := p[:end]
 		var key string
-		if bytes.IndexByte(name, '\\') < 0 {
-			key = string(name[1 : len(name)-1])
+		// A name with an escape or invalid UTF-8 is decoded, so that it
+		// reads as encoding/json reads it (bytes that are not UTF-8 become
+		// U+FFFD).
+		if in := name[1 : len(name)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			key = string(in)
 		} else if err := json.Unmarshal(name, &key); err != nil {
 			return nil, errNotObject
 		}
