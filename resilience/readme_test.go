@@ -2,46 +2,23 @@ package resilience
 
 import (
 	"flag"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/internal/mdsection"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
 var update = flag.Bool("update", false, "rewrite README.md's Layer 2 table from the check declarations")
 
-const (
-	tableStart = "<!-- resilience:start (go test ./resilience -run TestREADMETable -update) -->\n"
-	tableEnd   = "<!-- resilience:end -->"
-)
-
 // TestREADMETable: README.md's table of Layer 2's deterministic checks is
 // made from their declarations (Checks), so a new probe or description
 // rule is listed without a hand edit.
 func TestREADMETable(t *testing.T) {
-	const path = "../README.md"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	if err := mdsection.Sync("../README.md", "<!-- resilience:start (go test ./resilience -run TestREADMETable -update) -->\n", "<!-- resilience:end -->",
+		Table(), *update, "go test ./resilience -run TestREADMETable -update"); err != nil {
+		t.Error(err)
 	}
-	s := string(b)
-	i, j := strings.Index(s, tableStart), strings.Index(s, tableEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no Layer 2 table between %q and %q", path, tableStart, tableEnd)
-	}
-	got, want := s[i+len(tableStart):j], Table()
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(s[:i+len(tableStart)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("README.md's Layer 2 table differs from the check declarations; run go test ./resilience -run TestREADMETable -update\ngot:\n%s\nwant:\n%s", got, want)
 }
 
 // TestChecksAreTheReported: Checks lists exactly the ids, levels and
