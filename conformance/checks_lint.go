@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -136,32 +138,29 @@ func lintChecks() []*Check {
 func estimateTokens(n int) int { return (n + 3) / 4 }
 
 // undocumentedParams lists top-level properties without a description
-// (directly, or on the $defs entry a local $ref points to).
+// (directly, or on the $defs entry a local $ref points to). The schema is
+// read as decoding it into struct{Properties, Defs map[string]
+// json.RawMessage} would (jsonvalue.go): nothing when that fails.
 func undocumentedParams(raw json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Defs       map[string]json.RawMessage `json:"$defs"`
-	}
-	if json.Unmarshal(raw, &s) != nil {
+	if !jsonscan.Valid(raw) {
 		return nil
 	}
+	m, ok := mapFields(raw, "properties", "$defs")
+	if !ok {
+		return nil
+	}
+	props, defs := m[0], m[1]
 	var out []string
-	for name, p := range s.Properties {
-		var prop struct {
-			Description string `json:"description"`
-			Title       string `json:"title"`
-			Ref         string `json:"$ref"`
-		}
-		_ = json.Unmarshal(p, &prop)
-		if strings.TrimSpace(prop.Description) != "" {
+	for name, p := range props {
+		f, _ := stringFields(p, "description", "$ref")
+		if strings.TrimSpace(f[0]) != "" {
 			continue
 		}
-		if def, ok := strings.CutPrefix(prop.Ref, "#/$defs/"); ok {
-			var d struct {
-				Description string `json:"description"`
-			}
-			if json.Unmarshal(s.Defs[def], &d) == nil && strings.TrimSpace(d.Description) != "" {
-				continue
+		if def, ok := strings.CutPrefix(f[1], "#/$defs/"); ok {
+			if d, ok := defs[def]; ok {
+				if desc, clean := stringFields(d, "description"); clean && strings.TrimSpace(desc[0]) != "" {
+					continue
+				}
 			}
 		}
 		out = append(out, name)
@@ -333,27 +332,56 @@ func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 func wordSets(ts []mcp.Tool) ([][]int32, int) {
 	dict := map[string]int32{}
 	sets := make([][]int32, len(ts))
-	seen := map[int32]bool{}
+	// seenBy[id] is i+1 once tool i's description has the word: the
+	// words of one description, with no map to clear per tool.
+	var seenBy []int32
+	var ids []int32
+	var word []byte
 	for i, t := range ts {
-		clear(seen)
-		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
-			id, ok := dict[w]
+		ids = ids[:0]
+		// The words of strings.FieldsFunc(strings.ToLower(d),
+		// notWordRune), read rune by rune into word rather than copied
+		// twice per description.
+		end := func() {
+			if len(word) == 0 {
+				return
+			}
+			id, ok := dict[string(word)]
 			if !ok {
 				id = int32(len(dict))
-				// A copy: w is part of the lowered description, which
-				// would otherwise stay alive as long as the word.
-				dict[strings.Clone(w)] = id
+				dict[string(word)] = id
+				seenBy = append(seenBy, 0)
 			}
-			seen[id] = true
+			if seenBy[id] != int32(i+1) {
+				seenBy[id] = int32(i + 1)
+				ids = append(ids, id)
+			}
+			word = word[:0]
 		}
-		if len(seen) < 5 {
+		for _, r := range t.Description {
+			if r < utf8.RuneSelf {
+				switch {
+				case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+				case 'A' <= r && r <= 'Z':
+					r += 'a' - 'A'
+				default:
+					end()
+					continue
+				}
+				word = append(word, byte(r))
+				continue
+			}
+			if r = unicode.ToLower(r); notWordRune(r) {
+				end()
+				continue
+			}
+			word = utf8.AppendRune(word, r)
+		}
+		end()
+		if len(ids) < 5 {
 			continue
 		}
-		ids := make([]int32, 0, len(seen))
-		for id := range seen {
-			ids = append(ids, id)
-		}
-		sets[i] = ids
+		sets[i] = slices.Clone(ids)
 	}
 	return sets, len(dict)
 }

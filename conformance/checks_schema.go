@@ -107,7 +107,7 @@ func compileAll(tools []mcp.Tool, output bool) (invalid, refs problems) {
 		err, seen := done[string(raw)]
 		mu.Unlock()
 		if !seen {
-			_, err = schema.Compile(raw)
+			err = schema.Check(raw)
 			mu.Lock()
 			done[string(raw)] = err
 			mu.Unlock()
@@ -170,15 +170,13 @@ func schemaChecks() []*Check {
 			func(_ *Env, ts []mcp.Tool) Outcome {
 				var p problems
 				for _, t := range ts {
-					var root struct {
-						Type json.RawMessage `json:"type"`
-					}
-					if json.Unmarshal(t.InputSchema, &root) != nil {
+					typ, ok := rawField(t.InputSchema, "type")
+					if !ok {
 						p = append(p, t.Name+": inputSchema is not an object")
 						continue
 					}
-					if !jsonIs(root.Type, "object") {
-						got := string(root.Type)
+					if !jsonIs(typ, "object") {
+						got := string(typ)
 						if got == "" {
 							got = "absent"
 						}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Protocol revisions the client speaks.
@@ -130,7 +131,7 @@ func parseOwned(raw []byte) (*Message, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errNotObject
 	}
-	if !json.Valid(raw) {
+	if !jsonscan.Valid(raw) {
 		// Only now pay for encoding/json's account of what is wrong.
 		err := json.Unmarshal(raw, new(map[string]json.RawMessage))
 		if err == nil {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
+
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Answers are split into their parts without copying: the members of an
@@ -23,11 +26,80 @@ func Elements(raw []byte) ([]json.RawMessage, error) { return splitArray(raw) }
 // sub-slice of raw (a name given twice keeps its last value, as
 // encoding/json does). raw must be valid JSON; anything else is an error.
 func Members(raw []byte) (map[string]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !json.Valid(raw) {
+	raw = jsonscan.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !jsonscan.Valid(raw) {
 		return nil, errNotObject
 	}
 	return splitObject(raw)
+}
+
+// EachMember calls fn with each member of the JSON object raw, in the
+// order written and a name given twice each time, its name decoded as
+// encoding/json decodes it (escapes undone, invalid UTF-8 replaced; a name
+// with neither shares raw's bytes). It returns false, calling fn for none,
+// when raw is not one JSON object.
+func EachMember(raw []byte, fn func(name []byte, value json.RawMessage)) bool {
+	raw = jsonscan.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !jsonscan.Valid(raw) {
+		return false
+	}
+	return eachMember(raw, fn)
+}
+
+// EachParsedMember is EachMember for raw known to be valid JSON (a part of
+// a parsed Message, or of a value EachMember took): it is not checked
+// again. On bytes that are not valid JSON it returns false or calls fn with
+// meaningless parts, but does not fail otherwise.
+func EachParsedMember(raw []byte, fn func(name []byte, value json.RawMessage)) bool {
+	raw = jsonscan.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return false
+	}
+	return eachMember(raw, fn)
+}
+
+func eachMember(raw []byte, fn func(name []byte, value json.RawMessage)) bool {
+	ok := true
+	eachPart(raw, func(p []byte) bool {
+		end := stringEnd(p)
+		if end < 0 {
+			ok = false
+			return false
+		}
+		key, valid := jsonString(p[:end])
+		rest := bytes.TrimSpace(p[end:])
+		if !valid || len(rest) == 0 || rest[0] != ':' {
+			ok = false
+			return false
+		}
+		fn(key, bytes.TrimSpace(rest[1:]))
+		return true
+	})
+	return ok
+}
+
+// jsonString returns the value of the valid JSON string s as encoding/json
+// decodes it: s's own bytes inside the quotes when they hold no escape and
+// are valid UTF-8.
+func jsonString(s []byte) ([]byte, bool) {
+	if in := s[1 : len(s)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return in, true
+	}
+	var d string
+	if json.Unmarshal(s, &d) != nil {
+		return nil, false
+	}
+	return []byte(d), true
+}
+
+// JSONString is jsonString for a value of a parsed message: false when s
+// is not a JSON string.
+func JSONString(s []byte) ([]byte, bool) {
+	s = jsonscan.TrimSpace(s)
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return nil, false
+	}
+	return jsonString(s)
 }
 
 // ResultMembers returns the members of the message's result, as Members
@@ -53,8 +125,8 @@ func ParsedElements(raw []byte) ([]json.RawMessage, error) {
 // splitArray returns the elements of the JSON array raw as sub-slices of
 // it, without copying. raw must be valid JSON (it is checked).
 func splitArray(raw []byte) ([]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !json.Valid(raw) {
+	raw = jsonscan.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' || !jsonscan.Valid(raw) {
 		return nil, errNotArray
 	}
 	return splitValid(raw), nil
@@ -64,6 +136,13 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 // commas, returning each part trimmed (for an object, "name": value).
 func splitValid(raw []byte) []json.RawMessage {
 	var out []json.RawMessage
+	eachPart(raw, func(p []byte) bool { out = append(out, p); return true })
+	return out
+}
+
+// eachPart calls fn with each part splitValid returns, in order, until fn
+// returns false.
+func eachPart(raw []byte, fn func(part []byte) bool) {
 	depth, start := 0, -1
 	for i := 1; i < len(raw)-1; i++ {
 		c := raw[i]
@@ -72,7 +151,9 @@ func splitValid(raw []byte) []json.RawMessage {
 			continue
 		case ',':
 			if depth == 0 {
-				out = append(out, bytes.TrimSpace(raw[start:i]))
+				if !fn(bytes.TrimSpace(raw[start:i])) {
+					return
+				}
 				start = -1
 				continue
 			}
@@ -94,9 +175,8 @@ func splitValid(raw []byte) []json.RawMessage {
 		}
 	}
 	if start >= 0 {
-		out = append(out, bytes.TrimSpace(raw[start:len(raw)-1]))
+		fn(bytes.TrimSpace(raw[start : len(raw)-1]))
 	}
-	return out
 }
 
 // splitObject returns the members of the valid JSON object raw.
@@ -112,8 +192,11 @@ func splitObject(raw []byte) (map[string]json.RawMessage, error) {
 		}
 		name := p[:end]
 		var key string
-		if bytes.IndexByte(name, '\\') < 0 {
-			key = string(name[1 : len(name)-1])
+		// A name with an escape or invalid UTF-8 is decoded, so that it
+		// reads as encoding/json reads it (bytes that are not UTF-8 become
+		// U+FFFD).
+		if in := name[1 : len(name)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			key = string(in)
 		} else if err := json.Unmarshal(name, &key); err != nil {
 			return nil, errNotObject
 		}

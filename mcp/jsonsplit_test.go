@@ -20,6 +20,8 @@ func TestMembers(t *testing.T) {
 		{`{"k":1,"k":2}`, map[string]string{"k": `2`}, false},
 		{`{"k":1`, nil, true},
 		{`[1]`, nil, true},
+		{"{}\f", nil, true},
+		{"{\"a\xff\":1,\"a\xfe\":2}", map[string]string{"a\uFFFD": `2`}, false},
 	} {
 		got, err := Members([]byte(tt.in))
 		if (err != nil) != tt.err {

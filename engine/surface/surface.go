@@ -77,15 +77,19 @@ func canonList(raws []json.RawMessage, key string, tool bool) ([]canonForm, []re
 	var items []item
 	kept := 0
 	for _, r := range raws {
-		v, c, ok := canonItem(r)
+		c, top, ok := canonItem(r)
 		if !ok {
 			continue
 		}
-		name, _ := v[key].(string)
-		desc, _ := v["description"].(string)
+		name, _ := decodeString(top[key])
+		desc, _ := decodeString(top["description"])
 		si := report.SurfaceItem{Name: name, DescriptionSHA256: hash([]byte(desc)), SHA256: hash(c)}
 		if tool {
-			si.InputSchemaSHA256 = hash(canon.Value(v["inputSchema"]))
+			schema := top["inputSchema"]
+			if schema == nil {
+				schema = []byte("null")
+			}
+			si.InputSchemaSHA256 = hash(schema)
 		}
 		if kept += len(c); kept > keepCanon {
 			c = nil
@@ -113,13 +117,18 @@ func (f canonForm) bytes() []byte {
 	if f.c != nil {
 		return f.c
 	}
-	_, c, _ := canonItem(f.raw)
+	c, _, _ := canonItem(f.raw)
 	return c
 }
 
-// canonItem decodes one item, strips its volatile members and returns it
-// with its canonical JSON.
-func canonItem(r json.RawMessage) (map[string]any, []byte, bool) {
+// canonItem returns one item's canonical JSON with its volatile members
+// stripped, and the canonical JSON of each of its top-level members.
+func canonItem(r json.RawMessage) ([]byte, map[string][]byte, bool) {
+	if c, top, ok := canon.Stripped(r, volatile); ok {
+		return c, top, true
+	}
+	// Not one JSON object: decoded as a stream, as it always was (a first
+	// value that is an object is the item, whatever follows it).
 	var v map[string]any
 	dec := json.NewDecoder(bytes.NewReader(r))
 	dec.UseNumber()
@@ -127,7 +136,24 @@ func canonItem(r json.RawMessage) (map[string]any, []byte, bool) {
 		return nil, nil, false
 	}
 	strip(v)
-	return v, canon.Value(v), true
+	top := make(map[string][]byte, len(v))
+	for k, sub := range v {
+		top[k] = canon.Value(sub)
+	}
+	return canon.Value(v), top, true
+}
+
+// decodeString returns the string a canonical JSON value holds, and false
+// when it holds none.
+func decodeString(c []byte) (string, bool) {
+	if len(c) >= 2 && c[0] == '"' && bytes.IndexByte(c, '\\') < 0 {
+		return string(c[1 : len(c)-1]), true // canonical: no escape, no change
+	}
+	var s string
+	if len(c) == 0 || c[0] != '"' || json.Unmarshal(c, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 func strip(v any) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/internal/canon"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 func raws(ss ...string) []json.RawMessage {
@@ -107,5 +108,43 @@ func TestFingerprintPastKeepCanon(t *testing.T) {
 	got, gotS := Compute(tools, nil, nil)
 	if got != want || len(gotS.Tools) != len(wantS.Tools) || gotS.Tools[0] != wantS.Tools[0] {
 		t.Errorf("fingerprint %s past the bound, %s within it", got, want)
+	}
+}
+
+// TestFingerprintPinned: the fingerprint of a surface does not change from
+// one mcp-eval version to the next (a new fingerprint against the last
+// green run's reads as the server's change). The values were written by
+// the decode-strip-encode implementation that canon.Stripped replaced;
+// the items cover escapes, U+2028, invalid UTF-8, duplicate names,
+// volatile members at depth, number spellings and items that are not one
+// object.
+func TestFingerprintPinned(t *testing.T) {
+	items := raws(
+		`{"name":"b","description":"B tool","inputSchema":{"type":"object"}}`,
+		`{"name":"a","description":"A \u00e9 tool <x> & \u2028","_meta":{"k":1},"inputSchema":{"type":"object","properties":{"_meta":{"type":"string"},"q":{"type":"string","default":"\"\\\/"}},"ttlMs":5}}`,
+		`{"name":"c","name":"d","description":7,"inputSchema":{"maximum":1.50,"minimum":-0,"x":1E+2,"k":[true,null,{}]}}`,
+		"{\"name\":\"e\",\"description\":\"bad \xff utf-8\",\"annotations\":{\"cacheScope\":\"x\",\"readOnlyHint\":true}}",
+		`{"name":"f"} trailing`, `[1]`, `null`, `{"name":"g","description":"\ud800 lone"}`,
+	)
+	fp, s := Compute(items, items[:2], items[2:4])
+	if want := "04051ee9ef0fb7622069533ed6dba55f49d94bde810ad7d033d2ff6cba70c9b4"; fp != want {
+		t.Errorf("fingerprint %s, want %s", fp, want)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hash(b), "5811cf1bc5e1eabb4371560459c9e1798d3b948119f7e27e9d17be95ff7c522c"; got != want {
+		t.Errorf("per-item hashes changed (sha256 of the Surface %s, want %s):\n%s", got, want, b)
+	}
+}
+
+// BenchmarkCompute: the fingerprint of a big server's 1 000 tools, as the
+// run's description computes it before any check starts.
+func BenchmarkCompute(b *testing.B) {
+	tools := mcptest.BigToolsJSON(1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		Compute(tools, nil, nil)
 	}
 }

@@ -12,14 +12,15 @@
 // for the jsonrpc/wire-schema check. The schema is compiled once per
 // process and revision.
 //
-// It imports mcp (the message types) and jsonschema; mcp knows nothing of
-// it.
+// It imports mcp (the message types), internal/jsonscan and jsonschema;
+// mcp knows nothing of it.
 package wire
 
 import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -27,6 +28,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // schema/<revision>.yaml is the source; schema/<revision>.json is generated
@@ -203,8 +206,12 @@ func (s *Schema) Revision() string { return s.revision }
 // raw is not JSON at all. Results of the methods 2026-07-28 removed are
 // not judged.
 func (s *Schema) Validate(answering string, raw []byte) ([]Violation, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	v, ok := jsonscan.Decode(raw)
+	if !ok {
+		_, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err == nil {
+			err = errors.New("not one JSON value") // unreachable: the decoders agree
+		}
 		return nil, err
 	}
 	whole, member, payload := s.pick(answering, v)

@@ -15,8 +15,9 @@
 // ([XMCPHeaders]), and builds the plain arguments that conformance and
 // resilience send to a safe tool ([SampleArgs]).
 //
-// The package imports only the standard library and the JSON Schema library;
-// it must not import any other package of this module.
+// The package imports only the standard library, the JSON Schema library
+// and internal/jsonscan (standard library only); it must not import any
+// other package of this module.
 package schema
 
 import (
@@ -31,6 +32,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Limits on a schema document, checked before the library sees it. MCP
@@ -75,6 +78,11 @@ const (
 // refusing loader rejects, never to a file.
 const rootURL = "mcp-eval:///.schema-under-test"
 
+// checkedURL names, for Check, a document surelyMetaValid has checked
+// already: under json-schema.org, which the library does not check
+// against a metaschema, at a path that names none of its metaschemas.
+const checkedURL = "https://json-schema.org/mcp-eval/.schema-under-test"
+
 // Dialect URLs, as written in $schema.
 const (
 	Draft2020 = "https://json-schema.org/draft/2020-12/schema"
@@ -108,6 +116,11 @@ func (s *Schema) Unenforced() []string { return s.unenforced }
 // "integer" check on 9007199254740993 must not round), and trailing data
 // after the value is an error.
 func DecodeJSON(raw []byte) (any, error) {
+	// What the library's UnmarshalJSON returns, without its reflection;
+	// the library says what is wrong with bytes that are not JSON.
+	if v, ok := jsonscan.Decode(raw); ok {
+		return v, nil
+	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 }
 
@@ -115,7 +128,20 @@ func DecodeJSON(raw []byte) (any, error) {
 // an [*Error]. The default dialect is JSON Schema 2020-12 (MCP 2026-07-28
 // §JSON Schema Usage); a $schema naming draft-04, -06, -07 or 2019-09 is
 // honoured, and any other $schema is a [KindUnknownDialect] error.
-func Compile(raw []byte) (*Schema, error) {
+func Compile(raw []byte) (*Schema, error) { return compile(raw, false) }
+
+// Check returns the error Compile returns for raw, or nil, for a caller
+// that only needs to know whether the schema compiles (conformance's
+// schema checks, which compile every schema of a listing). It compiles as
+// Compile does, but a document that certainly conforms to the 2020-12
+// metaschema (surelyMetaValid) is not checked against it again by the
+// library.
+func Check(raw []byte) error {
+	_, err := compile(raw, true)
+	return err
+}
+
+func compile(raw []byte, check bool) (*Schema, error) {
 	if len(raw) > MaxSize {
 		return nil, &Error{Kind: KindTooLarge,
 			Message: fmt.Sprintf("schema is %d bytes; the limit is %d", len(raw), MaxSize)}
@@ -124,18 +150,27 @@ func Compile(raw []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindInvalidJSON, Message: err.Error()}
 	}
-	if e := scan(doc, "", 1); e != nil {
-		return nil, e
+	a := quickAudit(doc)
+	if a.deep {
+		if e := scan(doc, "", 1); e != nil {
+			return nil, e
+		}
 	}
-	if e := checkCounts(doc); e != nil {
-		return nil, e
+	if a.schemas > MaxSubschemas || a.patterns > MaxPatterns {
+		if e := checkCounts(doc); e != nil {
+			return nil, e
+		}
 	}
-	clampCounts(doc)
+	if a.clamp {
+		clampCounts(doc)
+	}
 	// Checked before the library runs: it resolves any other $schema by
 	// loading it as a metaschema, which the refusing loader would report as
 	// a failed load rather than as an unknown dialect.
-	if e := checkDialects(doc); e != nil {
-		return nil, e
+	if a.dialect {
+		if e := checkDialects(doc); e != nil {
+			return nil, e
+		}
 	}
 	dialect := Draft2020
 	if obj, ok := doc.(map[string]any); ok {
@@ -148,6 +183,30 @@ func Compile(raw []byte) (*Schema, error) {
 	}
 
 	re := &regexpEngine{}
+	c := newCompiler(re)
+	url := rootURL
+	if check && dialect == Draft2020 && surelyMetaValid(doc, re) {
+		// The library checks no document under json-schema.org against
+		// a metaschema (addRoot in its roots.go): these are its own. Only
+		// fragment $refs got here, which resolve the same under any URL.
+		url = checkedURL
+	}
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, &Error{Kind: KindInvalidSchema, Message: clean(err.Error())}
+	}
+	sch, err := compileRecovering(c, url)
+	if err != nil {
+		return nil, classify(err, dialect)
+	}
+	if e := checkFanout(sch); e != nil {
+		return nil, e
+	}
+	return &Schema{sch: sch, dialect: dialect, unenforced: re.unenforcedList()}, nil
+}
+
+// newCompiler returns the library's compiler as every schema is compiled
+// here: 2020-12 by default, nothing loaded, regexes through re.
+func newCompiler(re *regexpEngine) *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	// Set explicitly: the library's default is "latest", which may move.
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -158,17 +217,7 @@ func Compile(raw []byte) (*Schema, error) {
 	// copies and never reach this loader.
 	c.UseLoader(refusingLoader{})
 	c.UseRegexpEngine(re.compile)
-	if err := c.AddResource(rootURL, doc); err != nil {
-		return nil, &Error{Kind: KindInvalidSchema, Message: clean(err.Error())}
-	}
-	sch, err := compileRecovering(c)
-	if err != nil {
-		return nil, classify(err, dialect)
-	}
-	if e := checkFanout(sch); e != nil {
-		return nil, e
-	}
-	return &Schema{sch: sch, dialect: dialect, unenforced: re.unenforcedList()}, nil
+	return c
 }
 
 // ErrUnevaluable is wrapped by the errors Validate returns when it cannot
@@ -210,13 +259,13 @@ const libraryPanic = "the JSON Schema library failed"
 
 // compileRecovering turns a library panic into a KindInternal error, for
 // the reason given in Validate.
-func compileRecovering(c *jsonschema.Compiler) (sch *jsonschema.Schema, err error) {
+func compileRecovering(c *jsonschema.Compiler, url string) (sch *jsonschema.Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			sch, err = nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("%s: %v", libraryPanic, r)}
 		}
 	}()
-	return c.Compile(rootURL)
+	return c.Compile(url)
 }
 
 // refusingLoader is the compiler's only URL loader; see Compile.
@@ -431,7 +480,7 @@ func capViolations(vs []Violation) []Violation {
 // clean removes the internal document URL from library messages so that
 // locations read as "#/$defs/x".
 func clean(msg string) string {
-	return strings.ReplaceAll(msg, rootURL, "")
+	return strings.ReplaceAll(strings.ReplaceAll(msg, rootURL, ""), checkedURL, "")
 }
 
 func pointer(tokens []string) string {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 )
 
 // addressSchema is the $defs/$anchor/$ref example from the brief: both refs
@@ -21,55 +22,59 @@ const addressSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema"
  "$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"}}}},
  "properties":{"address":{"$ref":"#/$defs/address"},"a2":{"$ref":"#addressDef"}}}`
 
+// compileValidCases compile (TestCompileValid); TestCheckAsCompile
+// holds Check to Compile on them too.
+var compileValidCases = []struct {
+	name        string
+	schema      string
+	wantDialect string
+}{
+	{"defs anchor ref", addressSchema, Draft2020},
+	{"no $schema defaults to 2020-12", `{"type":"object","properties":{"q":{"type":"string"}}}`, Draft2020},
+	{"empty object", `{}`, Draft2020},
+	{"boolean true", `true`, Draft2020},
+	{"boolean false", `false`, Draft2020},
+	{"allOf if then else", `{"type":"object",
+		"allOf":[{"properties":{"kind":{"enum":["a","b"]}}},{"required":["kind"]}],
+		"if":{"properties":{"kind":{"const":"a"}}},
+		"then":{"required":["alpha"]},
+		"else":{"required":["beta"]}}`, Draft2020},
+	{"oneOf anyOf not", `{"oneOf":[{"type":"string"},{"type":"integer"}],"anyOf":[{"minLength":1},{"minimum":0}],"not":{"const":""}}`, Draft2020},
+	{"recursive tree", `{"type":"object","properties":{"value":{"type":"integer"},
+		"children":{"type":"array","items":{"$ref":"#"}}}}`, Draft2020},
+	{"dynamicRef to dynamicAnchor", `{"$id":"https://example.com/tree","$dynamicAnchor":"node","type":"object",
+		"properties":{"data":true,"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}`, Draft2020},
+	{"embedded resources by $id", `{"$id":"https://example.com/root.json",
+		"$defs":{"a":{"$id":"a.json","type":"string"},"b":{"$id":"https://example.com/b.json","$anchor":"bee","type":"integer"}},
+		"properties":{"x":{"$ref":"a.json"},"y":{"$ref":"https://example.com/b.json"},"z":{"$ref":"b.json#bee"}}}`, Draft2020},
+	{"urn $id", `{"$id":"urn:example:tool","$defs":{"s":{"type":"string"}},"properties":{"s":{"$ref":"#/$defs/s"}}}`, Draft2020},
+	{"escaped pointer", `{"$defs":{"a/b":{"type":"string"},"c~d":{"type":"string"},"sp ace":{"type":"string"}},
+		"properties":{"x":{"$ref":"#/$defs/a~1b"},"y":{"$ref":"#/$defs/c~0d"},"z":{"$ref":"#/$defs/sp%20ace"}}}`, Draft2020},
+	{"ref into items array", `{"prefixItems":[{"type":"string"},{"type":"integer"}],"properties":{"x":{"$ref":"#/prefixItems/1"}}}`, Draft2020},
+	{"property named $ref is not a ref", `{"type":"object","properties":{"$ref":{"type":"string"},"x-mcp-header":{"type":"string"}}}`, Draft2020},
+	{"refs inside const and default are data", `{"const":{"$ref":"https://example.com/x.json"},"default":{"$ref":"file:///etc/passwd"},
+		"examples":[{"$schema":"https://example.com/custom"}]}`, Draft2020},
+	{"draft-07 zod style root ref", `{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/definitions/Args",
+		"definitions":{"Args":{"type":"object","properties":{"n":{"type":"integer"},"tags":{"$ref":"#/definitions/Tags"}}},
+		"Tags":{"type":"array","items":{"type":"string"}}}}`, Draft7},
+	{"draft-07 no fragment", `{"$schema":"http://json-schema.org/draft-07/schema","type":"object"}`, Draft7},
+	{"draft-07 https", `{"$schema":"https://json-schema.org/draft-07/schema#","type":"object"}`, Draft7},
+	{"draft-04 id anchor", `{"$schema":"http://json-schema.org/draft-04/schema#",
+		"definitions":{"n":{"id":"#num","type":"number"}},"properties":{"x":{"$ref":"#num"}}}`, Draft4},
+	{"draft-07 ignores the $id next to a $ref", `{"$schema":"http://json-schema.org/draft-07/schema#",
+		"properties":{"a":{"$id":"https://example.com/a.json","$ref":"#/definitions/x"}},"definitions":{"x":{}}}`, Draft7},
+	{"draft-06", `{"$schema":"http://json-schema.org/draft-06/schema#","propertyNames":{"maxLength":3}}`, Draft6},
+	{"2019-09 recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,
+		"type":"object","additionalProperties":{"$recursiveRef":"#"}}`, Draft2019},
+	{"unicode escape in pattern", `{"type":"string","pattern":"^[\\u0041-\\u005A]+$"}`, Draft2020},
+	{"lookahead pattern is kept but unenforced", `{"type":"string","format":"email",
+		"pattern":"^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"}`, Draft2020},
+	{"large integers keep precision", `{"type":"integer","maximum":9007199254740993,"multipleOf":1e-400}`, Draft2020},
+}
+
 func TestCompileValid(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name        string
-		schema      string
-		wantDialect string
-	}{
-		{"defs anchor ref", addressSchema, Draft2020},
-		{"no $schema defaults to 2020-12", `{"type":"object","properties":{"q":{"type":"string"}}}`, Draft2020},
-		{"empty object", `{}`, Draft2020},
-		{"boolean true", `true`, Draft2020},
-		{"boolean false", `false`, Draft2020},
-		{"allOf if then else", `{"type":"object",
-			"allOf":[{"properties":{"kind":{"enum":["a","b"]}}},{"required":["kind"]}],
-			"if":{"properties":{"kind":{"const":"a"}}},
-			"then":{"required":["alpha"]},
-			"else":{"required":["beta"]}}`, Draft2020},
-		{"oneOf anyOf not", `{"oneOf":[{"type":"string"},{"type":"integer"}],"anyOf":[{"minLength":1},{"minimum":0}],"not":{"const":""}}`, Draft2020},
-		{"recursive tree", `{"type":"object","properties":{"value":{"type":"integer"},
-			"children":{"type":"array","items":{"$ref":"#"}}}}`, Draft2020},
-		{"dynamicRef to dynamicAnchor", `{"$id":"https://example.com/tree","$dynamicAnchor":"node","type":"object",
-			"properties":{"data":true,"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}`, Draft2020},
-		{"embedded resources by $id", `{"$id":"https://example.com/root.json",
-			"$defs":{"a":{"$id":"a.json","type":"string"},"b":{"$id":"https://example.com/b.json","$anchor":"bee","type":"integer"}},
-			"properties":{"x":{"$ref":"a.json"},"y":{"$ref":"https://example.com/b.json"},"z":{"$ref":"b.json#bee"}}}`, Draft2020},
-		{"urn $id", `{"$id":"urn:example:tool","$defs":{"s":{"type":"string"}},"properties":{"s":{"$ref":"#/$defs/s"}}}`, Draft2020},
-		{"escaped pointer", `{"$defs":{"a/b":{"type":"string"},"c~d":{"type":"string"},"sp ace":{"type":"string"}},
-			"properties":{"x":{"$ref":"#/$defs/a~1b"},"y":{"$ref":"#/$defs/c~0d"},"z":{"$ref":"#/$defs/sp%20ace"}}}`, Draft2020},
-		{"ref into items array", `{"prefixItems":[{"type":"string"},{"type":"integer"}],"properties":{"x":{"$ref":"#/prefixItems/1"}}}`, Draft2020},
-		{"property named $ref is not a ref", `{"type":"object","properties":{"$ref":{"type":"string"},"x-mcp-header":{"type":"string"}}}`, Draft2020},
-		{"refs inside const and default are data", `{"const":{"$ref":"https://example.com/x.json"},"default":{"$ref":"file:///etc/passwd"},
-			"examples":[{"$schema":"https://example.com/custom"}]}`, Draft2020},
-		{"draft-07 zod style root ref", `{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/definitions/Args",
-			"definitions":{"Args":{"type":"object","properties":{"n":{"type":"integer"},"tags":{"$ref":"#/definitions/Tags"}}},
-			"Tags":{"type":"array","items":{"type":"string"}}}}`, Draft7},
-		{"draft-07 no fragment", `{"$schema":"http://json-schema.org/draft-07/schema","type":"object"}`, Draft7},
-		{"draft-07 https", `{"$schema":"https://json-schema.org/draft-07/schema#","type":"object"}`, Draft7},
-		{"draft-04 id anchor", `{"$schema":"http://json-schema.org/draft-04/schema#",
-			"definitions":{"n":{"id":"#num","type":"number"}},"properties":{"x":{"$ref":"#num"}}}`, Draft4},
-		{"draft-07 ignores the $id next to a $ref", `{"$schema":"http://json-schema.org/draft-07/schema#",
-			"properties":{"a":{"$id":"https://example.com/a.json","$ref":"#/definitions/x"}},"definitions":{"x":{}}}`, Draft7},
-		{"draft-06", `{"$schema":"http://json-schema.org/draft-06/schema#","propertyNames":{"maxLength":3}}`, Draft6},
-		{"2019-09 recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,
-			"type":"object","additionalProperties":{"$recursiveRef":"#"}}`, Draft2019},
-		{"unicode escape in pattern", `{"type":"string","pattern":"^[\\u0041-\\u005A]+$"}`, Draft2020},
-		{"lookahead pattern is kept but unenforced", `{"type":"string","format":"email",
-			"pattern":"^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"}`, Draft2020},
-		{"large integers keep precision", `{"type":"integer","maximum":9007199254740993,"multipleOf":1e-400}`, Draft2020},
-	}
+	tests := compileValidCases
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -84,79 +89,83 @@ func TestCompileValid(t *testing.T) {
 	}
 }
 
+// compileErrorCases fail to compile (TestCompileErrors); TestCheckAsCompile
+// holds Check to Compile on them too.
+var compileErrorCases = []struct {
+	name    string
+	schema  string
+	want    Kind
+	pointer string
+	ref     string
+	msg     string // substring of Message
+}{
+	{name: "misspelt type", schema: `{"type":"strnig"}`, want: KindInvalidSchema, pointer: "/type",
+		msg: "not a valid JSON Schema 2020-12 schema: got string, want array; value must be one of"},
+	{name: "properties not an object", schema: `{"properties":5}`, want: KindInvalidSchema, pointer: "/properties",
+		msg: "got number, want object"},
+	{name: "nested invalid", schema: `{"properties":{"a":{"minLength":-1}}}`, want: KindInvalidSchema,
+		pointer: "/properties/a/minLength"},
+	{name: "draft-07 invalid", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","required":"a"}`,
+		want: KindInvalidSchema, pointer: "/required", msg: "not a valid JSON Schema draft-07 schema"},
+	{name: "ref to a non-schema", schema: `{"required":["a"],"properties":{"x":{"$ref":"#/required/0"}}}`,
+		want: KindInvalidSchema, pointer: "/required/0", msg: "got string, want boolean or object"},
+	{name: "root is a string", schema: `"object"`, want: KindInvalidSchema, msg: "got string, want boolean or object"},
+	{name: "bad regex", schema: `{"pattern":"(abc"}`, want: KindInvalidSchema, pointer: "/pattern", msg: "missing closing )"},
+	{name: "duplicate anchor", schema: `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, want: KindInvalidSchema,
+		msg: "duplicate anchor"},
+	{name: "not json", schema: `{"type":`, want: KindInvalidJSON},
+	{name: "trailing data", schema: `{} {}`, want: KindInvalidJSON},
+	{name: "empty input", schema: ``, want: KindInvalidJSON},
+
+	{name: "missing pointer", schema: `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, want: KindUnresolvedRef,
+		pointer: "/properties/a/$ref", ref: "#/$defs/missing", msg: `nothing at "/$defs/missing"`},
+	{name: "missing anchor", schema: `{"items":{"$ref":"#nope"}}`, want: KindUnresolvedRef,
+		pointer: "/items/$ref", ref: "#nope", msg: `no anchor "nope"`},
+	{name: "bad ref in unused $defs", schema: `{"$defs":{"unused":{"$ref":"#/$defs/gone"}}}`, want: KindUnresolvedRef,
+		pointer: "/$defs/unused/$ref"},
+	{name: "first bad ref in walk order", schema: `{"properties":{"b":{"$ref":"#/b"},"a":{"$ref":"https://example.com/a"}}}`,
+		want: KindExternalRef, pointer: "/properties/a/$ref"},
+	{name: "anchor of another resource", schema: `{"$defs":{"r":{"$id":"https://example.com/r","$anchor":"inner"}},"$ref":"#inner"}`,
+		want: KindUnresolvedRef, pointer: "/$ref"},
+	{name: "bad escape in ref", schema: `{"$ref":"#/%zz"}`, want: KindUnresolvedRef, pointer: "/$ref", msg: "not a valid URI reference"},
+
+	{name: "https ref", schema: `{"properties":{"a":{"$ref":"https://example.com/s.json#/$defs/a"}}}`, want: KindExternalRef,
+		pointer: "/properties/a/$ref", ref: "https://example.com/s.json#/$defs/a", msg: "outside this schema"},
+	{name: "file ref", schema: `{"$ref":"file:///etc/passwd"}`, want: KindExternalRef, pointer: "/$ref", ref: "file:///etc/passwd"},
+	{name: "relative name", schema: `{"$ref":"other.json"}`, want: KindExternalRef, pointer: "/$ref",
+		msg: `$ref "other.json" names another document`},
+	{name: "relative to $id", schema: `{"$id":"https://example.com/root.json","properties":{"a":{"$ref":"b.json"}}}`,
+		want: KindExternalRef, pointer: "/properties/a/$ref", msg: `resolves to "https://example.com/b.json"`},
+	{name: "$id pointing at a file dir", schema: `{"$id":"file:///etc/","$ref":"passwd"}`, want: KindExternalRef,
+		msg: `resolves to "file:///etc/passwd"`},
+	{name: "metaschema ref", schema: `{"$ref":"https://json-schema.org/draft/2020-12/schema"}`, want: KindExternalRef},
+	{name: "dynamicRef elsewhere", schema: `{"$dynamicRef":"https://example.com/x#meta"}`, want: KindExternalRef,
+		pointer: "/$dynamicRef", msg: "$dynamicRef"},
+
+	{name: "unknown dialect", schema: `{"$schema":"https://example.com/custom-meta"}`, want: KindUnknownDialect,
+		pointer: "/$schema", msg: `"https://example.com/custom-meta" is not a supported dialect`},
+	{name: "draft-03", schema: `{"$schema":"http://json-schema.org/draft-03/schema#"}`, want: KindUnknownDialect},
+	{name: "nested unknown dialect", schema: `{"properties":{"a":{"$schema":"https://example.com/m","$id":"https://example.com/a"}}}`,
+		want: KindUnknownDialect, pointer: "/properties/a/$schema"},
+	{name: "metaschema with fragment", schema: `{"$schema":"https://json-schema.org/draft/2020-12/schema#/x"}`, want: KindUnknownDialect},
+
+	{name: "too deep", schema: strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), want: KindTooDeep,
+		pointer: "/" + strings.TrimSuffix(strings.Repeat("0/", MaxDepth), "/")},
+	{name: "too large", schema: `{"description":"` + strings.Repeat("x", MaxSize) + `"}`, want: KindTooLarge},
+	{name: "doubling chain", schema: doublingChain(20), want: KindTooComplex, pointer: ""},
+	{name: "too many subschemas", schema: manyProperties(MaxSubschemas, `{}`), want: KindTooLarge,
+		pointer: fmt.Sprintf("/properties/p%05d", MaxSubschemas-1), msg: "subschemas"},
+	{name: "too many patterns", schema: manyProperties(MaxPatterns+1, `{"pattern":"^a$"}`), want: KindTooLarge,
+		pointer: fmt.Sprintf("/properties/p%05d", MaxPatterns), msg: "regular expressions"},
+	{name: "huge exponent", schema: `{"maximum":1e999999}`, want: KindTooLarge, pointer: "/maximum",
+		msg: "number 1e999999 is too large to evaluate exactly"},
+	{name: "huge exponent in data", schema: `{"enum":["a",{"x":[1e-20000]}]}`, want: KindTooLarge, pointer: "/enum/1/x/0"},
+	{name: "too many digits", schema: `{"const":` + strings.Repeat("9", 1001) + `}`, want: KindTooLarge, pointer: "/const"},
+}
+
 func TestCompileErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		schema  string
-		want    Kind
-		pointer string
-		ref     string
-		msg     string // substring of Message
-	}{
-		{name: "misspelt type", schema: `{"type":"strnig"}`, want: KindInvalidSchema, pointer: "/type",
-			msg: "not a valid JSON Schema 2020-12 schema: got string, want array; value must be one of"},
-		{name: "properties not an object", schema: `{"properties":5}`, want: KindInvalidSchema, pointer: "/properties",
-			msg: "got number, want object"},
-		{name: "nested invalid", schema: `{"properties":{"a":{"minLength":-1}}}`, want: KindInvalidSchema,
-			pointer: "/properties/a/minLength"},
-		{name: "draft-07 invalid", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","required":"a"}`,
-			want: KindInvalidSchema, pointer: "/required", msg: "not a valid JSON Schema draft-07 schema"},
-		{name: "ref to a non-schema", schema: `{"required":["a"],"properties":{"x":{"$ref":"#/required/0"}}}`,
-			want: KindInvalidSchema, pointer: "/required/0", msg: "got string, want boolean or object"},
-		{name: "root is a string", schema: `"object"`, want: KindInvalidSchema, msg: "got string, want boolean or object"},
-		{name: "bad regex", schema: `{"pattern":"(abc"}`, want: KindInvalidSchema, pointer: "/pattern", msg: "missing closing )"},
-		{name: "duplicate anchor", schema: `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, want: KindInvalidSchema,
-			msg: "duplicate anchor"},
-		{name: "not json", schema: `{"type":`, want: KindInvalidJSON},
-		{name: "trailing data", schema: `{} {}`, want: KindInvalidJSON},
-		{name: "empty input", schema: ``, want: KindInvalidJSON},
-
-		{name: "missing pointer", schema: `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, want: KindUnresolvedRef,
-			pointer: "/properties/a/$ref", ref: "#/$defs/missing", msg: `nothing at "/$defs/missing"`},
-		{name: "missing anchor", schema: `{"items":{"$ref":"#nope"}}`, want: KindUnresolvedRef,
-			pointer: "/items/$ref", ref: "#nope", msg: `no anchor "nope"`},
-		{name: "bad ref in unused $defs", schema: `{"$defs":{"unused":{"$ref":"#/$defs/gone"}}}`, want: KindUnresolvedRef,
-			pointer: "/$defs/unused/$ref"},
-		{name: "first bad ref in walk order", schema: `{"properties":{"b":{"$ref":"#/b"},"a":{"$ref":"https://example.com/a"}}}`,
-			want: KindExternalRef, pointer: "/properties/a/$ref"},
-		{name: "anchor of another resource", schema: `{"$defs":{"r":{"$id":"https://example.com/r","$anchor":"inner"}},"$ref":"#inner"}`,
-			want: KindUnresolvedRef, pointer: "/$ref"},
-		{name: "bad escape in ref", schema: `{"$ref":"#/%zz"}`, want: KindUnresolvedRef, pointer: "/$ref", msg: "not a valid URI reference"},
-
-		{name: "https ref", schema: `{"properties":{"a":{"$ref":"https://example.com/s.json#/$defs/a"}}}`, want: KindExternalRef,
-			pointer: "/properties/a/$ref", ref: "https://example.com/s.json#/$defs/a", msg: "outside this schema"},
-		{name: "file ref", schema: `{"$ref":"file:///etc/passwd"}`, want: KindExternalRef, pointer: "/$ref", ref: "file:///etc/passwd"},
-		{name: "relative name", schema: `{"$ref":"other.json"}`, want: KindExternalRef, pointer: "/$ref",
-			msg: `$ref "other.json" names another document`},
-		{name: "relative to $id", schema: `{"$id":"https://example.com/root.json","properties":{"a":{"$ref":"b.json"}}}`,
-			want: KindExternalRef, pointer: "/properties/a/$ref", msg: `resolves to "https://example.com/b.json"`},
-		{name: "$id pointing at a file dir", schema: `{"$id":"file:///etc/","$ref":"passwd"}`, want: KindExternalRef,
-			msg: `resolves to "file:///etc/passwd"`},
-		{name: "metaschema ref", schema: `{"$ref":"https://json-schema.org/draft/2020-12/schema"}`, want: KindExternalRef},
-		{name: "dynamicRef elsewhere", schema: `{"$dynamicRef":"https://example.com/x#meta"}`, want: KindExternalRef,
-			pointer: "/$dynamicRef", msg: "$dynamicRef"},
-
-		{name: "unknown dialect", schema: `{"$schema":"https://example.com/custom-meta"}`, want: KindUnknownDialect,
-			pointer: "/$schema", msg: `"https://example.com/custom-meta" is not a supported dialect`},
-		{name: "draft-03", schema: `{"$schema":"http://json-schema.org/draft-03/schema#"}`, want: KindUnknownDialect},
-		{name: "nested unknown dialect", schema: `{"properties":{"a":{"$schema":"https://example.com/m","$id":"https://example.com/a"}}}`,
-			want: KindUnknownDialect, pointer: "/properties/a/$schema"},
-		{name: "metaschema with fragment", schema: `{"$schema":"https://json-schema.org/draft/2020-12/schema#/x"}`, want: KindUnknownDialect},
-
-		{name: "too deep", schema: strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), want: KindTooDeep,
-			pointer: "/" + strings.TrimSuffix(strings.Repeat("0/", MaxDepth), "/")},
-		{name: "too large", schema: `{"description":"` + strings.Repeat("x", MaxSize) + `"}`, want: KindTooLarge},
-		{name: "doubling chain", schema: doublingChain(20), want: KindTooComplex, pointer: ""},
-		{name: "too many subschemas", schema: manyProperties(MaxSubschemas, `{}`), want: KindTooLarge,
-			pointer: fmt.Sprintf("/properties/p%05d", MaxSubschemas-1), msg: "subschemas"},
-		{name: "too many patterns", schema: manyProperties(MaxPatterns+1, `{"pattern":"^a$"}`), want: KindTooLarge,
-			pointer: fmt.Sprintf("/properties/p%05d", MaxPatterns), msg: "regular expressions"},
-		{name: "huge exponent", schema: `{"maximum":1e999999}`, want: KindTooLarge, pointer: "/maximum",
-			msg: "number 1e999999 is too large to evaluate exactly"},
-		{name: "huge exponent in data", schema: `{"enum":["a",{"x":[1e-20000]}]}`, want: KindTooLarge, pointer: "/enum/1/x/0"},
-		{name: "too many digits", schema: `{"const":` + strings.Repeat("9", 1001) + `}`, want: KindTooLarge, pointer: "/const"},
-	}
+	tests := compileErrorCases
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -650,5 +659,41 @@ func TestSampleArgs(t *testing.T) {
 		if diff := cmp.Diff(tt.want, string(got)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// BenchmarkCheckCatalogue: what conformance's schema checks do with a big
+// server's listing, 1 000 tools: Check of every input and output schema,
+// and Compile (which the checks used before) beside it.
+func BenchmarkCheckCatalogue(b *testing.B) {
+	var schemas [][]byte
+	for _, raw := range mcptest.BigToolsJSON(1000) {
+		var tool map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &tool); err != nil {
+			b.Fatal(err)
+		}
+		for _, key := range []string{"inputSchema", "outputSchema"} {
+			if s, ok := tool[key]; ok {
+				schemas = append(schemas, s)
+			}
+		}
+	}
+	for _, bb := range []struct {
+		name  string
+		check func([]byte) error
+	}{
+		{"Check", Check},
+		{"Compile", func(raw []byte) error { _, err := Compile(raw); return err }},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range schemas {
+					if err := bb.check(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

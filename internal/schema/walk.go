@@ -88,6 +88,43 @@ func forEachSubschema(obj map[string]any, ptr string, fn func(keyword, name, ptr
 	}
 }
 
+// eachSubschema calls fn for each direct subschema of obj, the ones
+// forEachSubschema visits, in no particular order and with no pointer: for
+// the walks that only need the pointer of what they find, and find
+// nothing in nearly every schema (quickAudit).
+func eachSubschema(obj map[string]any, fn func(sub any)) {
+	for _, kw := range subschemaKeywords {
+		v, ok := obj[kw.name]
+		if !ok {
+			continue
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if kw.shape&named != 0 {
+				for _, sub := range v {
+					if isSchema(sub) {
+						fn(sub)
+					}
+				}
+			} else if kw.shape&one != 0 {
+				fn(v)
+			}
+		case bool:
+			if kw.shape&one != 0 {
+				fn(v)
+			}
+		case []any:
+			if kw.shape&list != 0 {
+				for _, e := range v {
+					if isSchema(e) {
+						fn(e)
+					}
+				}
+			}
+		}
+	}
+}
+
 func isSchema(v any) bool {
 	switch v.(type) {
 	case map[string]any, bool:
@@ -212,6 +249,82 @@ func checkCounts(doc any) *Error {
 	}
 	walk(doc, "")
 	return found
+}
+
+// audit is what quickAudit found: whether scan, checkCounts, clampCounts
+// and checkDialects have anything to do.
+type audit struct {
+	schemas, patterns int
+	deep              bool // a container deeper than MaxDepth or a number scan refuses
+	clamp             bool // a count keyword clampCounts may rewrite
+	dialect           bool // a $schema checkDialects refuses
+}
+
+// quickAudit walks doc once, building no pointer, to tell which of the
+// checks before compiling can find something: each of them builds the
+// pointer of every value it passes, to report the first it refuses, and
+// together they were a quarter of checking a big server's schemas (issue
+// 21). compile runs a check only when the audit says it may fail, so what
+// is reported is what the check says.
+func quickAudit(doc any) audit {
+	var a audit
+	if a.deep = !scanFine(doc, 1); a.deep {
+		return a // scan will refuse it; nothing deeper is walked
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		if a.schemas++; a.schemas > MaxSubschemas {
+			return
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		if _, ok := obj["pattern"].(string); ok {
+			a.patterns++
+		}
+		if pp, ok := obj["patternProperties"].(map[string]any); ok {
+			a.patterns += len(pp)
+		}
+		if s, ok := obj["$schema"].(string); ok && knownDialect(s) == "" {
+			a.dialect = true
+		}
+		for _, kw := range countKeywords {
+			if n, ok := obj[kw].(json.Number); ok && !(len(n) < 19 && strings.Trim(string(n), "0123456789") == "") {
+				a.clamp = true
+			}
+		}
+		eachSubschema(obj, walk)
+	}
+	walk(doc)
+	return a
+}
+
+// scanFine reports whether scan finds nothing in v.
+func scanFine(v any, depth int) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if depth > MaxDepth {
+			return false
+		}
+		for _, e := range v {
+			if !scanFine(e, depth+1) {
+				return false
+			}
+		}
+	case []any:
+		if depth > MaxDepth {
+			return false
+		}
+		for _, e := range v {
+			if !scanFine(e, depth+1) {
+				return false
+			}
+		}
+	case json.Number:
+		return !numberTooBig(string(v))
+	}
+	return true
 }
 
 // countKeywords hold a number of characters, items or properties.

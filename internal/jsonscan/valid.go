@@ -1,0 +1,239 @@
+// Package jsonscan checks JSON bytes faster than encoding/json, with
+// exactly its verdicts: mcp-eval checks every answer a server sends before
+// splitting it (mcp), and canonicalises big listings (internal/canon).
+// It imports only the standard library.
+package jsonscan
+
+// Valid reports whether b is exactly one JSON value with optional white
+// space around it: what encoding/json's Valid reports, for every input
+// (FuzzValid), including its nesting limit of 10 000 and its leniency
+// towards invalid UTF-8 inside strings (the transports repair those bytes
+// before an answer is parsed, see mcp/utf8.go).
+//
+// Every answer is checked once before it is split (mcp/jsonsplit.go), so
+// this is on the path of every byte a server sends; encoding/json's scanner
+// calls a function per byte, which made the check two thirds of the
+// client's CPU on a big server's listings (issue 21: 15 MB of tools/list
+// pages a run at 1 000 tools). This one loops over a string's bytes with a
+// table and keeps only a stack of open containers.
+func Valid(b []byte) bool {
+	// open holds '{' or '[' for each container entered and not yet closed.
+	var buf [32]byte
+	open := buf[:0]
+	i := skipSpace(b, 0)
+value:
+	if i >= len(b) {
+		return false
+	}
+	switch c := b[i]; {
+	case c == '{' || c == '[':
+		if len(open) == maxNesting {
+			return false
+		}
+		open = append(open, c)
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == c+2 { // '}' or ']'
+			open = open[:len(open)-1]
+			i++
+			goto after
+		}
+		if c == '{' {
+			goto member
+		}
+		goto value
+	case c == '"':
+		if i = stringEndValid(b, i); i < 0 {
+			return false
+		}
+	case c == 't':
+		if i = literal(b, i, "true"); i < 0 {
+			return false
+		}
+	case c == 'f':
+		if i = literal(b, i, "false"); i < 0 {
+			return false
+		}
+	case c == 'n':
+		if i = literal(b, i, "null"); i < 0 {
+			return false
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		if i = numberEnd(b, i); i < 0 {
+			return false
+		}
+	default:
+		return false
+	}
+after:
+	// A value has ended at i.
+	i = skipSpace(b, i)
+	if len(open) == 0 {
+		return i == len(b)
+	}
+	if i >= len(b) {
+		return false
+	}
+	switch top := open[len(open)-1]; b[i] {
+	case ',':
+		i = skipSpace(b, i+1)
+		if top == '{' {
+			goto member
+		}
+		goto value
+	case top + 2: // the closing bracket of the innermost container
+		open = open[:len(open)-1]
+		i++
+		goto after
+	}
+	return false
+member:
+	// An object member's name and colon, then its value.
+	if i >= len(b) || b[i] != '"' {
+		return false
+	}
+	if i = stringEndValid(b, i); i < 0 {
+		return false
+	}
+	if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	goto value
+}
+
+// maxNesting is encoding/json's limit on nested arrays and objects
+// (maxNestingDepth in its scanner.go): one more is invalid.
+const maxNesting = 10000
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// plainByte marks the bytes that stand for themselves inside a JSON string:
+// everything but the quote, the backslash and the control characters.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// stringEndValid returns the index just past the valid JSON string that
+// starts with the quote at b[i], or -1.
+func stringEndValid(b []byte, i int) int {
+	i++
+	for {
+		for i < len(b) && plainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			if i+1 >= len(b) {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return -1
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return -1
+					}
+				}
+				i += 6
+			default:
+				return -1
+			}
+		default: // a control character
+			return -1
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// literal returns the index past word at b[i], or -1.
+func literal(b []byte, i int, word string) int {
+	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {
+		return -1
+	}
+	return i + len(word)
+}
+
+// numberEnd returns the index past the JSON number at b[i] (RFC 8259 §6:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or -1.
+func numberEnd(b []byte, i int) int {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return -1
+	case b[i] == '0':
+		i++
+	case '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// TrimSpace returns b without the JSON white space (space, tab, line feed,
+// carriage return) around it; bytes.TrimSpace also trims \v, \f and
+// Unicode spaces, which JSON does not allow there.
+func TrimSpace(b []byte) []byte {
+	i := skipSpace(b, 0)
+	j := len(b)
+	for j > i {
+		switch b[j-1] {
+		case ' ', '\t', '\n', '\r':
+			j--
+			continue
+		}
+		break
+	}
+	return b[i:j]
+}

@@ -1,0 +1,159 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var validCases = []string{
+	``, ` `, `{}`, ` {} `, `[]`, `[ ]`, `{ }`, `"a"`, `"`, `"\`, `"\"`, `"\""`, `"\u00e9"`, `"\u00g9"`, `"\u00e"`,
+	`"\x"`, `"\/\b\f\n\r\t\\"`, "\"a\tb\"", "\"\x7f\xff\xfe\"", "\xef\xbb\xbf{}", `true`, `tru`, `truex`, `false`,
+	`null`, `nul`, `nullnull`, `0`, `-0`, `-`, `01`, `1.`, `1.5`, `.5`, `1e`, `1e+`, `1e+5`, `1E-05`, `-1.0e3`,
+	`+1`, `1 2`, `[1,]`, `[,1]`, `[1 2]`, `{"a":1,}`, `{"a" 1}`, `{"a":}`, `{a:1}`, `{"a":1"b":2}`, `{"a":[1,{"b":null}],"c":"}"}`,
+	`[[[]]]`, `[[[]]`, `[]]`, `{]`, `[}`, `{"a":1]`, "[1]\x00", "\t\n\r [1] \t\n\r", "\v[1]", `[1]x`,
+	`{"":""}`, `[true,false,null]`, `["a\u0000b"]`, "[\"a\x00b\"]", `[-]`, `[-a]`, `[0.0e-0]`, `[1e01]`,
+}
+
+func TestValid(t *testing.T) {
+	for _, s := range validCases {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid says %v", s, got, want)
+		}
+	}
+	// encoding/json's nesting limit: 10 000 levels are valid, one more is not.
+	for _, n := range []int{maxNesting, maxNesting + 1} {
+		for _, pair := range []string{"[]", `{"a":}`} {
+			open, end := pair[:len(pair)-1], pair[len(pair)-1:]
+			inner := strings.Repeat(open, n-1) + pair[:1] + end + strings.Repeat(end, n-1)
+			if pair == `{"a":}` {
+				inner = strings.Repeat(`{"a":`, n-1) + "{}" + strings.Repeat("}", n-1)
+			}
+			b := []byte(inner)
+			if got, want := Valid(b), json.Valid(b); got != want {
+				t.Errorf("depth %d of %s: Valid %v, json.Valid %v", n, pair, got, want)
+			}
+		}
+	}
+}
+
+// FuzzValid: Valid says what encoding/json's Valid says, on any
+// bytes.
+func FuzzValid(f *testing.F) {
+	for _, s := range validCases {
+		f.Add([]byte(s))
+	}
+	f.Add(bigListing(3))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+// bigListing is a tools/list answer of n tools, shaped as a big server's.
+func bigListing(n int) []byte {
+	var sb bytes.Buffer
+	sb.WriteString(`{"jsonrpc":"2.0","id":7,"result":{"tools":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"name":"billing_list_invoice_%04d","title":"Billing list invoice","description":"List billing invoice records of the billing system (catalogue entry %d): filters by region and owner before anything is returned; results are sorted by status, newest first, with tier as the tie breaker; the answer cites the \"carrier\" identifier.","annotations":{"readOnlyHint":false,"openWorldHint":false},"inputSchema":{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"description":"Free text matched against the invoice's name and notes."},"region":{"type":"string","enum":["any","open","closed","archived"],"description":"Only invoice records in this region."},"owner":{"$ref":"#/$defs/code","description":"The owner code to narrow the search to."},"since":{"type":"string","format":"date","description":"Earliest date to include, as YYYY-MM-DD."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"How many records to return at most."}},"required":["query"],"additionalProperties":false,"$defs":{"code":{"type":"string","pattern":"^[A-Z]{2,4}-[0-9]{1,6}$"}}}}`, i, i)
+	}
+	sb.WriteString(`],"nextCursor":"50"}}`)
+	return sb.Bytes()
+}
+
+// BenchmarkValid: a page of 50 tools, against encoding/json's Valid.
+func BenchmarkValid(b *testing.B) {
+	page := bigListing(50)
+	for _, bb := range []struct {
+		name  string
+		valid func([]byte) bool
+	}{{"jsonscan", Valid}, {"encoding-json", json.Valid}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !bb.valid(page) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
+
+func TestTrimSpace(t *testing.T) {
+	for in, want := range map[string]string{"": "", " \t\r\n": "", " {} ": "{}", "\v{}\f": "\v{}\f", "\u00a0x": "\u00a0x", "\n[1] 2\r": "[1] 2"} {
+		if got := string(TrimSpace([]byte(in))); got != want {
+			t.Errorf("TrimSpace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// decodeRef is what Decode replaces: encoding/json into an any, numbers
+// as json.Number, one value and nothing after it.
+func decodeRef(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
+}
+
+var decodeCases = append([]string{
+	`{"a":{"b":[1,2.50,-0,1e+2,true,false,null,"x"]},"a":7,"":[],"e":{}}`, `"\u00e9\ud83d\ude00\ud800\"\\\/\b"`,
+	"\"\xff\xfe ok\"", "{\"\xc3\":1,\"k\\u0041\":2}", `[[[[]]]]`, ` 12345678901234567890123 `, `{"a":1} `,
+}, validCases...)
+
+func TestDecode(t *testing.T) {
+	for _, s := range decodeCases {
+		decodeAgrees(t, []byte(s))
+	}
+	decodeAgrees(t, bigListing(5))
+}
+
+// FuzzDecode: Decode returns what encoding/json decodes, on any bytes.
+func FuzzDecode(f *testing.F) {
+	for _, s := range decodeCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(decodeAgrees)
+}
+
+func decodeAgrees(t *testing.T, b []byte) {
+	got, ok := Decode(b)
+	want, wantOK := decodeRef(b)
+	if ok != wantOK || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Decode(%q) = %#v, %v; encoding/json says %#v, %v", b, got, ok, want, wantOK)
+	}
+}
+
+// BenchmarkDecode: a page of 50 big tools, against encoding/json.
+func BenchmarkDecode(b *testing.B) {
+	page := bigListing(50)
+	for _, bb := range []struct {
+		name   string
+		decode func([]byte) (any, bool)
+	}{{"jsonscan", Decode}, {"encoding-json", decodeRef}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := bb.decode(page); !ok {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}

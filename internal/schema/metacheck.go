@@ -1,0 +1,236 @@
+package schema
+
+import (
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// surelyMetaValid reports whether doc, a 2020-12 schema document from
+// DecodeJSON, certainly conforms to the 2020-12 metaschema the library
+// checks it against (its embedded copy, formats asserted, regexes through
+// re). false means "not certain", never "invalid": the library's own
+// check then decides, and reports what is wrong. It is the library's check
+// written out for the keywords schemas use, and gives up on anything
+// subtler (identifiers, anchors, dynamic references, vocabularies, a $ref
+// that is not a fragment, numbers it would have to compare as rationals).
+//
+// The library's check is a validation of the whole document against a
+// metaschema of about 90 subschemas, every keyword of every subschema
+// evaluated through $dynamicRef; at 1 000 tools it was half of compiling
+// their schemas and a sixth of a conformance run's CPU (issue 21). A
+// schema that passes here is compiled without it (Check); TestCheckAsCompile
+// and FuzzCheck hold Check to what Compile says.
+func surelyMetaValid(doc any, re *regexpEngine) bool {
+	if obj, ok := doc.(map[string]any); ok {
+		if s, ok := obj["$schema"]; ok && s != Draft2020 {
+			return false
+		}
+	}
+	return metaValid(doc, re, true)
+}
+
+// metaValid checks one schema: a boolean, or an object whose keywords each
+// hold what the metaschema allows.
+func metaValid(v any, re *regexpEngine, root bool) bool {
+	switch v := v.(type) {
+	case bool:
+		return true
+	case map[string]any:
+		for k, val := range v {
+			if !keywordValid(k, val, re, root) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func keywordValid(k string, v any, re *regexpEngine, root bool) bool {
+	switch k {
+	// Core. $schema is checked at the root (surelyMetaValid); a nested one
+	// starts a resource of its own. Identifiers, anchors, dynamic
+	// references and vocabularies move where references resolve: left to
+	// the library.
+	case "$schema":
+		return root
+	case "$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$vocabulary", "$recursiveAnchor", "$recursiveRef":
+		return false
+	case "$ref":
+		s, ok := v.(string)
+		return ok && strings.HasPrefix(s, "#") && uriReference(s)
+	case "$comment":
+		return isString(v)
+	case "$defs", "definitions", "properties", "dependentSchemas":
+		return schemaMap(v, re)
+	// Applicator, unevaluated, content.
+	case "prefixItems", "allOf", "anyOf", "oneOf":
+		a, ok := v.([]any)
+		if !ok || len(a) == 0 {
+			return false
+		}
+		for _, s := range a {
+			if !metaValid(s, re, false) {
+				return false
+			}
+		}
+		return true
+	case "items", "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
+		"unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return metaValid(v, re, false)
+	case "patternProperties":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for p, s := range m {
+			if !regexValid(p, re) || !metaValid(s, re, false) {
+				return false
+			}
+		}
+		return true
+	case "dependencies":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, d := range m {
+			if !metaValid(d, re, false) && !stringArray(d) {
+				return false
+			}
+		}
+		return true
+	// Validation.
+	case "type":
+		switch t := v.(type) {
+		case string:
+			return simpleType(t)
+		case []any:
+			seen := map[string]bool{}
+			for _, e := range t {
+				s, ok := e.(string)
+				if !ok || !simpleType(s) || seen[s] {
+					return false
+				}
+				seen[s] = true
+			}
+			return len(t) > 0
+		}
+		return false
+	case "const", "default":
+		return true
+	case "enum", "examples":
+		_, ok := v.([]any)
+		return ok
+	case "multipleOf":
+		// A number above 0: certain when it reads as a positive float (a
+		// value too small for float64 is left to the library).
+		n, ok := v.(json.Number)
+		if !ok {
+			return false
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		return err == nil && f > 0
+	case "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum":
+		_, ok := v.(json.Number)
+		return ok
+	case "maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties":
+		// A non-negative integer: certain when written with digits only
+		// (1.0 is one too, but left to the library).
+		n, ok := v.(json.Number)
+		return ok && len(n) > 0 && strings.Trim(string(n), "0123456789") == ""
+	case "pattern":
+		s, ok := v.(string)
+		return ok && regexValid(s, re)
+	case "uniqueItems", "deprecated", "readOnly", "writeOnly":
+		_, ok := v.(bool)
+		return ok
+	case "required":
+		return stringArray(v)
+	case "dependentRequired":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, d := range m {
+			if !stringArray(d) {
+				return false
+			}
+		}
+		return true
+	// Meta-data, format annotation, content.
+	case "title", "description", "format", "contentEncoding", "contentMediaType":
+		return isString(v)
+	}
+	// Any other keyword is not the metaschema's business.
+	return true
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// schemaMap: an object whose every value is a schema.
+func schemaMap(v any, re *regexpEngine) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, s := range m {
+		if !metaValid(s, re, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// stringArray: an array of distinct strings (validation's stringArray).
+func stringArray(v any) bool {
+	a, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for i, e := range a {
+		s, ok := e.(string)
+		if !ok {
+			return false
+		}
+		for _, f := range a[:i] {
+			if f == s {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func simpleType(s string) bool {
+	switch s {
+	case "array", "boolean", "integer", "null", "number", "object", "string":
+		return true
+	}
+	return false
+}
+
+// regexValid is format "regex" as the library asserts it in the
+// metaschema: the engine compiles the pattern (and keeps the result for
+// the pattern keyword's own compiling).
+func regexValid(p string, re *regexpEngine) bool {
+	_, err := re.compile(p)
+	return err == nil
+}
+
+// uriReference is format "uri-reference" as the library asserts it
+// (validateURIReference in its format.go), made stricter: no backslash, a
+// URL that net/url parses, and no colon in a host (an IPv6 literal, which
+// the library checks further).
+func uriReference(s string) bool {
+	if strings.Contains(s, `\`) {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && !strings.Contains(u.Hostname(), ":")
+}
