@@ -233,7 +233,7 @@ type Observer interface {
 // every JSON-RPC message a transport receives: those of an exchange with
 // the request sent (notifications before the response, the response), and
 // on stdio those outside any exchange (notifications, server requests,
-// orphans) with sent nil. Whole-message validation (internal/wire)
+// orphans) with sent nil. Whole-message validation (engine/wire)
 // implements it, so this package needs no JSON Schema. m must not be
 // modified; the method is called from the transports' goroutines and
 // must be safe for concurrent use.
