@@ -42,14 +42,14 @@ type Options struct {
 	// Only, if set, keeps checks whose id or group is listed.
 	Only []string
 	// Wire, if set, is the recorder attached to the client's transports
-	// (internal/wire): jsonrpc/wire-schema judges what it saw. Run tells it
+	// (engine/wire): jsonrpc/wire-schema judges what it saw. Run tells it
 	// the client's revision.
 	Wire *wire.Recorder
 	// Auth is what the auth group may use beyond the server's answers (the
 	// run's OAuth client); nil when the run has none.
 	Auth *Auth
 	// Listed, when set, is the run's description of the server on the
-	// same client (internal/describe): the setup takes its tools, prompts
+	// same client (engine/describe): the setup takes its tools, prompts
 	// and resource templates rather than list them again.
 	Listed *describe.Server
 }

@@ -26,7 +26,7 @@ func wireChecks() []*Check {
 		// schema ("the source of truth for all protocol messages and
 		// structures"): a result's resultType and members, an error's
 		// integer code and message, each notification's params. Judged on
-		// what the transports received during the run (internal/wire).
+		// what the transports received during the run (engine/wire).
 		{ID: wireCheckID, Reqs: []string{"base/result-field", "base/error-field", "base/error-code-integer", "guidance/schema-shapes", "features/prompt-embedded-resource", "features/sampling-role"},
 			Level: report.LevelMust, Revision: revModern, Once: true, After: true,
 			SpecRef: spec("schema"),

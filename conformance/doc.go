@@ -13,6 +13,6 @@
 // that can be probed with a name the server does not have (a header
 // mismatch is rejected before the method runs) are probed that way.
 //
-// The package imports mcp, report, internal/schema and internal/wire (the
+// The package imports mcp, report, internal/schema and engine/wire (the
 // whole-message schema), never another layer.
 package conformance
