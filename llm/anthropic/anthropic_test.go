@@ -1,15 +1,14 @@
 package anthropic
 
 import (
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
 func env(m map[string]string) llm.Env { return llm.NewEnv(func(k string) string { return m[k] }) }
@@ -30,17 +29,7 @@ func TestNewFromEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := Def.New(Def, env(tt.env), llm.NewSettings())
-			if tt.wantVar == "" {
-				if err != nil || p.Name() != "anthropic" {
-					t.Fatalf("got %v, %v", p, err)
-				}
-				return
-			}
-			var ee *llm.EnvError
-			if !errors.As(err, &ee) || ee.Var != tt.wantVar || !strings.HasPrefix(err.Error(), tt.wantVar+" ") {
-				t.Fatalf("got %v, want an EnvError for %s", err, tt.wantVar)
-			}
+			providertest.FromEnv(t, Def, tt.env, tt.wantVar)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
 const testKey = "sk-proj-TESTKEY0123456789abcdefABCDEF"
@@ -39,18 +39,8 @@ func TestNewFromEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := Def.New(Def, env(tt.env), llm.NewSettings())
-			if tt.wantVar == "" {
-				if err != nil || p.Name() != "openai" {
-					t.Fatalf("got %v, %v", p, err)
-				}
-				return
-			}
-			var ee *llm.EnvError
-			if !errors.As(err, &ee) || ee.Var != tt.wantVar || !strings.HasPrefix(err.Error(), tt.wantVar+" ") {
-				t.Fatalf("got %v, want an EnvError for %s", err, tt.wantVar)
-			}
-			if strings.Contains(err.Error(), "secret") {
+			err := providertest.FromEnv(t, Def, tt.env, tt.wantVar)
+			if err != nil && strings.Contains(err.Error(), "secret") {
 				t.Errorf("the value is echoed: %v", err)
 			}
 		})

@@ -6,6 +6,7 @@ package providertest
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -96,4 +97,23 @@ func Ask(t testing.TB, p llm.Provider, model, prompt string, tools ...llm.Tool) 
 	t.Helper()
 	zero := 0.0
 	return p.Complete(t.Context(), llm.Request{Model: model, Temperature: &zero, Tools: tools, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
+}
+
+// FromEnv builds def's provider from the variables in env and checks the
+// outcome: with wantVar "" a provider named def.Name, otherwise an
+// llm.EnvError naming wantVar first in its message. It returns the error.
+func FromEnv(t testing.TB, def *llm.Def, env map[string]string, wantVar string) error {
+	t.Helper()
+	p, err := def.New(def, llm.NewEnv(func(k string) string { return env[k] }), llm.NewSettings())
+	if wantVar == "" {
+		if err != nil || p.Name() != def.Name {
+			t.Fatalf("got %v, %v; want the %s provider", p, err, def.Name)
+		}
+		return nil
+	}
+	var ee *llm.EnvError
+	if !errors.As(err, &ee) || ee.Var != wantVar || !strings.HasPrefix(err.Error(), wantVar+" ") {
+		t.Fatalf("got %v, want an EnvError for %s", err, wantVar)
+	}
+	return err
 }
