@@ -46,6 +46,18 @@ var checkCases = []string{
 	`{"properties":{"a":{"$ref":"#/properties/b/default"},"b":{"default":{"type":5}}}}`,
 	`{"properties":{"a":{"$ref":"#/required/0"}},"required":["a"]}`,
 	`true`, `false`, `{}`, `"object"`, `5`, `null`, `[]`, doublingChain(20), doublingChain(4),
+	// surelyCompiles: the fan-out bound at its edge, cycles, and $refs it
+	// leaves to the library.
+	doublingChain(12), doublingChain(13), doublingChain(14),
+	`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`,
+	`{"allOf":[{"$ref":"#"}]}`, `{"properties":{"next":{"$ref":"#"}}}`, `{"not":{"not":{"$ref":"#/not"}}}`,
+	`{"$ref":"#/$defs/","$defs":{"":{}}}`, `{"$ref":"#/$defs/a~1b","$defs":{"a/b":{}}}`, `{"$ref":"#/$defs/a~0b","$defs":{"a~b":{}}}`,
+	`{"$ref":"#/properties","properties":{"a":{}}}`, `{"$ref":"#/x-def","x-def":{"type":"string"}}`, `{"$ref":"#/x-def","x-def":7}`,
+	`{"$ref":"#/items/0","items":[{}]}`, `{"$ref":"#/prefixItems/0","prefixItems":[{"type":"integer"}]}`,
+	`{"$ref":"#/definitions/a","definitions":{"a":{"$ref":"#/definitions/b"},"b":{"type":"integer"}}}`,
+	`{"$ref":"#/dependentSchemas/a","dependentSchemas":{"a":{"$ref":"#/dependentSchemas/a"}}}`,
+	`{"if":{"$ref":"#/$defs/a"},"then":{"$ref":"#/$defs/a"},"else":{"$ref":"#/$defs/a"},"$defs":{"a":{"minimum":1}}}`,
+	`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/missing"}}}`, `{"$ref":"#/$defs/a/properties/b","$defs":{"a":{"properties":{"b":false}}}}`,
 }
 
 // TestCheckAsCompile: Check says exactly what Compile says (the same
@@ -81,8 +93,8 @@ func TestCheckAsCompile(t *testing.T) {
 			}
 			sameAsCompile(t, b)
 			doc, _ := DecodeJSON(b)
-			if !surelyMetaValid(doc, &regexpEngine{}) {
-				t.Errorf("tool %d's %s does not take Check's shortcut: %s", i, key, b)
+			if !surelyMetaValid(doc, &regexpEngine{}) || !surelyCompiles(doc) {
+				t.Errorf("tool %d's %s does not take Check's shortcuts: %s", i, key, b)
 			}
 		}
 	}

@@ -186,6 +186,9 @@ func compile(raw []byte, check bool) (*Schema, error) {
 	c := newCompiler(re)
 	url := rootURL
 	if check && dialect == Draft2020 && surelyMetaValid(doc, re) {
+		if surelyCompiles(doc) {
+			return nil, nil // Check keeps no schema
+		}
 		// The library checks no document under json-schema.org against
 		// a metaschema (addRoot in its roots.go): these are its own. Only
 		// fragment $refs got here, which resolve the same under any URL.
