@@ -220,3 +220,30 @@ func yamlDoc(data []byte) (any, error) {
 	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
+
+// TestOwnSchemaIsMetaValid: For compiles the embedded schemas without the
+// library's metaschema check (trustedBase), so this test makes it: each
+// file compiles where the library checks it, and a document that breaks
+// the metaschema does not, so the check is known to run there.
+func TestOwnSchemaIsMetaValid(t *testing.T) {
+	for _, rev := range Revisions {
+		data, err := schemaFiles.ReadFile("schema/" + rev + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Compile(rev, doc); err != nil {
+			t.Errorf("schema/%s.json under the metaschema check: %v", rev, err)
+		}
+	}
+	bad := map[string]any{"$defs": map[string]any{"JSONRPCRequest": map[string]any{"minLength": -1}}}
+	if _, err := Compile("bad", bad); err == nil {
+		t.Error("a schema with minLength -1 compiled under the metaschema check: the check does not run there")
+	}
+	if _, err := compile("bad", bad, trustedBase); err != nil {
+		t.Errorf("under trustedBase the metaschema is checked after all (%v): For could skip nothing", err)
+	}
+}
