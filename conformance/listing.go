@@ -224,7 +224,10 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 		if lm.member != "" {
 			var items []json.RawMessage
 			if raw, ok := m[lm.member]; ok && string(raw) != "null" {
-				if items, err = mcp.ParsedElements(raw); err != nil {
+				var same bool
+				if items, same = in.match(raw); same {
+					// The list's next items, byte for byte: nothing to split.
+				} else if items, err = mcp.ParsedElements(raw); err != nil {
 					o := check.Failf(check.Protocol.Of(x), "%s page %d: %s is not an array", lm.method, page+1, lm.member)
 					l.fail = &o
 					break
@@ -314,6 +317,50 @@ func (in *interner) add(items []json.RawMessage) {
 		}
 		in.own = append(in.own, it)
 	}
+}
+
+// match returns the items of raw, a JSON array of a parsed answer, when
+// they are the next items of the list being matched, byte for byte and in
+// order: found by comparing each with the bytes expected where it starts
+// rather than by scanning the page (a big server's runs list the same pages
+// again and again; splitting them was a tenth of the run, issue 21). Each
+// expected item is one whole JSON value, so when it is followed by a comma
+// or the closing bracket it is the element there. false, and no items,
+// when any of it differs: the caller splits the page.
+func (in *interner) match(raw []byte) ([]json.RawMessage, bool) {
+	if in.canon == nil {
+		return nil, false
+	}
+	raw = bytes.TrimSpace(raw)
+	rest := in.canon.raws[in.n:]
+	if len(raw) < 2 || raw[0] != '[' {
+		return nil, false
+	}
+	for i, k := 1, 0; k < len(rest); k++ {
+		i = skipSpace(raw, i)
+		if !bytes.HasPrefix(raw[i:], rest[k]) {
+			return nil, false
+		}
+		if i = skipSpace(raw, i+len(rest[k])); i >= len(raw) {
+			return nil, false
+		}
+		switch {
+		case raw[i] == ',':
+			i++
+		case raw[i] == ']' && i == len(raw)-1:
+			return rest[:k+1], true
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // count is how many items were added.

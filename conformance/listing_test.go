@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -179,4 +180,57 @@ func similarity(a, b string) float64 {
 	}
 	union := len(wa) + len(wb) - inter
 	return float64(inter) / float64(union)
+}
+
+// TestInternerMatch: a page is taken as the list's next items without
+// splitting exactly when splitting it would give those items; otherwise
+// match declines and the page is split. The items are one whole JSON value
+// each, so a prefix of a longer value is no match.
+func TestInternerMatch(t *testing.T) {
+	canon := &toolSet{raws: raws(`{"name":"a"}`, `{"name":"b"}`, `1`, `"c"`)}
+	cases := []struct {
+		page string
+		at   int // items matched before this page
+		want int // items taken, 0 when match declines
+	}{
+		{`[{"name":"a"},{"name":"b"}]`, 0, 2},
+		{` [ {"name":"a"} ,
+		{"name":"b"} ] `, 0, 2},
+		{`[1,"c"]`, 2, 2},
+		{`[{"name":"a"}]`, 0, 1},
+		{`[{"name":"b"}]`, 0, 0},              // another item where a is expected
+		{`[{"name":"a"},{"name":"x"}]`, 0, 0}, // the second differs
+		{`[12,"c"]`, 2, 0},                    // 1 is a prefix of 12, not the item
+		{`[1,"c",5]`, 2, 0},                   // more items than the list holds
+		{`[{"name":"a"} {"name":"b"}]`, 0, 0},
+		{`[]`, 0, 0},
+		{`{"name":"a"}`, 0, 0},
+		{`[{"name":"a","x":1}]`, 0, 0},
+	}
+	for _, c := range cases {
+		in := &interner{canon: canon, n: c.at}
+		items, ok := in.match([]byte(c.page))
+		if ok != (c.want > 0) || len(items) != c.want {
+			t.Errorf("match(%q) at %d = %d items, %v; want %d", c.page, c.at, len(items), ok, c.want)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		split, err := mcp.ParsedElements([]byte(c.page))
+		if err != nil || !sameRaws(split, items) {
+			t.Errorf("match(%q) = %q, but the page splits into %q (%v)", c.page, items, split, err)
+		}
+	}
+	if _, ok := (&interner{}).match([]byte(`[{"name":"a"}]`)); ok {
+		t.Error("match without a list to match took the page")
+	}
+}
+
+func raws(ss ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(ss))
+	for i, s := range ss {
+		out[i] = json.RawMessage(s)
+	}
+	return out
 }
