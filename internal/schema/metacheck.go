@@ -250,6 +250,136 @@ func uriReference(s string) bool {
 //     over the same graph, with every applicator the library might
 //     compile (dependencies too), so it is never below checkFanout's.
 func surelyCompiles(doc any) bool {
+	if ok, certain := refsShallow(doc); certain {
+		return ok
+	}
+	return fanoutCounted(doc)
+}
+
+// refsShallow answers surelyCompiles without building a pointer, for the
+// usual schema, whose $refs (if any) name definitions that hold no $ref
+// themselves: then a chain of in-place applicators takes at most one $ref,
+// so none is a cycle, and from any subschema they reach at most n + r·n
+// schemas (n subschemas, r $refs), within MaxFanout when n·(1+r) is.
+// certain is false for any other document (fanoutCounted then counts).
+func refsShallow(doc any) (ok, certain bool) {
+	var refs []any
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		n++
+		if obj, isObj := v.(map[string]any); isObj {
+			if ref, has := obj["$ref"]; has {
+				refs = append(refs, ref)
+			}
+			eachSubschema(obj, walk)
+		}
+	}
+	walk(doc)
+	if n*(1+len(refs)) > MaxFanout {
+		return false, false
+	}
+	for _, ref := range refs {
+		ptr, plain := plainRef(ref)
+		if !plain {
+			return false, true
+		}
+		target, found := schemaAt(doc, ptr)
+		if !found {
+			return false, true
+		}
+		if holdsRef(target) {
+			return false, false
+		}
+	}
+	return true, true
+}
+
+// schemaAt returns the subschema of doc at the pointer ptr (plain tokens,
+// plainRef's), and false when ptr names no schema position forEachSubschema
+// visits.
+func schemaAt(doc any, ptr string) (any, bool) {
+	v := doc
+	toks := strings.Split(ptr, "/")[1:]
+	for i := 0; i < len(toks); i++ {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		sh, known := subschemaShape[toks[i]]
+		if !known {
+			return nil, false
+		}
+		sub, ok := obj[toks[i]]
+		if !ok {
+			return nil, false
+		}
+		switch c := sub.(type) {
+		case map[string]any:
+			if sh&named != 0 {
+				if i++; i == len(toks) {
+					return nil, false
+				}
+				if sub, ok = c[toks[i]]; !ok || !isSchema(sub) {
+					return nil, false
+				}
+			} else if sh&one == 0 {
+				return nil, false
+			}
+		case bool:
+			if sh&one == 0 {
+				return nil, false
+			}
+		case []any:
+			if sh&list == 0 {
+				return nil, false
+			}
+			if i++; i == len(toks) {
+				return nil, false
+			}
+			k, err := strconv.Atoi(toks[i])
+			if err != nil || k < 0 || k >= len(c) || strconv.Itoa(k) != toks[i] || !isSchema(c[k]) {
+				return nil, false
+			}
+			sub = c[k]
+		default:
+			return nil, false
+		}
+		v = sub
+	}
+	return v, true
+}
+
+// subschemaShape is subschemaKeywords by name.
+var subschemaShape = func() map[string]shape {
+	m := map[string]shape{}
+	for _, kw := range subschemaKeywords {
+		m[kw.name] = kw.shape
+	}
+	return m
+}()
+
+// holdsRef reports whether v or any subschema of it has a $ref.
+func holdsRef(v any) bool {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if _, has := obj["$ref"]; has {
+		return true
+	}
+	found := false
+	eachSubschema(obj, func(sub any) {
+		if !found && holdsRef(sub) {
+			found = true
+		}
+	})
+	return found
+}
+
+// fanoutCounted is surelyCompiles for any document: it counts the
+// in-place applicator graph node by node, by pointer.
+func fanoutCounted(doc any) bool {
 	nodes := map[string]any{}
 	var collect func(ptr string, v any)
 	collect = func(ptr string, v any) {

@@ -213,3 +213,32 @@ func auditAgrees(t *testing.T, raw []byte) {
 		t.Fatalf("%s: eachSubschema visits\n%v\nforEachSubschema\n%v", raw, viaEach, viaFor)
 	}
 }
+
+// TestRefsShallowAsCounted: where refsShallow is certain, it says what
+// counting the whole graph says, on every document of the test tables that
+// reaches it (meta-valid, its $refs resolving).
+func TestRefsShallowAsCounted(t *testing.T) {
+	t.Parallel()
+	corpus := append([]string(nil), checkCases...)
+	for _, c := range compileValidCases {
+		corpus = append(corpus, c.schema)
+	}
+	certain := 0
+	for _, c := range corpus {
+		doc, err := DecodeJSON([]byte(c))
+		if err != nil || !surelyMetaValid(doc, &regexpEngine{}) || auditRefs(doc, Draft2020) != nil {
+			continue
+		}
+		ok, sure := refsShallow(doc)
+		if !sure {
+			continue
+		}
+		certain++
+		if want := fanoutCounted(doc); ok != want {
+			t.Errorf("%s: refsShallow says %v, counting says %v", c, ok, want)
+		}
+	}
+	if certain < 10 {
+		t.Errorf("refsShallow was certain of only %d documents", certain)
+	}
+}
