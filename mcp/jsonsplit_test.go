@@ -103,3 +103,34 @@ func TestParamHeadersEscapedKey(t *testing.T) {
 		t.Error("a schema without the key would be decoded")
 	}
 }
+
+// FuzzDecodeTool: DecodeTool decodes what encoding/json decodes, field for
+// field, and fails where it fails.
+func FuzzDecodeTool(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"t","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":7}`, `{"name":null,"title":"x"}`, `{"Name":"a","name":"b"}`, `{"name":"a","name":"b"}`,
+		`{"NAME":"a"}`, `{"ſchema":1,"name":"n"}`, `{"inputSchema":null}`, `{"annotations":null,"name":"a"}`,
+		`{"annotations":{"readOnlyHint":"yes"}}`, `{"annotations":5}`, `{"n\u0061me":"a","x":[1,{"y":2}]}`,
+		`{"name":"a\u00e9\ud800","description":"\"q\" \\ \n","inputSchema":[1]}`, `{"name":"bad` + "\xff" + `"}`,
+		`[]`, `{}`, ` {"name":"a"} `, `{"name":"a"}x`, `{"annotations":{"readOnlyHint":true},"annotations":{"openWorldHint":false}}`,
+		`{"inputSchema":{"a":1},"INPUTSCHEMA":{"b":2}}`, `{"title":"","description":""}`, `{"kelvin\u212a":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := DecodeTool(raw)
+		var want Tool
+		wantOK := json.Unmarshal(raw, &want) == nil
+		if ok != wantOK {
+			t.Fatalf("%q: DecodeTool ok %v, encoding/json ok %v", raw, ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		want.Raw = raw
+		if !cmp.Equal(got, want) {
+			t.Fatalf("%q:\nDecodeTool   %+v\nencoding/json %+v", raw, got, want)
+		}
+	})
+}
