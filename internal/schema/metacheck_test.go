@@ -242,3 +242,26 @@ func TestRefsShallowAsCounted(t *testing.T) {
 		t.Errorf("refsShallow was certain of only %d documents", certain)
 	}
 }
+
+// FuzzRefsSurelyResolve: where refsSurelyResolve is sure, auditRefs finds
+// nothing (compile skips the audit on its word, Check and Compile alike, so
+// FuzzCheck cannot see it).
+func FuzzRefsSurelyResolve(f *testing.F) {
+	for _, c := range checkCases {
+		f.Add([]byte(c))
+	}
+	for _, c := range compileErrorCases {
+		f.Add([]byte(c.schema))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		doc, err := DecodeJSON(raw)
+		if err != nil || quickAudit(doc).deep {
+			return
+		}
+		if refsSurelyResolve(doc) {
+			if e := auditRefs(doc, Draft2020); e != nil {
+				t.Fatalf("%s: refsSurelyResolve is sure, auditRefs says %v", raw, e)
+			}
+		}
+	})
+}

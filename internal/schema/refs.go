@@ -41,6 +41,43 @@ func auditRefs(doc any, dialect string) *Error {
 	return nil
 }
 
+// refsSurelyResolve reports whether auditRefs surely finds nothing in doc,
+// a 2020-12 document, without building a pointer: no subschema moves the
+// base URI or names an anchor ($id, $anchor, $dynamicAnchor, or a dialect
+// of its own), none has a $dynamicRef or $recursiveRef, and every $ref is
+// "#" or a plain JSON pointer (plainRef) naming a subschema (schemaAt),
+// which resolves inside the document. false means "not certain".
+func refsSurelyResolve(doc any) bool {
+	sure := true
+	var walk func(v any, root bool)
+	walk = func(v any, root bool) {
+		obj, ok := v.(map[string]any)
+		if !ok || !sure {
+			return
+		}
+		for _, k := range [...]string{"$id", "id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$schema"} {
+			if _, has := obj[k]; has && (k != "$schema" || !root) {
+				sure = false
+				return
+			}
+		}
+		if ref, has := obj["$ref"]; has {
+			ptr, plain := plainRef(ref)
+			if !plain {
+				sure = false
+				return
+			}
+			if _, found := schemaAt(doc, ptr); !found {
+				sure = false
+				return
+			}
+		}
+		eachSubschema(obj, func(sub any) { walk(sub, false) })
+	}
+	walk(doc, true)
+	return sure
+}
+
 type refSite struct {
 	ptr     string // pointer of the keyword, e.g. /properties/a/$ref
 	keyword string // $ref or $dynamicRef
