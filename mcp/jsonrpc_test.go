@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -63,6 +64,9 @@ func FuzzParseMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"m","data":[1]}}`,
 		`{"method":"x","params":null}`, `{}`, `[]`, `{"id":1e400}`, `{"error":{"code":99999999999999999999}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}],"nextCursor":"c","ttlMs":0}}`,
+		` { "result" : { "a" : 1 , "a" : { "b" : 2 } } , "res\u0075lt" : { "c" : [ ] } } `,
+		`{"result":[{"a":1}]}`, `{"result":"x","result":{"y":1}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -73,6 +77,25 @@ func FuzzParseMessage(f *testing.F) {
 		}
 		if err == nil && m.ID != nil && !validID(m.ID) {
 			t.Fatalf("accepted invalid id %q", m.ID)
+		}
+		if err != nil {
+			return
+		}
+		// The members the parse found are the members splitting finds,
+		// and so are the result's (ResultMembers reads what the parse found).
+		want, werr := splitObject(bytes.TrimSpace(b))
+		if werr != nil || m.Result == nil && want["result"] != nil || m.Result != nil && !bytes.Equal(m.Result, want["result"]) {
+			t.Fatalf("%q: result %q, split %q (%v)", b, m.Result, want["result"], werr)
+		}
+		got, gerr := m.ResultMembers()
+		split := bytes.TrimSpace(m.Result)
+		var wantRes map[string]json.RawMessage
+		var wrerr error = errNotObject
+		if len(split) >= 2 && split[0] == '{' && split[len(split)-1] == '}' {
+			wantRes, wrerr = splitObject(split)
+		}
+		if (gerr == nil) != (wrerr == nil) || !reflect.DeepEqual(got, wantRes) {
+			t.Fatalf("%q: ResultMembers %q (%v), split %q (%v)", b, got, gerr, wantRes, wrerr)
 		}
 	})
 }

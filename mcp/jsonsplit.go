@@ -103,13 +103,53 @@ func JSONString(s []byte) ([]byte, bool) {
 }
 
 // ResultMembers returns the members of the message's result, as Members
-// does but without checking again what the message's parse checked.
+// does but without checking again what the message's parse checked: the
+// members its one pass found, while Result is still the value it parsed.
 func (m *Message) ResultMembers() (map[string]json.RawMessage, error) {
 	raw := bytes.TrimSpace(m.Result)
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
 		return nil, errNotObject
 	}
+	if m.result >= 0 && m.result < len(m.split) {
+		if v := m.split[m.result]; v.ValueEnd-v.ValueStart == len(raw) && &raw[0] == &m.splitOf[v.ValueStart] {
+			members, _, err := membersOf(m.splitOf, m.split, m.result)
+			return members, err
+		}
+	}
 	return splitObject(raw)
+}
+
+// membersOf returns the members split lists under parent (-1: the outer
+// object's) as splitObject returns them, raw being the bytes split
+// indexes, and the index in split of the last member named "result" (-1:
+// none), which encoding/json would keep.
+func membersOf(raw []byte, split []jsonscan.Member, parent int) (map[string]json.RawMessage, int, error) {
+	n := 0
+	for _, s := range split {
+		if s.Parent == parent {
+			n++
+		}
+	}
+	m := make(map[string]json.RawMessage, n)
+	result := -1
+	for i, s := range split {
+		if s.Parent != parent {
+			continue
+		}
+		name := raw[s.NameStart:s.NameEnd]
+		var key string
+		// As splitObject decodes a name.
+		if in := name[1 : len(name)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			key = string(in)
+		} else if err := json.Unmarshal(name, &key); err != nil {
+			return nil, -1, errNotObject
+		}
+		m[key] = raw[s.ValueStart:s.ValueEnd]
+		if key == "result" {
+			result = i
+		}
+	}
+	return m, result, nil
 }
 
 // ParsedElements is Elements for raw that is part of a parsed Message (a

@@ -16,7 +16,73 @@ package jsonscan
 // client's CPU on a big server's listings (issue 21: 15 MB of tools/list
 // pages a run at 1 000 tools). This one loops over a string's bytes with a
 // table and keeps only a stack of open containers.
-func Valid(b []byte) bool {
+func Valid(b []byte) bool { return valid(b, nil) }
+
+// Member is one member of an object that ValidMembers found: its quoted
+// name is b[NameStart:NameEnd] and its value b[ValueStart:ValueEnd], with
+// no white space around either. Parent is -1 for a member of the value
+// itself, and for a member of an object that is the value of a member, the
+// index of that member in the list.
+type Member struct {
+	Parent                                   int
+	NameStart, NameEnd, ValueStart, ValueEnd int
+}
+
+// ValidMembers is Valid, and when b is a JSON object, it also appends to
+// out the members of the object and of every object that is a member's
+// value (a JSON-RPC message and its result), in the order written: what
+// splitting them would find, found in the same pass (FuzzValidMembers).
+// out is returned as it was when b is not valid JSON.
+func ValidMembers(b []byte, out []Member) ([]Member, bool) {
+	r := &recorder{members: out, outer: -1, inner: -1}
+	if !valid(b, r) {
+		return out, false
+	}
+	return r.members, true
+}
+
+// recorder notes the members of the two outermost levels of objects.
+type recorder struct {
+	members []Member
+	// outer and inner index the member of the outermost object, and of
+	// the object that is its value, whose value is being read (-1: none).
+	outer, inner int
+}
+
+// name notes a member's name starting at b[i], ending at end, of an object
+// depth containers deep whose containers are open.
+func (r *recorder) name(open []byte, start, end int) {
+	switch {
+	case len(open) == 1 && open[0] == '{':
+		r.outer = len(r.members)
+		r.members = append(r.members, Member{Parent: -1, NameStart: start, NameEnd: end})
+	case len(open) == 2 && open[0] == '{' && open[1] == '{':
+		r.inner = len(r.members)
+		r.members = append(r.members, Member{Parent: r.outer, NameStart: start, NameEnd: end})
+	}
+}
+
+// valueStart and valueEnd note where the value of the member just named
+// starts, and where a value ends at i with open containers left open.
+func (r *recorder) valueStart(open []byte, i int) {
+	switch {
+	case len(open) == 1 && open[0] == '{':
+		r.members[r.outer].ValueStart = i
+	case len(open) == 2 && open[0] == '{' && open[1] == '{':
+		r.members[r.inner].ValueStart = i
+	}
+}
+
+func (r *recorder) valueEnd(open []byte, i int) {
+	switch {
+	case len(open) == 1 && open[0] == '{':
+		r.members[r.outer].ValueEnd = i
+	case len(open) == 2 && open[0] == '{' && open[1] == '{':
+		r.members[r.inner].ValueEnd = i
+	}
+}
+
+func valid(b []byte, rec *recorder) bool {
 	// open holds '{' or '[' for each container entered and not yet closed.
 	var buf [32]byte
 	open := buf[:0]
@@ -65,6 +131,9 @@ value:
 	}
 after:
 	// A value has ended at i.
+	if rec != nil && len(open) <= 2 {
+		rec.valueEnd(open, i)
+	}
 	i = skipSpace(b, i)
 	if len(open) == 0 {
 		return i == len(b)
@@ -90,13 +159,20 @@ member:
 	if i >= len(b) || b[i] != '"' {
 		return false
 	}
+	start := i
 	if i = stringEndValid(b, i); i < 0 {
 		return false
+	}
+	if rec != nil && len(open) <= 2 {
+		rec.name(open, start, i)
 	}
 	if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
 		return false
 	}
 	i = skipSpace(b, i+1)
+	if rec != nil && len(open) <= 2 {
+		rec.valueStart(open, i)
+	}
 	goto value
 }
 

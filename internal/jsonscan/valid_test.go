@@ -157,3 +157,94 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// FuzzValidMembers: ValidMembers says what Valid says, and for an object
+// finds the members encoding/json's decoder reads, and those of each
+// member's object value, name for name and byte for byte.
+func FuzzValidMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}],"nextCursor":"x"}}`,
+		` { "a" : { "b" : [ 1 , { "c" : 2 } ] , "d" : { } } , "e" : [ ] , "f" : "g" } `,
+		`{"a":{"b":{"c":{"d":1}}}}`, `{}`, `[]`, `[{"a":1}]`, `{"a":1,"a":{"b":2}}`, `{"a\u0062":{"\"":1}}`,
+		`{"a":1,}`, `{"a"}`, `{"a":{"b":1}`, `{"a":[}`, `"x"`, `1`, `{"a":1}{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, ok := ValidMembers(b, nil)
+		if ok != Valid(b) {
+			t.Fatalf("%q: ValidMembers %v, Valid %v", b, ok, Valid(b))
+		}
+		if !ok {
+			return
+		}
+		want, isObj := decodedMembers(t, b)
+		if !isObj {
+			if len(ms) != 0 {
+				t.Fatalf("%q: not an object, yet members %v", b, ms)
+			}
+			return
+		}
+		var got []string
+		for i, m := range ms {
+			if m.Parent >= i || m.Parent < -1 || (m.Parent >= 0 && ms[m.Parent].Parent != -1) {
+				t.Fatalf("%q: member %d has parent %d", b, i, m.Parent)
+			}
+			prefix := ""
+			if m.Parent >= 0 {
+				prefix = fmt.Sprint(m.Parent) + "/"
+			}
+			var name string
+			if err := json.Unmarshal(b[m.NameStart:m.NameEnd], &name); err != nil {
+				t.Fatalf("%q: name %q: %v", b, b[m.NameStart:m.NameEnd], err)
+			}
+			got = append(got, prefix+name+"="+string(b[m.ValueStart:m.ValueEnd]))
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%q:\ngot  %q\nwant %q", b, got, want)
+		}
+	})
+}
+
+// decodedMembers lists b's members as encoding/json's decoder reads them,
+// in ValidMembers' order: each "name=value", followed by the members of its
+// object value, if it is one, as "P/name=value" where P is the member's
+// index in that list.
+func decodedMembers(t *testing.T, b []byte) ([]string, bool) {
+	top, ok := objectMembers(t, b)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, m := range top {
+		parent := len(out)
+		out = append(out, m[0]+"="+m[1])
+		inner, _ := objectMembers(t, []byte(m[1]))
+		for _, n := range inner {
+			out = append(out, fmt.Sprint(parent)+"/"+n[0]+"="+n[1])
+		}
+	}
+	return out, true
+}
+
+// objectMembers decodes the JSON object b's members as [name, raw value].
+func objectMembers(t *testing.T, b []byte) ([][2]string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var out [][2]string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%q: %v", b, err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%q: %v", b, err)
+		}
+		out = append(out, [2]string{k.(string), string(v)})
+	}
+	return out, true
+}
