@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
@@ -87,7 +88,7 @@ func (l Evidence) Of(x *mcp.Exchange) map[string]any {
 // quote keeps valid JSON as JSON when l.RawJSON says so, and anything else
 // as a string cut to max bytes.
 func (l Evidence) quote(b []byte, max int) any {
-	if l.RawJSON && len(b) <= max && json.Valid(b) {
+	if l.RawJSON && len(b) <= max && jsonscan.Valid(b) {
 		return json.RawMessage(b)
 	}
 	return clip.Bytes(string(b), max)

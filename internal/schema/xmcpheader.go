@@ -2,9 +2,10 @@ package schema
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // The x-mcp-header rules are in MCP 2026-07-28 server/tools.mdx §x-mcp-header
@@ -71,7 +72,7 @@ func walkHeaders(raw []byte) ([]HeaderParam, []HeaderIssue) {
 // escape that could spell it. Most schemas are such, and decoding each one
 // was a tenth of a big server's run; anything else takes the full walk.
 func quiet(raw []byte) bool {
-	if bytes.Contains(raw, []byte("x-mcp-header")) || bytes.Contains(raw, []byte(`\u`)) || !json.Valid(raw) {
+	if bytes.Contains(raw, []byte("x-mcp-header")) || bytes.Contains(raw, []byte(`\u`)) || !jsonscan.Valid(raw) {
 		return false
 	}
 	depth, inString, escaped := 0, false, false
