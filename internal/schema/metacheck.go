@@ -236,63 +236,46 @@ func uriReference(s string) bool {
 }
 
 // surelyCompiles reports whether the library compiles doc, a document that
-// surelyMetaValid and auditRefs passed, without an error, and checkFanout
-// then passes it: what Check wants to know, answered without building the
-// compiled schema, which at 1 000 tools was three quarters of checking
-// their schemas (issue 21). As for surelyMetaValid, false means "not
-// certain": Check then compiles. It is certain when
+// surelyMetaValid passed, whose references refs found (findPlainRefs),
+// without an error, and checkFanout then passes it: what Check wants to
+// know, answered without building the compiled schema, which at 1 000
+// tools was three quarters of checking their schemas (issue 21). As for
+// surelyMetaValid, false means "not certain": Check then compiles. It is
+// certain when
 //   - every $ref is "#" or a JSON pointer of plain tokens (no escapes, no
-//     percent-encoding) naming a subschema the walk below visits, so the
-//     library resolves it to a schema that the metaschema check covered
-//     (a $ref to data, say "#/required/0", is left to the library);
+//     percent-encoding) naming a subschema, so the library resolves it to
+//     a schema that the metaschema check covered (a $ref to data, say
+//     "#/required/0", is left to the library);
 //   - the in-place applicators have no cycle and apply at most MaxFanout
-//     schemas to one value from any subschema. The count is checkFanout's
-//     over the same graph, with every applicator the library might
-//     compile (dependencies too), so it is never below checkFanout's.
-func surelyCompiles(doc any) bool {
-	if ok, certain := refsShallow(doc); certain {
-		return ok
+//     schemas to one value from any subschema. For the usual document,
+//     whose $refs name definitions that hold no $ref themselves, a chain of
+//     in-place applicators takes at most one $ref, so none is a cycle, and
+//     from any subschema they reach at most n + r·n schemas (n subschemas,
+//     r $refs): within MaxFanout when n·(1+r) is. Any other document is
+//     counted (fanoutCounted).
+func surelyCompiles(doc any, refs plainRefs) bool {
+	if !refs.sure {
+		return false
+	}
+	if shallowFanout(refs) {
+		return true
 	}
 	return fanoutCounted(doc)
 }
 
-// refsShallow answers surelyCompiles without building a pointer, for the
-// usual schema, whose $refs (if any) name definitions that hold no $ref
-// themselves: then a chain of in-place applicators takes at most one $ref,
-// so none is a cycle, and from any subschema they reach at most n + r·n
-// schemas (n subschemas, r $refs), within MaxFanout when n·(1+r) is.
-// certain is false for any other document (fanoutCounted then counts).
-func refsShallow(doc any) (ok, certain bool) {
-	var refs []any
-	n := 0
-	var walk func(v any)
-	walk = func(v any) {
-		n++
-		if obj, isObj := v.(map[string]any); isObj {
-			if ref, has := obj["$ref"]; has {
-				refs = append(refs, ref)
-			}
-			eachSubschema(obj, walk)
+// shallowFanout reports whether refs show the fan-out bound holds without
+// counting: n·(1+r) is within MaxFanout and no $ref names a subschema
+// holding a $ref.
+func shallowFanout(refs plainRefs) bool {
+	if refs.schemas*(1+len(refs.targets)) > MaxFanout {
+		return false
+	}
+	for _, t := range refs.targets {
+		if holdsRef(t) {
+			return false
 		}
 	}
-	walk(doc)
-	if n*(1+len(refs)) > MaxFanout {
-		return false, false
-	}
-	for _, ref := range refs {
-		ptr, plain := plainRef(ref)
-		if !plain {
-			return false, true
-		}
-		target, found := schemaAt(doc, ptr)
-		if !found {
-			return false, true
-		}
-		if holdsRef(target) {
-			return false, false
-		}
-	}
-	return true, true
+	return true
 }
 
 // schemaAt returns the subschema of doc at the pointer ptr (plain tokens,

@@ -66,15 +66,7 @@ var checkCases = []string{
 // Check's shortcut.
 func TestCheckAsCompile(t *testing.T) {
 	t.Parallel()
-	var corpus []string
-	corpus = append(corpus, checkCases...)
-	for _, c := range compileValidCases {
-		corpus = append(corpus, c.schema)
-	}
-	for _, c := range compileErrorCases {
-		corpus = append(corpus, c.schema)
-	}
-	for _, c := range corpus {
+	for _, c := range schemaCorpus() {
 		sameAsCompile(t, []byte(c))
 	}
 	for i, raw := range mcptest.BigToolsJSON(60) {
@@ -93,7 +85,7 @@ func TestCheckAsCompile(t *testing.T) {
 			}
 			sameAsCompile(t, b)
 			doc, _ := DecodeJSON(b)
-			if !surelyMetaValid(doc, &regexpEngine{}) || !surelyCompiles(doc) {
+			if !surelyMetaValid(doc, &regexpEngine{}) || !surelyCompiles(doc, findPlainRefs(doc)) {
 				t.Errorf("tool %d's %s does not take Check's shortcuts: %s", i, key, b)
 			}
 		}
@@ -214,53 +206,58 @@ func auditAgrees(t *testing.T, raw []byte) {
 	}
 }
 
-// TestRefsShallowAsCounted: where refsShallow is certain, it says what
-// counting the whole graph says, on every document of the test tables that
-// reaches it (meta-valid, its $refs resolving).
-func TestRefsShallowAsCounted(t *testing.T) {
-	t.Parallel()
+// schemaCorpus is every schema of the package's test tables.
+func schemaCorpus() []string {
 	corpus := append([]string(nil), checkCases...)
 	for _, c := range compileValidCases {
 		corpus = append(corpus, c.schema)
 	}
-	certain := 0
-	for _, c := range corpus {
+	for _, c := range compileErrorCases {
+		corpus = append(corpus, c.schema)
+	}
+	return corpus
+}
+
+// TestShallowFanoutAsCounted: where shallowFanout says the fan-out bound
+// holds, counting the whole graph says so too, on every document of the
+// test tables that reaches it (meta-valid, its $refs surely resolving).
+func TestShallowFanoutAsCounted(t *testing.T) {
+	t.Parallel()
+	shallow := 0
+	for _, c := range schemaCorpus() {
 		doc, err := DecodeJSON([]byte(c))
-		if err != nil || !surelyMetaValid(doc, &regexpEngine{}) || auditRefs(doc, Draft2020) != nil {
+		if err != nil || !surelyMetaValid(doc, &regexpEngine{}) {
 			continue
 		}
-		ok, sure := refsShallow(doc)
-		if !sure {
+		refs := findPlainRefs(doc)
+		if !refs.sure || !shallowFanout(refs) {
 			continue
 		}
-		certain++
-		if want := fanoutCounted(doc); ok != want {
-			t.Errorf("%s: refsShallow says %v, counting says %v", c, ok, want)
+		shallow++
+		if !fanoutCounted(doc) {
+			t.Errorf("%s: shallowFanout says the bound holds, counting says it does not", c)
 		}
 	}
-	if certain < 10 {
-		t.Errorf("refsShallow was certain of only %d documents", certain)
+	if shallow < 10 {
+		t.Errorf("shallowFanout decided only %d documents", shallow)
 	}
 }
 
-// FuzzRefsSurelyResolve: where refsSurelyResolve is sure, auditRefs finds
-// nothing (compile skips the audit on its word, Check and Compile alike, so
+// FuzzPlainRefs: where findPlainRefs is sure, auditRefs finds nothing
+// (compile skips the audit on its word, Check and Compile alike, so
 // FuzzCheck cannot see it).
-func FuzzRefsSurelyResolve(f *testing.F) {
-	for _, c := range checkCases {
+func FuzzPlainRefs(f *testing.F) {
+	for _, c := range schemaCorpus() {
 		f.Add([]byte(c))
-	}
-	for _, c := range compileErrorCases {
-		f.Add([]byte(c.schema))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		doc, err := DecodeJSON(raw)
 		if err != nil || quickAudit(doc).deep {
 			return
 		}
-		if refsSurelyResolve(doc) {
+		if findPlainRefs(doc).sure {
 			if e := auditRefs(doc, Draft2020); e != nil {
-				t.Fatalf("%s: refsSurelyResolve is sure, auditRefs says %v", raw, e)
+				t.Fatalf("%s: findPlainRefs is sure, auditRefs says %v", raw, e)
 			}
 		}
 	})

@@ -41,41 +41,54 @@ func auditRefs(doc any, dialect string) *Error {
 	return nil
 }
 
-// refsSurelyResolve reports whether auditRefs surely finds nothing in doc,
-// a 2020-12 document, without building a pointer: no subschema moves the
-// base URI or names an anchor ($id, $anchor, $dynamicAnchor, or a dialect
-// of its own), none has a $dynamicRef or $recursiveRef, and every $ref is
-// "#" or a plain JSON pointer (plainRef) naming a subschema (schemaAt),
-// which resolves inside the document. false means "not certain".
-func refsSurelyResolve(doc any) bool {
-	sure := true
+// plainRefs is what one pointer-free walk of a 2020-12 document finds of
+// its references, for compile to skip what it shows cannot fail: the
+// reference audit (auditRefs) and, for Check, the library's compiling
+// (surelyCompiles).
+type plainRefs struct {
+	// sure: auditRefs surely finds nothing. No subschema moves the base
+	// URI or names an anchor ($id, $anchor, $dynamicAnchor, or a dialect
+	// of its own), none has a $dynamicRef or $recursiveRef, and every
+	// $ref is "#" or a plain JSON pointer (plainRef) naming a subschema
+	// (schemaAt), which resolves inside the document.
+	sure bool
+	// schemas counts the subschemas walked; targets are the subschemas
+	// the $refs name, one per $ref (set when sure).
+	schemas int
+	targets []any
+}
+
+func findPlainRefs(doc any) plainRefs {
+	r := plainRefs{sure: true}
 	var walk func(v any, root bool)
 	walk = func(v any, root bool) {
+		if !r.sure {
+			return
+		}
+		r.schemas++
 		obj, ok := v.(map[string]any)
-		if !ok || !sure {
+		if !ok {
 			return
 		}
 		for _, k := range [...]string{"$id", "id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$schema"} {
 			if _, has := obj[k]; has && (k != "$schema" || !root) {
-				sure = false
+				r.sure = false
 				return
 			}
 		}
 		if ref, has := obj["$ref"]; has {
 			ptr, plain := plainRef(ref)
-			if !plain {
-				sure = false
+			target, found := schemaAt(doc, ptr)
+			if !plain || !found {
+				r.sure = false
 				return
 			}
-			if _, found := schemaAt(doc, ptr); !found {
-				sure = false
-				return
-			}
+			r.targets = append(r.targets, target)
 		}
 		eachSubschema(obj, func(sub any) { walk(sub, false) })
 	}
 	walk(doc, true)
-	return sure
+	return r
 }
 
 type refSite struct {

@@ -181,7 +181,11 @@ func compile(raw []byte, check bool) (*Schema, error) {
 	// auditRefs finds nothing in a document whose every $ref surely
 	// resolves, and walks it building pointers: a tenth of checking a big
 	// server's schemas (issue 21).
-	if dialect != Draft2020 || !refsSurelyResolve(doc) {
+	var refs plainRefs
+	if dialect == Draft2020 {
+		refs = findPlainRefs(doc)
+	}
+	if !refs.sure {
 		if e := auditRefs(doc, dialect); e != nil {
 			return nil, e
 		}
@@ -191,7 +195,7 @@ func compile(raw []byte, check bool) (*Schema, error) {
 	c := newCompiler(re)
 	url := rootURL
 	if check && dialect == Draft2020 && surelyMetaValid(doc, re) {
-		if surelyCompiles(doc) {
+		if surelyCompiles(doc, refs) {
 			return nil, nil // Check keeps no schema
 		}
 		// The library checks no document under json-schema.org against
