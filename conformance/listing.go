@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 	"github.com/mcp-eval/mcp-eval/internal/schema"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -331,17 +332,17 @@ func (in *interner) match(raw []byte) ([]json.RawMessage, bool) {
 	if in.canon == nil {
 		return nil, false
 	}
-	raw = bytes.TrimSpace(raw)
+	raw = jsonscan.TrimSpace(raw)
 	rest := in.canon.raws[in.n:]
 	if len(raw) < 2 || raw[0] != '[' {
 		return nil, false
 	}
 	for i, k := 1, 0; k < len(rest); k++ {
-		i = skipSpace(raw, i)
+		i = jsonscan.SkipSpace(raw, i)
 		if !bytes.HasPrefix(raw[i:], rest[k]) {
 			return nil, false
 		}
-		if i = skipSpace(raw, i+len(rest[k])); i >= len(raw) {
+		if i = jsonscan.SkipSpace(raw, i+len(rest[k])); i >= len(raw) {
 			return nil, false
 		}
 		switch {
@@ -354,13 +355,6 @@ func (in *interner) match(raw []byte) ([]json.RawMessage, bool) {
 		}
 	}
 	return nil, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // count is how many items were added.

@@ -136,14 +136,11 @@ func membersOf(raw []byte, split []jsonscan.Member, parent int) (map[string]json
 		if s.Parent != parent {
 			continue
 		}
-		name := raw[s.NameStart:s.NameEnd]
-		var key string
-		// As splitObject decodes a name.
-		if in := name[1 : len(name)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-			key = string(in)
-		} else if err := json.Unmarshal(name, &key); err != nil {
+		name, ok := jsonString(raw[s.NameStart:s.NameEnd])
+		if !ok {
 			return nil, -1, errNotObject
 		}
+		key := string(name)
 		m[key] = raw[s.ValueStart:s.ValueEnd]
 		if key == "result" {
 			result = i
@@ -203,7 +200,7 @@ func eachPart(raw []byte, fn func(part []byte) bool) {
 			}
 			// Most of an answer's bytes are in strings: jump to the
 			// closing quote rather than look at each byte.
-			i = stringClose(raw, i)
+			i = jsonscan.StringClose(raw, i)
 			continue
 		case '{', '[':
 			depth++
@@ -230,16 +227,14 @@ func splitObject(raw []byte) (map[string]json.RawMessage, error) {
 		if end < 0 {
 			return nil, errNotObject
 		}
-		name := p[:end]
-		var key string
 		// A name with an escape or invalid UTF-8 is decoded, so that it
 		// reads as encoding/json reads it (bytes that are not UTF-8 become
 		// U+FFFD).
-		if in := name[1 : len(name)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-			key = string(in)
-		} else if err := json.Unmarshal(name, &key); err != nil {
+		name, ok := jsonString(p[:end])
+		if !ok {
 			return nil, errNotObject
 		}
+		key := string(name)
 		rest := bytes.TrimSpace(p[end:])
 		if len(rest) == 0 || rest[0] != ':' {
 			return nil, errNotObject
@@ -255,30 +250,8 @@ func stringEnd(p []byte) int {
 	if len(p) == 0 || p[0] != '"' {
 		return -1
 	}
-	if i := stringClose(p, 0); i < len(p) {
+	if i := jsonscan.StringClose(p, 0); i < len(p) {
 		return i + 1
 	}
 	return -1
-}
-
-// stringClose returns the index of the quote that closes the string whose
-// opening quote is at open (len(b) if there is none): the next quote not
-// escaped, that is not preceded by an odd run of backslashes.
-func stringClose(b []byte, open int) int {
-	i := open + 1
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		i += j
-		n := 0
-		for k := i - 1; k > open && b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return i
-		}
-		i++
-	}
 }

@@ -165,20 +165,20 @@ func appendString(dst, s []byte) []byte {
 
 // appendMembers appends the members of the valid JSON object v, in order.
 func appendMembers(ms []member, v []byte) []member {
-	i := skipSpace(v, 1)
+	i := jsonscan.SkipSpace(v, 1)
 	for i < len(v) && v[i] == '"' {
 		end := valueEnd(v, i)
 		name := v[i+1 : end-1]
 		if !plainString(name) {
 			name = decoded(v[i:end])
 		}
-		i = skipSpace(v, end)
-		i = skipSpace(v, i+1) // past the colon
+		i = jsonscan.SkipSpace(v, end)
+		i = jsonscan.SkipSpace(v, i+1) // past the colon
 		end = valueEnd(v, i)
 		ms = append(ms, member{name, v[i:end]})
-		i = skipSpace(v, end)
+		i = jsonscan.SkipSpace(v, end)
 		if i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
+			i = jsonscan.SkipSpace(v, i+1)
 		}
 	}
 	return ms
@@ -196,13 +196,13 @@ func decoded(s []byte) []byte {
 // elements splits the valid JSON array v into its elements.
 func elements(v []byte) [][]byte {
 	var out [][]byte
-	i := skipSpace(v, 1)
+	i := jsonscan.SkipSpace(v, 1)
 	for i < len(v) && v[i] != ']' {
 		end := valueEnd(v, i)
 		out = append(out, v[i:end])
-		i = skipSpace(v, end)
+		i = jsonscan.SkipSpace(v, end)
 		if i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
+			i = jsonscan.SkipSpace(v, i+1)
 		}
 	}
 	return out
@@ -212,13 +212,13 @@ func elements(v []byte) [][]byte {
 func valueEnd(v []byte, i int) int {
 	switch v[i] {
 	case '"':
-		return stringClose(v, i) + 1
+		return min(jsonscan.StringClose(v, i)+1, len(v))
 	case '{', '[':
 		depth := 0
 		for ; i < len(v); i++ {
 			switch v[i] {
 			case '"':
-				i = stringClose(v, i)
+				i = jsonscan.StringClose(v, i)
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -235,40 +235,6 @@ func valueEnd(v []byte, i int) int {
 			return i
 		}
 		i++
-	}
-	return i
-}
-
-// stringClose returns the index of the quote closing the string that
-// opens at v[open]: the next quote not preceded by an odd run of
-// backslashes.
-func stringClose(v []byte, open int) int {
-	i := open + 1
-	for {
-		j := bytes.IndexByte(v[i:], '"')
-		if j < 0 {
-			return len(v) - 1
-		}
-		i += j
-		n := 0
-		for k := i - 1; k > open && v[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return i
-		}
-		i++
-	}
-}
-
-func skipSpace(v []byte, i int) int {
-	for i < len(v) {
-		switch v[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
 	}
 	return i
 }

@@ -19,7 +19,7 @@ func Decode(b []byte) (any, bool) {
 	if !Valid(b) {
 		return nil, false
 	}
-	d := decoder{b: b, i: skipSpace(b, 0)}
+	d := decoder{b: b, i: SkipSpace(b, 0)}
 	return d.value(), true
 }
 
@@ -34,38 +34,38 @@ func (d *decoder) value() any {
 	switch c := d.b[d.i]; c {
 	case '{':
 		m := make(map[string]any)
-		d.i = skipSpace(d.b, d.i+1)
+		d.i = SkipSpace(d.b, d.i+1)
 		if d.b[d.i] == '}' {
 			d.i++
 			return m
 		}
 		for {
 			k := d.key()
-			d.i = skipSpace(d.b, d.i)
-			d.i = skipSpace(d.b, d.i+1) // past the colon
+			d.i = SkipSpace(d.b, d.i)
+			d.i = SkipSpace(d.b, d.i+1) // past the colon
 			m[k] = d.value()
-			d.i = skipSpace(d.b, d.i)
+			d.i = SkipSpace(d.b, d.i)
 			if d.b[d.i] == '}' {
 				d.i++
 				return m
 			}
-			d.i = skipSpace(d.b, d.i+1) // past the comma
+			d.i = SkipSpace(d.b, d.i+1) // past the comma
 		}
 	case '[':
 		a := make([]any, 0)
-		d.i = skipSpace(d.b, d.i+1)
+		d.i = SkipSpace(d.b, d.i+1)
 		if d.b[d.i] == ']' {
 			d.i++
 			return a
 		}
 		for {
 			a = append(a, d.value())
-			d.i = skipSpace(d.b, d.i)
+			d.i = SkipSpace(d.b, d.i)
 			if d.b[d.i] == ']' {
 				d.i++
 				return a
 			}
-			d.i = skipSpace(d.b, d.i+1)
+			d.i = SkipSpace(d.b, d.i+1)
 		}
 	case '"':
 		return d.str()

@@ -4,6 +4,8 @@
 // It imports only the standard library.
 package jsonscan
 
+import "bytes"
+
 // Valid reports whether b is exactly one JSON value with optional white
 // space around it: what encoding/json's Valid reports, for every input
 // (FuzzValid), including its nesting limit of 10 000 and its leniency
@@ -62,31 +64,23 @@ func (r *recorder) name(open []byte, start, end int) {
 	}
 }
 
-// valueStart and valueEnd note where the value of the member just named
-// starts, and where a value ends at i with open containers left open.
-func (r *recorder) valueStart(open []byte, i int) {
+// reading is the member whose value is being read when open are the
+// containers open, nil at any other depth.
+func (r *recorder) reading(open []byte) *Member {
 	switch {
 	case len(open) == 1 && open[0] == '{':
-		r.members[r.outer].ValueStart = i
+		return &r.members[r.outer]
 	case len(open) == 2 && open[0] == '{' && open[1] == '{':
-		r.members[r.inner].ValueStart = i
+		return &r.members[r.inner]
 	}
-}
-
-func (r *recorder) valueEnd(open []byte, i int) {
-	switch {
-	case len(open) == 1 && open[0] == '{':
-		r.members[r.outer].ValueEnd = i
-	case len(open) == 2 && open[0] == '{' && open[1] == '{':
-		r.members[r.inner].ValueEnd = i
-	}
+	return nil
 }
 
 func valid(b []byte, rec *recorder) bool {
 	// open holds '{' or '[' for each container entered and not yet closed.
 	var buf [32]byte
 	open := buf[:0]
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 value:
 	if i >= len(b) {
 		return false
@@ -97,7 +91,7 @@ value:
 			return false
 		}
 		open = append(open, c)
-		if i = skipSpace(b, i+1); i < len(b) && b[i] == c+2 { // '}' or ']'
+		if i = SkipSpace(b, i+1); i < len(b) && b[i] == c+2 { // '}' or ']'
 			open = open[:len(open)-1]
 			i++
 			goto after
@@ -132,9 +126,11 @@ value:
 after:
 	// A value has ended at i.
 	if rec != nil && len(open) <= 2 {
-		rec.valueEnd(open, i)
+		if m := rec.reading(open); m != nil {
+			m.ValueEnd = i
+		}
 	}
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	if len(open) == 0 {
 		return i == len(b)
 	}
@@ -143,7 +139,7 @@ after:
 	}
 	switch top := open[len(open)-1]; b[i] {
 	case ',':
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		if top == '{' {
 			goto member
 		}
@@ -166,12 +162,14 @@ member:
 	if rec != nil && len(open) <= 2 {
 		rec.name(open, start, i)
 	}
-	if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+	if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if rec != nil && len(open) <= 2 {
-		rec.valueStart(open, i)
+		if m := rec.reading(open); m != nil {
+			m.ValueStart = i
+		}
 	}
 	goto value
 }
@@ -180,7 +178,9 @@ member:
 // (maxNestingDepth in its scanner.go): one more is invalid.
 const maxNesting = 10000
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space (space, tab, line feed, carriage return), or len(b).
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
@@ -190,6 +190,29 @@ func skipSpace(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// StringClose returns the index of the quote that closes the string whose
+// opening quote is b[open] (len(b) if there is none): the next quote not
+// preceded by an odd run of backslashes. It checks nothing else, for
+// bytes known to be JSON.
+func StringClose(b []byte, open int) int {
+	i := open + 1
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		n := 0
+		for k := i - 1; k > open && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i
+		}
+		i++
+	}
 }
 
 // plainByte marks the bytes that stand for themselves inside a JSON string:
@@ -301,7 +324,7 @@ func digits(b []byte, i int) int {
 // carriage return) around it; bytes.TrimSpace also trims \v, \f and
 // Unicode spaces, which JSON does not allow there.
 func TrimSpace(b []byte) []byte {
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	j := len(b)
 	for j > i {
 		switch b[j-1] {
