@@ -4,7 +4,10 @@
 // It imports only the standard library.
 package jsonscan
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Valid reports whether b is exactly one JSON value with optional white
 // space around it: what encoding/json's Valid reports, for every input
@@ -229,6 +232,12 @@ var plainByte = func() (t [256]bool) {
 func stringEndValid(b []byte, i int) int {
 	i++
 	for {
+		// Eight bytes at a time while none of them is special: strings
+		// are most of a listing's bytes (descriptions), and this is the
+		// loop that reads them.
+		for i+8 <= len(b) && !hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		for i < len(b) && plainByte[b[i]] {
 			i++
 		}
@@ -262,6 +271,20 @@ func stringEndValid(b []byte, i int) int {
 			return -1
 		}
 	}
+}
+
+// hasSpecial reports whether any of the eight bytes of w is not plainByte:
+// a quote, a backslash or a control character. Each test is exact, with no
+// false negative: (x - 0x01…) &^ x & 0x80… is nonzero if and only if some
+// byte of x is zero (the borrow of the lowest zero byte sets its high bit;
+// a byte of 0x80 or more is masked out by &^ x), and (w - 0x20…) &^ w &
+// 0x80… likewise finds a byte below 0x20. A false positive only sends the
+// caller to the byte loop, which decides.
+func hasSpecial(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ ('"' * ones)
+	backslash := w ^ ('\\' * ones)
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-0x20*ones)&^w)&highs != 0
 }
 
 func isHex(c byte) bool {

@@ -2,9 +2,11 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -247,4 +249,41 @@ func objectMembers(t *testing.T, b []byte) ([][2]string, bool) {
 		out = append(out, [2]string{k.(string), string(v)})
 	}
 	return out, true
+}
+
+// hasSpecial is exact: it finds a quote, a backslash or a control
+// character among eight bytes when, and only when, one is there.
+func TestHasSpecial(t *testing.T) {
+	want := func(w uint64) bool {
+		for k := range 8 {
+			if !plainByte[byte(w>>(8*k))] {
+				return true
+			}
+		}
+		return false
+	}
+	// Every byte value at every position, among plain bytes, among bytes
+	// with the high bit set, and beside another special byte (a borrow).
+	for _, fill := range []byte{'a', 0xff, 0x80, 0x21, 0x23, 0x5d, '"', 0x00, 0x1f} {
+		for c := range 256 {
+			for k := range 8 {
+				var b [8]byte
+				for j := range b {
+					b[j] = fill
+				}
+				b[k] = byte(c)
+				w := binary.LittleEndian.Uint64(b[:])
+				if got := hasSpecial(w); got != want(w) {
+					t.Fatalf("hasSpecial(%q) = %v, want %v", b, got, want(w))
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		w := r.Uint64()
+		if got := hasSpecial(w); got != want(w) {
+			t.Fatalf("hasSpecial(%#016x) = %v, want %v", w, got, want(w))
+		}
+	}
 }
