@@ -63,7 +63,7 @@ func orderingChecks() []*Check {
 				if e.toolsErr != nil {
 					return check.Errored(fmt.Errorf("tools/list on the first connection: %w", e.toolsErr), nil)
 				}
-				l := e.walk(ctx, fresh, toolsList)
+				l := e.walk(ctx, fresh, toolsList, false)
 				switch {
 				case l.fail != nil:
 					return Outcome{Status: report.StatusError, Message: "tools/list on the new connection: " + l.fail.Message, Evidence: l.fail.Evidence}

@@ -124,7 +124,7 @@ func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
 	e.listMu.Unlock()
 	slot.once.Do(func() {
 		if !pioneer {
-			slot.l = e.walk(ctx, e.client, lm)
+			slot.l = e.walk(ctx, e.client, lm, true)
 			first.l = slot.l
 			close(first.done)
 			return
@@ -140,7 +140,7 @@ func (e *Env) listingOf(ctx context.Context, lm listMethod) *listing {
 			slot.l = first.l
 			return
 		}
-		slot.l = e.walk(ctx, e.client, lm)
+		slot.l = e.walk(ctx, e.client, lm, true)
 	})
 	return slot.l
 }
@@ -164,15 +164,18 @@ func (l *listing) failure(method string) Outcome {
 // listTools walks tools/list once more on c, for the checks that compare
 // listings (ordering); the result is not shared.
 func (e *Env) listTools(ctx context.Context, c *mcp.Client) ([]mcp.Tool, *Outcome) {
-	l := e.walk(ctx, c, toolsList)
+	l := e.walk(ctx, c, toolsList, false)
 	if l.fail != nil {
 		return nil, l.fail
 	}
 	return l.tools.tools, nil
 }
 
-// walk fetches every page of lm on c.
-func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
+// walk fetches every page of lm on c. keepPages keeps each page's other
+// members and the evidence of its exchange, for the checks that visit the
+// pages of a run's shared walk (e.pages); a walk that only compares the
+// items (ordering) need not build them.
+func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod, keepPages bool) *listing {
 	// Few walks at once: each holds pages of a possibly huge list, and
 	// they are sequential requests anyway.
 	select {
@@ -243,13 +246,15 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod) *listing {
 			in.add(items)
 			delete(m, lm.member)
 		}
-		// The page keeps its other members, copied: they are small, and
-		// the page's bytes (its items) are then free.
-		for k, v := range m {
-			m[k] = bytes.Clone(v)
-		}
-		l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present)})
 		next, ok := m["nextCursor"]
+		if keepPages {
+			// The page keeps its other members, copied: they are small,
+			// and the page's bytes (its items) are then free.
+			for k, v := range m {
+				m[k] = bytes.Clone(v)
+			}
+			l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present)})
+		}
 		if lm.member == "" || !ok || string(next) == "null" {
 			break
 		}
