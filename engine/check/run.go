@@ -76,18 +76,24 @@ func (r *Runner[E]) Run(ctx context.Context, defs []*Def[E]) [][]Outcome {
 			}
 		}
 	}
-	// Bounded concurrency: each job writes its own slot, so no lock is
-	// needed on results.
-	sem := make(chan struct{}, max(r.Concurrency, 1))
+	// Bounded concurrency: Concurrency workers take the jobs in order, and
+	// each job writes its own slot, so no lock is needed on results. The
+	// workers live for the whole run rather than one goroutine a job: a
+	// check's stack grows (JSON encoding is deep), and a fresh goroutine
+	// grew it again by copying, a few percent of a small server's run.
+	next := make(chan job)
 	var wg sync.WaitGroup
-	for _, j := range jobs {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[j.def][j.run] = r.once(ctx, defs[j.def], j.run)
-		}()
+	for range min(max(r.Concurrency, 1), len(jobs)) {
+		wg.Go(func() {
+			for j := range next {
+				results[j.def][j.run] = r.once(ctx, defs[j.def], j.run)
+			}
+		})
 	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
 	wg.Wait()
 	for _, j := range after {
 		results[j.def][j.run] = r.once(ctx, defs[j.def], j.run)
