@@ -106,7 +106,10 @@ func (c *Client) encode(ctx context.Context, call *Call, name string) (body []by
 			meta[MetaTraceParent] = tp
 		}
 	}
-	body, err = json.Marshal(&Request{ID: call.ID, Method: call.Method, Params: call.Params})
+	// MarshalJSON's own bytes, as json.Marshal would return them (it
+	// writes compact JSON with HTML escapes already): json.Marshal of the
+	// Request would scan them once more to compact them, on every request.
+	body, err = (&Request{ID: call.ID, Method: call.Method, Params: call.Params}).MarshalJSON()
 	if err != nil {
 		if end != nil {
 			end(err)

@@ -114,6 +114,24 @@ func TestRequestMarshal(t *testing.T) {
 	}
 }
 
+// Client.encode writes a request with MarshalJSON alone: the bytes are
+// json.Marshal's, whatever the params hold (HTML-significant runes, U+2028,
+// invalid UTF-8, nesting, numbers, raw JSON).
+func TestRequestMarshalJSONAsMarshal(t *testing.T) {
+	for _, r := range []*Request{
+		{Method: "ping"},
+		{ID: int64(7), Method: "tools/call", Params: map[string]any{"name": "a<b>&c", "arguments": map[string]any{"s": "line\u2028sep \u2029 \xff\xfe", "n": 1.5e300, "z": []any{nil, true, json.Number("12")}}}},
+		{ID: "id-\"x\"", Method: "resources/read", Params: map[string]any{"uri": "file:///tmp/<x>", "_meta": map[string]any{"raw": json.RawMessage(`{ "a" : [1, 2] }`)}}},
+		{ID: json.RawMessage(`"r"`), Method: "x", Params: map[string]any{}},
+	} {
+		got, err := r.MarshalJSON()
+		want, werr := json.Marshal(r)
+		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Errorf("MarshalJSON = %s (%v), json.Marshal = %s (%v)", got, err, want, werr)
+		}
+	}
+}
+
 func TestHeaderValueEncoding(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"get_weather", "get_weather"},
