@@ -12,6 +12,14 @@ package bench
 // medians and their ratio are printed, and the test fails above
 // maxReplayRatio at N = 1 000.
 //
+// It prints the CPU each side used too (mcp-eval's, the fixture's while it
+// served mcp-eval, and the replay's: fixture and client), and the floor:
+// (mcp-eval's CPU + the fixture's) / cores / the replay's wall time, the
+// least ratio any run could reach on this machine, however well it
+// overlapped its work. Where the replay keeps every core busy, the floor
+// is 1 + mcp-eval's CPU over the fixture's: the ratio falls only with
+// mcp-eval's CPU per answer.
+//
 //	MCP_EVAL_BENCH_REPLAY=1 go test ./bench -run TestReplayRatio -v
 //	MCP_EVAL_BENCH_REPLAY=1 BENCH_REPLAY_N=1000,5000 BENCH_REPLAY_RUNS=9 go test ./bench -run TestReplayRatio -v
 //
@@ -27,10 +35,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,14 +84,18 @@ func TestReplayRatio(t *testing.T) {
 	sizes := envInts(t, "BENCH_REPLAY_N", []int{1000}, 1)
 	runs := envInts(t, "BENCH_REPLAY_RUNS", []int{7}, 1)[0]
 	bin := benchBinary(t)
-	t.Logf("%6s %10s %10s %8s %12s %8s %9s %12s", "tools", "mcp-eval", "replay", "ratio", "replay, 1 at", "ratio", "requests", "mcp-eval CPU")
+	cores := runtime.NumCPU()
+	t.Logf("%6s %10s %10s %8s %12s %8s %9s %12s %12s %10s %8s", "tools", "mcp-eval", "replay", "ratio", "replay, 1 at", "ratio", "requests", "mcp-eval CPU", "fixture CPU", "replay CPU", "floor")
 	for _, n := range sizes {
 		opts := mcptest.Options{ExtraTools: n, PageSize: 50}
-		var evals, replays, serial, cpus []float64
+		var evals, replays, serial, cpus, fixtureCPUs, replayCPUs, floors []float64
 		requests := 0
 		for range runs {
 			rec := &recorder{h: mcptest.NewHandler(opts)}
 			srv := httptest.NewServer(rec)
+			// This process serves the fixture: its CPU while mcp-eval
+			// runs is the fixture's (the test itself is idle).
+			before := selfCPU(t)
 			start := time.Now()
 			cmd := exec.Command(bin, "conformance", "--server-url", srv.URL+"/mcp", "--quiet", "--out", t.TempDir())
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -90,23 +104,35 @@ func TestReplayRatio(t *testing.T) {
 				}
 			}
 			evals = append(evals, time.Since(start).Seconds())
+			fixture := selfCPU(t) - before
+			fixtureCPUs = append(fixtureCPUs, fixture)
+			var own float64
 			if ps := cmd.ProcessState; ps != nil {
-				cpus = append(cpus, (ps.UserTime() + ps.SystemTime()).Seconds())
+				own = (ps.UserTime() + ps.SystemTime()).Seconds()
+				cpus = append(cpus, own)
 			}
 			srv.Close()
 			requests = len(rec.reqs)
 
 			srv = httptest.NewServer(mcptest.NewHandler(opts))
-			replays = append(replays, replay(t, srv.URL+"/mcp", rec.reqs, 8).Seconds())
+			before = selfCPU(t)
+			r := replay(t, srv.URL+"/mcp", rec.reqs, 8).Seconds()
+			replays = append(replays, r)
+			replayCPUs = append(replayCPUs, selfCPU(t)-before)
+			// The least ratio this machine allows: mcp-eval's run needs
+			// its own CPU and the fixture's, on `cores` cores at best,
+			// against the replay's wall time.
+			floors = append(floors, (own+fixture)/float64(cores)/r)
 			srv.Close()
 			srv = httptest.NewServer(mcptest.NewHandler(opts))
 			serial = append(serial, replay(t, srv.URL+"/mcp", rec.reqs, 1).Seconds())
 			srv.Close()
 		}
 		e, r, r1 := median(evals), median(replays), median(serial)
-		t.Logf("%6d %9.3fs %9.3fs %7.2fx %11.3fs %7.2fx %9d %11.3fs", n, e, r, e/r, r1, e/r1, requests, median(cpus))
+		t.Logf("%6d %9.3fs %9.3fs %7.2fx %11.3fs %7.2fx %9d %11.3fs %11.3fs %9.3fs %7.2fx", n, e, r, e/r, r1, e/r1, requests, median(cpus), median(fixtureCPUs), median(replayCPUs), median(floors))
 		if n == 1000 && e/r > maxReplayRatio {
-			t.Errorf("N=%d: mcp-eval %.3fs is %.2f× the replay's %.3fs, want ≤ %.1f×", n, e, e/r, r, maxReplayRatio)
+			t.Errorf("N=%d: mcp-eval %.3fs is %.2f× the replay's %.3fs, want ≤ %.1f× (no run can beat the floor of %.2f× here: mcp-eval's CPU and the fixture's on %d cores)",
+				n, e, e/r, r, maxReplayRatio, median(floors), cores)
 		}
 	}
 }
@@ -160,6 +186,16 @@ func replay(t *testing.T, url string, reqs []recorded, workers int) time.Duratio
 	endStreams()
 	open.Wait()
 	return time.Since(start)
+}
+
+// selfCPU is this process's user and system CPU so far, in seconds.
+func selfCPU(t *testing.T) float64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func median(xs []float64) float64 {
