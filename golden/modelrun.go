@@ -258,6 +258,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 
+	stopped := ""
 	for first := true; ; first = false {
 		var jobs []runs.Job
 		var owners []*caseRuns
@@ -279,11 +280,14 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			break
 		}
 		results := mr.Run(ctx, jobs)
+		spent := mr.o.Sequential != nil && mr.budgetSpent()
 		for i, r := range results {
 			cr := owners[i]
-			if ctx.Err() != nil && (r.Transcript == nil || r.Transcript.Failure() != "") {
-				// Interrupted or out of budget: a run cut short says
-				// nothing about the server and is left out.
+			if (ctx.Err() != nil || spent) && (r.Transcript == nil || r.Transcript.Failure() != "") {
+				// Interrupted, or (under the statistical gate) out of
+				// budget: a run cut short says nothing about the server
+				// and is left out; the case is then decided on the runs
+				// that finished, or left incomplete.
 				continue
 			}
 			rs := ScoreRun(ctx, cr.c, r.Transcript, opts)
@@ -291,7 +295,10 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			cr.trs = append(cr.trs, r.Transcript)
 			cr.scores = append(cr.scores, rs)
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || spent {
+			if spent && ctx.Err() == nil {
+				stopped = fmt.Sprintf("the model budget (--model-budget %s) was spent", mr.o.ModelBudget)
+			}
 			break
 		}
 		for _, cr := range all {
@@ -299,7 +306,6 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 
-	stopped := ""
 	if ctx.Err() != nil {
 		stopped = context.Cause(ctx).Error()
 	}
@@ -320,6 +326,11 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	}
 	mr.FlushCache() // the judge's answers
 	return Summarize(scored)
+}
+
+// budgetSpent says whether --model-budget's wall time has run out.
+func (mr *ModelRun) budgetSpent() bool {
+	return !mr.deadline.IsZero() && !time.Now().Before(mr.deadline)
 }
 
 // undecided says whether the case's runs so far leave its floor test
