@@ -51,7 +51,8 @@ func (f *RunFlags) Declare(s *option.Set) {
 		option.Budget(&f.ModelBudget, &f.ModelBudgetUSD, 24*time.Hour, 1e6))
 	s.Add(option.Def{Name: "max-runs", Help: "most runs of one soft case under the statistical gate: an undecided case runs again, look by look, up to this `number` (1 to 1000)",
 		Doc:    "most runs of one soft case under `--gate statistical`: a case its first `--runs` leave undecided against its floor runs again (5, 8, 12, 18, 27, 41, 60…) until a look decides it; 60 lets a case that fell from 95 % to 50 % be caught with about 88 % power among a dozen cases at alpha 0.05, while a healthy case rarely runs more than its first five",
-		Layers: option.Model},
+		Layers: option.Model,
+		Input:  &option.Input{Doc: "Most runs of one soft case under the statistical gate: a case its first runs leave undecided runs again, look by look, up to this number (default 60)."}},
 		option.Int(&f.MaxRuns, DefaultMaxRuns, 1, 1000))
 	s.Add(option.Def{Name: "model-max-tokens", Help: "token limit of each model answer: a `number` up to 1048576 (0: the provider's default; Anthropic, which requires one, gets 1024)",
 		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
