@@ -148,6 +148,11 @@ type authState struct {
 	asTried  []string
 	asJSON   map[string]json.RawMessage
 
+	// noMCPAuth is set when the server advertises no MCP authorization
+	// and the run reached it with a static credential
+	// (checks_auth_apikey.go): the finding, and every other check skips.
+	noMCPAuth string
+
 	// token is a valid access token the run holds ("" if none known).
 	token    string
 	tokenErr error
@@ -232,6 +237,10 @@ func (e *Env) discoverAuth(ctx context.Context, s *authState) {
 	}
 	s.token, s.tokenErr = e.currentToken(ctx)
 	e.discoverResourceMetadata(ctx, s)
+	if s.noMCPAuth = e.detectStaticCredential(ctx, s); s.noMCPAuth != "" {
+		s.skip = noMCPAuthorization
+		return
+	}
 	e.discoverAuthorizationServer(ctx, s)
 }
 

@@ -53,7 +53,11 @@ func authChecks() []*Check {
 	echo := def("auth/no-token-echo", report.LevelShould, revBoth, sec+"#token-theft",
 		"no answer, header or error body echoes a token or credential the run sent", noTokenEcho)
 	echo.After = true
+	mcpAuth := def("auth/mcp-authorization", report.LevelShould, revBoth, authz+"#protocol-requirements",
+		"a server that refuses requests without credentials implements MCP authorization (not only a static credential such as an API key)", mcpAuthorization)
+	mcpAuth.Prepare = mcpAuthorizationPrepare
 	return []*Check{
+		mcpAuth,
 		def("auth/unauthenticated-401", report.LevelMust, revBoth, authz+"#error-handling",
 			"a request without credentials → HTTP 401 with a WWW-Authenticate: Bearer challenge", unauthenticated401),
 		def("auth/no-error-without-credentials", report.LevelShould, revBoth, authz+"#error-handling",
@@ -90,6 +94,8 @@ func authChecks() []*Check {
 			"authorization server: client-credentials metadata (client_secret_basic or private_key_jwt; signing algorithms for JWT)", asClientCredentialsMetadata),
 		def("auth/malformed-token", report.LevelMust, revBoth, authz+"#token-handling",
 			"a malformed access token → HTTP 401", malformedToken),
+		def("auth/forged-token-refused", report.LevelMust, revBoth, authz+"#token-handling",
+			"tokens made from a valid one that no authorization server issued (signature altered, alg none, unknown kid, another issuer; an opaque token with a character changed) → HTTP 401", forgedTokenRefused),
 		def("auth/invalid-token-error", report.LevelShould, revBoth, authz+"#token-handling",
 			"the 401 for an invalid token carries error=\"invalid_token\" in its Bearer challenge", invalidTokenError),
 		def("auth/expired-token", report.LevelMust, revBoth, authz+"#token-handling",
@@ -118,8 +124,10 @@ var authReqs = map[string][]string{
 	"auth/authorization-servers":          {"auth/discovery-follow", "auth/prm-authorization-servers"},
 	"auth/challenge-scope":                {"auth/scope-in-challenge"},
 	"auth/expired-token":                  {"auth/validate-tokens", "auth/invalid-401", "auth/oauth21-validation"},
+	"auth/forged-token-refused":           {"auth/validate-tokens", "auth/invalid-401", "auth/validate-before-processing", "auth/oauth21-validation"},
 	"auth/insufficient-scope":             {"auth/status-codes", "auth/insufficient-scope-403", "auth/insufficient-scope-scopes", "auth/oauth21-validation"},
 	"auth/invalid-token-error":            {"auth/error-attribute"},
+	"auth/mcp-authorization":              {"base/auth-http"},
 	"auth/malformed-token":                {"auth/validate-tokens", "auth/invalid-401", "auth/status-codes", "auth/validate-before-processing", "auth/oauth21-validation"},
 	"auth/no-error-without-credentials":   {"auth/no-error-without-credentials"},
 	"auth/no-offline-access":              {"auth/no-offline-access"},

@@ -61,7 +61,9 @@ var AuthDefects = []string{
 	"auth/as-client-registration",
 	"auth/as-grant-type",
 	"auth/as-client-credentials-metadata",
+	"auth/mcp-authorization",
 	"auth/malformed-token",
+	"auth/forged-token-refused",
 	"auth/invalid-token-error",
 	"auth/expired-token",
 	"auth/query-token-refused",
@@ -120,7 +122,9 @@ func (s *Server) parseToken(tok string) (*tokenClaims, error) {
 		return nil, fmt.Errorf("not a token of this server")
 	}
 	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, s.mac(payload)) {
+	// The forged-token defect reads the claims without checking the MAC
+	// (a server that decodes a JWT without verifying its signature).
+	if !s.has("auth/forged-token-refused") && (err != nil || !hmac.Equal(got, s.mac(payload))) {
 		return nil, fmt.Errorf("bad signature")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(payload)
@@ -149,7 +153,7 @@ func (s *Server) serveAuth(w http.ResponseWriter, r *http.Request) bool {
 	const prmPrefix = "/.well-known/oauth-protected-resource"
 	switch {
 	case strings.HasPrefix(path, prmPrefix):
-		if s.has("auth/resource-metadata-discoverable") {
+		if s.has("auth/resource-metadata-discoverable") || s.has("auth/mcp-authorization") {
 			http.NotFound(w, r)
 			return true
 		}
@@ -305,7 +309,9 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 	resource := origin + r.URL.Path
 	params := fmt.Sprintf("resource_metadata=%q, scope=%q", origin+"/.well-known/oauth-protected-resource"+r.URL.Path, AuthScope)
 	switch {
-	case s.has("auth/resource-metadata-discoverable"):
+	case s.has("auth/resource-metadata-discoverable"), s.has("auth/mcp-authorization"):
+		// No resource_metadata: with no metadata at the well-known URIs
+		// either, the server looks like an API-key server.
 		params = fmt.Sprintf("scope=%q", AuthScope)
 	case s.has("auth/challenge-scope"):
 		params = fmt.Sprintf("resource_metadata=%q", origin+"/.well-known/oauth-protected-resource"+r.URL.Path)

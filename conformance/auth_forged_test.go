@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
+	"github.com/mcp-eval/mcp-eval/mcp"
+	"github.com/mcp-eval/mcp-eval/report"
+)
+
+// evaluateAuthStatic runs the auth group against the protected fixture
+// with defects as a user with a static --header does: no OAuth client.
+func evaluateAuthStatic(t *testing.T, defects string) *Result {
+	t.Helper()
+	srv := mcptest.NewHandler(mcptest.Options{Auth: true, Defects: mcptest.ParseDefects(defects)})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	endpoint := hs.URL + "/mcp"
+	target := &mcp.HTTPTarget{URL: endpoint, Header: http.Header{"Authorization": {"Bearer " + srv.IssueToken(endpoint, mcptest.AuthScope, time.Hour)}}}
+	c, err := mcp.Connect(context.Background(), target, mcp.Options{Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	res, err := Run(context.Background(), c, Options{Runs: 1, Only: []string{"auth"}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// TestForgeries: every forgery of a JWT changes the signing input or the
+// signature (so no key verifies it), keeps the claims but the one named,
+// and an opaque token's forgery differs in one character, not the last.
+func TestForgeries(t *testing.T) {
+	t.Parallel()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwt := oauthtest.SignRS256(key, "k1", map[string]any{"iss": "https://as.example", "aud": "https://mcp.example/mcp", "exp": 1893456000, "sub": "c"})
+	parts := strings.Split(jwt, ".")
+	got := forgeries(jwt)
+	if len(got) != 4 {
+		t.Fatalf("%d forgeries of a JWT, want 4: %v", len(got), got)
+	}
+	seen := map[string]bool{jwt: true}
+	for _, f := range got {
+		if seen[f.Token] {
+			t.Errorf("%s: not a new token", f.Name)
+		}
+		seen[f.Token] = true
+		fp := strings.Split(f.Token, ".")
+		if len(fp) != 3 {
+			t.Fatalf("%s: %d parts", f.Name, len(fp))
+		}
+		if fp[0]+"."+fp[1] == parts[0]+"."+parts[1] && fp[2] == parts[2] {
+			t.Errorf("%s: same signing input and signature", f.Name)
+		}
+		hdr, ok1 := jwtObject(fp[0])
+		claims, ok2 := jwtObject(fp[1])
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: header or claims no longer decode", f.Name)
+		}
+		switch {
+		case strings.HasPrefix(f.Name, "alg"):
+			if hdr["alg"] != "none" || fp[2] != "" {
+				t.Errorf("alg none: header %v, signature %q", hdr, fp[2])
+			}
+		case strings.HasPrefix(f.Name, "a kid"):
+			if hdr["kid"] != probeKid || fp[2] != parts[2] {
+				t.Errorf("unknown kid: header %v", hdr)
+			}
+		case strings.HasPrefix(f.Name, "iss"):
+			if claims["iss"] != probeIssuer || claims["aud"] != "https://mcp.example/mcp" || claims["exp"].(interface{ String() string }).String() != "1893456000" {
+				t.Errorf("another issuer: claims %v", claims)
+			}
+		case strings.HasPrefix(f.Name, "the signature"):
+			if fp[0] != parts[0] || fp[1] != parts[1] || fp[2] == parts[2] || len(fp[2]) != len(parts[2]) {
+				t.Errorf("signature altered: %q", f.Token)
+			}
+		default:
+			t.Errorf("unexpected forgery %q", f.Name)
+		}
+	}
+	op := forgeries("opaque-token_0123456789abcdefXY")
+	if len(op) != 1 || op[0].Token == "opaque-token_0123456789abcdefXY" || op[0].Token[len(op[0].Token)-1] != 'Y' || len(op[0].Token) != 31 {
+		t.Errorf("opaque forgery: %v", op)
+	}
+	if forgeries("x") != nil {
+		t.Error("a one-character token has no forgery")
+	}
+}
+
+// TestForgedTokenOnFixture: the correct fixture refuses the forgery with
+// 401; the one that does not check its MAC fails the hard check, with the
+// forgery named and no token in the evidence.
+func TestForgedTokenOnFixture(t *testing.T) {
+	t.Parallel()
+	ok := byID(evaluateAuthStatic(t, ""))["auth/forged-token-refused"]
+	if ok.Status != report.StatusPass || !strings.Contains(ok.Info, "one character changed") {
+		t.Errorf("correct fixture: %s %q %q", ok.Status, ok.Message, ok.Info)
+	}
+	bad := byID(evaluateAuthStatic(t, "auth/forged-token-refused"))["auth/forged-token-refused"]
+	if bad.Status != report.StatusFail || !bad.Hard || !strings.Contains(bad.Message, "one character changed (HTTP 200)") {
+		t.Errorf("defect: %s hard=%v %q", bad.Status, bad.Hard, bad.Message)
+	}
+}
+
+// TestAPIKeyServer: a server that refuses requests without its key and
+// advertises no MCP authorization, reached with a static credential, gets
+// one SHOULD finding and every other auth check skips with that reason;
+// with an OAuth client the chapter is judged as before (the MUST of
+// discovery fails); a server that advertises authorization is judged too.
+func TestAPIKeyServer(t *testing.T) {
+	t.Parallel()
+	res := evaluateAuthStatic(t, "auth/mcp-authorization")
+	for _, c := range res.Checks {
+		switch {
+		case c.Group != "auth":
+		case c.ID == "auth/mcp-authorization":
+			if c.Status != report.StatusFail || c.Hard || !strings.HasPrefix(c.Message, "this server does not implement MCP authorization; it was reached with a static credential") {
+				t.Errorf("%s: %s hard=%v %q", c.ID, c.Status, c.Hard, c.Message)
+			}
+		case c.Status != report.StatusSkip || c.Message != noMCPAuthorization:
+			t.Errorf("%s: %s %q, want skip %q", c.ID, c.Status, c.Message, noMCPAuthorization)
+		}
+	}
+	withClient := byID(evaluateAuth(t, "auth/mcp-authorization", 0, Options{Only: []string{"auth"}}))
+	if c := withClient["auth/resource-metadata-discoverable"]; c.Status != report.StatusFail || !c.Hard {
+		t.Errorf("with an OAuth client: discoverable %s hard=%v", c.Status, c.Hard)
+	}
+	if c := withClient["auth/mcp-authorization"]; c.Status != report.StatusSkip {
+		t.Errorf("with an OAuth client: mcp-authorization %s %q", c.Status, c.Message)
+	}
+	advertised := byID(evaluateAuthStatic(t, ""))
+	if c := advertised["auth/mcp-authorization"]; c.Status != report.StatusPass {
+		t.Errorf("advertised: mcp-authorization %s %q", c.Status, c.Message)
+	}
+	if c := advertised["auth/resource-metadata-valid"]; c.Status != report.StatusPass {
+		t.Errorf("advertised: resource-metadata-valid %s %q", c.Status, c.Message)
+	}
+}
