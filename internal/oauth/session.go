@@ -357,9 +357,21 @@ func (s *Session) Discover(ctx context.Context, ch *Challenge) error {
 func (s *Session) discover(ctx context.Context, ch *Challenge) error {
 	start := time.Now()
 	defer func() { s.count(func(st *Stats) { st.Discoveries++; st.DiscoveryTime += time.Since(start) }) }()
+	// What discovery finds decides where the client secret and the
+	// assertion go: it is learned only over HTTPS or on loopback
+	// (security-considerations.mdx §Communication Security), or a document
+	// rewritten on the way could name any token endpoint.
+	if ch != nil && ch.ResourceMetadata() != "" {
+		if err := RequireSecure("the challenge's resource_metadata", ch.ResourceMetadata()); err != nil {
+			return fmt.Errorf("no credentials sent: %w", err)
+		}
+	}
 	rd, err := s.f.DiscoverResource(ctx, s.cfg.ServerURL, ch)
 	if err != nil {
 		return err
+	}
+	if err := RequireSecure("the protected-resource metadata", rd.URL); err != nil {
+		return fmt.Errorf("no credentials sent: %w", err)
 	}
 	md := rd.Metadata
 	if !Covers(md.Resource, s.cfg.ServerURL) {
@@ -371,6 +383,10 @@ func (s *Session) discover(ctx context.Context, ch *Challenge) error {
 	var sd *ServerDiscovery
 	var errs []error
 	for _, issuer := range md.AuthorizationServers {
+		if err := RequireSecure("authorization server", issuer); err != nil {
+			errs = append(errs, fmt.Errorf("no credentials sent: %w", err))
+			continue
+		}
 		if sd, err = s.f.DiscoverAuthServer(ctx, issuer); err == nil {
 			break
 		}

@@ -232,6 +232,27 @@ func TestSessionErrors(t *testing.T) {
 			p := serveProtected(t, as, &oauthtest.Resource{})
 			return p.res.URL(), mustSession(t, p.res.URL())
 		}, []string{"token endpoint http://as.example.invalid/token is plain HTTP and not on loopback"}},
+		{"resource_metadata over plain HTTP off loopback", func(t *testing.T) (string, *oauth.Session) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://metadata.example.invalid/prm"`)
+				w.WriteHeader(401)
+			}))
+			return srv + "/mcp", mustSession(t, srv+"/mcp")
+		}, []string{"no credentials sent: the challenge's resource_metadata http://metadata.example.invalid/prm is plain HTTP and not on loopback"}},
+		{"an authorization server over plain HTTP off loopback", func(t *testing.T) (string, *oauth.Session) {
+			var base string
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write([]byte(`{"resource":"` + base + `/mcp","authorization_servers":["http://as.example.invalid"]}`))
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="x"`)
+				w.WriteHeader(401)
+			}))
+			base = srv
+			return srv + "/mcp", mustSession(t, srv+"/mcp")
+		}, []string{"no credentials sent: authorization server http://as.example.invalid is plain HTTP and not on loopback"}},
 		{"no client authentication method in common", func(t *testing.T) (string, *oauth.Session) {
 			as := oauthtest.NewAuthServer(t, oauthtest.Options{AuthMethods: []string{"private_key_jwt"}})
 			p := serveProtected(t, as, &oauthtest.Resource{})
