@@ -70,7 +70,7 @@ func base64Cores(v string) []string {
 	n := len(v)
 	for k := 0; k < 3; k++ {
 		in := strings.Repeat("\x00", k) + v
-		first := (8*k + 5) / 6  // the first character whose bits are all the value's
+		first := (8*k + 5) / 6    // the first character whose bits are all the value's
 		last := (8 * (k + n)) / 6 // one past the last such character
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 			s := enc.EncodeToString([]byte(in))
