@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -147,5 +149,69 @@ func TestAPIKeyServer(t *testing.T) {
 	}
 	if c := advertised["auth/resource-metadata-valid"]; c.Status != report.StatusPass {
 		t.Errorf("advertised: resource-metadata-valid %s %q", c.Status, c.Message)
+	}
+}
+
+// TestAudienceBySiblingPath: a server that compares the audience's host
+// alone passes the other-host probe and fails on the token for a sibling
+// path of its own host, which the message names; the correct fixture
+// refuses both.
+func TestAudienceBySiblingPath(t *testing.T) {
+	t.Parallel()
+	ok := byID(evaluateAuth(t, "", 0, Options{Only: []string{"auth"}}))["auth/other-audience-refused"]
+	if ok.Status != report.StatusPass || !strings.Contains(ok.Info, "/mcp-eval-probe-sibling/mcp: 401") || !strings.Contains(ok.Info, DefaultOtherResource+": 401") {
+		t.Errorf("correct fixture: %s %q %q", ok.Status, ok.Message, ok.Info)
+	}
+	res := evaluateAuth(t, mcptest.DefectAudienceHostOnly, 0, Options{Only: []string{"auth"}})
+	for _, c := range res.Checks {
+		switch {
+		case c.ID == "auth/other-audience-refused":
+			if c.Status != report.StatusFail || !c.Hard || !strings.Contains(c.Message, "/mcp-eval-probe-sibling/mcp") || strings.Contains(c.Message, DefaultOtherResource) {
+				t.Errorf("host-only audience: %s hard=%v %q", c.Status, c.Hard, c.Message)
+			}
+		case c.Status == report.StatusFail || c.Status == report.StatusError:
+			t.Errorf("host-only audience also failed %s: %s", c.ID, c.Message)
+		}
+	}
+}
+
+// reusedAssertion is a token source whose every token request after the
+// run's own fails as a single-use assertion presented twice does.
+type reusedAssertion struct{ *fixtureTokens }
+
+func (r reusedAssertion) Token(context.Context, TokenRequest) (*Token, error) {
+	return nil, fmt.Errorf("%w: token endpoint answered HTTP 400: error=\"invalid_grant\"", oauth.ErrAssertionReused)
+}
+
+// TestSingleUseAssertionNotVerified: when no second token can be had
+// because the assertion was already used, the checks that need one are
+// errors saying "not verified", never skips (a skipped hard check would
+// let a server that accepts any audience pass).
+func TestSingleUseAssertionNotVerified(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHandler(mcptest.Options{Auth: true})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	endpoint := hs.URL + "/mcp"
+	target := &mcp.HTTPTarget{URL: endpoint, Header: http.Header{"Authorization": {"Bearer " + srv.IssueToken(endpoint, mcptest.AuthScope, time.Hour)}}}
+	c, err := mcp.Connect(context.Background(), target, mcp.Options{Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	tokens := reusedAssertion{&fixtureTokens{tokenURL: hs.URL + "/as/token", resource: endpoint}}
+	res, err := Run(context.Background(), c, Options{Runs: 1, Only: []string{"auth"},
+		Auth: &Auth{Tokens: tokens, Grant: oauth.GrantJWTBearer, InsufficientScope: mcptest.AuthExtraScope}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(res)
+	for _, id := range []string{"auth/other-audience-refused", "auth/insufficient-scope", "auth/expired-token"} {
+		if c := got[id]; c.Status != report.StatusError || !strings.HasPrefix(c.Message, "not verified: ") || !strings.Contains(c.Message, "fresh one per token request") {
+			t.Errorf("%s: %s %q, want an error saying not verified", id, c.Status, c.Message)
+		}
+	}
+	if c := got["auth/other-audience-refused"]; !c.Hard {
+		t.Error("other-audience-refused is not hard")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,7 +73,12 @@ var AuthDefects = []string{
 	"auth/no-token-echo",
 }
 
-func init() { Defects = append(Defects, AuthDefects...) }
+// DefectAudienceHostOnly compares a token's audience with the endpoint's
+// origin alone: a token issued for another path on the same host passes
+// (resource indicators are whole URIs, RFC 8707 §2).
+const DefectAudienceHostOnly = "audience-host-only"
+
+func init() { Defects = append(Defects, append(AuthDefects, DefectAudienceHostOnly)...) }
 
 // authOn reports whether the server is a protected resource.
 func (s *Server) authOn() bool {
@@ -83,7 +89,7 @@ func (s *Server) authOn() bool {
 		return true
 	}
 	for d, on := range s.opts.Defects {
-		if on && strings.HasPrefix(d, "auth/") {
+		if on && (strings.HasPrefix(d, "auth/") || d == DefectAudienceHostOnly) {
 			return true
 		}
 	}
@@ -363,7 +369,11 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 	if time.Now().Unix() >= c.Exp && !s.has("auth/expired-token") {
 		return invalid("expired")
 	}
-	if c.Aud != resource && !s.has("auth/other-audience-refused") {
+	if s.has(DefectAudienceHostOnly) {
+		if u, err := url.Parse(c.Aud); err != nil || u.Scheme+"://"+u.Host != origin {
+			return invalid("not issued for this host")
+		}
+	} else if c.Aud != resource && !s.has("auth/other-audience-refused") {
 		return invalid("not issued for this resource")
 	}
 	if !slices.Contains(strings.Fields(c.Scope), AuthScope) {

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -110,7 +111,19 @@ type Session struct {
 	stats       Stats
 	quiet       bool
 	renewFailed time.Time // when the last renewal failed; zero after a success
+	// presented are the sha256 sums of the assertions sent so far: a
+	// token request refused with an assertion sent before is an
+	// ErrAssertionReused.
+	presented map[[32]byte]bool
 }
+
+// ErrAssertionReused is wrapped by the error of a token request the
+// authorization server refused while its assertion was one already
+// presented: the source gave the same JWT again (a file that is not
+// rotated, a variable), and an authorization server that accepts each
+// assertion once (RFC 7523 §3: jti "may be used … to prevent replay")
+// refuses it. The runner's OIDC service gives a fresh one per request.
+var ErrAssertionReused = errors.New("the assertion was presented before, and the authorization server accepts each assertion once (its jti); give a source that yields a fresh one per token request (the Actions runner's OIDC service does)")
 
 // Quiet keeps renewals out of Logf: the first token and failures only.
 func (s *Session) Quiet() {
@@ -542,8 +555,22 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 		}
 		r.Assertion = a
 	}
+	sum := sha256.Sum256([]byte(r.Assertion))
+	s.mu.Lock()
+	reused := r.Assertion != "" && s.presented[sum]
+	if r.Assertion != "" {
+		if s.presented == nil {
+			s.presented = map[[32]byte]bool{}
+		}
+		s.presented[sum] = true
+	}
+	s.mu.Unlock()
 	t, err := s.f.requestToken(ctx, r, s.now)
 	s.count(func(st *Stats) { st.TokenRequests++; st.TokenTime += time.Since(start) })
+	var te *TokenError
+	if err != nil && reused && errors.As(err, &te) && te.Status >= 400 && te.Status < 500 {
+		return nil, fmt.Errorf("%w: %w", ErrAssertionReused, err)
+	}
 	if err != nil {
 		var te *TokenError
 		if errors.As(err, &te) && len(grants) > 0 && !slices.Contains(grants, r.GrantType) {

@@ -449,3 +449,41 @@ func TestSessionRenewalFails(t *testing.T) {
 		t.Errorf("after expiry: %v, want the token endpoint's refusal", err)
 	}
 }
+
+// TestSessionSingleUseAssertion: against an authorization server that
+// accepts each assertion once, a source that gives the same JWT again (a
+// file not rotated) makes the second token request fail with
+// ErrAssertionReused, saying what to do; the runner's OIDC service gives
+// a fresh one per request, and every token request succeeds.
+func TestSessionSingleUseAssertion(t *testing.T) {
+	rn := oauthtest.NewRunner(t)
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{SingleUseAssertions: true})
+	as.Trust(oauthtest.RunnerIssuer, &rn.Key.PublicKey)
+	p := serveProtected(t, as, &oauthtest.Resource{})
+	fixed := oauthtest.SignRS256(rn.Key, "runner-key", map[string]any{"iss": oauthtest.RunnerIssuer, "sub": "repo:org/repo",
+		"aud": as.TokenEndpoint(), "exp": time.Now().Add(time.Hour).Unix(), "jti": "one-jti"})
+	s := p.session(t, oauth.Credentials{Assertion: oauth.StaticAssertion(fixed)}, nil)
+	if _, err := connect(t, p.res.URL(), s); err != nil {
+		t.Fatal(err)
+	}
+	other := "https://other.example/mcp"
+	as.AddResource(other)
+	_, err := s.RequestToken(t.Context(), oauth.TokenOptions{Resource: &other})
+	if !errors.Is(err, oauth.ErrAssertionReused) || !strings.Contains(err.Error(), "invalid_grant") || !strings.Contains(err.Error(), "fresh one per token request") {
+		t.Errorf("second token with the same assertion: %v, want ErrAssertionReused with the server's answer", err)
+	}
+
+	idTok, err := oauth.GitHubIDToken(func(k string) string { return rn.Env()[k] }, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = p.session(t, oauth.Credentials{Assertion: idTok}, nil)
+	if _, err := connect(t, p.res.URL(), s); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := s.RequestToken(t.Context(), oauth.TokenOptions{Resource: &other}); err != nil {
+			t.Errorf("fresh assertions: %v", err)
+		}
+	}
+}
