@@ -16,6 +16,12 @@
 // same host passes); -no-signature reads the claims without verifying the
 // signature, as jwt.ParseUnverified does (iss, aud, exp and scope still
 // checked: a token anyone can make passes).
+//
+//	go-sdk-auth -http 127.0.0.1:PORT -api-key KEY
+//
+// is the same server protected the way many production servers are
+// instead: Authorization: Bearer KEY or 401 (with no challenge), no
+// protected-resource metadata, no authorization server.
 package main
 
 import (
@@ -50,9 +56,10 @@ func main() {
 	noAudience := flag.Bool("no-audience", false, "accept tokens whatever their audience (a defect, for the negative corpus)")
 	hostOnly := flag.Bool("audience-host-only", false, "compare the audience's origin only (a defect, for the negative corpus)")
 	noSignature := flag.Bool("no-signature", false, "read the claims without verifying the signature (a defect, for the negative corpus)")
+	apiKey := flag.String("api-key", "", "protect the endpoint with this static key instead of OAuth (no metadata)")
 	flag.Parse()
-	if *issuer == "" {
-		log.Fatal("go-sdk-auth: -issuer is required")
+	if *issuer == "" && *apiKey == "" {
+		log.Fatal("go-sdk-auth: -issuer or -api-key is required")
 	}
 	resource := "http://" + *addr + "/mcp"
 	metadataURL := "http://" + *addr + "/.well-known/oauth-protected-resource/mcp"
@@ -73,6 +80,23 @@ func main() {
 		}
 		return nil, whoamiOut{Subject: ti.UserID, Scopes: ti.Scopes}, nil
 	})
+
+	if *apiKey != "" {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+*apiKey {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = w.Write([]byte(`{"error":"a valid API key is required"}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
+		srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		log.Printf("serving %s (API key)", resource)
+		log.Fatal(srv.ListenAndServe())
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
