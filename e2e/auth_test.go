@@ -190,8 +190,22 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		return oauthtest.SignRS256(key, kid, map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
 			"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()})
 	}
-	// The first discovery request makes Hydra generate its signing keys.
+	// The first discovery request makes Hydra generate its signing keys;
+	// the first token request generates the access-token keys (seconds of
+	// RSA on a loaded machine, longer than a run's --timeout): one here.
 	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	warmID := as.client(t)
+	req, _ := http.NewRequest(http.MethodPost, as.Issuer+"/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(warmID, authClientSecret)
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatalf("hydra: first token request: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("hydra: first token request: HTTP %d", resp.StatusCode)
+	}
 	return as
 }
 
