@@ -41,6 +41,12 @@ type Auth struct {
 	// Secrets are credentials other than tokens (a client secret, an
 	// assertion) that no answer may echo.
 	Secrets []string
+	// Passthrough is the run's --passthrough-listener (nil without one),
+	// judged by auth/no-token-passthrough.
+	Passthrough PassthroughLog
+	// Presented returns every access token the run's OAuth client obtained
+	// so far (renewals included); nil when the run has none.
+	Presented func() []string
 }
 
 // DefaultOtherResource is the resource auth/other-audience-refused asks a

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
+	"github.com/mcp-eval/mcp-eval/internal/passthrough"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -213,5 +214,72 @@ func TestSingleUseAssertionNotVerified(t *testing.T) {
 	}
 	if c := got["auth/other-audience-refused"]; !c.Hard {
 		t.Error("other-audience-refused is not hard")
+	}
+}
+
+// evaluateAuthPassthrough is evaluateAuth with a passthrough listener the
+// fixture's upstream points at; before, if set, runs first (a request of
+// the test's own to the listener).
+func evaluateAuthPassthrough(t *testing.T, defects string, before func(listener string)) *Result {
+	t.Helper()
+	l, err := passthrough.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	if before != nil {
+		before(l.Addr())
+	}
+	srv := mcptest.NewHandler(mcptest.Options{Auth: true, Defects: mcptest.ParseDefects(defects), Upstream: "http://" + l.Addr() + "/upstream/v1"})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	endpoint := hs.URL + "/mcp"
+	target := &mcp.HTTPTarget{URL: endpoint, Header: http.Header{"Authorization": {"Bearer " + srv.IssueToken(endpoint, mcptest.AuthScope, time.Hour)}}}
+	c, err := mcp.Connect(context.Background(), target, mcp.Options{Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	tokens := &fixtureTokens{tokenURL: hs.URL + "/as/token", resource: endpoint, ttl: 2 * time.Second}
+	res, err := Run(context.Background(), c, Options{Runs: 1, Only: []string{"auth"},
+		Auth: &Auth{Tokens: tokens, Grant: "client_credentials", Secrets: []string{mcptest.AuthClientSecret}, Passthrough: l}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTokenPassthrough: a server that forwards the client's token to its
+// upstream (pointed at the listener) fails the hard check with the
+// request as evidence and no token in it; a listener that saw only the
+// upstream's own credential passes; one that saw nothing skips, saying so;
+// without a listener the check skips naming the flag.
+func TestTokenPassthrough(t *testing.T) {
+	t.Parallel()
+	bad := byID(evaluateAuthPassthrough(t, "auth/no-token-passthrough", nil))["auth/no-token-passthrough"]
+	if bad.Status != report.StatusFail || !bad.Hard || !strings.Contains(bad.Message, "GET /upstream/v1, in header Authorization") {
+		t.Errorf("passthrough: %s hard=%v %q", bad.Status, bad.Hard, bad.Message)
+	}
+	if !strings.Contains(string(bad.Evidence), `"foundIn"`) || strings.Contains(string(bad.Evidence), "Bearer ey") {
+		t.Errorf("evidence: %s", bad.Evidence)
+	}
+	own := func(addr string) {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/upstream/v1", nil)
+		req.Header.Set("Authorization", "Bearer the-upstream-s-own-token-0123456789")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	ok := byID(evaluateAuthPassthrough(t, "", own))["auth/no-token-passthrough"]
+	if ok.Status != report.StatusPass || !strings.Contains(ok.Info, "1 requests reached the passthrough listener; none carried") {
+		t.Errorf("upstream's own token: %s %q %q", ok.Status, ok.Message, ok.Info)
+	}
+	none := byID(evaluateAuthPassthrough(t, "", nil))["auth/no-token-passthrough"]
+	if none.Status != report.StatusSkip || !strings.Contains(none.Message, "no request reached the passthrough listener") {
+		t.Errorf("nothing forwarded: %s %q", none.Status, none.Message)
+	}
+	without := byID(evaluateAuthStatic(t, ""))["auth/no-token-passthrough"]
+	if without.Status != report.StatusSkip || !strings.Contains(without.Message, "--passthrough-listener") {
+		t.Errorf("no listener: %s %q", without.Status, without.Message)
 	}
 }

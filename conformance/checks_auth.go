@@ -58,6 +58,9 @@ func authChecks() []*Check {
 	mcpAuth := def("auth/mcp-authorization", report.LevelShould, revBoth, authz+"#protocol-requirements",
 		"a server that refuses requests without credentials implements MCP authorization (not only a static credential such as an API key)", mcpAuthorization)
 	mcpAuth.Prepare = mcpAuthorizationPrepare
+	pass := def("auth/no-token-passthrough", report.LevelMust, revBoth, sec+"#access-token-privilege-restriction",
+		"no token the run presented to the server reaches the --passthrough-listener its upstream is pointed at (token passthrough)", noTokenPassthrough)
+	pass.After, pass.Prepare = true, passthroughPrepare
 	return []*Check{
 		mcpAuth,
 		def("auth/unauthenticated-401", report.LevelMust, revBoth, authz+"#error-handling",
@@ -109,6 +112,7 @@ func authChecks() []*Check {
 		def("auth/insufficient-scope", report.LevelShould, revBoth, authz+"#runtime-insufficient-scope-errors",
 			"a valid token without a required scope → HTTP 403 with error=\"insufficient_scope\" and scope=", insufficientScope),
 		echo,
+		pass,
 	}
 }
 
@@ -133,6 +137,7 @@ var authReqs = map[string][]string{
 	"auth/malformed-token":                {"auth/validate-tokens", "auth/invalid-401", "auth/status-codes", "auth/validate-before-processing", "auth/oauth21-validation"},
 	"auth/no-error-without-credentials":   {"auth/no-error-without-credentials"},
 	"auth/no-offline-access":              {"auth/no-offline-access"},
+	"auth/no-token-passthrough":           {"auth/no-passthrough", "auth/no-other-tokens"},
 	"auth/no-token-echo":                  {"auth/security-follow", "auth/token-storage"},
 	"auth/other-audience-refused":         {"auth/validate-tokens", "auth/audience", "auth/invalid-401", "auth/own-tokens", "auth/no-other-tokens", "auth/security-follow", "auth/audience-binding", "auth/validate-before-processing", "auth/reject-audience"},
 	"auth/query-token-refused":            {"auth/query-token-ignored"},

@@ -205,7 +205,11 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 				}
 				var res *Result
 				var srv *mcptest.Server
-				if ch.ID == "auth/mcp-authorization" {
+				if ch.ID == "auth/no-token-passthrough" {
+					// The defect forwards to an upstream: the run's
+					// listener.
+					res = evaluateAuthPassthrough(t, defect, nil)
+				} else if ch.ID == "auth/mcp-authorization" {
 					// The finding needs a run without an OAuth client,
 					// reaching the server with a static credential.
 					res = evaluateAuthStatic(t, defect)

@@ -523,3 +523,40 @@ func TestAuthAPIKeyServer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAuthPassthroughListener: the Go SDK server behind oidc-provider with
+// its upstream pointed at --passthrough-listener: passing the client's
+// token on (-passthrough) fails auth/no-token-passthrough with exit 1; the
+// correct server never calls the listener, and the check skips saying so.
+func TestAuthPassthroughListener(t *testing.T) {
+	d := requireAuthDeps(t)
+	t.Setenv(authSecretVar, authClientSecret)
+	goBin := buildGoAuthServer(t)
+	as := startOIDCProvider(t, d)
+	for _, forward := range []bool{true, false} {
+		listener := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		srv := startHTTPServer(t, httpServerSpec{Name: "go-sdk", Path: "/mcp", Command: func(port int) ([]string, []string) {
+			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", as.Issuer}
+			if forward {
+				argv = append(argv, "-passthrough", "http://"+listener+"/upstream")
+			}
+			return argv, nil
+		}})
+		run := runMCPEval(t, "--server-url", srv.URL, "--oauth-client-id", as.client(t), "--oauth-client-secret", "$"+authSecretVar,
+			"--passthrough-listener", listener, "--checks", "auth/no-token-passthrough,auth/unauthenticated-401", "--runs", "1")
+		rep := run.mustReport(t)
+		var got check
+		for _, c := range rep.Checks {
+			if c.ID == "auth/no-token-passthrough" {
+				got = c
+			}
+		}
+		t.Logf("forward=%v: exit %d, %s %s", forward, run.Exit, got.Status, firstOf(got.Message, got.Info))
+		switch {
+		case forward && (run.Exit != 1 || got.Status != "fail" || !got.Hard || !strings.Contains(got.Message, "in header Authorization")):
+			t.Errorf("passthrough: exit %d, %s hard=%v %q", run.Exit, got.Status, got.Hard, got.Message)
+		case !forward && (run.Exit != 0 || got.Status != "skip" || !strings.Contains(got.Message, "no request reached the passthrough listener")):
+			t.Errorf("correct server: exit %d, %s %q", run.Exit, got.Status, got.Message)
+		}
+	}
+}

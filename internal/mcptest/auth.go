@@ -71,6 +71,7 @@ var AuthDefects = []string{
 	"auth/other-audience-refused",
 	"auth/insufficient-scope",
 	"auth/no-token-echo",
+	"auth/no-token-passthrough",
 }
 
 // DefectAudienceHostOnly compares a token's audience with the endpoint's
@@ -386,5 +387,36 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 		writeAuthJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope"})
 		return true
 	}
+	if s.has("auth/no-token-passthrough") {
+		s.passThrough(r.Header.Get("Authorization"))
+	}
 	return false
+}
+
+// passThrough is the token-passthrough defect: the client's Authorization
+// goes on to the upstream, as a proxy that forwards it would send it.
+func (s *Server) passThrough(authorization string) {
+	s.mu.Lock()
+	s.forwarded++
+	s.mu.Unlock()
+	if s.opts.Upstream == "" {
+		return
+	}
+	req, err := http.NewRequest(http.MethodGet, s.opts.Upstream, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Authorization", authorization)
+	hc := &http.Client{Timeout: 2 * time.Second}
+	if resp, err := hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// Forwarded counts the Authorization headers the auth/no-token-passthrough
+// defect passed on.
+func (s *Server) Forwarded() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forwarded
 }

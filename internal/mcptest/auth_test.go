@@ -199,6 +199,10 @@ func init() {
 		}
 		return protected(h) && h.withToken(string(b), "").status != http.StatusUnauthorized
 	}
+	probes["auth/no-token-passthrough"] = func(h *harness) bool {
+		before := h.srv.Forwarded()
+		return protected(h) && h.withToken(valid(h), "").status == http.StatusOK && h.srv.Forwarded() > before
+	}
 	probes["auth/mcp-authorization"] = func(h *harness) bool {
 		// An API-key server: 401 without a key, no metadata anywhere, no
 		// resource_metadata in the challenge.

@@ -15,7 +15,9 @@
 // compares the audience's origin only (a token for another path on the
 // same host passes); -no-signature reads the claims without verifying the
 // signature, as jwt.ParseUnverified does (iss, aud, exp and scope still
-// checked: a token anyone can make passes).
+// checked: a token anyone can make passes); -passthrough URL sends each
+// request's bearer token on to URL, as a proxy that passes the client's
+// token through to its upstream does.
 //
 //	go-sdk-auth -http 127.0.0.1:PORT -api-key KEY
 //
@@ -56,6 +58,7 @@ func main() {
 	noAudience := flag.Bool("no-audience", false, "accept tokens whatever their audience (a defect, for the negative corpus)")
 	hostOnly := flag.Bool("audience-host-only", false, "compare the audience's origin only (a defect, for the negative corpus)")
 	noSignature := flag.Bool("no-signature", false, "read the claims without verifying the signature (a defect, for the negative corpus)")
+	upstream := flag.String("passthrough", "", "send each request's bearer token on to this upstream URL (a defect, for the negative corpus)")
 	apiKey := flag.String("api-key", "", "protect the endpoint with this static key instead of OAuth (no metadata)")
 	flag.Parse()
 	if *issuer == "" && *apiKey == "" {
@@ -108,10 +111,23 @@ func main() {
 	}))
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true})
+	var next http.Handler = mcpHandler
+	if *upstream != "" {
+		next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, *upstream, nil)
+			if err == nil {
+				req.Header.Set("Authorization", r.Header.Get("Authorization"))
+				if resp, err := v.hc.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+			mcpHandler.ServeHTTP(w, r)
+		})
+	}
 	mux.Handle("/mcp", auth.RequireBearerToken(v.verify, &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL: metadataURL,
 		Scopes:              scopes,
-	})(mcpHandler))
+	})(next))
 
 	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("serving %s (issuer %s, audience check %v)", resource, *issuer, !*noAudience)
