@@ -283,3 +283,37 @@ func TestTokenPassthrough(t *testing.T) {
 		t.Errorf("no listener: %s %q", without.Status, without.Message)
 	}
 }
+
+// TestCoveringResourceMessage: metadata whose resource is the server's URI
+// with a trailing slash fails auth/resource-metadata-resource without
+// claiming that no token can be had (clients that accept a covering
+// resource get tokens for it).
+func TestCoveringResourceMessage(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHandler(mcptest.Options{Auth: true})
+	var endpoint string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, endpoint+"/", strings.TrimSuffix(endpoint, "/mcp")+"/as")
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	endpoint = hs.URL + "/mcp"
+	target := &mcp.HTTPTarget{URL: endpoint, Header: http.Header{"Authorization": {"Bearer " + srv.IssueToken(endpoint, mcptest.AuthScope, time.Hour)}}}
+	c, err := mcp.Connect(context.Background(), target, mcp.Options{Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	res, err := Run(context.Background(), c, Options{Runs: 1, Only: []string{"auth/resource-metadata-resource"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(res)["auth/resource-metadata-resource"]
+	if got.Status != report.StatusFail || strings.Contains(got.Message, "no token can be had") || !strings.Contains(got.Message, "request tokens for \""+endpoint+"/\"") {
+		t.Errorf("%s %q", got.Status, got.Message)
+	}
+}

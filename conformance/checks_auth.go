@@ -310,6 +310,12 @@ func resourceMetadataResource(ctx context.Context, e *Env) Outcome {
 	case oauth.SameResource(got, want):
 		return check.PassInfo(fmt.Sprintf("resource %q is the server URL %q in another spelling of the same canonical URI", got, want))
 	}
+	if oauth.Covers(got, want) {
+		// A path prefix of the server, or the server's URI with a trailing
+		// slash: the SDKs' clients (and mcp-eval's) accept it and ask for
+		// tokens for it, so the run has tokens; the rule is still broken.
+		return check.Failf(ev, "the metadata's resource is %q, not this server's URI %q: RFC 9728 §3.3 wants the two identical; clients that accept a covering resource (mcp-eval among them) request tokens for %q, which a strict client refuses to do", got, want, got)
+	}
 	return check.Failf(ev, "the metadata's resource is %q, not this server (%q); a client must not use metadata for another resource, so no token can be had for this one", got, want)
 }
 

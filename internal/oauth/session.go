@@ -498,8 +498,18 @@ func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 		st := s.Stats()
 		life += fmt.Sprintf("; discovery %s, token request %s", st.DiscoveryTime.Round(time.Millisecond), st.TokenTime.Round(time.Millisecond))
 	}
+	if target := s.targetResource(); target != s.canonical {
+		life += "; requested for resource " + target + ", the protected-resource metadata's, which covers " + s.canonical
+	}
 	s.logf("mcp-eval: OAuth: access token from %s (%s, %s; %s)", endpoint, s.cfg.Grant(), why, life)
 	return t, nil
+}
+
+// targetResource is the resource= of the session's token requests.
+func (s *Session) targetResource() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.target
 }
 
 // Request parameters as sent; exported for the checks' evidence.

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -485,5 +486,32 @@ func TestSessionSingleUseAssertion(t *testing.T) {
 		if _, err := s.RequestToken(t.Context(), oauth.TokenOptions{Resource: &other}); err != nil {
 			t.Errorf("fresh assertions: %v", err)
 		}
+	}
+}
+
+// TestSessionSaysPrefixResource: when the protected-resource metadata
+// names a path prefix of the server, the token is requested for that
+// prefix, and the first token's line says so.
+func TestSessionSaysPrefixResource(t *testing.T) {
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
+	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
+	p := serveProtected(t, as, &oauthtest.Resource{Path: "/tenant/mcp"})
+	p.res.ID = p.res.Base + "/tenant"
+	as.AddResource(p.res.ID)
+	var mu sync.Mutex
+	var lines []string
+	s, err := oauth.NewSession(oauth.SessionConfig{ServerURL: p.res.URL(), Credentials: oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"},
+		Logf: func(format string, args ...any) { mu.Lock(); lines = append(lines, fmt.Sprintf(format, args...)); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connect(t, p.res.URL(), s); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "requested for resource " + p.res.Base + "/tenant, the protected-resource metadata's, which covers " + p.res.URL()
+	if len(lines) == 0 || !strings.Contains(lines[0], want) {
+		t.Errorf("log %q lacks %q", lines, want)
 	}
 }
