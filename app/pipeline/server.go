@@ -27,7 +27,7 @@ type session struct {
 	auth *oauth.Session
 	// passthrough is the --passthrough-listener, nil without one.
 	passthrough *passthrough.Listener
-	undo []func()
+	undo        []func()
 }
 
 func (s *session) close() {

@@ -501,7 +501,11 @@ func TestSessionSaysPrefixResource(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
 	s, err := oauth.NewSession(oauth.SessionConfig{ServerURL: p.res.URL(), Credentials: oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"},
-		Logf: func(format string, args ...any) { mu.Lock(); lines = append(lines, fmt.Sprintf(format, args...)); mu.Unlock() }})
+		Logf: func(format string, args ...any) {
+			mu.Lock()
+			lines = append(lines, fmt.Sprintf(format, args...))
+			mu.Unlock()
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
