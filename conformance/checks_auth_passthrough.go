@@ -22,11 +22,18 @@ type PassthroughLog interface {
 
 // passthroughPrepare runs auth/no-token-passthrough only with a listener.
 func passthroughPrepare(ctx context.Context, e *Env) string {
-	if a := e.opts.Auth; a == nil || a.Passthrough == nil {
-		return "no --passthrough-listener: point the server's upstream at one for mcp-eval to see whether it forwards the tokens it receives"
+	if reason := authPrepare(ctx, e); reason != "" {
+		return reason
 	}
-	return authPrepare(ctx, e)
+	if a := e.opts.Auth; a == nil || a.Passthrough == nil {
+		return noPassthroughListener
+	}
+	return ""
 }
+
+// noPassthroughListener is the skip reason of auth/no-token-passthrough
+// in a run without --passthrough-listener.
+const noPassthroughListener = "no --passthrough-listener: point the server's upstream at one for mcp-eval to see whether it forwards the tokens it receives"
 
 // noTokenPassthrough: security-considerations.mdx §Access Token Privilege
 // Restriction, "If the MCP server makes requests to upstream APIs, it may
