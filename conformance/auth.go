@@ -67,6 +67,8 @@ type TokenSource interface {
 type TokenRequest struct {
 	Resource string
 	Scope    string
+	// NoScope leaves the scope parameter out (Scope is then ignored).
+	NoScope bool
 }
 
 // SessionAuth is the auth group's Auth for the run's OAuth session (built
@@ -98,6 +100,10 @@ func (t sessionTokens) Token(ctx context.Context, req TokenRequest) (*Token, err
 	}
 	if req.Scope != "" {
 		o.Scope = &req.Scope
+	}
+	if req.NoScope {
+		none := ""
+		o.Scope = &none
 	}
 	tok, err := t.s.RequestToken(ctx, o)
 	if err != nil {

@@ -317,3 +317,36 @@ func TestCoveringResourceMessage(t *testing.T) {
 		t.Errorf("%s %q", got.Status, got.Message)
 	}
 }
+
+// TestInsufficientScopeUnadvertised: a server whose 401 challenge names no
+// scope is still probed: with --oauth-scope-insufficient, a 403 without
+// scope= fails; with nothing named, a token requested with no scope is
+// presented, and its acceptance is a skip that says what was tried.
+func TestInsufficientScopeUnadvertised(t *testing.T) {
+	t.Parallel()
+	run := func(insufficient string) report.Check {
+		srv := mcptest.NewHandler(mcptest.Options{Auth: true, Defects: mcptest.ParseDefects("auth/challenge-scope")})
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		endpoint := hs.URL + "/mcp"
+		target := &mcp.HTTPTarget{URL: endpoint, Header: http.Header{"Authorization": {"Bearer " + srv.IssueToken(endpoint, mcptest.AuthScope, time.Hour)}}}
+		c, err := mcp.Connect(context.Background(), target, mcp.Options{Timeout: 4 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		tokens := &fixtureTokens{tokenURL: hs.URL + "/as/token", resource: endpoint}
+		res, err := Run(context.Background(), c, Options{Runs: 1, Only: []string{"auth/insufficient-scope"},
+			Auth: &Auth{Tokens: tokens, Grant: "client_credentials", InsufficientScope: insufficient}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return byID(res)["auth/insufficient-scope"]
+	}
+	if c := run(mcptest.AuthExtraScope); c.Status != report.StatusFail || !strings.Contains(c.Message, `a valid token with scope "mcp:admin" only was refused`) || !strings.Contains(c.Message, "no scope= naming what is needed") {
+		t.Errorf("named scope: %s %q", c.Status, c.Message)
+	}
+	if c := run(""); c.Status != report.StatusSkip || !strings.Contains(c.Message, `a token with no scope (granted "mcp:tools") was accepted`) {
+		t.Errorf("no scope: %s %q", c.Status, c.Message)
+	}
+}

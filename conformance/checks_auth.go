@@ -976,7 +976,7 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 		required = strings.Fields(s.challenge.Scope())
 	}
 	if len(required) == 0 {
-		return check.Skip("the server's 401 challenge names no scope (scope=), so no scope is known to be required")
+		return unadvertisedScope(ctx, e, a)
 	}
 	scope := a.InsufficientScope
 	if scope == "" {
@@ -1033,6 +1033,58 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 		info += "; no resource_metadata in the 403 challenge (the spec lists it, for consistency with 401 responses)"
 	}
 	return check.PassInfo(info)
+}
+
+// unadvertisedScope is auth/insufficient-scope for a server whose 401
+// challenge names no scope: a token with --oauth-scope-insufficient, else
+// one requested with no scope, is presented. Accepted, nothing is known to
+// be required (a skip saying so); refused, the refusal is judged as the
+// runtime insufficient-scope rule asks (403, error="insufficient_scope",
+// scope= naming what is needed).
+func unadvertisedScope(ctx context.Context, e *Env, a *Auth) Outcome {
+	req, label := TokenRequest{NoScope: true}, "no scope"
+	if a.InsufficientScope != "" {
+		req, label = TokenRequest{Scope: a.InsufficientScope}, fmt.Sprintf("scope %q only", a.InsufficientScope)
+	}
+	t, err := e.mint(ctx, req)
+	if err != nil {
+		if o, ok := notVerified(err, "a token with "+label); ok {
+			return o
+		}
+		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope, and the authorization server issues no token with %s: %v", label, err))
+	}
+	x, perr := e.authProbe(ctx, t.AccessToken, nil, "auth/insufficient-scope")
+	if x == nil || x.Status == 0 {
+		return check.Errored(fmt.Errorf("the token with %s: %s", label, describeExchange(x, perr)), nil)
+	}
+	if x.Status < 400 {
+		granted := ""
+		if t.Scope != "" {
+			granted = fmt.Sprintf(" (granted %q)", t.Scope)
+		}
+		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope (scope=), and a token with %s%s was accepted (HTTP %d): no scope is known to be required", label, granted, x.Status))
+	}
+	ev := check.With(e.authEvidence(x), "tokenScope", label)
+	c := bearerChallenge(x)
+	var missing []string
+	if x.Status != http.StatusForbidden {
+		missing = append(missing, fmt.Sprintf("HTTP %d, not 403", x.Status))
+	}
+	switch {
+	case c == nil:
+		missing = append(missing, "no WWW-Authenticate: Bearer challenge")
+	default:
+		if c.Error() != "insufficient_scope" {
+			missing = append(missing, fmt.Sprintf("error=%q, not \"insufficient_scope\"", c.Error()))
+		}
+		if c.Scope() == "" {
+			missing = append(missing, "no scope= naming what is needed")
+		}
+	}
+	if len(missing) > 0 {
+		return check.Failf(ev, "a valid token with %s was refused, though the server advertises no required scope (no scope= in its 401 challenge): %s", label, strings.Join(missing, "; "))
+	}
+	return check.PassInfo(fmt.Sprintf("a token with %s: 403 insufficient_scope, scope=%s (a scope its 401 challenge does not name)", label, c.Scope()))
 }
 
 func containsAll(have, want []string) bool {
