@@ -55,6 +55,8 @@ type Redactor struct {
 	mu      sync.Mutex // serialises Add
 	set     atomic.Pointer[spellingSet]
 	secrets []Secret // every secret given so far, for Add's rebuild
+	// follow are told each secret Add adds (MaskLogs: the log sink).
+	follow []*Redactor
 }
 
 // spellingSet is an immutable compiled set of spellings.
@@ -93,14 +95,19 @@ func (r *Redactor) Add(s Secret) error {
 		return err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, have := range r.secrets {
 		if have.Value == s.Value {
+			r.mu.Unlock()
 			return nil
 		}
 	}
 	r.secrets = append(r.secrets, s)
 	r.set.Store(compile(r.secrets))
+	follow := slices.Clone(r.follow)
+	r.mu.Unlock()
+	for _, f := range follow {
+		_ = f.Add(s) // s is long enough: r took it
+	}
 	return nil
 }
 
