@@ -35,6 +35,10 @@ type Example struct {
 	// Lines says Text spans two lines, which a stream written line by line
 	// (the terminal) does not join.
 	Lines bool
+	// Split says the secret is sent cut in two, each half in a message of
+	// its own (two notifications/message events of one answer stream):
+	// Text is the secret as it is, and the sender cuts it.
+	Split bool
 	// Ragged says Text encodes more than the secret (a longer base64
 	// value holding it): masked, the characters at each edge that mix in
 	// the bytes around it stay, as do those of the bytes around it.
@@ -62,7 +66,7 @@ func Examples(v string) []Example {
 		// A credential inside a longer encoded value (a Basic credential
 		// "user:secret", a JSON token blob), at each alignment mod 3.
 		{Name: "base64 in a blob at offset 0", Row: "base64 inside a longer blob", Ragged: true,
-			Text: base64.StdEncoding.EncodeToString([]byte("id:" + v + ";exp=1"))},
+			Text: base64.StdEncoding.EncodeToString([]byte("id:" + v + "|exp=1"))},
 		{Name: "base64 in a blob at offset 1", Row: "base64 inside a longer blob", Ragged: true,
 			Text: base64.StdEncoding.EncodeToString([]byte("Bearer " + v + "\x00"))},
 		{Name: "base64 in a blob at offset 2", Row: "base64 inside a longer blob", Ragged: true,
@@ -111,6 +115,7 @@ func Examples(v string) []Example {
 			Text: wrap(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("m", 52)+v+"!")), 76, "\r\n")},
 		{Name: "base64 PEM lines", Row: "line breaks", Ragged: true, Lines: true,
 			Text: wrap(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("p", 43)+v+"!")), 64, "\n")},
+		{Name: "split over two notifications", Row: "raw", Text: v, Split: true},
 		{Name: "split over lines", Row: "line breaks", Text: v[:half] + "\n" + v[half:], Lines: true},
 		{Name: "sse data lines", Row: "line breaks", Text: v[:half] + "\ndata: " + v[half:], Lines: true},
 	}
