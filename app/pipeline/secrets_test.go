@@ -239,10 +239,14 @@ func TestSecretsMatrix(t *testing.T) {
 		}
 		t.Run(k.name, func(t *testing.T) {
 			for i := range examples {
-				if raceEnabled() && rows[k.name+examples[i].Row] || examples[i].Split && k.split == nil {
+				row := k.name + examples[i].Row
+				if examples[i].Split {
+					row += " split" // a class of its own: the pieces are joined, not decoded
+				}
+				if raceEnabled() && rows[row] || examples[i].Split && k.split == nil {
 					continue
 				}
-				rows[k.name+examples[i].Row] = true
+				rows[row] = true
 				t.Run(examples[i].Name, func(t *testing.T) {
 					t.Parallel()
 					// Each run mostly waits (on processes, on the loopback),
