@@ -5,13 +5,15 @@ package mcptest
 // the change, and this package's own probe for it:
 //
 //	func init() {
-//		define(answerDefect{Name: "group/check", Alter: …, Probe: …})
+//		define(answerDefect{Name: "group/check", Alter: …, Probe: …, Expect: …})
 //	}
 //
 // define adds the name to Defects; the change runs on every 2026-07-28
-// request while the defect is on (dispatch), and the defect matrix test
-// runs the probe. Defects that reach deeper (a status, a stream, a
-// connection) are switches in the code that serves them (s.has).
+// request while the defect is on (dispatch), the defect matrix test runs
+// the probe, and conformance's defect test reads Expect (the checks that
+// fail with it; expect.go). Defects that reach deeper (a status, a stream,
+// a connection) are switches in the code that serves them (s.has), which
+// declares their Expect beside it (expect).
 
 // answerDefect is one defect that alters an answer.
 type answerDefect struct {
@@ -23,6 +25,9 @@ type answerDefect struct {
 	// rpc: this package's own reading of the check, independent of
 	// package conformance's code.
 	Probe func(rpc RPC) bool
+	// Expect is what a conformance run with the defect on shows besides
+	// the failure of its own check (the zero value: nothing else fails).
+	Expect Expect
 }
 
 // RPC sends one 2026-07-28 request with a complete _meta (over HTTP, with
@@ -41,6 +46,7 @@ func define(d answerDefect) {
 		}
 	}
 	Defects = append(Defects, d.Name)
+	expect(d.Name, d.Expect)
 	answerDefects = append(answerDefects, d)
 }
 
