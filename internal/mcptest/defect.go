@@ -25,6 +25,9 @@ type answerDefect struct {
 	// rpc: this package's own reading of the check, independent of
 	// package conformance's code.
 	Probe func(rpc RPC) bool
+	// MessageProbe, set instead of Probe, reads the whole answer (its id
+	// too): rpc sends the request under the given id.
+	MessageProbe func(rpc MessageRPC) bool
 	// Expect is what a conformance run with the defect on shows besides
 	// the failure of its own check (the zero value: nothing else fails).
 	Expect Expect
@@ -34,6 +37,10 @@ type answerDefect struct {
 // every header) and returns the answer's result and error objects, either
 // nil.
 type RPC func(method string, params map[string]any) (result, err map[string]any)
+
+// MessageRPC sends one 2026-07-28 request as RPC does, under id, and
+// returns the whole answer (decoded with json.Number), nil if none.
+type MessageRPC func(id any, method string, params map[string]any) map[string]any
 
 // answerDefects are the declared answer defects, in declaration order.
 var answerDefects []answerDefect
@@ -64,7 +71,20 @@ func (s *Server) alter(c *call, o *outcome) {
 func answerProbes() map[string]func(RPC) bool {
 	m := map[string]func(RPC) bool{}
 	for _, d := range answerDefects {
-		m[d.Name] = d.Probe
+		if d.Probe != nil {
+			m[d.Name] = d.Probe
+		}
+	}
+	return m
+}
+
+// answerMessageProbes are the answer defects' MessageProbes, by name.
+func answerMessageProbes() map[string]func(MessageRPC) bool {
+	m := map[string]func(MessageRPC) bool{}
+	for _, d := range answerDefects {
+		if d.MessageProbe != nil {
+			m[d.Name] = d.MessageProbe
+		}
 	}
 	return m
 }
