@@ -59,7 +59,7 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 // serves the tasks extension too.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
-	fo.Tasks = true
+	fo.Tasks, fo.Apps = true, true
 	var target mcp.Target
 	var srv *mcptest.Server
 	if transport == "http" {
