@@ -56,7 +56,8 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 }
 
 // evaluateFixture runs the checks against a fixture with options fo, which
-// serves the tasks extension too.
+// serves the tasks and MCP Apps extensions too; over HTTP a second instance
+// of it is the run's replica.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
 	fo.Tasks, fo.Apps = true, true
@@ -67,6 +68,11 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 		hs := httptest.NewServer(srv)
 		t.Cleanup(hs.Close)
 		ht := &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
+		// A second instance of the same fixture: a replica behind the
+		// same name for surface/replicas.
+		rs := httptest.NewServer(mcptest.NewHandler(fo))
+		t.Cleanup(rs.Close)
+		opts.Replicas = append(opts.Replicas, &mcp.HTTPTarget{URL: rs.URL + "/mcp"})
 		if maxConns > 0 {
 			ht.Client = mcp.NewHTTPClient()
 			ht.Client.Transport.(*http.Transport).MaxConnsPerHost = maxConns

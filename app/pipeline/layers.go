@@ -40,6 +40,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
+			Replicas: p.replicas(s.target),
 		})
 		if err != nil {
 			if ctx.Err() != nil {

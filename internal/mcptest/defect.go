@@ -1,5 +1,7 @@
 package mcptest
 
+import "fmt"
+
 // A defect that changes the correct server's answer to a request is
 // declared whole in a file of its own (defect_<name>.go), with its name,
 // the change, and this package's own probe for it:
@@ -59,6 +61,7 @@ func define(d answerDefect) {
 
 // alter applies the answer defects that are on to o.
 func (s *Server) alter(c *call, o *outcome) {
+	c.srv = s
 	for _, d := range answerDefects {
 		if s.has(d.Name) {
 			d.Alter(c, o)
@@ -87,4 +90,17 @@ func answerMessageProbes() map[string]func(MessageRPC) bool {
 		}
 	}
 	return m
+}
+
+// instance is a per-Server token for the answer defects that make two
+// servers of one configuration (replicas) answer differently.
+func (s *Server) instance() string { return fmt.Sprintf("%x", s.stateID[:4]) }
+
+// countFirstPages counts the tools/list first pages s served, for the
+// answer defects that change the surface over time.
+func (s *Server) countFirstPages() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.firstPages++
+	return s.firstPages
 }
