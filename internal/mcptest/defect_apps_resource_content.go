@@ -15,9 +15,12 @@ func init() {
 			}
 		},
 		Probe: func(rpc RPC) bool {
-			uri, _ := appToolURI(rpc)
+			uri, seen := appToolURI(rpc)
+			if !seen || !isUIURI(uri) {
+				return false
+			}
 			res, _ := rpc("resources/read", map[string]any{"uri": uri})
-			if !isUIURI(uri) || res == nil {
+			if res == nil {
 				return false // unreadable: apps/resource-exists's
 			}
 			contents, _ := res["contents"].([]any)

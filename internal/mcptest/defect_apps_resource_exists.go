@@ -12,8 +12,8 @@ func init() {
 			}
 		},
 		Probe: func(rpc RPC) bool {
-			uri, _ := appToolURI(rpc)
-			if !isUIURI(uri) {
+			uri, seen := appToolURI(rpc)
+			if !seen || !isUIURI(uri) {
 				return false
 			}
 			res, _ := rpc("resources/read", map[string]any{"uri": uri})

@@ -15,6 +15,9 @@ func init() {
 		},
 		Probe: func(rpc RPC) bool {
 			// The probe's client declares no extension.
+			if _, seen := appToolURI(rpc); !seen {
+				return false
+			}
 			res, _ := rpc("tools/call", map[string]any{"name": toolShowView, "arguments": map[string]any{}})
 			content, _ := res["content"].([]any)
 			return len(content) == 0

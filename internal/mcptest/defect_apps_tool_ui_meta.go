@@ -17,8 +17,10 @@ func init() {
 			}
 		},
 		Probe: func(rpc RPC) bool {
-			uri, _ := appToolURI(rpc)
-			return !isUIURI(uri)
+			// A server without the tool does not serve the extension: the
+			// check skips there.
+			uri, seen := appToolURI(rpc)
+			return seen && !isUIURI(uri)
 		},
 	})
 }
