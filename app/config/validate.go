@@ -40,6 +40,14 @@ func (c *Config) validateServer() error {
 	case c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://"):
 		return exitcode.Usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
 	}
+	for _, r := range c.Replicas {
+		if !strings.HasPrefix(r, "http://") && !strings.HasPrefix(r, "https://") {
+			return exitcode.Usagef("--server-url (a replica) must be an http:// or https:// URL, got %q", r)
+		}
+		if r == c.ServerURL {
+			return exitcode.Usagef("--server-url %s is given twice: a replica is another endpoint of the same server", r)
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
+			Replicas: p.replicas(s.target),
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -156,17 +158,18 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	return r
 }
 
-// rejudgeWire judges jsonrpc/wire-schema again now that every layer has
-// run: Layer 0 judged the messages seen until it ended, the other layers'
-// messages (tool calls of the model runs, the resilience probes) came
-// after.
+// rejudgeWire judges the checks of the message recorder
+// (jsonrpc/wire-schema, jsonrpc/id-echo-every-method) again now that every
+// layer has run: Layer 0 judged the messages seen until it ended, the
+// other layers' messages (tool calls of the model runs, the resilience
+// probes) came after.
 func (p *RunPlan) rejudgeWire(res *conformance.Result) {
 	if p.wire == nil || res == nil {
 		return
 	}
 	for i := range res.Checks {
-		if res.Checks[i].ID == conformance.WireCheckID() && res.Checks[i].Status != report.StatusSkip {
-			res.Checks[i] = conformance.WireCheck(p.wire)
+		if slices.Contains(conformance.RecorderCheckIDs(), res.Checks[i].ID) && res.Checks[i].Status != report.StatusSkip {
+			res.Checks[i] = conformance.RecorderCheck(res.Checks[i].ID, p.wire)
 		}
 	}
 }

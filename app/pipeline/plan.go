@@ -87,7 +87,7 @@ func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor
 // what observes the model calls.
 func (p *RunPlan) observers(ctx context.Context) (llm.Observer, error) {
 	var llmObs []llm.Observer
-	if p.has(report.LayerConformance) && conformance.Selected(p.cfg.Checks.Vals, conformance.WireCheckID()) {
+	if p.has(report.LayerConformance) && slices.ContainsFunc(conformance.RecorderCheckIDs(), func(id string) bool { return conformance.Selected(p.cfg.Checks.Vals, id) }) {
 		p.wire = wire.NewRecorder()
 		p.mcpObs = append(p.mcpObs, p.wire)
 	}

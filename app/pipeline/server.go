@@ -178,3 +178,18 @@ func (p *RunPlan) openServerLog() (_ io.Writer, closeLog func(), _ error) {
 	w := p.red.FileWriter(capped)
 	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
 }
+
+// replicas are the targets of the replicas given with --server-url: the
+// server's own target with another URL (the same headers, bounds and
+// observers, so that their answers are judged like the server's).
+func (p *RunPlan) replicas(main mcp.Target) []*mcp.HTTPTarget {
+	ht, ok := main.(*mcp.HTTPTarget)
+	if !ok {
+		return nil
+	}
+	var out []*mcp.HTTPTarget
+	for _, u := range p.cfg.Replicas {
+		out = append(out, &mcp.HTTPTarget{URL: u, Header: ht.Header, MaxBytes: ht.MaxBytes, Client: mcp.NewHTTPClient(), Observer: ht.Observer})
+	}
+	return out
+}

@@ -79,7 +79,11 @@ var AuthDefects = []string{
 // (resource indicators are whole URIs, RFC 8707 §2).
 const DefectAudienceHostOnly = "audience-host-only"
 
-func init() { Defects = append(Defects, append(AuthDefects, DefectAudienceHostOnly)...) }
+func init() {
+	Defects = append(Defects, append(AuthDefects, DefectAudienceHostOnly)...)
+	// Its 400 answers every token it cannot read, forged ones included.
+	expect("auth/malformed-token", Expect{Also: []string{"auth/forged-token-refused"}})
+}
 
 // authOn reports whether the server is a protected resource.
 func (s *Server) authOn() bool {
