@@ -113,10 +113,11 @@ func TestReleaseWorkflowHandlesPreReleases(t *testing.T) {
 		}
 		os.WriteFile(dst, b, 0o644)
 	}
-	if out, err := exec.Command("bash", "scripts/pin-image.sh", "ghcr.io/mcp-eval/mcp-eval", "v1.3.0-rc.1", action, setup).CombinedOutput(); err != nil {
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", "ghcr.io/mcp-eval/mcp-eval", "v1.3.0-rc.1",
+		"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", action, setup).CombinedOutput(); err != nil {
 		t.Fatalf("pin-image.sh v1.3.0-rc.1: %v\n%s", err, out)
 	}
-	if b, _ := os.ReadFile(action); !strings.Contains(string(b), `image: "docker://ghcr.io/mcp-eval/mcp-eval:v1.3.0-rc.1"`) {
+	if b, _ := os.ReadFile(action); !strings.Contains(string(b), `image: "docker://ghcr.io/mcp-eval/mcp-eval@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" # v1.3.0-rc.1`) {
 		t.Errorf("action.yml not pinned to the pre-release:\n%s", b)
 	}
 	// The installer takes the version: it fails at the download, not at
