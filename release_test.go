@@ -129,3 +129,38 @@ func TestReleaseWorkflowHandlesPreReleases(t *testing.T) {
 		t.Errorf("install.sh refuses a pre-release version: %s", out)
 	}
 }
+
+// TestReadmeInstallPaths: the README offers only what exists. Every
+// `go install` of mcp-eval names an exact release (nothing resolves before
+// v1.0.0, and @latest would then hide which one), the checklist says how to
+// make the image public, as the release's own error does, and the
+// verification commands are there.
+func TestReadmeInstallPaths(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, m := range regexp.MustCompile(`go install github\.com/mcp-eval/mcp-eval@(\S+?)[`+"`"+`\s]`).FindAllStringSubmatch(readme, -1) {
+		if !regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(m[1]) {
+			t.Errorf("README: go install …@%s: name an exact release", m[1])
+		}
+	}
+	script, err := os.ReadFile("scripts/release-image.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Install", "**Before the first release**", "go build -o ~/.local/bin/mcp-eval .",
+		"sha256sum --ignore-missing -c checksums.txt", "gh attestation verify mcp-eval_linux_amd64.tar.gz --repo mcp-eval/mcp-eval",
+		"gh attestation verify oci://ghcr.io/mcp-eval/mcp-eval:v1.0.0", "### Releasing (maintainers)", "::error title=image not public::",
+		"Change\n   visibility, Public"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	for _, want := range []string{"::error title=image not public::", "Change visibility > Public", "Nothing was tagged or published"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("release-image.sh's private-package error lacks %q", want)
+		}
+	}
+}
