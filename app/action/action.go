@@ -336,7 +336,7 @@ func (a *action) comment(ctx context.Context, pub *report.Report, baselineURL st
 		return nil
 	}
 	var body bytes.Buffer
-	if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: a.key}); err != nil {
+	if err := report.WriteComment(&body, pub, report.CommentOptions{RunURL: a.env.RunURL(), BaselineURL: baselineURL, Key: github.KeyLabel(a.key)}); err != nil {
 		return err
 	}
 	if _, err := a.client.UpsertKeyedComment(ctx, pr.Number, a.key, a.red.String(body.String())); err != nil {
@@ -403,6 +403,12 @@ func (a *action) couldNotEvaluate(ctx context.Context, code int, cause error) {
 	if why == "" {
 		why = "no reason given"
 	}
+	// A path in the workspace as the next step sees it: relative, like the
+	// path outputs (in the Docker action the workspace is
+	// /github/workspace, which the host does not have).
+	if ws := strings.TrimSuffix(a.ws, string(filepath.Separator)); ws != "" {
+		why = strings.ReplaceAll(why, ws+string(filepath.Separator), "")
+	}
 	head := fmt.Sprintf("mcp-eval could not evaluate the server (exit %d)", code)
 	if err := a.annotate([]github.Annotation{{Level: github.LevelError, Title: "mcp-eval", Message: head + ": " + why}}); err != nil {
 		fmt.Fprintf(a.stderr, "mcp-eval: annotation: %v\n", err)
@@ -419,7 +425,11 @@ func (a *action) couldNotEvaluate(ctx context.Context, code int, cause error) {
 		fmt.Fprintf(a.stderr, "mcp-eval: outputs: %v\n", err)
 	}
 	if pr := a.ev.PullRequest; pr != nil && a.in.Comment && !a.sel.ReadOnly && a.client != nil {
+		// The Job line after the heading, as in a verdict's comment.
 		body := md.String()
+		if h, rest, ok := strings.Cut(body, "\n\n"); ok {
+			body = h + "\n\n" + report.JobLine(github.KeyLabel(a.key)) + rest
+		}
 		if u := a.env.RunURL(); u != "" {
 			body += "\n[The run](" + u + ") has the details.\n"
 		}
