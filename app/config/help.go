@@ -13,7 +13,7 @@ const Usage = `mcp-eval evaluates a Model Context Protocol server before it ship
 
 Usage:
   mcp-eval init        --server-url URL | --server-cmd 'CMD ARGS' [--models M] [--force]
-  mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
+  mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
   mcp-eval merge       -o report.json shard1.json shard2.json ...
@@ -30,7 +30,7 @@ started or reached.
 
 // Commands are the subcommands, with the synopsis their --help starts with.
 var Commands = map[string]string{
-	"conformance": "mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]\n\nLayer 0 alone: the deterministic protocol checks, no model.",
+	"conformance": "mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nLayer 0 alone: the deterministic protocol checks, no model.",
 	"run":         "mcp-eval run --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nThe layers --layers selects; the model layers need --models.",
 	"gate":        "mcp-eval gate --report report.json [--baseline baseline.json] [flags]\n\nThe gate alone, on a report and its baseline: every score's delta, the notes, and the rule that decided.",
 	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
