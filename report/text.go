@@ -372,8 +372,8 @@ func (t *textWriter) telemetry(r *Report) {
 		if u.CostUnknown {
 			cost = "cost unknown"
 		}
-		t.line(fmt.Sprintf("  model %-*s  %s  tokens %d in, %d out  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
-			u.InputTokens, u.OutputTokens, cost))
+		t.line(fmt.Sprintf("  model %-*s  %s  %s  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
+			TokensText(u), cost))
 	}
 	if judged {
 		cost := "cost unknown"
@@ -522,4 +522,17 @@ func gateScoreText(s GateScore) string {
 		out += " " + v
 	}
 	return out
+}
+
+// TokensText is a model's token counts as the reports show them: "tokens
+// unknown" when no answer reported usage, "tokens at least N in, M out"
+// when some did not, never a 0 that was not measured.
+func TokensText(u ModelUsage) string {
+	switch {
+	case u.TokensUnknown && u.InputTokens == 0 && u.OutputTokens == 0:
+		return "tokens unknown"
+	case u.TokensUnknown:
+		return fmt.Sprintf("tokens at least %d in, %d out (some answers reported none)", u.InputTokens, u.OutputTokens)
+	}
+	return fmt.Sprintf("tokens %d in, %d out", u.InputTokens, u.OutputTokens)
 }
