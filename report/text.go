@@ -86,12 +86,26 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 			}
 		}
 	} else {
+		// Skipped checks are counted by reason under the groups, not a
+		// line each (a passing run's screen would be mostly skips);
+		// --verbose lists them in place.
+		skips := map[string]int{}
 		for _, g := range groupChecks(r.Checks) {
-			t.line(t.paint(ansiBold, textKey(g.name)))
+			header := false
 			for _, c := range g.checks {
-				t.check(c, t.j.check(c), width)
+				oc := t.j.check(c)
+				if oc == outSkip && !o.Verbose {
+					skips[orDash(oneLine(c.Message, textMessageMax))]++
+					continue
+				}
+				if !header {
+					t.line(t.paint(ansiBold, textKey(g.name)))
+					header = true
+				}
+				t.check(c, oc, width)
 			}
 		}
+		t.skipped(skips)
 	}
 	if len(r.Cases) > 0 {
 		t.cases(r)
@@ -116,6 +130,23 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t.tally(r)
 	_, err := w.Write(t.buf.Bytes())
 	return err
+}
+
+// skipped prints the skipped checks counted by reason, most first.
+func (t *textWriter) skipped(skips map[string]int) {
+	if len(skips) == 0 {
+		return
+	}
+	reasons := sortedKeys(skips)
+	slices.SortStableFunc(reasons, func(a, b string) int { return skips[b] - skips[a] })
+	n := 0
+	for _, k := range reasons {
+		n += skips[k]
+	}
+	t.line(t.paint(ansiDim, fmt.Sprintf("skipped: %s, by reason (--verbose lists each)", plural(n, "check"))))
+	for _, k := range reasons {
+		t.line(t.paint(ansiDim, fmt.Sprintf("  %3d  %s", skips[k], k)))
+	}
 }
 
 // tally is the closing verdict line with the counts.
