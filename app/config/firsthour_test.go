@@ -1,6 +1,7 @@
 package config
 
 import (
+	"flag"
 	"strings"
 	"testing"
 )
@@ -23,5 +24,39 @@ func TestNoServerNamesServerStart(t *testing.T) {
 				t.Errorf("mcp-eval --help: %q lacks --server-start", l)
 			}
 		}
+	}
+}
+
+// TestHelpGroupedByPurpose: run's and conformance's --help list their flags
+// under headings by purpose, in flagGroups' order, each flag once with its
+// default, instead of one alphabetical list of dozens.
+func TestHelpGroupedByPurpose(t *testing.T) {
+	for _, cmd := range []string{"run", "conformance"} {
+		var b strings.Builder
+		PrintHelp(cmd, &b)
+		out := b.String()
+		last := -1
+		for _, g := range flagGroups {
+			i := strings.Index(out, "\n"+g.title+":\n")
+			if cmd == "conformance" && i < 0 && strings.HasPrefix(g.title, "Models") {
+				continue // the model flags are run's only
+			}
+			if i < 0 || i < last {
+				t.Errorf("%s --help: heading %q missing or out of order", cmd, g.title)
+			}
+			last = i
+		}
+		server := out[strings.Index(out, "\nThe server:\n"):]
+		server = server[:strings.Index(server[1:], "\n\n")+1]
+		for _, want := range []string{"-server-url URL", "-server-start command", "-timeout duration", "(default 10s)"} {
+			if !strings.Contains(server, want) {
+				t.Errorf("%s --help: the server's group lacks %q:\n%s", cmd, want, server)
+			}
+		}
+		Options().FlagSet(cmd, cmd).VisitAll(func(f *flag.Flag) {
+			if n := strings.Count(out, "\n  -"+f.Name+" ") + strings.Count(out, "\n  -"+f.Name+"\n"); n != 1 {
+				t.Errorf("%s --help lists -%s %d times", cmd, f.Name, n)
+			}
+		})
 	}
 }
