@@ -634,11 +634,6 @@ func TestReleaseEmulated(t *testing.T) {
 			}
 			slices.SortFunc(ev[i:j], func(a, b string) int { return len(b) - len(a) }) // vX.Y.Z before vX
 		}
-		var kinds []string
-		for _, e := range ev {
-			f := strings.Fields(e)
-			kinds = append(kinds, f[0]+" "+f[1])
-		}
 		wantKinds := []string{"attest mcp-eval_linux_amd64.tar.gz@sha256:", "attest " + image + "@" + s.digest, "push refs/tags/" + rel.tag}
 		if !rel.pre {
 			wantKinds = append(wantKinds, "push refs/tags/v1")
