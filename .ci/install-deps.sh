@@ -24,6 +24,8 @@
 #       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags)
 #   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
 #       a nested module: the project's go.mod does not require mcp-go)
+#   $MCP_EVAL_DEPS/bin/registry           go install of the distribution project's OCI registry
+#       (github.com/distribution/distribution/v3/cmd/registry), the release emulation's ghcr.io
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -190,6 +192,20 @@ install_hydra() {
 	stamped "$deps/bin/.hydra-stamp" "$hydra_dir/go.mod" "$hydra_dir/go.sum" -- build_hydra
 }
 
+# --- (h) an OCI registry for the release emulation (release_emulated_test.go) ---------
+REGISTRY_VERSION=v3.1.2
+registry_bin=$deps/bin/registry
+install_registry() {
+	if [ -x "$registry_bin" ] && go version -m "$registry_bin" 2>/dev/null | grep -q "mod[[:space:]]*github.com/distribution/distribution/v3[[:space:]]*$REGISTRY_VERSION"; then
+		STEP_RESULT=cached
+		return
+	fi
+	mkdir -p "$deps/bin" || return
+	(cd "$deps" && env -u GOFLAGS GOBIN="$deps/bin" GOTOOLCHAIN=local CGO_ENABLED=0 \
+		go install -trimpath "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION") || return
+	STEP_RESULT=installed
+}
+
 # --- node for the TS server: the machine's, if >= 20, else Node 22 ------------------
 pick_node() {
 	local n v
@@ -223,6 +239,7 @@ export MCP_EVAL_SERVER_MEMORY='$memory_js'
 export MCP_EVAL_TS_AUTH_SERVER='$ts_auth_dir/server.mjs'
 export MCP_EVAL_OIDC_PROVIDER='$oidc_dir/provider.mjs'
 export MCP_EVAL_HYDRA='$hydra_bin'
+export MCP_EVAL_REGISTRY='$registry_bin'
 EOF
 	STEP_RESULT=$deps/env.sh
 }
@@ -239,6 +256,7 @@ step "go everything-server $GO_SDK_VERSION" install_go_everything
 step "auth servers (npm ci)" install_auth_npm
 step "hydra v2.3.0 (go build)" install_hydra
 step "mcp-go v1.2.1 server" install_mcp_go
+step "OCI registry $REGISTRY_VERSION" install_registry
 step "node for ts-v2" pick_node
 step "env.sh" write_env
 ms=$((($(now) - t_all) / 1000000))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/report"
@@ -171,6 +172,17 @@ func (bs *Baselines) Lines(layers []string, now time.Time) []string {
 		line := l + " baseline: " + d.Line(now)
 		if d.CarriedBy != 0 {
 			line += fmt.Sprintf(" (carried forward by run #%d)", d.CarriedBy)
+		}
+		// The newer runs whose artifact expired: the baseline is older
+		// than the last green run, and the reader should know why.
+		var newer []string
+		for _, n := range bs.Expired {
+			if n > d.RunNumber && n > d.CarriedBy {
+				newer = append(newer, fmt.Sprintf("#%d", n))
+			}
+		}
+		if len(newer) > 0 {
+			line += fmt.Sprintf("; the artifacts of the newer runs %s have expired", strings.Join(newer, ", "))
 		}
 		out = append(out, line)
 	}

@@ -78,10 +78,7 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 	}
 	// The marker, the verdict, the footer and the cut note are always
 	// written; links too long for a small MaxBytes are left out of them.
-	prefix := CommentMarker + "\n" + c.verdict() + "\n\n"
-	if k := strings.TrimSpace(o.Key); k != "" {
-		prefix += "Job: " + codeSpan(cutRunes(oneLine(k, 0), commentIDMax*2)) + "\n\n"
-	}
+	prefix := CommentMarker + "\n" + c.verdict() + "\n\n" + JobLine(o.Key)
 	for len(prefix)+len(c.footer())+len(c.cutNote()) > max/2 {
 		if c.baseURL != "" {
 			c.baseURL = ""
@@ -100,6 +97,17 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 	sections = append(sections, c.matrix())
 	_, err := io.WriteString(w, prefix+fitSections(sections, c.footer(), c.cutNote(), max-len(prefix)))
 	return err
+}
+
+// JobLine is the comment's "Job: `key`" paragraph, which tells the
+// comments of a pull request's jobs apart ("" for no key), in every comment
+// mcp-eval writes, a verdict's or a run's that could not evaluate.
+func JobLine(key string) string {
+	k := strings.TrimSpace(key)
+	if k == "" {
+		return ""
+	}
+	return "Job: " + codeSpan(cutRunes(oneLine(k, 0), commentIDMax*2)) + "\n\n"
 }
 
 // section is one block of the comment. head and tail are written whole or

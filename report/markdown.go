@@ -576,8 +576,14 @@ func (m *mdWriter) telemetry(t *Telemetry) {
 			if u.CostUnknown {
 				cost = "unknown" // never shown as $0
 			}
-			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms),
-				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), cost)
+			in, out := fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
+			if u.TokensUnknown { // never a 0 that was not measured
+				in, out = "≥ "+in, "≥ "+out
+				if u.InputTokens == 0 && u.OutputTokens == 0 {
+					in, out = "unknown", "unknown"
+				}
+			}
+			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms), in, out, cost)
 		}
 		m.p("")
 	}

@@ -338,6 +338,10 @@ type ModelUsage struct {
 	CachedCount  int    `json:"cachedCount,omitempty"`
 	InputTokens  int64  `json:"inputTokens"`
 	OutputTokens int64  `json:"outputTokens"`
+	// TokensUnknown says that at least one answer carried no usage: the
+	// token counts are then a lower bound (0 when no answer had any), never
+	// a measurement of 0.
+	TokensUnknown bool `json:"tokensUnknown,omitempty"`
 	// CachedInputTokens and CacheWriteTokens are the parts of InputTokens
 	// read from and written to the provider's prompt cache, and
 	// ReasoningTokens the part of OutputTokens spent on hidden reasoning;

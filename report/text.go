@@ -86,12 +86,26 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 			}
 		}
 	} else {
+		// Skipped checks are counted by reason under the groups, not a
+		// line each (a passing run's screen would be mostly skips);
+		// --verbose lists them in place.
+		skips := map[string]int{}
 		for _, g := range groupChecks(r.Checks) {
-			t.line(t.paint(ansiBold, textKey(g.name)))
+			header := false
 			for _, c := range g.checks {
-				t.check(c, t.j.check(c), width)
+				oc := t.j.check(c)
+				if oc == outSkip && !o.Verbose {
+					skips[orDash(oneLine(c.Message, textMessageMax))]++
+					continue
+				}
+				if !header {
+					t.line(t.paint(ansiBold, textKey(g.name)))
+					header = true
+				}
+				t.check(c, oc, width)
 			}
 		}
+		t.skipped(skips)
 	}
 	if len(r.Cases) > 0 {
 		t.cases(r)
@@ -116,6 +130,23 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t.tally(r)
 	_, err := w.Write(t.buf.Bytes())
 	return err
+}
+
+// skipped prints the skipped checks counted by reason, most first.
+func (t *textWriter) skipped(skips map[string]int) {
+	if len(skips) == 0 {
+		return
+	}
+	reasons := sortedKeys(skips)
+	slices.SortStableFunc(reasons, func(a, b string) int { return skips[b] - skips[a] })
+	n := 0
+	for _, k := range reasons {
+		n += skips[k]
+	}
+	t.line(t.paint(ansiDim, fmt.Sprintf("skipped: %s, by reason (--verbose lists each)", plural(n, "check"))))
+	for _, k := range reasons {
+		t.line(t.paint(ansiDim, fmt.Sprintf("  %3d  %s", skips[k], k)))
+	}
 }
 
 // tally is the closing verdict line with the counts.
@@ -380,8 +411,8 @@ func (t *textWriter) telemetry(r *Report) {
 		if u.CostUnknown {
 			cost = "cost unknown"
 		}
-		t.line(fmt.Sprintf("  model %-*s  %s  tokens %d in, %d out  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
-			u.InputTokens, u.OutputTokens, cost))
+		t.line(fmt.Sprintf("  model %-*s  %s  %s  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
+			TokensText(u), cost))
 	}
 	if judged {
 		cost := "cost unknown"
@@ -533,4 +564,17 @@ func gateScoreText(s GateScore) string {
 		out += " " + v
 	}
 	return out
+}
+
+// TokensText is a model's token counts as the reports show them: "tokens
+// unknown" when no answer reported usage, "tokens at least N in, M out"
+// when some did not, never a 0 that was not measured.
+func TokensText(u ModelUsage) string {
+	switch {
+	case u.TokensUnknown && u.InputTokens == 0 && u.OutputTokens == 0:
+		return "tokens unknown"
+	case u.TokensUnknown:
+		return fmt.Sprintf("tokens at least %d in, %d out (some answers reported none)", u.InputTokens, u.OutputTokens)
+	}
+	return fmt.Sprintf("tokens %d in, %d out", u.InputTokens, u.OutputTokens)
 }

@@ -32,7 +32,7 @@ func (c *Config) validateServer() error {
 	src := func(name string) string { return c.Source(name, 0) }
 	switch {
 	case c.ServerURL == "" && c.ServerCmd == "":
-		return exitcode.Usagef("no server: give --server-url URL or --server-cmd 'CMD ARGS'")
+		return exitcode.Usagef("no server: give --server-url URL (a server already running), --server-start 'CMD' --server-url URL (mcp-eval starts it over HTTP), or --server-cmd 'CMD ARGS' (over stdio)")
 	case c.ServerURL != "" && c.ServerCmd != "":
 		return exitcode.Usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
 	case c.ServerStart != "" && c.ServerURL == "":
