@@ -96,7 +96,9 @@ func TestDiffClassifies(t *testing.T) {
 		{"type narrowed by dropping null", func(m map[string]any) {
 			props(m)["limit"].(map[string]any)["type"] = "string"
 		}, []string{"search type-changed inputSchema limit integer -> string"}},
-		{"enum widened", func(m map[string]any) { props(m)["status"].(map[string]any)["enum"] = []any{"open", "closed", "archived"} },
+		{"enum widened", func(m map[string]any) {
+			props(m)["status"].(map[string]any)["enum"] = []any{"open", "closed", "archived"}
+		},
 			[]string{`search enum-widened inputSchema status "closed", "open" -> "archived", "closed", "open"`}},
 		{"enum narrowed", func(m map[string]any) { props(m)["status"].(map[string]any)["enum"] = []any{"open"} },
 			[]string{`search enum-narrowed inputSchema status "closed", "open" -> "open" BREAKING`}},
