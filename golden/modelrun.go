@@ -180,7 +180,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	// skipped before it runs: nothing is asked of the model, billed or
 	// gated.
 	var skipped []*CaseScore
-	for _, c := range mr.plan.Cases {
+	for _, c := range mr.plan.behaviorCases() {
 		for _, spec := range mr.plan.Models {
 			if !c.RunsOn(spec) {
 				continue

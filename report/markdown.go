@@ -47,6 +47,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Checks) > 0 {
 		m.checks(r)
 	}
+	m.surfaceDiff(r)
+	m.selection(r)
 	if len(r.Cases) > 0 {
 		m.cases(r)
 	}
@@ -447,6 +449,9 @@ func (m *mdWriter) cases(r *Report) {
 			}
 			if c.Errored > 0 {
 				cell += fmt.Sprintf(", %d errored", c.Errored)
+			}
+			if c.Carried != nil {
+				cell += ", carried"
 			}
 			cells = append(cells, cell)
 		}

@@ -43,3 +43,16 @@ type CarriedFrom struct {
 	// StartedAt is when that run started.
 	StartedAt string `json:"startedAt,omitempty"`
 }
+
+// carriedText names the run a verdict was carried from.
+func carriedText(c *CarriedFrom) string {
+	switch {
+	case c.RunURL != "":
+		return c.RunURL
+	case c.RunID != "":
+		return "run " + c.RunID
+	case c.Commit != "":
+		return "commit " + c.Commit
+	}
+	return "the baseline"
+}
