@@ -35,7 +35,8 @@ func (f *SelectFlags) Declare(s *option.Set) {
 		Input: &option.Input{Doc: "all, or affected: run only the golden cases the tool surface change can affect (plus a sample) and carry the baseline's verdict for the rest. Empty: affected on pull_request when a baseline exists, all otherwise (the nightly run)."}},
 		option.Enum(&f.Select, report.SelectAll, report.SelectAll, report.SelectAffected))
 	s.Add(option.Def{Name: "sample", Help: "with --select affected, how many unaffected cases run anyway, drawn per expected tool and seeded by the commit: a `number` from 0 to 100000",
-		Doc: "with `--select affected`: unaffected cases that run anyway, stratified by expected tool and seeded by the commit (`GITHUB_SHA`), so a re-run draws the same", Layers: option.Model},
+		Doc: "with `--select affected`: unaffected cases that run anyway, stratified by expected tool and seeded by the commit (`GITHUB_SHA`), so a re-run draws the same", Layers: option.Model,
+		Input: &option.Input{Doc: "With select affected: how many unaffected golden cases run anyway, spread over the tools and seeded by the commit (default 4)."}},
 		option.Int(&f.Sample, DefaultSample, 0, 100000))
 	s.Add(option.Def{Name: "rerun-failed", Help: "`report` (report.json): run only its cases that failed, errored or did not finish, and carry its verdict for the rest",
 		Doc: "run only the cases that failed, errored or did not finish in that report.json, and merge: the other cases carry its verdict (marked `carried`)", Layers: option.Model},
