@@ -252,3 +252,103 @@ func (c commentBuilder) selectionLine() []string {
 	}
 	return nil
 }
+
+// caseRows are the case ids the summary's matrix lists, and how many it
+// leaves out: every case up to mdCaseRowsMax; past it, the cases that did
+// not pass on every model first (in order), then passing ones while room
+// is left.
+func (m *mdWriter) caseRows(mx caseMatrix) (ids []string, hidden int) {
+	if len(mx.ids) <= mdCaseRowsMax {
+		return mx.ids, 0
+	}
+	var bad, good []string
+	for _, id := range mx.ids {
+		ok := true
+		for _, mo := range mx.models {
+			if c, ran := mx.cell(id, mo); ran && m.j.kase(c) != outPass {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			good = append(good, id)
+		} else {
+			bad = append(bad, id)
+		}
+	}
+	ids = bad
+	if len(ids) > mdCaseRowsMax {
+		ids = ids[:mdCaseRowsMax]
+	} else {
+		ids = append(ids, good[:min(len(good), mdCaseRowsMax-len(ids))]...)
+	}
+	return ids, len(mx.ids) - len(ids)
+}
+
+// hiddenText says what the cases left out of the matrix are.
+func (m *mdWriter) hiddenText(mx caseMatrix, shown []string) string {
+	listed := make(map[string]bool, len(shown))
+	for _, id := range shown {
+		listed[id] = true
+	}
+	passing, other := 0, 0
+	for _, id := range mx.ids {
+		if listed[id] {
+			continue
+		}
+		ok := true
+		for _, mo := range mx.models {
+			if c, ran := mx.cell(id, mo); ran && m.j.kase(c) != outPass {
+				ok = false
+			}
+		}
+		if ok {
+			passing++
+		} else {
+			other++
+		}
+	}
+	if other == 0 {
+		return fmt.Sprintf("%d passed on every model", passing)
+	}
+	return fmt.Sprintf("%d passed on every model, %d did not", passing, other)
+}
+
+// modelTally is a table of the case outcomes per model, the summary of a
+// matrix too big to list.
+func (m *mdWriter) modelTally(r *Report, models []string) {
+	type count struct{ cases, passed, failed, flaky, errored, skipped, carried int }
+	by := map[string]*count{}
+	for _, mo := range models {
+		by[mo] = &count{}
+	}
+	for _, c := range r.Cases {
+		n := by[c.Model]
+		if n == nil {
+			continue
+		}
+		n.cases++
+		switch m.j.kase(c) {
+		case outPass:
+			n.passed++
+		case outSkip:
+			n.skipped++
+		case outError:
+			n.errored++
+		default:
+			n.failed++
+		}
+		if c.Flaky {
+			n.flaky++
+		}
+		if c.Carried != nil {
+			n.carried++
+		}
+	}
+	m.tableHead("model", "cases", "passed", "failed", "flaky", "errored", "skipped", "carried")
+	for _, mo := range models {
+		n := by[mo]
+		m.row(codeSpan(mo), fmt.Sprint(n.cases), fmt.Sprint(n.passed), fmt.Sprint(n.failed), fmt.Sprint(n.flaky), fmt.Sprint(n.errored), fmt.Sprint(n.skipped), fmt.Sprint(n.carried))
+	}
+	m.p("")
+}
