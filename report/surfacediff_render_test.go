@@ -50,3 +50,38 @@ func TestSurfaceDiffRendered(t *testing.T) {
 		t.Errorf("comment:\n%s", body)
 	}
 }
+
+// TestMarkdownSummarisesBigMatrix: past 300 cases, summary.md shows a
+// tally per model and the cases that did not pass first, says how many it
+// left out, and leaves the per-case scores to report.json; every table it
+// starts is whole.
+func TestMarkdownSummarisesBigMatrix(t *testing.T) {
+	r := &Report{SchemaVersion: SchemaVersion, Server: Server{Transport: "http", Era: "modern"}}
+	for i := range 400 {
+		for _, m := range []string{"openai:a", "openai:b"} {
+			c := Case{ID: fmt.Sprintf("case-%03d", i), Model: m, Kind: "soft", Runs: 2, Passed: 2, PassRate: 1, Floor: 0.8, Status: StatusPass}
+			if i%100 == 99 && m == "openai:b" {
+				c.Passed, c.PassRate, c.Status, c.Failures = 0, 0, StatusFail, []string{"run 1: wrong tool"}
+			}
+			r.Cases = append(r.Cases, c)
+		}
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	for _, want := range []string{"| `openai:b` | 400 | 396 | 4 | 0 | 0 | 0 | 0 |", "100 more cases are not listed (100 passed on every model); report.json lists every case.",
+		"| `case-099` |", "| `case-399` |", "Per-case scores of the 800 (case, model) pairs are in report.json"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	// The four failing cases come first, then passing ones in order.
+	if i, j := strings.Index(s, "| `case-399` |"), strings.Index(s, "| `case-000` |"); i < 0 || j < i {
+		t.Errorf("failing cases are not listed first")
+	}
+	if strings.Contains(s, "| `case-350` |") {
+		t.Errorf("more than 300 cases listed")
+	}
+}
