@@ -130,7 +130,7 @@ func TestSelectAffectedRewordedTool(t *testing.T) {
 	}
 	g.plant.Store(&plant)
 
-	code, stdout, all, allCalls := g.run("all", pr, "--baseline", baseline)
+	code, _, all, allCalls := g.run("all", pr, "--baseline", baseline)
 	if code != 1 || all.Gate == nil || len(all.Gate.Regressions) != 1 {
 		t.Fatalf("--select all: exit %d, gate %+v", code, all.Gate)
 	}
