@@ -58,6 +58,11 @@ func Merge(names []string, rs []*Report) (*Report, error) {
 			merged.Cases = append(merged.Cases, c)
 		}
 		merged.Confusion = append(merged.Confusion, r.Confusion...)
+		// Every shard compared the same surface with the same baseline.
+		if merged.SurfaceDiff == nil {
+			merged.SurfaceDiff = r.SurfaceDiff
+		}
+		merged.Selection = mergeSelection(merged.Selection, r.Selection)
 		if r.Judge != nil {
 			merged.Judge = r.Judge
 		}

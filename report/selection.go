@@ -56,3 +56,20 @@ func carriedText(c *CarriedFrom) string {
 	}
 	return "the baseline"
 }
+
+// mergeSelection joins the selections of two shards of one run: the
+// counts add up and the cases that ran are listed once each.
+func mergeSelection(a, b *Selection) *Selection {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		c := *b
+		c.Cases = append([]SelectedCase{}, b.Cases...)
+		return &c
+	}
+	a.Ran += b.Ran
+	a.Carried += b.Carried
+	a.Cases = append(a.Cases, b.Cases...)
+	return a
+}
