@@ -68,6 +68,10 @@ type SelectOptions struct {
 	// Sample and Seed draw the sample of the unaffected rest.
 	Sample int
 	Seed   string
+	// JudgeChanged, when set, says how the judge differs from the one
+	// that graded From: every case the judge grades (a rubric, a semantic
+	// argument) runs again, for that reason.
+	JudgeChanged string
 }
 
 // Select picks the cases of cases to run and carries the rest from
@@ -91,6 +95,9 @@ func Select(cases []*tasks.Case, o SelectOptions) Selection {
 	var rest []*tasks.Case
 	for _, c := range cases {
 		why := mustRun(c, o, from)
+		if why == "" && o.JudgeChanged != "" && judged(c) {
+			why = o.JudgeChanged
+		}
 		if why == "" {
 			switch o.Mode {
 			case report.SelectAffected:
@@ -189,6 +196,29 @@ func failedIn(c *tasks.Case, models []string, from map[string]report.Case) strin
 		}
 	}
 	return ""
+}
+
+// judged says the judge grades the case: a rubric, or a semantic
+// argument in it or its turns.
+func judged(c *tasks.Case) bool {
+	if c.Rubric != "" {
+		return true
+	}
+	checks := slices.Clone(c.Args)
+	for _, s := range c.Sequence {
+		checks = append(checks, s.Args...)
+	}
+	for _, a := range checks {
+		if a.Mode == tasks.MatchSemantic {
+			return true
+		}
+	}
+	for _, t := range c.Turns {
+		if judged(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Tools are the tools a case names: expected, accepted, forbidden, the

@@ -120,3 +120,14 @@ func TestSelectRerunFailed(t *testing.T) {
 		t.Errorf("rerun: %s; carried %d", got, len(sel.Carried))
 	}
 }
+
+// TestSelectJudgeChanged: when the judge changed since the report, the
+// cases it grades run again, and only those.
+func TestSelectJudgeChanged(t *testing.T) {
+	cases := selectSuite(t, "  - id: graded\n    prompt: summarise\n    expect_tool: get_forecast\n    rubric: The answer names the city.\n")
+	base := from(cases)
+	sel := Select(cases, SelectOptions{Mode: report.SelectAffected, From: base, FromName: "b", Models: []string{"openai:m"}, JudgeChanged: "judge changed"})
+	if got := whys(sel); got != "graded: judge changed" {
+		t.Errorf("selection: %s", got)
+	}
+}

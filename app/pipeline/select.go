@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
@@ -69,7 +70,7 @@ func (p *RunPlan) selectCases(desc *describe.Server) {
 	if p.from == nil || p.models == nil || !p.models.Behavior {
 		return
 	}
-	o := golden.SelectOptions{From: p.from, FromName: p.fromName, Models: p.models.Models}
+	o := golden.SelectOptions{From: p.from, FromName: p.fromName, Models: p.models.Models, JudgeChanged: p.judgeChanged()}
 	if p.cfg.RerunFailed != "" {
 		o.Mode = report.SelectRerunFailed
 	} else {
@@ -90,6 +91,22 @@ func (p *RunPlan) selectCases(desc *describe.Server) {
 	sel := golden.Select(p.models.Cases, o)
 	p.models.Restrict(sel.Run)
 	p.selection = &sel
+}
+
+// judgeChanged says how the judge differs from the one that graded the
+// carried report ("" when it does not, or the report names none).
+func (p *RunPlan) judgeChanged() string {
+	j := p.from.Judge
+	if j == nil {
+		return ""
+	}
+	switch {
+	case !strings.EqualFold(j.Model, p.models.JudgeSpec()):
+		return fmt.Sprintf("graded by the judge, which changed since %s (%s, now %s)", p.fromName, cmp.Or(j.Model, "none"), cmp.Or(p.models.JudgeSpec(), "none"))
+	case j.PromptSHA256 != "" && j.PromptSHA256 != p.models.JudgePrompt().SHA256:
+		return "graded by the judge, whose prompt changed since " + p.fromName
+	}
+	return ""
 }
 
 // mergeSelection adds the carried cases to the report, records the
