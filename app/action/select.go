@@ -1,6 +1,7 @@
 package action
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
@@ -13,7 +14,7 @@ import (
 // PR then pays for the cases its change can affect, and the nightly run
 // (schedule, push) keeps --select all.
 func (a *action) defaultSelect(cfg *config.Config) {
-	if cfg.Given("select") || cfg.Baseline == "" || a.ev.PullRequest == nil || cfg.RerunFailed != "" {
+	if cfg.Given("select") || cfg.Baseline == "" || a.ev.PullRequest == nil || cfg.RerunFailed != "" || !slices.Contains(a.sel.Layers, report.LayerBehavior) {
 		return
 	}
 	cfg.Select = report.SelectAffected

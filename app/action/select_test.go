@@ -15,17 +15,20 @@ import (
 func TestDefaultSelect(t *testing.T) {
 	pr := github.Event{Name: "pull_request", PullRequest: &github.PullRequest{Number: 3}}
 	push := github.Event{Name: "push"}
+	behavior := []string{report.LayerConformance, report.LayerBehavior}
 	tests := []struct {
 		name     string
 		ev       github.Event
 		baseline string
 		flags    []string
+		layers   []string
 		want     string
 	}{
-		{"pull request with baseline", pr, "base.json", nil, report.SelectAffected},
-		{"pull request without baseline", pr, "", nil, report.SelectAll},
-		{"pull request, select all given", pr, "base.json", []string{"--select=all"}, report.SelectAll},
-		{"push", push, "base.json", nil, report.SelectAll},
+		{"pull request with baseline", pr, "base.json", nil, behavior, report.SelectAffected},
+		{"pull request without baseline", pr, "", nil, behavior, report.SelectAll},
+		{"pull request, select all given", pr, "base.json", []string{"--select=all"}, behavior, report.SelectAll},
+		{"pull request, conformance only", pr, "base.json", nil, []string{report.LayerConformance}, report.SelectAll},
+		{"push", push, "base.json", nil, behavior, report.SelectAll},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,7 +37,7 @@ func TestDefaultSelect(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Baseline = tt.baseline
-			a := &action{ev: tt.ev}
+			a := &action{ev: tt.ev, sel: github.Selection{Layers: tt.layers}}
 			a.defaultSelect(cfg)
 			if cfg.Select != tt.want {
 				t.Errorf("select %s, want %s", cfg.Select, tt.want)
