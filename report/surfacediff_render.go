@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -92,7 +93,7 @@ func (t *textWriter) surfaceDiff(r *Report) {
 	if d == nil || len(d.Changes) == 0 {
 		return
 	}
-	t.line("")
+	t.blank()
 	t.line(t.paint(ansiBold, "tool surface"))
 	t.line("  " + diffHeadline(d))
 	cs := byImportance(d.Changes)
@@ -121,7 +122,7 @@ func (t *textWriter) selection(r *Report) {
 	if s == nil {
 		return
 	}
-	t.line("")
+	t.blank()
 	t.line(t.paint(ansiBold, "selection"))
 	t.line("  " + selectionHeadline(s))
 	for i, c := range s.Cases {
@@ -351,4 +352,11 @@ func (m *mdWriter) modelTally(r *Report, models []string) {
 		m.row(codeSpan(mo), fmt.Sprint(n.cases), fmt.Sprint(n.passed), fmt.Sprint(n.failed), fmt.Sprint(n.flaky), fmt.Sprint(n.errored), fmt.Sprint(n.skipped), fmt.Sprint(n.carried))
 	}
 	m.p("")
+}
+
+// blank writes an empty line unless the output already ends with one.
+func (t *textWriter) blank() {
+	if !bytes.HasSuffix(t.buf.Bytes(), []byte("\n\n")) {
+		t.line("")
+	}
 }
