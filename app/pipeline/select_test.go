@@ -10,8 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -163,6 +166,23 @@ func TestSelectAffectedRewordedTool(t *testing.T) {
 	for _, k := range []string{"behavior.passRate", "behavior.selectionAccuracy"} {
 		if aff.Scores[k] != all.Scores[k] {
 			t.Errorf("%s: affected %v, all %v", k, aff.Scores[k], all.Scores[k])
+		}
+	}
+	// Both reports, with their definitions, carried cases, selection and
+	// diff, are valid report.json.
+	sch := spectest.CompileDoc(t, "../../docs/report.schema.json", "")
+	for _, name := range []string{"base", "affected"} {
+		f, err := os.Open(filepath.Join(g.dir, name, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s report.json does not validate: %v", name, err)
 		}
 	}
 	d := aff.SurfaceDiff
