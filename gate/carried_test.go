@@ -34,6 +34,17 @@ func TestCarriedCasesAreNotDecidedAgain(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 
+	// The statistical gate leaves a carried case out of its family and
+	// keeps the decision it was carried with.
+	soft := failing
+	soft.Kind, soft.Floor, soft.RunOutcomes = "soft", 0.8, []string{"fail", "fail"}
+	soft.Carried = from
+	stat := &report.Report{Cases: []report.Case{soft, ran}, Layers: []string{report.LayerBehavior}}
+	ds := Evaluate(stat, base, Policy{Method: MethodStatistical, Alpha: 0.05})
+	if ds.Statistics == nil || ds.Statistics.Cases != 0 || len(ds.StillFailing) != 0 || len(ds.Regressions) != 1 {
+		t.Errorf("statistical: %+v, still failing %v, regressions %v", ds.Statistics, ds.StillFailing, ds.Regressions)
+	}
+
 	// Without the carried mark the same failing case is still failing.
 	cur.Cases[0].Carried = nil
 	d = Evaluate(cur, base, Policy{})

@@ -283,6 +283,8 @@ func (e *evaluator) scoreLetPass(gs *report.GateScore) string {
 	switch {
 	case gatedByItems(gs.Key):
 		return "The hard checks behind it are gated one by one, so the score itself does not fail the gate."
+	case e.statistical() && strings.HasPrefix(gs.Key, report.LayerBehavior+"."):
+		return "Under the statistical gate a Layer 1 score moving by chance does not fail the run: its cases are judged one by one and pooled by the suite test."
 	case e.p.RequireSignificance && !gs.BelowFloor && !gs.Significant:
 		// A floor breach is not a sampling question: the floor already
 		// allows --max-drop below the best level reached.
