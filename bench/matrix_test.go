@@ -96,7 +96,7 @@ func matrixRun(t *testing.T, bin string, n, shards int) {
 		t.Fatalf("merged %d cases, want %d", len(r.Cases), n*len(matrixModels))
 	}
 	gcpu := selfCPU(t)
-	gate.Evaluate(r, base, gate.Policy{}).Apply(r)
+	gate.Evaluate(r, base, gate.Policy{Method: gate.MethodStatistical}).Apply(r)
 	gateCPU := selfCPU(t) - gcpu
 
 	rcpu := selfCPU(t)
