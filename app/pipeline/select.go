@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/engine/surfacediff"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -82,10 +83,15 @@ func (p *RunPlan) selectCases(desc *describe.Server) {
 		for _, t := range p.surfaceDiff.ChangedTools() {
 			o.Changed[t] = true
 		}
+		// Near on either side: a tool that was near a changed one in the
+		// baseline (its old wording) is affected as much as one near its
+		// new wording.
 		o.Near = map[string][]string{}
-		for _, pair := range conformance.NearDuplicates(desc.Tools) {
-			o.Near[pair.A] = append(o.Near[pair.A], pair.B)
-			o.Near[pair.B] = append(o.Near[pair.B], pair.A)
+		for _, tools := range [][]mcp.Tool{desc.Tools, recordedTools(p.base.Surface)} {
+			for _, pair := range conformance.NearDuplicates(tools) {
+				o.Near[pair.A] = append(o.Near[pair.A], pair.B)
+				o.Near[pair.B] = append(o.Near[pair.B], pair.A)
+			}
 		}
 	}
 	sel := golden.Select(p.models.Cases, o)
@@ -107,6 +113,17 @@ func (p *RunPlan) judgeChanged() string {
 		return "graded by the judge, whose prompt changed since " + p.fromName
 	}
 	return ""
+}
+
+// recordedTools are the tools a report recorded with their descriptions.
+func recordedTools(s report.Surface) []mcp.Tool {
+	var out []mcp.Tool
+	for _, it := range s.Tools {
+		if it.Defined {
+			out = append(out, mcp.Tool{Name: it.Name, Title: it.Title, Description: it.Description})
+		}
+	}
+	return out
 }
 
 // mergeSelection adds the carried cases to the report, records the

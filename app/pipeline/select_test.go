@@ -274,3 +274,30 @@ func TestSelectNeedsBaseline(t *testing.T) {
 		t.Errorf("both: exit %d, %s", code, stderr)
 	}
 }
+
+// TestSelectAffectedNearTool: the fixture's get_town_forecast is a
+// near-duplicate of get_forecast (the lint's pair); rewording
+// get_forecast (its punctuation) runs the cases of both tools and carries
+// the lookup_region case.
+func TestSelectAffectedNearTool(t *testing.T) {
+	g := newSelectRig(t)
+	g.tools = []string{"get_forecast", "get_town_forecast", "lookup_region"}
+	var b strings.Builder
+	b.WriteString("version: 1\ncases:\n")
+	for _, name := range g.tools {
+		fmt.Fprintf(&b, "  - id: %s-case\n    prompt: \"Please run %s now.\"\n    expect_tool: %s\n", name, name, name)
+	}
+	if err := os.WriteFile(g.tasks, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := mcptest.Options{Defects: map[string]bool{"lint/near-duplicate-descriptions": true}}
+	if code, stdout, _, _ := g.run("base", opts); code != 0 {
+		t.Fatalf("baseline: exit %d\n%s", code, stdout)
+	}
+	opts.Describe = map[string]string{"get_forecast": "Get tomorrow's weather forecast for a city — temperature in Celsius and a one-word sky condition."}
+	_, stdout, r, _ := g.run("pr", opts, "--baseline", filepath.Join(g.dir, "base", "report.json"), "--select", "affected", "--sample", "0")
+	s := r.Selection
+	if s == nil || s.Ran != 2 || s.Carried != 1 || len(s.Cases) != 2 || s.Cases[1].Why != "uses get_town_forecast, near changed tool get_forecast" {
+		t.Fatalf("selection %+v\n%s", s, stdout)
+	}
+}
