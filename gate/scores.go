@@ -116,6 +116,16 @@ func (e *evaluator) score(k string, sides scoreSides, t *scoreTally) report.Gate
 	case inBase && !inCur:
 		t.noCur = append(t.noCur, k)
 	}
+	if e.statistical() && strings.HasPrefix(k, report.LayerBehavior+".") {
+		// Judged by the statistical gate's tests, case by case and over
+		// the suite: the score moving by chance is neither a drop nor
+		// drift, only a delta to show.
+		if inCur && inBase {
+			gs.Delta = round9(cv - bv)
+			e.d.Deltas[k] = gs.Delta
+		}
+		return gs
+	}
 	var problems []string
 	if inCur && inBase {
 		problems = append(problems, e.scoreDrop(&gs, cv, bv)...)
@@ -283,8 +293,6 @@ func (e *evaluator) scoreLetPass(gs *report.GateScore) string {
 	switch {
 	case gatedByItems(gs.Key):
 		return "The hard checks behind it are gated one by one, so the score itself does not fail the gate."
-	case e.statistical() && strings.HasPrefix(gs.Key, report.LayerBehavior+"."):
-		return "Under the statistical gate a Layer 1 score moving by chance does not fail the run: its cases are judged one by one and pooled by the suite test."
 	case e.p.RequireSignificance && !gs.BelowFloor && !gs.Significant:
 		// A floor breach is not a sampling question: the floor already
 		// allows --max-drop below the best level reached.

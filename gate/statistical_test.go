@@ -287,7 +287,7 @@ func TestSuiteNullRates(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	mixed := []float64{0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99, 1, 1, 0.55}
-	const trials = 1500
+	const trials = 1000
 	p := statPolicy()
 	p.Drift = DriftFail
 	for name, rs := range map[string][]float64{"mixed": mixed, "all 95": rates(12, 0.95), "all 80": rates(12, 0.8)} {

@@ -51,7 +51,8 @@ func (f *RunFlags) Declare(s *option.Set) {
 		option.Budget(&f.ModelBudget, &f.ModelBudgetUSD, 24*time.Hour, 1e6))
 	s.Add(option.Def{Name: "max-runs", Help: "most runs of one soft case under the statistical gate: an undecided case runs again, look by look, up to this `number` (1 to 1000)",
 		Doc:    "most runs of one soft case under `--gate statistical`: a case its first `--runs` leave undecided against its floor runs again (5, 8, 12, 18, 27, 41, 60…) until a look decides it; 60 lets a case that fell from 95 % to 50 % be caught with about 88 % power among a dozen cases at alpha 0.05, while a healthy case rarely runs more than its first five",
-		Layers: option.Model},
+		Layers: option.Model,
+		Input:  &option.Input{Doc: "Most runs of one soft case under the statistical gate: a case its first runs leave undecided runs again, look by look, up to this number (default 60)."}},
 		option.Int(&f.MaxRuns, DefaultMaxRuns, 1, 1000))
 	s.Add(option.Def{Name: "model-max-tokens", Help: "token limit of each model answer: a `number` up to 1048576 (0: the provider's default; Anthropic, which requires one, gets 1024)",
 		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
@@ -258,6 +259,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 
+	stopped := ""
 	for first := true; ; first = false {
 		var jobs []runs.Job
 		var owners []*caseRuns
@@ -279,11 +281,14 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			break
 		}
 		results := mr.Run(ctx, jobs)
+		spent := mr.o.Sequential != nil && mr.budgetSpent()
 		for i, r := range results {
 			cr := owners[i]
-			if ctx.Err() != nil && (r.Transcript == nil || r.Transcript.Failure() != "") {
-				// Interrupted or out of budget: a run cut short says
-				// nothing about the server and is left out.
+			if (ctx.Err() != nil || spent) && (r.Transcript == nil || r.Transcript.Failure() != "") {
+				// Interrupted, or (under the statistical gate) out of
+				// budget: a run cut short says nothing about the server
+				// and is left out; the case is then decided on the runs
+				// that finished, or left incomplete.
 				continue
 			}
 			rs := ScoreRun(ctx, cr.c, r.Transcript, opts)
@@ -291,7 +296,10 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			cr.trs = append(cr.trs, r.Transcript)
 			cr.scores = append(cr.scores, rs)
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || spent {
+			if spent && ctx.Err() == nil {
+				stopped = fmt.Sprintf("the model budget (--model-budget %s) was spent", mr.o.ModelBudget)
+			}
 			break
 		}
 		for _, cr := range all {
@@ -299,7 +307,6 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		}
 	}
 
-	stopped := ""
 	if ctx.Err() != nil {
 		stopped = context.Cause(ctx).Error()
 	}
@@ -320,6 +327,11 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	}
 	mr.FlushCache() // the judge's answers
 	return Summarize(scored)
+}
+
+// budgetSpent says whether --model-budget's wall time has run out.
+func (mr *ModelRun) budgetSpent() bool {
+	return !mr.deadline.IsZero() && !time.Now().Before(mr.deadline)
 }
 
 // undecided says whether the case's runs so far leave its floor test

@@ -96,3 +96,66 @@ cases:
 		t.Errorf("--gate fixed recorded statistics: %+v %+v", r.Cases[0], r.Gate.Statistics)
 	}
 }
+
+// TestStatisticalGateBudget: a case its first runs leave undecided (3 of
+// 5) whose further runs the model budget cuts short is incomplete: not a
+// pass, not a regression; the run exits 1 with that reason and records
+// the case's decision as incomplete, naming the budget.
+func TestStatisticalGateBudget(t *testing.T) {
+	t.Parallel()
+	const golden = `version: 1
+cases:
+  - id: forecast-paris
+    prompt: What is the forecast for Paris?
+    expect_tool: get_forecast
+`
+	var conversations atomic.Int64
+	flaky := flakyOpenAI(t, &conversations)
+	defer flaky.Close()
+	var calls atomic.Int64
+	stop := make(chan struct{})
+	client := &http.Client{Transport: &http.Transport{}}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The first look's eight calls (three runs that call the tool,
+		// two that answer in text) go through; every later call hangs
+		// until the budget cuts it.
+		if r.Method == http.MethodPost && calls.Add(1) > 8 {
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
+			return
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, flaky.URL+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := client.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer slow.Close()
+	defer close(stop)
+	m := newModelRig(t, golden)
+	m.use(golden, slow.URL)
+	code, stdout, stderr, path := m.run("budget", "--layers", "behavior", "--runs", "5", "--model-concurrency", "1",
+		"--gate", "statistical", "--judge-model", "none", "--model-budget", "3s", "--model-timeout", "30s")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	r := apptest.LoadReport(t, path)
+	c := r.Cases[0]
+	if d := c.Decision; d == nil || d.Verdict != report.VerdictIncomplete || !strings.Contains(d.Stopped, "--model-budget 3s") || c.Runs != 5 {
+		t.Fatalf("case %+v decision %+v", c, c.Decision)
+	}
+	if st := r.Gate.Statistics; st == nil || len(st.Incomplete) != 1 || len(r.Gate.Regressions)+len(r.Gate.New) != 0 {
+		t.Fatalf("gate %+v", r.Gate)
+	}
+	if !strings.Contains(stdout, "left undecided when the run stopped") {
+		t.Errorf("the terminal does not say the run is incomplete:\n%s", stdout)
+	}
+}

@@ -134,7 +134,7 @@ func TestFloorDesignSimulated(t *testing.T) {
 	t.Parallel()
 	d := NewFloorDesign(0.8, Looks(5, 60), 0.05/12)
 	rng := rand.New(rand.NewPCG(1, 2))
-	const trials = 40000
+	const trials = 20000
 	for _, p := range []float64{0.5, 0.8, 0.95} {
 		wantR, wantN := d.Operating(p)
 		if p == 0.8 && wantR > d.Level {
@@ -180,7 +180,7 @@ func TestFloorDesignMonotone(t *testing.T) {
 			for _, level := range []float64{0.05, 0.004, 0.0005} {
 				d := NewFloorDesign(floor, looks, level)
 				prev := 1.0
-				for p := floor; p <= 1.0001; p += 0.01 {
+				for p := floor; p <= 1.0001; p += 0.02 {
 					r, _ := d.Operating(min(p, 1))
 					if r > level+1e-12 || r > prev+1e-12 {
 						t.Fatalf("floor %v looks %v level %v: rejection %v at p=%v (previous %v)", floor, looks, level, r, p, prev)
