@@ -444,10 +444,11 @@ func (e *evaluator) cases() {
 			base[c.Key()] = c
 		}
 	}
-	cur := slices.Clone(e.cur.Cases)
+	all := e.cur.Cases
 	if e.stat != nil {
-		cur = slices.Clone(e.stat.cases)
+		all = e.stat.cases
 	}
+	cur := e.decided(all)
 	slices.SortStableFunc(cur, func(a, b report.Case) int {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
@@ -655,6 +656,8 @@ func (e *evaluator) waivers() {
 			e.note("The waiver at %s names %s, which is now %s: rename the entry (the old id is accepted until the next minor release).", w.where(), w.ID, id)
 		}
 		switch {
+		case !s.used[i] && e.carries(id):
+			e.note("The waiver for %s at %s was not checked: its case carried an earlier run's verdict (selection) and was not decided again.", w.ID, w.where())
 		case s.used[i]:
 			if exp && !s.explained[w] {
 				e.note("The waiver for %s at %s expired on %s; another waiver covers the failure, so remove this entry.", w.ID, w.where(), w.Expires.Format(time.DateOnly))

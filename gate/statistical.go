@@ -86,7 +86,9 @@ func (e *evaluator) prepareStats() {
 // isSequential says the statistical gate decides the case: a Layer 1 case
 // that ran (Layer 2's variants keep the fixed rule).
 func isSequential(c report.Case) bool {
-	return c.Layer() == report.LayerBehavior && c.Status != report.StatusSkip && len(c.RunOutcomes) > 0
+	// A carried case (a selection did not run it) keeps the decision of
+	// the run it came from, outside this run's family (gate/carried.go).
+	return c.Layer() == report.LayerBehavior && c.Status != report.StatusSkip && len(c.RunOutcomes) > 0 && c.Carried == nil
 }
 
 // procedure says in words how alpha was spent.

@@ -30,6 +30,8 @@ func LayerPart(r *report.Report, layer string) *report.Report {
 		Surface:       r.Surface,
 		Strict:        r.Strict,
 		Commit:        r.Commit,
+		RunID:         r.RunID,
+		RunURL:        r.RunURL,
 	}
 	for _, c := range r.Checks {
 		if c.Layer == layer {
@@ -114,6 +116,11 @@ func Compose(parts map[string]*report.Report, layers []string) *report.Report {
 		}
 		if l != report.LayerConformance && src.Server.Fingerprint != "" {
 			out.Server.Fingerprint = src.Server.Fingerprint
+			// The surface goes with its fingerprint: --select affected
+			// compares the tool surface with the one the carried
+			// verdicts were decided on, and names that run.
+			out.Surface = src.Surface
+			out.RunID, out.RunURL = src.RunID, src.RunURL
 		}
 	}
 	return out

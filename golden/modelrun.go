@@ -227,7 +227,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	var skipped []*CaseScore
 	var all []*caseRuns
 	soft := 0
-	for _, c := range mr.plan.Cases {
+	for _, c := range mr.plan.behaviorCases() {
 		for _, spec := range mr.plan.Models {
 			if !c.RunsOn(spec) {
 				continue

@@ -89,10 +89,13 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 		}
 	}
 	sections := []section{c.header()}
+	if l := c.selectionLine(); l != nil {
+		sections = append(sections, section{head: l})
+	}
 	if r.Gate != nil && !r.Gate.Passed {
 		sections = append(sections, c.reasons())
 	}
-	sections = append(sections, c.scores(), c.drift(), c.statistics())
+	sections = append(sections, c.scores(), c.surfaceDiff(), c.drift(), c.statistics())
 	sections = append(sections, c.lists()...)
 	sections = append(sections, c.matrix())
 	_, err := io.WriteString(w, prefix+fitSections(sections, c.footer(), c.cutNote(), max-len(prefix)))

@@ -70,6 +70,18 @@ type Report struct {
 	// last entry being this run: CarryHistory carries it forward from the
 	// baseline, and the summary draws it as a trend chart.
 	History []HistoryEntry `json:"history,omitempty"`
+	// RunID and RunURL name the CI run that wrote the report (GITHUB_RUN_ID
+	// and its page in the Action), so that a verdict carried from it can
+	// say where it was decided.
+	RunID  string `json:"runId,omitempty"`
+	RunURL string `json:"runUrl,omitempty"`
+	// SurfaceDiff is the tool surface compared with the baseline's, change
+	// by change (surfacediff.go); absent without a baseline.
+	SurfaceDiff *SurfaceDiff `json:"surfaceDiff,omitempty"`
+	// Selection says which golden cases ran and which carried the
+	// baseline's verdict (--select affected, --rerun-failed); absent when
+	// every case ran.
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -177,6 +189,13 @@ type Case struct {
 	InputTokens  int64    `json:"inputTokens,omitempty"`
 	OutputTokens int64    `json:"outputTokens,omitempty"`
 	CostUSD      *float64 `json:"costUsd,omitempty"`
+	// DefinitionSHA256 hashes the golden case as written (its prompt and
+	// expectations), so that a selection can tell an edited case from the
+	// baseline's and run it again.
+	DefinitionSHA256 string `json:"definitionSha256,omitempty"`
+	// Carried says the case did not run: its verdict is the one of the run
+	// it names (selection.go). The gate does not decide it again.
+	Carried *CarriedFrom `json:"carried,omitempty"`
 	// Decision is how the statistical gate (--gate statistical, the
 	// default) decided the case; absent under --gate fixed, where the
 	// status is the pass rate against the floor.
@@ -276,12 +295,25 @@ type Surface struct {
 	Resources []SurfaceItem `json:"resourceTemplates,omitempty"`
 }
 
-// SurfaceItem is one tool, prompt or resource template, hashed.
+// SurfaceItem is one tool, prompt or resource template, hashed. A tool
+// also keeps what a semantic diff reads (title, description, schemas,
+// annotations, canonical JSON without _meta), within a budget the
+// surface package sets; past it only the hashes are kept.
 type SurfaceItem struct {
-	Name              string `json:"name"`
-	DescriptionSHA256 string `json:"descriptionSha256"`
-	InputSchemaSHA256 string `json:"inputSchemaSha256,omitempty"`
-	SHA256            string `json:"sha256,omitempty"`
+	Name               string          `json:"name"`
+	DescriptionSHA256  string          `json:"descriptionSha256"`
+	InputSchemaSHA256  string          `json:"inputSchemaSha256,omitempty"`
+	OutputSchemaSHA256 string          `json:"outputSchemaSha256,omitempty"`
+	AnnotationsSHA256  string          `json:"annotationsSha256,omitempty"`
+	SHA256             string          `json:"sha256,omitempty"`
+	Title              string          `json:"title,omitempty"`
+	Description        string          `json:"description,omitempty"`
+	InputSchema        json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema       json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations        json.RawMessage `json:"annotations,omitempty"`
+	// Defined says the item's definition (the fields above the hashes) is
+	// recorded; without it only the hashes can be compared.
+	Defined bool `json:"defined,omitempty"`
 }
 
 // Telemetry holds Layer 3 measurements. Percentiles are nearest-rank over

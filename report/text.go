@@ -107,6 +107,10 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 		}
 		t.skipped(skips)
 	}
+	if !o.Quiet {
+		t.surfaceDiff(r)
+		t.selection(r)
+	}
 	if len(r.Cases) > 0 {
 		t.cases(r)
 	}
@@ -323,6 +327,9 @@ func (t *textWriter) cases(r *Report) {
 		}
 		if c.Errored > 0 {
 			res += fmt.Sprintf("  (%d errored)", c.Errored)
+		}
+		if c.Carried != nil {
+			res += "  carried from " + oneLine(carriedText(c.Carried), textValueMax)
 		}
 		if reason, ok := t.j.waiver(c.Key()); ok && oc == outWarn {
 			res += "  waived (" + oneLine(reason, textValueMax) + ")"

@@ -260,6 +260,7 @@ func (a *action) baselines(ctx context.Context, cfg *config.Config) (bs *github.
 				a.notes = append(a.notes, plainNote("Baseline: "+l))
 			}
 			if base := github.Compose(bs.Parts, layers); base != nil {
+				carriedRun(base, bs)
 				if path, err := writeTemp(a.env.RunnerTemp, "mcp-eval-baseline-*.json", base); err != nil {
 					a.warn(err)
 				} else {
@@ -277,6 +278,7 @@ func (a *action) baselines(ctx context.Context, cfg *config.Config) (bs *github.
 	if cfg.Baseline == "" {
 		a.notes = append(a.notes, markdownNote("No baseline report was found, so only absolute floors and waivers were applied."))
 	}
+	a.defaultSelect(cfg)
 	return bs, baselineURL
 }
 

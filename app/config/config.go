@@ -56,6 +56,8 @@ type Config struct {
 	// the providers' bounds) and the runs' (budget, caps, stubs, cache).
 	golden.PlanFlags
 	golden.RunFlags
+	// SelectFlags: --select, --sample, --rerun-failed.
+	golden.SelectFlags
 	Payloads string
 	Prices   string
 	// Secrets names environment variables whose values are masked in

@@ -41,6 +41,7 @@ func (c *Config) declare() *option.Set {
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)
 	c.RunFlags.Declare(s)
+	c.SelectFlags.Declare(s)
 	c.declareFiles(s)
 	c.declareOutput(s)
 	return s

@@ -34,6 +34,7 @@ type layerResults struct {
 func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Server) (*report.Report, error) {
 	var lr layerResults
 	var err error
+	p.surfaceDiff = p.diff(desc)
 	if desc.ToolsErr == nil {
 		warnUnknownSafeTools(p.cfg, desc.Tools, p.env.Stderr)
 	}
@@ -94,6 +95,7 @@ func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Se
 	}
 	lr.models = mr
 	if p.models.Behavior {
+		p.selectCases(desc)
 		lr.behavior = mr.Behavior(ctx)
 	}
 	if p.models.Resilience {
@@ -135,6 +137,8 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	p.rejudgeWire(lr.conformance)
 	r := buildReport(p.cfg.Strict, p.env.Version, target, desc, lr.conformance, p.layers, p.started)
 	r.Commit = p.env.Getenv("GITHUB_SHA")
+	r.RunID, r.RunURL = runIdentity(p.env.Getenv)
+	r.SurfaceDiff = p.surfaceDiff
 	if p.has(report.LayerResilience) {
 		var baseSurface *report.Surface
 		if p.base != nil {
@@ -145,6 +149,7 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	}
 	if lr.behavior != nil {
 		lr.behavior.Apply(r, lr.models.JudgeInfo(p.prices.Cost))
+		p.mergeSelection(r)
 	}
 	if lr.resilience != nil {
 		lr.resilience.Apply(r)

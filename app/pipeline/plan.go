@@ -48,6 +48,14 @@ type RunPlan struct {
 	// (auth/no-token-passthrough looks for each).
 	presented tokenList
 	started   time.Time
+	// from is the report whose verdicts a selection carries (the
+	// baseline, or --rerun-failed's), fromName how to name it; selection
+	// is what selectCases decided, surfaceDiff the tool surface against
+	// the baseline's (select.go).
+	from        *report.Report
+	fromName    string
+	selection   *golden.Selection
+	surfaceDiff *report.SurfaceDiff
 }
 
 func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }
@@ -74,6 +82,9 @@ func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor
 	var err error
 	p.base, p.waivers, err = gateFiles(cfg.Baseline, cfg.Gate.Waivers)
 	errs = append(errs, err)
+	if err == nil {
+		errs = append(errs, p.selectPlan())
+	}
 	llmObs, err := p.observers(ctx)
 	errs = append(errs, err, p.planModels(llmObs))
 	if err := errors.Join(errs...); err != nil {
