@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
 // Def declares one model provider: everything mcp-eval knows about it,
@@ -15,8 +13,10 @@ import (
 // (llm/providers) lists. The CLI's provider names, the credential
 // variables masked in every output, the price rules and the docs' table
 // of providers all come from these values; the provider's own package
-// holds its wire format (or picks one of this package's: Chat, Messages)
-// and its strict emulation (Emulate).
+// holds its wire format (or picks one of this package's: Chat, Messages).
+// Its strict emulation, for tests, lives in its test-only subpackage
+// (llm/<name>/<name>test), registered in llm/providertest, so that no
+// emulator is compiled into the shipped binary.
 type Def struct {
 	// Name is the prefix of a model spec: "ollama" in ollama:qwen2.5:7b.
 	Name string
@@ -64,10 +64,6 @@ type Def struct {
 	// New makes the provider d from the environment (trimmed; an empty
 	// value is unset) and the settings.
 	New func(d *Def, env Env, s Settings) (Provider, error)
-	// Emulate is a strict scripted stand-in of the provider's server, for
-	// tests: it speaks the same wire format, refuses what the real server
-	// refuses, with its status and message, and serves its model list.
-	Emulate func(llmtest.Options) http.Handler
 }
 
 // Env reads the environment: trimmed, an empty value counting as unset.

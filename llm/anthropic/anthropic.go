@@ -31,7 +31,6 @@ var Def = &llm.Def{
 	CacheWriteRate: 1.25,
 	Notes:          "max_tokens is required (1024 unless --model-max-tokens); structured output is a forced tool call.",
 	New:            open,
-	Emulate:        emulate,
 }
 
 // prices are Anthropic's list prices (USD per 1M tokens: input, cache

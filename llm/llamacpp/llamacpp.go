@@ -38,8 +38,7 @@ var Def = &llm.Def{
 	OneModel:   true,
 	Notes: "One model per server (any name is answered by it); tools need --jinja; " +
 		"parallel_tool_calls: true is sent, since llama-server turns parallel calls off by default.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

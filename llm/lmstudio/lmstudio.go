@@ -36,7 +36,6 @@ var Def = &llm.Def{
 	Local:      true,
 	Notes:      "Content is never null; structured output is json_schema only; ids are digits; a stream has no usage (mcp-eval never streams).",
 	New:        open,
-	Emulate:    emulate,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

@@ -56,8 +56,7 @@ var Def = &llm.Def{
 	Local:      true,
 	Notes: "Native /api/chat: arguments are objects, no finish reason for tool calls, tool_choice " +
 		"ignored, ids only in recent versions (echoed, never parsed); OLLAMA_HOST as the ollama command reads it.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 // open reads OLLAMA_HOST and OLLAMA_API_KEY.

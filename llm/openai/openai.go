@@ -25,8 +25,7 @@ var Def = &llm.Def{
 	Prices:      prices,
 	Notes: "Azure OpenAI hosts (*.azure.com, *.azure.us, *.azure.cn) also get the api-key header; " +
 		"OPENAI_ORG_ID and OPENAI_PROJECT_ID become the OpenAI-Organization and OpenAI-Project headers.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 // prices are OpenAI's standard-tier list prices (USD per 1M tokens:

@@ -41,7 +41,6 @@ var Def = &llm.Def{
 	PriceKey:    priceKey,
 	Notes:       "vendor/model names, :free models cost nothing, others are priced as their vendor's; native_finish_reason; errors inside a 200.",
 	New:         open,
-	Emulate:     emulate,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

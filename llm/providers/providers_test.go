@@ -32,8 +32,8 @@ func TestEveryProviderAgainstItsEmulation(t *testing.T) {
 	for _, def := range All() {
 		t.Run(def.Name, func(t *testing.T) {
 			t.Parallel()
-			if def.Emulate == nil || def.New == nil || def.BaseURLEnv == "" || len(def.Keys) == 0 {
-				t.Fatalf("%s: a provider declares New, Emulate, BaseURLEnv and its key variables", def.Name)
+			if providertest.Emulation(def.Name) == nil || def.New == nil || def.BaseURLEnv == "" || len(def.Keys) == 0 {
+				t.Fatalf("%s: a provider declares New, BaseURLEnv and its key variables, and has an emulation in llm/providertest", def.Name)
 			}
 			const key = "test-key-0123456789abcdef"
 			_, env, _ := providertest.Serve(t, def, llmtest.Options{Models: []string{"model-a", "other-model"}, Key: key, Reply: script})

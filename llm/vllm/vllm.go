@@ -38,8 +38,7 @@ var Def = &llm.Def{
 	Local:      true,
 	Notes: "Tools need the server started with --enable-auto-tool-choice --tool-call-parser (its 400 says so, and so does the probe); " +
 		"finish_reason is judged by the message's tool_calls.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

@@ -1,4 +1,4 @@
-package anthropic
+package anthropictest
 
 import (
 	"net/http"
@@ -6,7 +6,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is Anthropic's Messages API as the tests need it
+// Emulate is Anthropic's Messages API as the tests need it
 // (llmtest.MessagesServer: RejectMessages' rules, x-api-key, 404
 // not_found_error, ids toolu_…, GET /v1/models).
-func emulate(o llmtest.Options) http.Handler { return &llmtest.MessagesServer{Opts: o} }
+func Emulate(o llmtest.Options) http.Handler { return &llmtest.MessagesServer{Opts: o} }
