@@ -153,6 +153,7 @@ func (l *loop) complete(ctx context.Context) (*llm.Response, error) {
 		Tools:       l.tools,
 		MaxTokens:   l.t.MaxTokens,
 		Temperature: l.t.Temperature,
+		Seed:        l.t.Seed,
 	}
 	callStart := time.Now()
 	resp, err := l.m.Complete(ctx, req)

@@ -30,9 +30,11 @@ type RunFlags struct {
 	// ModelBudget is the wall time of all model runs (0: none);
 	// ModelBudgetUSD the dollars a plan may be estimated to cost (0: none),
 	// above which it is refused before any model call.
-	ModelBudget     time.Duration
-	ModelBudgetUSD  float64
-	ModelMaxTokens  int
+	ModelBudget    time.Duration
+	ModelBudgetUSD float64
+	ModelMaxTokens int
+	// ModelSeed is sent as the seed of every agent request (-1: none).
+	ModelSeed       int
 	MaxCallsPerTurn int
 	StubTools       []string
 	NoCache         bool
@@ -50,6 +52,10 @@ func (f *RunFlags) Declare(s *option.Set) {
 		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
 		Default: "provider default", Layers: option.Model},
 		option.Int(&f.ModelMaxTokens, 0, 0, 1<<20))
+	s.Add(option.Def{Name: "model-seed", Help: "`number` sent as the seed of every agent request where the provider takes one (Chat Completions, Ollama); a provider without one (Anthropic) is named in a warning",
+		Doc:     "seed of every agent request where the provider has such a parameter; a provider that would drop it (Anthropic) is named in a one-line warning",
+		Default: "none", Layers: option.Model},
+		option.Int(&f.ModelSeed, -1, -1, 1<<31-1))
 	s.Add(option.Def{Name: "max-calls-per-turn", Help: "tool calls run from one model turn; the excess is answered with an error and reported: a `number` from 1 to 1000",
 		Doc:    "tool calls run from one model turn; the excess is answered with an error, marked `capped` in the transcript and reported",
 		Layers: option.Model},
@@ -116,6 +122,9 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 		mr.judge = judge.New(mr.judgeCalls, p.judgeModel).WithPrompt(p.judgePrompt)
 	}
 	if w := p.selfGradingWarning(); w != "" {
+		fmt.Fprintf(o.Stderr, "mcp-eval: warning: %s\n", w)
+	}
+	for _, w := range droppedParams(p.Models, o.RunFlags) {
 		fmt.Fprintf(o.Stderr, "mcp-eval: warning: %s\n", w)
 	}
 	providers := map[string]agent.Model{}
@@ -362,6 +371,10 @@ func (mr *ModelRun) Run(ctx context.Context, jobs []runs.Job) []runs.Result {
 		jobs[i].Task.MaxCallsPerTurn = mr.o.MaxCallsPerTurn
 		if mr.o.ModelMaxTokens > 0 {
 			jobs[i].Task.MaxTokens = mr.o.ModelMaxTokens
+		}
+		if mr.o.ModelSeed >= 0 {
+			seed := int64(mr.o.ModelSeed)
+			jobs[i].Task.Seed = &seed
 		}
 	}
 	results := mr.runner.Run(ctx, jobs)

@@ -165,6 +165,7 @@ type oaRequest struct {
 	// parallel_tool_calls: see ChatOptions.ParallelToolCalls.
 	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
 	Temperature       *float64          `json:"temperature,omitempty"`
+	Seed              *int64            `json:"seed,omitempty"`
 	ResponseFormat    *oaResponseFormat `json:"response_format,omitempty"`
 }
 
@@ -221,6 +222,7 @@ func encodeChat(req Request, o ChatOptions) ([]byte, error) {
 		Model:       req.Model,
 		Messages:    make([]oaMessage, 0, len(req.Messages)),
 		Temperature: req.Temperature,
+		Seed:        req.Seed,
 	}
 	if o.MaxTokens == "max_tokens" {
 		w.MaxTokens = req.MaxTokens

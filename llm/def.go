@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -58,12 +59,28 @@ type Def struct {
 	// it ("openai:gpt-4.1-mini" for OpenRouter's openai/gpt-4.1-mini), or
 	// says it is free (OpenRouter's :free models).
 	PriceKey func(model string) (key string, free bool)
+	// Accepts are the optional request parameters the provider sends on
+	// its wire. A parameter set on a request but not listed here would be
+	// dropped silently; Unaccepted names it so the caller can say so
+	// (TestAcceptedParamsAreSent holds each list to the wire).
+	Accepts []Param
 	// Notes say in a sentence or two what differs on this provider's
 	// wire, for the docs.
 	Notes string
 	// New makes the provider d from the environment (trimmed; an empty
 	// value is unset) and the settings.
 	New func(d *Def, env Env, s Settings) (Provider, error)
+}
+
+// Unaccepted are the optional parameters req sets that d does not send.
+func (d *Def) Unaccepted(req Request) []Param {
+	var out []Param
+	for _, p := range req.Params() {
+		if !slices.Contains(d.Accepts, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Env reads the environment: trimmed, an empty value counting as unset.

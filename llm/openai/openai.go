@@ -23,6 +23,9 @@ var Def = &llm.Def{
 	Keys:        []string{"OPENAI_API_KEY"},
 	KeyRequired: true,
 	Prices:      prices,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
 	Notes: "Azure OpenAI hosts (*.azure.com, *.azure.us, *.azure.cn) also get the api-key header; " +
 		"OPENAI_ORG_ID and OPENAI_PROJECT_ID become the OpenAI-Organization and OpenAI-Project headers.",
 	New: open,
