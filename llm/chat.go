@@ -46,6 +46,9 @@ type ChatOptions struct {
 	// MissingModel says how to get a model the server does not list
 	// ("ollama pull qwen2.5:7b"), or "".
 	MissingModel func(model string) string
+	// Batch: the server has OpenAI's Batch API beside Chat Completions
+	// ({base}/files and {base}/batches): OpenAI's own.
+	Batch bool
 }
 
 // Chat speaks the Chat Completions API (POST {base}/chat/completions),

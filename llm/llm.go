@@ -179,6 +179,9 @@ type Usage struct {
 	// Unknown: some answer carried no usage at all, so its cost is unknown
 	// (never zero).
 	Unknown bool `json:"unknown,omitempty"`
+	// Batch is the part of this usage billed at the batch rate (BatchRate):
+	// answers of a batch API. nil when none was.
+	Batch *Usage `json:"batch,omitempty"`
 }
 
 // Add adds o to u.
@@ -189,6 +192,15 @@ func (u *Usage) Add(o Usage) {
 	u.CacheWriteTokens += o.CacheWriteTokens
 	u.ReasoningTokens += o.ReasoningTokens
 	u.Unknown = u.Unknown || o.Unknown
+	if o.Batch != nil {
+		// A fresh value: a copied Usage must not share its batch part.
+		var b Usage
+		if u.Batch != nil {
+			b = *u.Batch
+		}
+		b.Add(*o.Batch)
+		u.Batch = &b
+	}
 }
 
 // Response is the model's answer to one Request.

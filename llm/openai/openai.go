@@ -74,7 +74,11 @@ func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {
 		h.Set("OpenAI-Project", v)
 	}
 	c := llm.NewClient(d.Name, llm.Endpoint(base, "/chat/completions"), h, []string{key}, s)
-	return llm.NewChat(c, llm.ChatOptions{Base: llm.SafeURL(base.String()), ModelsURL: llm.Endpoint(base, "/models"), ListRequired: !custom}), nil
+	return llm.NewChat(c, llm.ChatOptions{Base: llm.SafeURL(base.String()), ModelsURL: llm.Endpoint(base, "/models"), ListRequired: !custom,
+		// The Batch API is OpenAI's; Azure's takes other paths and
+		// deployments. A gateway without it refuses the upload, and the
+		// run sends those requests synchronously (golden's batch phase).
+		Batch: !isAzure(base.Hostname())}), nil
 }
 
 // isAzure reports whether host is Azure OpenAI's, in the public cloud
