@@ -39,6 +39,12 @@ type RunFlags struct {
 	StubTools       []string
 	NoCache         bool
 	CacheDir        string
+	// Batch is --batch: "auto" sends first turns and judge calls to the
+	// providers' batch APIs (batch.go), "never" does not.
+	Batch string
+	// BatchWait is how long a batch may run before what it has not
+	// answered goes synchronously.
+	BatchWait time.Duration
 }
 
 // Declare declares the model runs' options (model layers only: mcp-eval
@@ -65,6 +71,14 @@ func (f *RunFlags) Declare(s *option.Set) {
 		option.List(&f.StubTools, true))
 	s.Add(option.Def{Name: "no-cache", Help: "bypass the result cache", Doc: "bypass the model layers' result cache (reads; calls are still recorded)", Layers: option.Model},
 		option.Bool(&f.NoCache, false))
+	s.Add(option.Def{Name: "batch", Help: "`mode`: auto sends the first turn of each one-message case and the judge's calls to the OpenAI Batch API and Anthropic Message Batches at half price (multi-turn stays synchronous), never does not",
+		Doc:     "`auto`: the first turn of every case with one user message, and the judge's calls, go to the OpenAI Batch API and the Anthropic Message Batches API, billed at their batch price (50 %); multi-turn turns and whatever a batch has not answered within `--batch-wait` go synchronously, so scores are those of a synchronous run. For nightly runs",
+		Default: "never", Layers: option.Model},
+		option.Enum(&f.Batch, "never", "auto", "never"))
+	s.Add(option.Def{Name: "batch-wait", Help: "how long a batch may run before the requests it has not answered are sent synchronously (the batch is cancelled): a `duration` from 1m to 24h",
+		Doc:     "how long `--batch auto` waits for a batch; what it has not answered by then is cancelled and sent synchronously",
+		Default: "1h", Layers: option.Model},
+		option.Duration(&f.BatchWait, time.Hour, time.Minute, 24*time.Hour))
 	s.Add(option.Def{Name: "cache-dir", Help: "`directory` of the model layers' result cache", Layers: option.Model},
 		option.String(&f.CacheDir, runs.DefaultCacheDir))
 }
@@ -83,6 +97,8 @@ type RunOptions struct {
 	// Stderr gets progress and warnings; TTY says it is a terminal.
 	Stderr io.Writer
 	TTY    bool
+	// BatchPoll is the wait between a batch's status reads (0: 30 s).
+	BatchPoll time.Duration
 }
 
 // ModelRun is a model plan bound to the server: its tools, a runner and a
@@ -213,6 +229,8 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			}
 		}
 	}
+	mr.prepare(jobs)
+	mr.batchFirstTurns(ctx, jobs)
 	results := mr.Run(ctx, jobs)
 	if ctx.Err() != nil {
 		// Interrupted: only the runs that finished are scored.
@@ -235,6 +253,17 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	for _, r := range results {
 		k := key{r.Job.CaseID, r.Job.Model}
 		grouped[k] = append(grouped[k], r.Transcript)
+	}
+	if mr.o.Batch == "auto" {
+		var cs []*tasks.Case
+		var ms []string
+		var trs [][]*agent.Transcript
+		for _, k := range order {
+			if len(grouped[k]) > 0 {
+				cs, ms, trs = append(cs, byCase[k.id]), append(ms, k.model), append(trs, grouped[k])
+			}
+		}
+		mr.batchJudge(ctx, cs, ms, trs)
 	}
 	scored := skipped
 	for _, k := range order {
@@ -367,16 +396,7 @@ func (mr *ModelRun) Run(ctx context.Context, jobs []runs.Job) []runs.Result {
 			fmt.Errorf("the model budget (--model-budget %s) was spent", mr.o.ModelBudget))
 		defer cancel()
 	}
-	for i := range jobs {
-		jobs[i].Task.MaxCallsPerTurn = mr.o.MaxCallsPerTurn
-		if mr.o.ModelMaxTokens > 0 {
-			jobs[i].Task.MaxTokens = mr.o.ModelMaxTokens
-		}
-		if mr.o.ModelSeed >= 0 {
-			seed := int64(mr.o.ModelSeed)
-			jobs[i].Task.Seed = &seed
-		}
-	}
+	mr.prepare(jobs)
 	results := mr.runner.Run(ctx, jobs)
 	capped, runs := 0, 0
 	for _, r := range results {
@@ -392,6 +412,20 @@ func (mr *ModelRun) Run(ctx context.Context, jobs []runs.Job) []runs.Result {
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 	return results
+}
+
+// prepare sets the run options every job's task takes (idempotent).
+func (mr *ModelRun) prepare(jobs []runs.Job) {
+	for i := range jobs {
+		jobs[i].Task.MaxCallsPerTurn = mr.o.MaxCallsPerTurn
+		if mr.o.ModelMaxTokens > 0 {
+			jobs[i].Task.MaxTokens = mr.o.ModelMaxTokens
+		}
+		if mr.o.ModelSeed >= 0 {
+			seed := int64(mr.o.ModelSeed)
+			jobs[i].Task.Seed = &seed
+		}
+	}
 }
 
 // warnWrites says loudly when a tool that is not read-only was really

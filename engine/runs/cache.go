@@ -69,6 +69,9 @@ type Cache struct {
 	// entry directories already created.
 	schemas sync.Map
 	dirs    sync.Map
+	// prefilled holds the answers batch APIs gave (Prefill), by key, until
+	// the run's call takes them.
+	prefilled prefilledMap
 
 	// Entries are written by background writers, off the runs' critical
 	// path; Flush waits for them.
@@ -316,6 +319,7 @@ type CachedModel struct {
 	run      int
 	hits     atomic.Int64
 	misses   atomic.Int64
+	batched  atomic.Int64
 	mu       sync.Mutex
 	usage    llm.Usage // of the calls the model answered
 	// accept, when set, says which answers are recorded and replayed.
@@ -352,24 +356,38 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 		}
 	}
 	cm.misses.Add(1)
+	if resp, ok := cm.c.takePrefilled(key); ok {
+		// A batch's answer to this very request: the model's answer,
+		// billed at the batch rate, recorded like any live answer.
+		cm.batched.Add(1)
+		out := *resp
+		out.Message.ToolCalls = append([]llm.ToolCall(nil), resp.Message.ToolCalls...)
+		return cm.answered(req, key, &out, 0)
+	}
 	if cm.m == nil {
 		return nil, fmt.Errorf("no provider configured for %s, and the cache has no answer to this request", req.Model)
 	}
 	start := time.Now()
 	resp, err := cm.m.Complete(ctx, req)
-	if err == nil && resp != nil {
-		cm.mu.Lock()
-		cm.usage.Add(resp.Usage)
-		cm.mu.Unlock()
-	}
-	if err != nil || resp == nil || cm.c == nil || cm.accept != nil && !cm.accept(resp) {
+	if err != nil || resp == nil {
 		return resp, err
+	}
+	return cm.answered(req, key, resp, time.Since(start))
+}
+
+// answered counts a model's answer and records it (when accepted).
+func (cm *CachedModel) answered(req llm.Request, key string, resp *llm.Response, latency time.Duration) (*llm.Response, error) {
+	cm.mu.Lock()
+	cm.usage.Add(resp.Usage)
+	cm.mu.Unlock()
+	if cm.c == nil || cm.accept != nil && !cm.accept(resp) {
+		return resp, nil
 	}
 	// The entry is a copy: the caller may change the response it gets.
 	saved := *resp
 	saved.Message.ToolCalls = append([]llm.ToolCall(nil), resp.Message.ToolCalls...)
 	cm.c.record(cacheEntry{Key: key, Endpoint: cm.endpoint, Model: req.Model, Run: cm.run, Response: &saved,
-		LatencyNs: int64(time.Since(start))})
+		LatencyNs: int64(latency)})
 	return resp, nil
 }
 
