@@ -59,6 +59,10 @@ type Def struct {
 	// it ("openai:gpt-4.1-mini" for OpenRouter's openai/gpt-4.1-mini), or
 	// says it is free (OpenRouter's :free models).
 	PriceKey func(model string) (key string, free bool)
+	// Batch: the vendor has a batch API the provider speaks (llm.Batcher)
+	// at BatchRate of its prices: OpenAI's Batch API, Anthropic's Message
+	// Batches. --dry-run prices --batch auto by it.
+	Batch bool
 	// Accepts are the optional request parameters the provider sends on
 	// its wire. A parameter set on a request but not listed here would be
 	// dropped silently; Unaccepted names it so the caller can say so

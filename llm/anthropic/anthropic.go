@@ -31,6 +31,7 @@ var Def = &llm.Def{
 	CacheWriteRate: 1.25,
 	// The Messages API has no seed parameter (its reference lists none), so a
 	// seed would be dropped: Unaccepted names it and the run warns.
+	Batch:   true,
 	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat},
 	Notes:   "max_tokens is required (1024 unless --model-max-tokens); structured output is a forced tool call.",
 	New:     open,

@@ -25,6 +25,7 @@ var Def = &llm.Def{
 	Prices:      prices,
 	// Chat Completions and Ollama's options both take a seed (best effort: the
 	// same seed makes a repeat likely, not certain).
+	Batch:   true,
 	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
 	Notes: "Azure OpenAI hosts (*.azure.com, *.azure.us, *.azure.cn) also get the api-key header; " +
 		"OPENAI_ORG_ID and OPENAI_PROJECT_ID become the OpenAI-Organization and OpenAI-Project headers.",
