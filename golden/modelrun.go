@@ -99,6 +99,9 @@ type RunOptions struct {
 	TTY    bool
 	// BatchPoll is the wait between a batch's status reads (0: 30 s).
 	BatchPoll time.Duration
+	// Cost prices a model spec's usage, for the cost so far in the
+	// progress line; nil shows none.
+	Cost func(model string, u llm.Usage) (float64, bool)
 }
 
 // ModelRun is a model plan bound to the server: its tools, a runner and a
@@ -154,6 +157,7 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 		Cache:       cache,
 		Progress:    o.Stderr,
 		TTY:         o.TTY,
+		Cost:        o.Cost,
 	}
 	return mr, nil
 }
