@@ -13,7 +13,7 @@ import (
 
 // Progress pacing. A terminal line is redrawn at most ten times a second,
 // which looks live without flooding a slow terminal; a CI log gets a line
-// per tenth of the suite and at least one every progress.LogSilence (4 s:
+// per tenth of the suite and at least one every progress.LogSilence (3 s:
 // with the 1 s tick no gap exceeds 5 s), enough to show a long run is
 // alive without burying the log.
 const (

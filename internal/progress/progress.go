@@ -15,11 +15,11 @@ import (
 )
 
 const (
-	// LogSilence is the longest a CI log goes without a line while a run
-	// is in progress: a line is due once this much time has passed since
-	// the last output, and the heartbeat looks every Tick, so no gap
-	// exceeds LogSilence + Tick = 5 s.
-	LogSilence = 4 * time.Second
+	// LogSilence is how long a CI log goes without a line before the
+	// heartbeat writes one: the heartbeat looks every Tick, so no gap
+	// exceeds LogSilence + Tick = 4 s, under the 5 s promised with a
+	// second to spare for a loaded machine.
+	LogSilence = 3 * time.Second
 	// TTYSilence is how long a terminal may show nothing new before the
 	// live line appears.
 	TTYSilence = time.Second
