@@ -64,8 +64,8 @@ func runBatchGoldenOn(t *testing.T, provider, emulation, mode string, quirks map
 	t.Helper()
 	def, _ := providers.Lookup(provider)
 	emu, _ := providers.Lookup(emulation)
-	srv, env, log := providertest.Serve(t, emu, llmtest.Options{Models: []string{"m"}, Reply: batchReply, Quirks: quirks})
-	env = map[string]string{def.BaseURLEnv: srv.URL + strings.TrimPrefix(def.BaseURL, "https://api.openai.com"), def.Keys[0]: "k-0123456789"}
+	srv, _, log := providertest.Serve(t, emu, llmtest.Options{Models: []string{"m"}, Key: "k-0123456789", Reply: batchReply, Quirks: quirks})
+	env := map[string]string{def.BaseURLEnv: srv.URL + strings.TrimPrefix(def.BaseURL, "https://api.openai.com"), def.Keys[0]: "k-0123456789"}
 	if provider == "anthropic" {
 		env[def.BaseURLEnv] = srv.URL
 	}
