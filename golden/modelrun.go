@@ -73,7 +73,8 @@ func (f *RunFlags) Declare(s *option.Set) {
 		option.Bool(&f.NoCache, false))
 	s.Add(option.Def{Name: "batch", Help: "`mode`: auto sends the first turn of each one-message case and the judge's calls to the OpenAI Batch API and Anthropic Message Batches at half price (multi-turn stays synchronous), never does not",
 		Doc:     "`auto`: the first turn of every case with one user message, and the judge's calls, go to the OpenAI Batch API and the Anthropic Message Batches API, billed at their batch price (50 %); multi-turn turns and whatever a batch has not answered within `--batch-wait` go synchronously, so scores are those of a synchronous run. For nightly runs",
-		Default: "never", Layers: option.Model},
+		Default: "never", Layers: option.Model,
+		Input: &option.Input{Doc: "auto: the first turn of each one-message case and the judge's calls go to the OpenAI and Anthropic batch APIs at half price, with the scores of a synchronous run (for nightly runs); never (the default) does not."}},
 		option.Enum(&f.Batch, "never", "auto", "never"))
 	s.Add(option.Def{Name: "batch-wait", Help: "how long a batch may run before the requests it has not answered are sent synchronously (the batch is cancelled): a `duration` from 1m to 24h",
 		Doc:     "how long `--batch auto` waits for a batch; what it has not answered by then is cancelled and sent synchronously",
