@@ -61,19 +61,20 @@ func (r *Runner[E]) Run(ctx context.Context, defs []*Def[E]) [][]Outcome {
 	type job struct{ def, run int }
 	results := make([][]Outcome, len(defs))
 	var jobs, after []job
-	skipped := make([]string, len(defs))
+	// Every run is planned; a skipped check's count as done when its
+	// skip is known (a Skip may read what earlier checks left, so it is
+	// asked in order, as before).
 	planned := 0
-	for i, d := range defs {
-		if skipped[i] = r.skipReason(d); skipped[i] == "" {
-			planned += r.runsOf(d)
-		}
+	for _, d := range defs {
+		planned += r.runsOf(d)
 	}
 	if r.Progress != nil {
 		r.Progress.Planned(planned)
 	}
 	for i, d := range defs {
-		if reason := skipped[i]; reason != "" {
+		if reason := r.skipReason(d); reason != "" {
 			results[i] = []Outcome{Skip(reason)}
+			r.done(r.runsOf(d))
 			continue
 		}
 		n := r.runsOf(d)
