@@ -205,7 +205,15 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 				}
 				var res *Result
 				var srv *mcptest.Server
-				if ch.Group() == "auth" {
+				if ch.ID == "auth/no-token-passthrough" {
+					// The defect forwards to an upstream: the run's
+					// listener.
+					res = evaluateAuthPassthrough(t, defect, nil)
+				} else if ch.ID == "auth/mcp-authorization" {
+					// The finding needs a run without an OAuth client,
+					// reaching the server with a static credential.
+					res = evaluateAuthStatic(t, defect)
+				} else if ch.Group() == "auth" {
 					// A protected fixture, an OAuth client of its
 					// authorization server (short-lived tokens for the
 					// expiry check).
@@ -253,6 +261,8 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 // collateral lists checks that legitimately fail along with a defect's own
 // check because the defect breaks what they rely on too.
 var collateral = map[string][]string{
+	// Its 400 answers every token it cannot read, forged ones included.
+	"auth/malformed-token": {"auth/forged-token-refused"},
 	// Every check starts from server/discover or uses what it declares.
 	"discover/responds": {"caching/server-discover", "discover/capabilities", "discover/supported-versions",
 		"discover/without-client-info", "meta/server-info", "result-type/server-discover"},

@@ -113,10 +113,10 @@ func (mr *ModelRun) batchFirstTurns(ctx context.Context, jobs []runs.Job) {
 	mr.prefill(ctx, "first turns", sortedGroups(groups))
 }
 
-// batchJudge scores the cases once with a judge that only collects its
-// requests, sends them in one batch, and leaves the real scoring to take
-// the answers from the cache.
-func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, models []string, transcripts [][]*agent.Transcript) {
+// batchJudge scores runs (case i's transcript i) once with a judge that
+// only collects its requests, sends them in one batch, and leaves the real
+// scoring to take the answers from the cache.
+func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, transcripts []*agent.Transcript) {
 	if mr.judge == nil {
 		return
 	}
@@ -128,7 +128,7 @@ func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, models 
 	j := judge.New(col, mr.plan.judgeModel).WithPrompt(mr.plan.judgePrompt)
 	opts := ScoreOptions{Judge: j, Similar: j}
 	for i := range cases {
-		ScoreCase(ctx, cases[i], models[i], transcripts[i], opts)
+		ScoreRun(ctx, cases[i], transcripts[i], opts)
 	}
 	provider, _, _ := llm.SplitSpec(mr.plan.judgeSpec)
 	g := &batchGroup{spec: mr.plan.judgeSpec, batcher: b, endpoint: runs.EndpointOf(mr.plan.judgeProvider, provider)}

@@ -95,7 +95,7 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 	if r.Gate != nil && !r.Gate.Passed {
 		sections = append(sections, c.reasons())
 	}
-	sections = append(sections, c.scores(), c.drift())
+	sections = append(sections, c.scores(), c.drift(), c.statistics())
 	sections = append(sections, c.lists()...)
 	sections = append(sections, c.matrix())
 	_, err := io.WriteString(w, prefix+fitSections(sections, c.footer(), c.cutNote(), max-len(prefix)))
@@ -365,6 +365,21 @@ func (c commentBuilder) drift() section {
 		line += " " + escapeMarkdown(cutRunes(g.DriftMessage, commentTextMax))
 	}
 	return section{head: []string{line, ""}}
+}
+
+// statistics states the statistical gate's design and what it could
+// detect, so that a green gate means something and a red one says how
+// sure it is.
+func (c commentBuilder) statistics() section {
+	g := c.r.Gate
+	if g == nil || g.Statistics == nil {
+		return section{}
+	}
+	s := section{head: []string{"**How sure:**", ""}, tail: []string{""}, more: moreItems}
+	for _, l := range statisticsLines(g.Statistics, 5) {
+		s.rows = append(s.rows, "- "+escapeMarkdown(cutRunes(l, commentTextMax)))
+	}
+	return s
 }
 
 // lists names the items the gate classified, or, without a gate, the

@@ -633,6 +633,12 @@ func (m *mdWriter) gate(g *Gate) {
 		m.p("**Model drift:** %s", escapeMarkdown(cutRunes(g.DriftMessage, mdMessageMax)))
 		m.p("")
 	}
+	if lines := statisticsLines(g.Statistics, 10); len(lines) > 0 {
+		for _, l := range lines {
+			m.p("- 📐 %s", escapeMarkdown(cutRunes(l, mdMessageMax)))
+		}
+		m.p("")
+	}
 	items := []struct {
 		title string
 		list  []GateItem

@@ -277,7 +277,15 @@ func (t *textWriter) cases(r *Report) {
 		case outSkip:
 			res = "skipped, not run"
 		case outFail, outWarn, outError:
-			res += " < floor " + percent(c.Floor)
+			if d := decisionShort(c); d != "" {
+				res += "  " + d
+			} else {
+				res += " < floor " + percent(c.Floor)
+			}
+		default:
+			if d := decisionShort(c); d != "" && c.PassRate < c.FloorOrDefault()-1e-9 {
+				res += "  " + d
+			}
 		}
 		if f := flakyText(c); f != "" {
 			res += "  " + f
@@ -457,6 +465,9 @@ func (t *textWriter) gate(g *Gate) {
 	}
 	if g.DriftMessage != "" {
 		t.line("  drift: " + oneLine(g.DriftMessage, textMessageMax))
+	}
+	for _, l := range statisticsLines(g.Statistics, 5) {
+		t.line("  " + oneLine(l, textMessageMax))
 	}
 	for _, it := range g.Waived {
 		t.line("  waived " + oneLine(it.Key(), textValueMax) + ": " + oneLine(it.WaiverReason, textValueMax))

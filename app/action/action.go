@@ -439,6 +439,7 @@ func tokenRedactor(token string) *redact.Redactor {
 	if err != nil {
 		return nil
 	}
+	redact.MaskLogs(r)
 	return r
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/engine/runs"
+	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/progress"
@@ -85,9 +86,13 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 // runs and judge.
 func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Server, lr *layerResults) error {
 	cfg := p.cfg
+	var seq *golden.Sequential
+	if cfg.Gate.Method == gate.MethodStatistical {
+		seq = &golden.Sequential{Alpha: cfg.Gate.Alpha, MaxRuns: cfg.MaxRuns, Baseline: cfg.Baseline != ""}
+	}
 	mr, err := p.models.Bind(s.client, desc.Tools, golden.RunOptions{
 		RunFlags: cfg.RunFlags, Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), ModelConcurrency: cfg.ModelConcurrency,
-		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr), Cost: p.prices.Cost,
+		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr), Sequential: seq, Cost: p.prices.Cost,
 	})
 	if err != nil {
 		return err

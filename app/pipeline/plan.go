@@ -43,8 +43,11 @@ type RunPlan struct {
 	prices   *telemetry.Prices
 	// red masks the run's secrets in what the model layers store (the
 	// cache, transcripts).
-	red     *redact.Redactor
-	started time.Time
+	red *redact.Redactor
+	// presented are the OAuth access tokens the run obtained
+	// (auth/no-token-passthrough looks for each).
+	presented tokenList
+	started   time.Time
 }
 
 func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }

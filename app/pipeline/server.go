@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/passthrough"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
@@ -24,7 +25,9 @@ type session struct {
 	target mcp.Target
 	// auth is the run's OAuth session (--oauth-*), nil without one.
 	auth *oauth.Session
-	undo []func()
+	// passthrough is the --passthrough-listener, nil without one.
+	passthrough *passthrough.Listener
+	undo        []func()
 }
 
 func (s *session) close() {
@@ -49,6 +52,13 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	s.undo = append(s.undo, closeLog)
+	if addr := cfg.AuthChecks.PassthroughListener; addr != "" {
+		// Up before the server starts: its upstream may be called at once.
+		if s.passthrough, err = passthrough.Listen(addr); err != nil {
+			return nil, exitcode.Usagef("--passthrough-listener %s: %v", addr, err)
+		}
+		s.undo = append(s.undo, func() { _ = s.passthrough.Close() })
+	}
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
 		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog, env.Stderr)
