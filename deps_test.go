@@ -149,3 +149,30 @@ func TestImportsRunDownward(t *testing.T) {
 	}
 	t.Logf("%d groups of imports run upward", len(up))
 }
+
+// TestNoEmulatorInBinary: the shipped binary (package main and everything
+// it imports) holds no test support — no provider emulation
+// (llm/<name>/<name>test), no llm/llmtest or llm/providertest, no other
+// module package named …test, and neither testing nor net/http/httptest.
+// The emulations are registered in llm/providertest, which only tests
+// import.
+func TestNoEmulatorInBinary(t *testing.T) {
+	const mod = "github.com/mcp-eval/mcp-eval"
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, mod+"/llm/providers") {
+		t.Fatalf("go list -deps . does not list llm/providers; is this the module root? %d packages", len(deps))
+	}
+	for _, dep := range deps {
+		last := dep[strings.LastIndex(dep, "/")+1:]
+		switch {
+		case dep == "testing", dep == "net/http/httptest":
+			t.Errorf("the binary imports %s", dep)
+		case strings.HasPrefix(dep, mod+"/") && (strings.HasSuffix(last, "test") || strings.Contains(dep, "emulat")):
+			t.Errorf("the binary imports test support %s", dep)
+		}
+	}
+}

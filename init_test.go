@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
 // freshClone is a directory holding what a clone of this repository holds
@@ -200,7 +201,7 @@ func TestInitGoldenThroughEveryLocalEmulation(t *testing.T) {
 				opts.Key = "sk-or-v1-0123456789abcdef0123456789"
 				env[def.Keys[0]] = opts.Key
 			}
-			srv := httptest.NewServer(def.Emulate(opts))
+			srv := httptest.NewServer(providertest.Emulate(t, def, opts))
 			defer srv.Close()
 			_, rest, _ := strings.Cut(def.BaseURL, "://")
 			apiPath := ""

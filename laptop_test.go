@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -51,7 +52,7 @@ func TestTryLayer1OnYourLaptop(t *testing.T) {
 	}
 	model := strings.TrimPrefix(lines[1], "ollama pull ")
 	def, _ := providers.Lookup("ollama")
-	srv := httptest.NewServer(def.Emulate(llmtest.Options{Models: []string{model}, Reply: func(r llmtest.Request) llmtest.Reply {
+	srv := httptest.NewServer(providertest.Emulate(t, def, llmtest.Options{Models: []string{model}, Reply: func(r llmtest.Request) llmtest.Reply {
 		p, done := r.Messages[0].Content, r.ToolResults()
 		for _, m := range r.Messages {
 			if m.Role == "user" {

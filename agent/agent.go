@@ -60,6 +60,9 @@ type Task struct {
 	Temperature *float64
 	// MaxTokens caps each model answer; 0 is the provider default.
 	MaxTokens int
+	// Seed is passed to the model where the provider takes one; nil
+	// sends none.
+	Seed *int64
 	// MaxCallsPerTurn caps the tool calls executed from one model turn
 	// (0: DefaultMaxCallsPerTurn). The calls beyond it are answered with an
 	// error result, never sent to the server, and counted in

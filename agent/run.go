@@ -142,9 +142,15 @@ func (l *loop) fail(err error) *Transcript {
 	return l.stop(StopError)
 }
 
-// complete makes one model call and records its latency.
-func (l *loop) complete(ctx context.Context) (*llm.Response, error) {
-	req := llm.Request{
+// FirstRequest is the model request a Run of t sends first: the system
+// prompt and the prompt, the tools under their provider-safe names, t's
+// limits. A batch API can answer it ahead of the run (the cache then
+// hands the answer to the run's first call, whose request is this one).
+func FirstRequest(t Task) llm.Request { return newLoop(nil, nil, t).request() }
+
+// request is the model request of the conversation so far.
+func (l *loop) request() llm.Request {
+	return llm.Request{
 		Model: l.t.Model,
 		// The provider may keep the slice while retrying; a copy keeps
 		// later appends out of a request still in flight. Tool calls go
@@ -153,7 +159,13 @@ func (l *loop) complete(ctx context.Context) (*llm.Response, error) {
 		Tools:       l.tools,
 		MaxTokens:   l.t.MaxTokens,
 		Temperature: l.t.Temperature,
+		Seed:        l.t.Seed,
 	}
+}
+
+// complete makes one model call and records its latency.
+func (l *loop) complete(ctx context.Context) (*llm.Response, error) {
+	req := l.request()
 	callStart := time.Now()
 	resp, err := l.m.Complete(ctx, req)
 	latency := time.Since(callStart)

@@ -72,7 +72,12 @@ func scaleRun(t *testing.T, bin string, n, page int) {
 		cmd := exec.CommandContext(ctx, bin, "conformance", "--server-url", srv.URL+"/mcp", "--format", "json", "--out", out)
 		var stdout strings.Builder
 		cmd.Stdout = &stdout
+		// The longest silence on stderr, start to exit: the heartbeat
+		// (internal/progress) keeps it near 4 s whatever the server's size.
+		silence := &silenceMeter{}
+		cmd.Stderr = silence
 		start := time.Now()
+		silence.mark(start)
 		err := cmd.Start()
 		var peak *peakRSS
 		if err == nil {
@@ -80,6 +85,7 @@ func scaleRun(t *testing.T, bin string, n, page int) {
 			err = cmd.Wait()
 		}
 		wall := time.Since(start)
+		silence.mark(time.Now())
 		cancel()
 		srv.Close()
 		rss := peak.bytes(cmd.ProcessState)
@@ -87,7 +93,7 @@ func scaleRun(t *testing.T, bin string, n, page int) {
 		if err != nil {
 			verdict = fmt.Sprintf("exit %v; %s", err, verdict)
 		}
-		t.Logf("%6d %5d %9.2fs %8.1fMB %s", n, page, wall.Seconds(), float64(rss)/(1<<20), verdict)
+		t.Logf("%6d %5d %9.2fs %8.1fMB longest stderr silence %.1fs %s", n, page, wall.Seconds(), float64(rss)/(1<<20), silence.longest.Seconds(), verdict)
 		if err != nil || verdict != "ok" {
 			t.Errorf("N=%d, page %d: a correct server must pass every hard check: %s", n, page, verdict)
 		}
@@ -181,4 +187,26 @@ func (p *peakRSS) bytes(ps *os.ProcessState) int64 {
 		}
 	}
 	return 0
+}
+
+// silenceMeter is a child's stderr that remembers the longest time between
+// two writes (or the start and the first, the last and the exit).
+type silenceMeter struct {
+	mu      sync.Mutex
+	last    time.Time
+	longest time.Duration
+}
+
+func (s *silenceMeter) mark(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.last.IsZero() {
+		s.longest = max(s.longest, now.Sub(s.last))
+	}
+	s.last = now
+}
+
+func (s *silenceMeter) Write(b []byte) (int, error) {
+	s.mark(time.Now())
+	return len(b), nil
 }

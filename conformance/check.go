@@ -56,6 +56,9 @@ type Options struct {
 	// name (--server-url given more than once): surface/replicas lists
 	// their tools and compares them with the run's.
 	Replicas []*mcp.HTTPTarget
+	// Progress, if set, is told the check runs planned and done (the
+	// run's heartbeat on stderr).
+	Progress check.Progress
 }
 
 // Result is what a conformance run found.
@@ -95,7 +98,7 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 	defer e.close()
 
 	checks := selectChecks(Checks(), opts.Only)
-	r := &check.Runner[*Env]{Env: e, Runs: opts.Runs, Concurrency: opts.Concurrency, Timeout: c.Timeout(),
+	r := &check.Runner[*Env]{Env: e, Runs: opts.Runs, Concurrency: opts.Concurrency, Timeout: c.Timeout(), Progress: opts.Progress,
 		Skip: func(ch *Check) string {
 			reason := e.skipReason(ch)
 			if reason == "" && ch.ID == "subscriptions/listen" {

@@ -31,15 +31,23 @@ type RunFlags struct {
 	// ModelBudget is the wall time of all model runs (0: none);
 	// ModelBudgetUSD the dollars a plan may be estimated to cost (0: none),
 	// above which it is refused before any model call.
-	ModelBudget     time.Duration
-	ModelBudgetUSD  float64
-	ModelMaxTokens  int
+	ModelBudget    time.Duration
+	ModelBudgetUSD float64
+	ModelMaxTokens int
+	// ModelSeed is sent as the seed of every agent request (-1: none).
+	ModelSeed       int
 	MaxCallsPerTurn int
 	// MaxRuns bounds the runs of one soft case under the statistical gate.
 	MaxRuns   int
 	StubTools []string
 	NoCache   bool
 	CacheDir  string
+	// Batch is --batch: "auto" sends first turns and judge calls to the
+	// providers' batch APIs (batch.go), "never" does not.
+	Batch string
+	// BatchWait is how long a batch may run before what it has not
+	// answered goes synchronously.
+	BatchWait time.Duration
 }
 
 // Declare declares the model runs' options (model layers only: mcp-eval
@@ -58,6 +66,10 @@ func (f *RunFlags) Declare(s *option.Set) {
 		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
 		Default: "provider default", Layers: option.Model},
 		option.Int(&f.ModelMaxTokens, 0, 0, 1<<20))
+	s.Add(option.Def{Name: "model-seed", Help: "`number` sent as the seed of every agent request where the provider takes one (Chat Completions, Ollama); a provider without one (Anthropic) is named in a warning",
+		Doc:     "seed of every agent request where the provider has such a parameter; a provider that would drop it (Anthropic) is named in a one-line warning",
+		Default: "none", Layers: option.Model},
+		option.Int(&f.ModelSeed, -1, -1, 1<<31-1))
 	s.Add(option.Def{Name: "max-calls-per-turn", Help: "tool calls run from one model turn; the excess is answered with an error and reported: a `number` from 1 to 1000",
 		Doc:    "tool calls run from one model turn; the excess is answered with an error, marked `capped` in the transcript and reported",
 		Layers: option.Model},
@@ -67,6 +79,15 @@ func (f *RunFlags) Declare(s *option.Set) {
 		option.List(&f.StubTools, true))
 	s.Add(option.Def{Name: "no-cache", Help: "bypass the result cache", Doc: "bypass the model layers' result cache (reads; calls are still recorded)", Layers: option.Model},
 		option.Bool(&f.NoCache, false))
+	s.Add(option.Def{Name: "batch", Help: "`mode`: auto sends the first turn of each one-message case and the judge's calls to the OpenAI Batch API and Anthropic Message Batches at half price (multi-turn stays synchronous), never does not",
+		Doc:     "`auto`: the first turn of every case with one user message, and the judge's calls, go to the OpenAI Batch API and the Anthropic Message Batches API, billed at their batch price (50 %); multi-turn turns and whatever a batch has not answered within `--batch-wait` go synchronously, so scores are those of a synchronous run. For nightly runs",
+		Default: "never", Layers: option.Model,
+		Input: &option.Input{Doc: "auto: the first turn of each one-message case and the judge's calls go to the OpenAI and Anthropic batch APIs at half price, with the scores of a synchronous run (for nightly runs); never (the default) does not."}},
+		option.Enum(&f.Batch, "never", "auto", "never"))
+	s.Add(option.Def{Name: "batch-wait", Help: "how long a batch may run before the requests it has not answered are sent synchronously (the batch is cancelled): a `duration` from 1m to 24h",
+		Doc:     "how long `--batch auto` waits for a batch; what it has not answered by then is cancelled and sent synchronously",
+		Default: "1h", Layers: option.Model},
+		option.Duration(&f.BatchWait, time.Hour, time.Minute, 24*time.Hour))
 	s.Add(option.Def{Name: "cache-dir", Help: "`directory` of the model layers' result cache", Layers: option.Model},
 		option.String(&f.CacheDir, runs.DefaultCacheDir))
 }
@@ -94,6 +115,11 @@ type RunOptions struct {
 	// Stderr gets progress and warnings; TTY says it is a terminal.
 	Stderr io.Writer
 	TTY    bool
+	// BatchPoll is the wait between a batch's status reads (0: 30 s).
+	BatchPoll time.Duration
+	// Cost prices a model spec's usage, for the cost so far in the
+	// progress line; nil shows none.
+	Cost func(model string, u llm.Usage) (float64, bool)
 }
 
 // ModelRun is a model plan bound to the server: its tools, a runner and a
@@ -135,6 +161,9 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 	if w := p.selfGradingWarning(); w != "" {
 		fmt.Fprintf(o.Stderr, "mcp-eval: warning: %s\n", w)
 	}
+	for _, w := range droppedParams(p.Models, o.RunFlags) {
+		fmt.Fprintf(o.Stderr, "mcp-eval: warning: %s\n", w)
+	}
 	providers := map[string]agent.Model{}
 	for name, m := range p.providers {
 		providers[name] = m
@@ -146,6 +175,7 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 		Cache:       cache,
 		Progress:    o.Stderr,
 		TTY:         o.TTY,
+		Cost:        o.Cost,
 	}
 	return mr, nil
 }
@@ -280,8 +310,22 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 		if len(jobs) == 0 {
 			break
 		}
+		mr.prepare(jobs)
+		mr.batchFirstTurns(ctx, jobs)
 		results := mr.Run(ctx, jobs)
 		spent := mr.o.Sequential != nil && mr.budgetSpent()
+		if mr.o.Batch == "auto" {
+			// The judge's calls of this look, in one batch before they
+			// are scored (batch.go).
+			var cs []*tasks.Case
+			var trs []*agent.Transcript
+			for i, r := range results {
+				if r.Transcript != nil && r.Transcript.Failure() == "" {
+					cs, trs = append(cs, owners[i].c), append(trs, r.Transcript)
+				}
+			}
+			mr.batchJudge(ctx, cs, trs)
+		}
 		for i, r := range results {
 			cr := owners[i]
 			if (ctx.Err() != nil || spent) && (r.Transcript == nil || r.Transcript.Failure() != "") {
@@ -482,12 +526,7 @@ func (mr *ModelRun) Run(ctx context.Context, jobs []runs.Job) []runs.Result {
 			fmt.Errorf("the model budget (--model-budget %s) was spent", mr.o.ModelBudget))
 		defer cancel()
 	}
-	for i := range jobs {
-		jobs[i].Task.MaxCallsPerTurn = mr.o.MaxCallsPerTurn
-		if mr.o.ModelMaxTokens > 0 {
-			jobs[i].Task.MaxTokens = mr.o.ModelMaxTokens
-		}
-	}
+	mr.prepare(jobs)
 	results := mr.runner.Run(ctx, jobs)
 	capped, runs := 0, 0
 	for _, r := range results {
@@ -503,6 +542,20 @@ func (mr *ModelRun) Run(ctx context.Context, jobs []runs.Job) []runs.Result {
 	mr.results = append(mr.results, results...)
 	mr.warnWrites(results)
 	return results
+}
+
+// prepare sets the run options every job's task takes (idempotent).
+func (mr *ModelRun) prepare(jobs []runs.Job) {
+	for i := range jobs {
+		jobs[i].Task.MaxCallsPerTurn = mr.o.MaxCallsPerTurn
+		if mr.o.ModelMaxTokens > 0 {
+			jobs[i].Task.MaxTokens = mr.o.ModelMaxTokens
+		}
+		if mr.o.ModelSeed >= 0 {
+			seed := int64(mr.o.ModelSeed)
+			jobs[i].Task.Seed = &seed
+		}
+	}
 }
 
 // warnWrites says loudly when a tool that is not read-only was really

@@ -46,6 +46,9 @@ type ChatOptions struct {
 	// MissingModel says how to get a model the server does not list
 	// ("ollama pull qwen2.5:7b"), or "".
 	MissingModel func(model string) string
+	// Batch: the server has OpenAI's Batch API beside Chat Completions
+	// ({base}/files and {base}/batches): OpenAI's own.
+	Batch bool
 }
 
 // Chat speaks the Chat Completions API (POST {base}/chat/completions),
@@ -181,6 +184,7 @@ type oaRequest struct {
 	// parallel_tool_calls: see ChatOptions.ParallelToolCalls.
 	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
 	Temperature       *float64          `json:"temperature,omitempty"`
+	Seed              *int64            `json:"seed,omitempty"`
 	ResponseFormat    *oaResponseFormat `json:"response_format,omitempty"`
 }
 
@@ -237,6 +241,7 @@ func encodeChat(req Request, o ChatOptions) ([]byte, error) {
 		Model:       req.Model,
 		Messages:    make([]oaMessage, 0, len(req.Messages)),
 		Temperature: req.Temperature,
+		Seed:        req.Seed,
 	}
 	if o.MaxTokens == "max_tokens" {
 		w.MaxTokens = req.MaxTokens

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
-
-	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
 // Def declares one model provider: everything mcp-eval knows about it,
@@ -15,8 +14,10 @@ import (
 // (llm/providers) lists. The CLI's provider names, the credential
 // variables masked in every output, the price rules and the docs' table
 // of providers all come from these values; the provider's own package
-// holds its wire format (or picks one of this package's: Chat, Messages)
-// and its strict emulation (Emulate).
+// holds its wire format (or picks one of this package's: Chat, Messages).
+// Its strict emulation, for tests, lives in its test-only subpackage
+// (llm/<name>/<name>test), registered in llm/providertest, so that no
+// emulator is compiled into the shipped binary.
 type Def struct {
 	// Name is the prefix of a model spec: "ollama" in ollama:qwen2.5:7b.
 	Name string
@@ -58,16 +59,32 @@ type Def struct {
 	// it ("openai:gpt-4.1-mini" for OpenRouter's openai/gpt-4.1-mini), or
 	// says it is free (OpenRouter's :free models).
 	PriceKey func(model string) (key string, free bool)
+	// Batch: the vendor has a batch API the provider speaks (llm.Batcher)
+	// at BatchRate of its prices: OpenAI's Batch API, Anthropic's Message
+	// Batches. --dry-run prices --batch auto by it.
+	Batch bool
+	// Accepts are the optional request parameters the provider sends on
+	// its wire. A parameter set on a request but not listed here would be
+	// dropped silently; Unaccepted names it so the caller can say so
+	// (TestAcceptedParamsAreSent holds each list to the wire).
+	Accepts []Param
 	// Notes say in a sentence or two what differs on this provider's
 	// wire, for the docs.
 	Notes string
 	// New makes the provider d from the environment (trimmed; an empty
 	// value is unset) and the settings.
 	New func(d *Def, env Env, s Settings) (Provider, error)
-	// Emulate is a strict scripted stand-in of the provider's server, for
-	// tests: it speaks the same wire format, refuses what the real server
-	// refuses, with its status and message, and serves its model list.
-	Emulate func(llmtest.Options) http.Handler
+}
+
+// Unaccepted are the optional parameters req sets that d does not send.
+func (d *Def) Unaccepted(req Request) []Param {
+	var out []Param
+	for _, p := range req.Params() {
+		if !slices.Contains(d.Accepts, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Env reads the environment: trimmed, an empty value counting as unset.

@@ -97,6 +97,43 @@ type Request struct {
 	// to call (tool_choice), whose input becomes the text. The judge uses
 	// it; the agent loop never does.
 	Format *Format
+	// Seed asks for a reproducible sample where the provider takes one
+	// (Chat Completions "seed", Ollama options.seed); nil sends none. A
+	// provider that has no such parameter (Anthropic) does not declare
+	// ParamSeed, and the caller warns instead of sending it silently
+	// nowhere (Def.Unaccepted).
+	Seed *int64
+}
+
+// Param names an optional request parameter a provider may or may not
+// accept: Def.Accepts lists those it sends; Def.Unaccepted names the ones
+// a request sets that the provider would drop.
+type Param string
+
+// The optional parameters of a Request.
+const (
+	ParamTemperature Param = "temperature"
+	ParamMaxTokens   Param = "max_tokens"
+	ParamFormat      Param = "format"
+	ParamSeed        Param = "seed"
+)
+
+// Params are the optional parameters req sets, in a fixed order.
+func (req Request) Params() []Param {
+	var out []Param
+	if req.Temperature != nil {
+		out = append(out, ParamTemperature)
+	}
+	if req.MaxTokens > 0 {
+		out = append(out, ParamMaxTokens)
+	}
+	if req.Format != nil {
+		out = append(out, ParamFormat)
+	}
+	if req.Seed != nil {
+		out = append(out, ParamSeed)
+	}
+	return out
 }
 
 // Format is a structured-output request: a name (letters, digits, _ and -)
@@ -142,6 +179,9 @@ type Usage struct {
 	// Unknown: some answer carried no usage at all, so its cost is unknown
 	// (never zero).
 	Unknown bool `json:"unknown,omitempty"`
+	// Batch is the part of this usage billed at the batch rate (BatchRate):
+	// answers of a batch API. nil when none was.
+	Batch *Usage `json:"batch,omitempty"`
 }
 
 // Add adds o to u.
@@ -152,6 +192,15 @@ func (u *Usage) Add(o Usage) {
 	u.CacheWriteTokens += o.CacheWriteTokens
 	u.ReasoningTokens += o.ReasoningTokens
 	u.Unknown = u.Unknown || o.Unknown
+	if o.Batch != nil {
+		// A fresh value: a copied Usage must not share its batch part.
+		var b Usage
+		if u.Batch != nil {
+			b = *u.Batch
+		}
+		b.Add(*o.Batch)
+		u.Batch = &b
+	}
 }
 
 // Response is the model's answer to one Request.

@@ -96,19 +96,27 @@ func (p *Messages) Complete(ctx context.Context, req Request) (*Response, error)
 		return nil, fmt.Errorf("%s: %w", p.c.name, err)
 	}
 	resp, err := p.c.Do(ctx, req.Model, body, func(b []byte) (*Response, error) { return decodeAnthropic(b, req.Model) })
-	if err == nil && req.Format != nil {
-		// The forced call's input is the structured answer.
-		var rest []ToolCall
-		for _, tc := range resp.Message.ToolCalls {
-			if tc.Name == req.Format.Name && resp.Message.Content == "" {
-				resp.Message.Content = string(tc.Arguments)
-				continue
-			}
-			rest = append(rest, tc)
-		}
-		resp.Message.ToolCalls = rest
+	if err == nil {
+		formatAnswer(resp, req)
 	}
 	return resp, err
+}
+
+// formatAnswer makes the forced call's input the structured answer of a
+// request with a Format.
+func formatAnswer(resp *Response, req Request) {
+	if req.Format == nil {
+		return
+	}
+	var rest []ToolCall
+	for _, tc := range resp.Message.ToolCalls {
+		if tc.Name == req.Format.Name && resp.Message.Content == "" {
+			resp.Message.Content = string(tc.Arguments)
+			continue
+		}
+		rest = append(rest, tc)
+	}
+	resp.Message.ToolCalls = rest
 }
 
 type anRequest struct {

@@ -62,3 +62,13 @@ func (m llmFan) RequestEnd(provider, model string, d time.Duration, u llm.Usage,
 		o.RequestEnd(provider, model, d, u, err)
 	}
 }
+
+// BatchEnd passes a batch answer on to the observers that take one
+// (llm.BatchObserver).
+func (m llmFan) BatchEnd(provider, model string, u llm.Usage, err error) {
+	for _, o := range m {
+		if bo, ok := o.(llm.BatchObserver); ok {
+			bo.BatchEnd(provider, model, u, err)
+		}
+	}
+}

@@ -144,15 +144,26 @@ func (p *Prices) table(key string) (Price, bool) {
 // Cost prices one usage of model: uncached input, cache hits and cache
 // writes each at their own rate, output (hidden reasoning included) at the
 // output rate. ok is false when the model has no price or some answer
-// carried no usage: the cost is then unknown, not 0.
+// carried no usage: the cost is then unknown, not 0. The part of u a batch
+// API answered (u.Batch) is billed at llm.BatchRate of these prices, as
+// the vendors bill it.
 func (p *Prices) Cost(model string, u llm.Usage) (usd float64, ok bool) {
 	pr, ok := p.Lookup(model)
 	if !ok || u.Unknown {
 		return 0, false
 	}
+	usd = listCost(pr, u)
+	if u.Batch != nil {
+		usd -= (1 - llm.BatchRate) * listCost(pr, *u.Batch)
+	}
+	return roundUSD(usd), true
+}
+
+// listCost is u at pr's synchronous prices.
+func listCost(pr Price, u llm.Usage) float64 {
 	plain := max(u.InputTokens-u.CachedInputTokens-u.CacheWriteTokens, 0)
-	return roundUSD((float64(plain)*pr.Input + float64(u.CachedInputTokens)*pr.CachedInput +
-		float64(u.CacheWriteTokens)*pr.CacheWrite + float64(u.OutputTokens)*pr.Output) / 1e6), true
+	return (float64(plain)*pr.Input + float64(u.CachedInputTokens)*pr.CachedInput +
+		float64(u.CacheWriteTokens)*pr.CacheWrite + float64(u.OutputTokens)*pr.Output) / 1e6
 }
 
 // roundUSD rounds to a nano-dollar: far below any price's precision, and

@@ -118,6 +118,20 @@ func (r *Recorder) RequestEnd(provider, model string, d time.Duration, u llm.Usa
 	r.mu.Unlock()
 }
 
+// BatchEnd implements llm.BatchObserver: one answer of a batch API, its
+// usage (billed at the batch rate, u.Batch) counted with the live calls'
+// and no latency (a batch item has none of its own).
+func (r *Recorder) BatchEnd(provider, model string, u llm.Usage, err error) {
+	key := provider + ":" + model
+	r.mu.Lock()
+	s := stats(r.models, key)
+	if err != nil {
+		s.live.errors++
+	}
+	s.liveUsage.Add(u)
+	r.mu.Unlock()
+}
+
 // AddRuns adds golden runs: their usage to their case always, and their
 // latencies and usage to the per-tool and per-model figures when the
 // observers did not see them (cached runs, or every run for a Recorder

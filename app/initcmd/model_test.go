@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
 // runInit runs `mcp-eval init ARGS…` in process (config.ParseInit, then
@@ -42,7 +43,7 @@ func runInit(t *testing.T, getenv func(string) string, args ...string) (code int
 func TestInitDraftsWithAModel(t *testing.T) {
 	def, _ := providers.Lookup("ollama")
 	var calls atomic.Int64
-	srv := httptest.NewServer(def.Emulate(llmtest.Options{Models: []string{"qwen2.5:7b"}, Reply: func(r llmtest.Request) llmtest.Reply {
+	srv := httptest.NewServer(providertest.Emulate(t, def, llmtest.Options{Models: []string{"qwen2.5:7b"}, Reply: func(r llmtest.Request) llmtest.Reply {
 		if r.LastUser() == "Say OK." {
 			return llmtest.Reply{Text: "OK"}
 		}

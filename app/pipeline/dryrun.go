@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/providers"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
@@ -48,13 +49,18 @@ const EstimateMethod = "tokens ≈ ⌈bytes/4⌉ of the tool list, system prompt
 
 // ModelEstimate is what a plan costs on one model (or the judge).
 type ModelEstimate struct {
-	Model        string   `json:"model"`
-	Runs         int      `json:"runs"`
-	Calls        int      `json:"calls"`
-	InputTokens  int64    `json:"inputTokens"`
-	OutputTokens int64    `json:"outputTokens"`
-	CostUSD      *float64 `json:"costUsd"` // nil: unknown (no price)
-	Price        string   `json:"price"`   // where the price came from, or why it is unknown
+	Model        string `json:"model"`
+	Runs         int    `json:"runs"`
+	Calls        int    `json:"calls"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	// BatchCalls and their tokens are the part of the above --batch auto
+	// sends to the provider's batch API, priced at its batch rate.
+	BatchCalls        int      `json:"batchCalls,omitempty"`
+	BatchInputTokens  int64    `json:"batchInputTokens,omitempty"`
+	BatchOutputTokens int64    `json:"batchOutputTokens,omitempty"`
+	CostUSD           *float64 `json:"costUsd"` // nil: unknown (no price)
+	Price             string   `json:"price"`   // where the price came from, or why it is unknown
 }
 
 // DryRunPlan is what `mcp-eval run --dry-run` prints.
@@ -224,6 +230,7 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 	}
 	if p.models != nil && p.models.Resilience {
 		if rp, err := resilience.NewPlan(cases, desc.Tools, p.payloads); err == nil {
+			est.batch = false // --batch auto batches Layer 1's calls only
 			for _, v := range rp.Variants {
 				n := runsOf(v.Case)
 				for _, m := range models {
@@ -246,10 +253,23 @@ type estimator struct {
 	// judge is the judge's estimate; its Model is "" without a judge.
 	judge                    *ModelEstimate
 	judgeGrade, judgeSimilar int64 // the judge prompt's two parts, in tokens
+	// batch: --batch auto; batches says which models' providers have a
+	// batch API (llm.Def.Batch).
+	batch bool
+}
+
+// batches reports whether --batch auto sends model's calls to a batch API.
+func (e *estimator) batches(model string) bool {
+	if !e.batch {
+		return false
+	}
+	def, _, err := providers.Parse(model)
+	return err == nil && def.Batch
 }
 
 func (p *RunPlan) newEstimator(models []string, toolTokens int64) *estimator {
-	e := &estimator{toolTokens: toolTokens, maxOut: p.cfg.ModelMaxTokens, byModel: map[string]*ModelEstimate{}, judge: &ModelEstimate{}}
+	e := &estimator{toolTokens: toolTokens, maxOut: p.cfg.ModelMaxTokens, byModel: map[string]*ModelEstimate{}, judge: &ModelEstimate{},
+		batch: p.cfg.Batch == "auto"}
 	if p.models != nil && p.models.JudgeSpec() != "" {
 		e.judge.Model = p.models.JudgeSpec()
 		jp := p.models.JudgePrompt()
@@ -270,9 +290,24 @@ func (e *estimator) add(c *tasks.Case, model string, n int, variant bool) {
 	m.Calls += n * calls
 	m.InputTokens += int64(n) * in
 	m.OutputTokens += int64(n) * out
+	if len(c.Turns) < 2 && e.batches(model) {
+		// The first turn of a one-message case: its request is known
+		// before the run (golden/batch.go).
+		firstIn, firstOut := firstTurn(c, e.toolTokens, e.maxOut)
+		m.BatchCalls += n
+		m.BatchInputTokens += int64(n) * firstIn
+		m.BatchOutputTokens += int64(n) * firstOut
+	}
 	j := e.judge
 	if j.Model == "" {
 		return
+	}
+	if e.batches(j.Model) {
+		defer func(calls int, in, out int64) {
+			j.BatchCalls += j.Calls - calls
+			j.BatchInputTokens += j.InputTokens - in
+			j.BatchOutputTokens += j.OutputTokens - out
+		}(j.Calls, j.InputTokens, j.OutputTokens)
 	}
 	if c.Rubric != "" || variant && len(c.Faults) > 0 {
 		j.Calls += n
@@ -292,7 +327,11 @@ func (p *RunPlan) price(plan *DryRunPlan, models []string, est *estimator) {
 	total, known := 0.0, true
 	price := func(e *ModelEstimate) {
 		pr, ok := p.prices.Lookup(e.Model)
-		usd, costed := p.prices.Cost(e.Model, llm.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens})
+		u := llm.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+		if e.BatchCalls > 0 {
+			u.Batch = &llm.Usage{InputTokens: e.BatchInputTokens, OutputTokens: e.BatchOutputTokens}
+		}
+		usd, costed := p.prices.Cost(e.Model, u)
 		switch {
 		case costed:
 			e.CostUSD, e.Price = &usd, pr.Source
@@ -343,6 +382,16 @@ func runEstimate(c *tasks.Case, toolTokens int64, maxOut int) (calls int, in, ou
 		}
 	}
 	return calls, in, out, conv
+}
+
+// firstTurn is the input and output tokens of the first model call of a
+// run of c.
+func firstTurn(c *tasks.Case, toolTokens int64, maxOut int) (in, out int64) {
+	answer := int64(estOutputTokens)
+	if maxOut > 0 {
+		answer = min(answer, int64(maxOut))
+	}
+	return toolTokens + tokensOf(c.System) + tokensOf(c.Prompt) + estMessage, answer
 }
 
 // callsOf is the model calls one user message of c takes when the model
@@ -483,7 +532,11 @@ func costText(e ModelEstimate) string {
 	if *e.CostUSD == 0 {
 		return "$0 (" + e.Price + ")"
 	}
-	return "≈ " + usdText(*e.CostUSD) + " (" + e.Price + ")"
+	batch := ""
+	if e.BatchCalls > 0 {
+		batch = fmt.Sprintf(", %d calls at the batch price (--batch auto)", e.BatchCalls)
+	}
+	return "≈ " + usdText(*e.CostUSD) + " (" + e.Price + batch + ")"
 }
 
 // usdText writes dollars with the precision small amounts need.

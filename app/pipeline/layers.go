@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/progress"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
@@ -38,12 +39,17 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 	if desc.ToolsErr == nil {
 		warnUnknownSafeTools(p.cfg, desc.Tools, p.env.Stderr)
 	}
+	hb := progress.Of(p.env.Stderr)
 	if p.has(report.LayerConformance) {
-		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
+		opts := conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
 			Replicas: p.replicas(s.target),
-		})
+		}
+		if hb != nil {
+			opts.Progress = hb.Steps("conformance", "check runs")
+		}
+		lr.conformance, err = conformance.Run(ctx, s.client, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, exitcode.New(exitcode.Failed, context.Cause(ctx).Error()+" before any check finished; no report written")
@@ -55,10 +61,14 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		return nil, exitcode.New(exitcode.Failed, "tools/list: "+desc.ToolsErr.Error())
 	}
 	if p.has(report.LayerResilience) {
+		hb.Phase("resilience probes", 0, "")
 		lr.probes = resilience.Probe(ctx, s.client, resilience.ProbeOptions{Runs: p.cfg.Runs, SafeTools: p.cfg.SafeTools.Vals, Timeout: p.cfg.Timeout})
 		lr.probes = append(lr.probes, resilience.Descriptions(desc.Tools)...)
 	}
 	if p.models != nil {
+		// The model runs print their own progress; the heartbeat fills
+		// what they leave silent (a batch being waited for).
+		hb.Phase("model layers", 0, "")
 		if err := p.modelLayers(ctx, s, desc, &lr); err != nil {
 			return nil, err
 		}
@@ -85,7 +95,7 @@ func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Se
 	}
 	mr, err := p.models.Bind(s.client, desc.Tools, golden.RunOptions{
 		RunFlags: cfg.RunFlags, Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), ModelConcurrency: cfg.ModelConcurrency,
-		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr), Sequential: seq,
+		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr), Sequential: seq, Cost: p.prices.Cost,
 	})
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/progress"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -74,7 +75,11 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 	redact.MaskLogs(red)
 	errw := red.Writer(env.Stderr)
 	defer errw.Flush()
-	env.Stderr = errw
+	// A heartbeat on stderr, never in a report: no phase of a long run
+	// is silent for more than 5 s (internal/progress).
+	hb := progress.New(errw, IsTerminal(errw))
+	defer hb.Start()()
+	env.Stderr = hb
 
 	// 1. Plan: everything that can be checked is checked before any
 	// network call (a bad golden file or a missing key is exit 2, not a
@@ -87,11 +92,13 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 	// 1b. Probe each model endpoint once: a wrong base URL, key or model
 	// stops here in one line, before the server starts.
 	if p.models != nil {
+		hb.Phase("probing the model endpoints", 0, "")
 		if err := p.models.Probe(ctx); err != nil {
 			return nil, err
 		}
 	}
 	// 2. Connect.
+	hb.Phase("connecting to the server", 0, "")
 	s, err := p.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -99,12 +106,14 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 	defer s.close()
 	// 3. Describe the server once; 4. run the layers on that description
 	// and merge their results into one report.
+	hb.Phase("listing the server's tools, prompts and resources", 0, "")
 	desc := describe.Describe(ctx, s.client)
 	r, err := p.runLayers(ctx, s, desc)
 	if err != nil {
 		return nil, err
 	}
 	// 5. Gate.
+	hb.Phase("gating and writing the reports", 0, "")
 	if err := Gate(r, p.base, cfg, p.waivers); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/spectest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
+	"github.com/mcp-eval/mcp-eval/llm/providertest"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -55,7 +56,7 @@ func newSelectRig(t *testing.T) *selectRig {
 		t.Fatal(err)
 	}
 	def, _ := providers.Lookup("openai")
-	g.model = httptest.NewServer(def.Emulate(llmtest.Options{Models: []string{"scripted"}, Reply: func(r llmtest.Request) llmtest.Reply {
+	g.model = httptest.NewServer(providertest.Emulate(t, def, llmtest.Options{Models: []string{"scripted"}, Reply: func(r llmtest.Request) llmtest.Reply {
 		g.calls.Add(1)
 		if r.ToolResults() > 0 {
 			return llmtest.Reply{Text: "Done."}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -44,8 +45,14 @@ func TestRunner(t *testing.T) {
 			{ID: "g/skipped", Level: report.LevelShould, Skip: func(*env) string { return "not here" }, Run: nil},
 			{ID: "g/unprepared", Level: report.LevelShould, Prepare: func(context.Context, *env) string { return "nothing to probe" }},
 		}
-		r := &Runner[*env]{Env: e, Runs: 3, Concurrency: conc}
+		prog := &countProgress{}
+		r := &Runner[*env]{Env: e, Runs: 3, Concurrency: conc, Progress: prog}
 		outs := r.Run(t.Context(), defs)
+		// after 1 + each 3 + once 1 + panics 3 + skipped 3 + unprepared 3
+		// (the skipped ones counted done when their skip is known).
+		if prog.planned != 14 || prog.done.Load() != 14 {
+			t.Errorf("concurrency %d: progress planned %d, done %d; want 14 and 14", conc, prog.planned, prog.done.Load())
+		}
 		got := map[string]report.Check{}
 		for i, d := range defs {
 			got[d.ID] = Fold(d, report.LayerConformance, outs[i])
@@ -134,3 +141,12 @@ func TestHard(t *testing.T) {
 		}
 	}
 }
+
+// countProgress counts what a Runner tells its Progress.
+type countProgress struct {
+	planned int
+	done    atomic.Int64
+}
+
+func (c *countProgress) Planned(n int) { c.planned += n }
+func (c *countProgress) Done(n int)    { c.done.Add(int64(n)) }

@@ -37,6 +37,21 @@ type Runner[E any] struct {
 	// Then, if set, is called after every run of a sequential Runner with
 	// its 0-based index and outcome, which it may change.
 	Then func(ctx context.Context, d *Def[E], run int, o *Outcome)
+	// Progress, if set, is told how many runs Run plans and each one
+	// done, for the run's heartbeat on stderr.
+	Progress Progress
+}
+
+// Progress is told the runs of checks a Runner plans, then those done.
+type Progress interface {
+	Planned(n int)
+	Done(n int)
+}
+
+func (r *Runner[E]) done(n int) {
+	if r.Progress != nil && n > 0 {
+		r.Progress.Done(n)
+	}
 }
 
 // Run runs every check and returns the outcomes of each, in the order of
@@ -46,15 +61,23 @@ func (r *Runner[E]) Run(ctx context.Context, defs []*Def[E]) [][]Outcome {
 	type job struct{ def, run int }
 	results := make([][]Outcome, len(defs))
 	var jobs, after []job
+	// Every run is planned; a skipped check's count as done when its
+	// skip is known (a Skip may read what earlier checks left, so it is
+	// asked in order, as before).
+	planned := 0
+	for _, d := range defs {
+		planned += r.runsOf(d)
+	}
+	if r.Progress != nil {
+		r.Progress.Planned(planned)
+	}
 	for i, d := range defs {
 		if reason := r.skipReason(d); reason != "" {
 			results[i] = []Outcome{Skip(reason)}
+			r.done(r.runsOf(d))
 			continue
 		}
-		n := r.Runs
-		if d.Once || d.After {
-			n = 1
-		}
+		n := r.runsOf(d)
 		if r.Concurrency <= 1 {
 			// Sequential: each check is prepared and run in turn, so
 			// that Ready and Then see the runs in order.
@@ -65,6 +88,7 @@ func (r *Runner[E]) Run(ctx context.Context, defs []*Def[E]) [][]Outcome {
 		}
 		if reason := r.prepare(ctx, d); reason != "" {
 			results[i] = []Outcome{Skip(reason)}
+			r.done(n)
 			continue
 		}
 		results[i] = make([]Outcome, n)
@@ -87,6 +111,7 @@ func (r *Runner[E]) Run(ctx context.Context, defs []*Def[E]) [][]Outcome {
 		wg.Go(func() {
 			for j := range next {
 				results[j.def][j.run] = r.once(ctx, defs[j.def], j.run)
+				r.done(1)
 			}
 		})
 	}
@@ -97,6 +122,7 @@ func (r *Runner[E]) Run(ctx context.Context, defs []*Def[E]) [][]Outcome {
 	wg.Wait()
 	for _, j := range after {
 		results[j.def][j.run] = r.once(ctx, defs[j.def], j.run)
+		r.done(1)
 	}
 	if r.Concurrency <= 1 {
 		for i, d := range defs {
@@ -124,9 +150,11 @@ func (r *Runner[E]) skipReason(d *Def[E]) string {
 // and calling Then after it.
 func (r *Runner[E]) sequential(ctx context.Context, d *Def[E], n int) []Outcome {
 	if reason := r.ready(ctx); reason != "" {
+		r.done(n)
 		return []Outcome{Skip(reason)}
 	}
 	if reason := r.prepare(ctx, d); reason != "" {
+		r.done(n)
 		return []Outcome{Skip(reason)}
 	}
 	outs := make([]Outcome, 0, n)
@@ -135,15 +163,25 @@ func (r *Runner[E]) sequential(ctx context.Context, d *Def[E], n int) []Outcome 
 			if len(outs) == 0 {
 				outs = append(outs, Skip(reason))
 			}
+			r.done(n - run)
 			break
 		}
 		o := r.once(ctx, d, run)
+		r.done(1)
 		if r.Then != nil {
 			r.Then(ctx, d, run, &o)
 		}
 		outs = append(outs, o)
 	}
 	return outs
+}
+
+// runsOf is how many times d runs.
+func (r *Runner[E]) runsOf(d *Def[E]) int {
+	if d.Once || d.After {
+		return 1
+	}
+	return r.Runs
 }
 
 // prepare runs d.Prepare, if any, under the run timeout.

@@ -25,11 +25,12 @@ const DefaultCacheDir = ".mcp-eval-cache"
 // HarnessVersion is part of every cache key. Bump it whenever the llm
 // encoding or the agent loop changes what a request means, so that old
 // answers are not replayed as if this harness had asked for them.
-const HarnessVersion = "mcp-eval-agent/2"
+const HarnessVersion = "mcp-eval-agent/3"
 
 // Cache records and replays model calls. Each call is keyed by the
-// request exactly as the loop sends it — messages (tool results
-// included), tools, token limit and temperature — together with the
+// request exactly as the loop sends it — every field of llm.Request:
+// messages (tool results included), tools, token limit, temperature,
+// format, seed — together with the
 // provider's endpoint, the model and the run index; tool calls are never
 // cached and always run against the live server. A server whose answers
 // change therefore changes the next request and misses, while an unchanged
@@ -68,6 +69,9 @@ type Cache struct {
 	// entry directories already created.
 	schemas sync.Map
 	dirs    sync.Map
+	// prefilled holds the answers batch APIs gave (Prefill), by key, until
+	// the run's call takes them.
+	prefilled prefilledMap
 
 	// Entries are written by background writers, off the runs' critical
 	// path; Flush waits for them.
@@ -132,44 +136,53 @@ func NewCache(dir string) *Cache { return &Cache{dir: dir} }
 // Dir returns the cache directory.
 func (c *Cache) Dir() string { return c.dir }
 
-// keyedRequest is what a key is the hash of. The JSON field names are
-// fixed: renaming one changes every key.
+// keyedRequest is what a key is the hash of: the whole llm.Request,
+// every field of it (encoding/json writes each exported field, so a field
+// added to llm.Request is in the key without a change here;
+// TestCacheKeyCoversEveryRequestField fails for one that is not), in a
+// normalised copy, with what is not in a request: the harness version,
+// the provider's endpoint and the run index.
 type keyedRequest struct {
-	Harness     string        `json:"harness"`
-	Endpoint    string        `json:"endpoint"`
-	Model       string        `json:"model"`
-	Run         int           `json:"run"`
-	Messages    []llm.Message `json:"messages"`
-	Tools       []llm.Tool    `json:"tools"`
-	MaxTokens   int           `json:"maxTokens"`
-	Temperature *float64      `json:"temperature"`
-	Format      *llm.Format   `json:"format,omitempty"`
+	Harness  string      `json:"harness"`
+	Endpoint string      `json:"endpoint"`
+	Run      int         `json:"run"`
+	Request  llm.Request `json:"request"`
 }
 
 // Key returns the hex SHA-256 key of one model call: the request as sent
 // to endpoint (the provider's URL), for the run index run.
 func (c *Cache) Key(endpoint string, run int, req llm.Request) string {
-	k := keyedRequest{
-		Harness: HarnessVersion, Endpoint: endpoint, Model: req.Model, Run: run,
-		Messages: req.Messages, MaxTokens: req.MaxTokens, Temperature: req.Temperature, Format: req.Format,
+	// Schemas and arguments that mean the same key the same; copies keep
+	// the caller's request untouched.
+	if len(req.Tools) > 0 {
+		tools := make([]llm.Tool, len(req.Tools))
+		for i, t := range req.Tools {
+			t.InputSchema = c.canonicalSchema(t.InputSchema)
+			tools[i] = t
+		}
+		req.Tools = tools
 	}
-	for _, t := range req.Tools {
-		k.Tools = append(k.Tools, llm.Tool{Name: t.Name, Description: t.Description, InputSchema: c.canonicalSchema(t.InputSchema)})
-	}
-	for i, m := range k.Messages {
+	copied := false
+	for i, m := range req.Messages {
 		if len(m.ToolCalls) == 0 {
 			continue
 		}
-		// Arguments that mean the same key the same; a copy keeps the
-		// caller's request untouched.
 		calls := append([]llm.ToolCall(nil), m.ToolCalls...)
 		for j := range calls {
 			calls[j].Arguments = canonicalJSON(calls[j].Arguments)
 		}
-		k.Messages = append([]llm.Message(nil), k.Messages...)
-		k.Messages[i].ToolCalls = calls
+		if !copied {
+			req.Messages = append([]llm.Message(nil), req.Messages...)
+			copied = true
+		}
+		req.Messages[i].ToolCalls = calls
 	}
-	b, err := json.Marshal(k)
+	if req.Format != nil {
+		f := *req.Format
+		f.Schema = canonicalJSON(f.Schema)
+		req.Format = &f
+	}
+	b, err := json.Marshal(keyedRequest{Harness: HarnessVersion, Endpoint: endpoint, Run: run, Request: req})
 	if err != nil {
 		// Only invalid raw JSON gets here, and canonicalJSON has already
 		// replaced it; a key that cannot be built must still not collide.
@@ -306,6 +319,7 @@ type CachedModel struct {
 	run      int
 	hits     atomic.Int64
 	misses   atomic.Int64
+	batched  atomic.Int64
 	mu       sync.Mutex
 	usage    llm.Usage // of the calls the model answered
 	// accept, when set, says which answers are recorded and replayed.
@@ -342,24 +356,38 @@ func (cm *CachedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 		}
 	}
 	cm.misses.Add(1)
+	if resp, ok := cm.c.takePrefilled(key); ok {
+		// A batch's answer to this very request: the model's answer,
+		// billed at the batch rate, recorded like any live answer.
+		cm.batched.Add(1)
+		out := *resp
+		out.Message.ToolCalls = append([]llm.ToolCall(nil), resp.Message.ToolCalls...)
+		return cm.answered(req, key, &out, 0)
+	}
 	if cm.m == nil {
 		return nil, fmt.Errorf("no provider configured for %s, and the cache has no answer to this request", req.Model)
 	}
 	start := time.Now()
 	resp, err := cm.m.Complete(ctx, req)
-	if err == nil && resp != nil {
-		cm.mu.Lock()
-		cm.usage.Add(resp.Usage)
-		cm.mu.Unlock()
-	}
-	if err != nil || resp == nil || cm.c == nil || cm.accept != nil && !cm.accept(resp) {
+	if err != nil || resp == nil {
 		return resp, err
+	}
+	return cm.answered(req, key, resp, time.Since(start))
+}
+
+// answered counts a model's answer and records it (when accepted).
+func (cm *CachedModel) answered(req llm.Request, key string, resp *llm.Response, latency time.Duration) (*llm.Response, error) {
+	cm.mu.Lock()
+	cm.usage.Add(resp.Usage)
+	cm.mu.Unlock()
+	if cm.c == nil || cm.accept != nil && !cm.accept(resp) {
+		return resp, nil
 	}
 	// The entry is a copy: the caller may change the response it gets.
 	saved := *resp
 	saved.Message.ToolCalls = append([]llm.ToolCall(nil), resp.Message.ToolCalls...)
 	cm.c.record(cacheEntry{Key: key, Endpoint: cm.endpoint, Model: req.Model, Run: cm.run, Response: &saved,
-		LatencyNs: int64(time.Since(start))})
+		LatencyNs: int64(latency)})
 	return resp, nil
 }
 

@@ -7,15 +7,18 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/internal/progress"
+	"github.com/mcp-eval/mcp-eval/llm"
 )
 
 // Progress pacing. A terminal line is redrawn at most ten times a second,
 // which looks live without flooding a slow terminal; a CI log gets a line
-// per tenth of the suite and at least one every ten seconds, enough to show
-// a long run is alive without burying the log.
+// per tenth of the suite and at least one every progress.LogSilence (3 s:
+// with the 1 s tick no gap exceeds 5 s), enough to show a long run is
+// alive without burying the log.
 const (
 	ttyRedraw     = 100 * time.Millisecond
-	logLineEvery  = 10 * time.Second
+	logLineEvery  = progress.LogSilence
 	progressSteps = 10
 	// progressTick is how often the elapsed time is refreshed between
 	// finished jobs.
@@ -40,6 +43,10 @@ type runProgress struct {
 	lastStep   int
 	onScreen   bool // TTY: a progress line is drawn without a newline
 	warned     map[string]bool
+	// cost prices a model's usage (nil: no cost shown); usage is that of
+	// the runs that asked a model, by model spec.
+	cost  func(model string, u llm.Usage) (float64, bool)
+	usage map[string]*llm.Usage
 }
 
 func newRunProgress(w io.Writer, tty bool, total int, now func() time.Time) *runProgress {
@@ -47,7 +54,7 @@ func newRunProgress(w io.Writer, tty bool, total int, now func() time.Time) *run
 		return nil
 	}
 	t := now()
-	return &runProgress{w: w, tty: tty, total: total, now: now, start: t, lastPrint: t, printed: -1, warned: map[string]bool{}}
+	return &runProgress{w: w, tty: tty, total: total, now: now, start: t, lastPrint: t, printed: -1, warned: map[string]bool{}, usage: map[string]*llm.Usage{}}
 }
 
 // record counts one finished job and warns, once per tool, about tools that
@@ -65,6 +72,14 @@ func (p *runProgress) record(res Result) {
 		p.cached++
 	case tr != nil:
 		p.modelCalls += tr.ModelCalls
+		if p.cost != nil {
+			u := p.usage[res.Job.Model]
+			if u == nil {
+				u = &llm.Usage{}
+				p.usage[res.Job.Model] = u
+			}
+			u.Add(tr.Usage)
+		}
 	}
 	if tr != nil && tr.Stop == agent.StopError {
 		p.errored++
@@ -167,8 +182,15 @@ func (p *runProgress) lineLocked(now time.Time) {
 }
 
 func (p *runProgress) statusLocked(now time.Time) string {
-	s := fmt.Sprintf("behavior: %d/%d runs (%d%%), %s elapsed, %d model calls",
-		p.done, p.total, p.done*100/p.total, now.Sub(p.start).Round(time.Second), p.modelCalls)
+	elapsed := now.Sub(p.start)
+	s := fmt.Sprintf("behavior: %d/%d runs (%d%%), %s elapsed", p.done, p.total, p.done*100/p.total, elapsed.Round(time.Second))
+	if left, ok := progress.Left(elapsed, p.done, p.total); ok && p.done < p.total {
+		s += fmt.Sprintf(", ≈ %s left", left)
+	}
+	s += fmt.Sprintf(", %d model calls", p.modelCalls)
+	if usd, ok := p.costLocked(); ok {
+		s += fmt.Sprintf(", $%.4f so far", usd)
+	}
 	if p.cached > 0 {
 		s += fmt.Sprintf(", %d cached", p.cached)
 	}
@@ -176,4 +198,21 @@ func (p *runProgress) statusLocked(now time.Time) string {
 		s += fmt.Sprintf(", %d errored", p.errored)
 	}
 	return s
+}
+
+// costLocked is what the runs so far cost, when every model that answered
+// has a price.
+func (p *runProgress) costLocked() (float64, bool) {
+	if p.cost == nil {
+		return 0, false
+	}
+	total := 0.0
+	for model, u := range p.usage {
+		usd, ok := p.cost(model, *u)
+		if !ok {
+			return 0, false
+		}
+		total += usd
+	}
+	return total, true
 }

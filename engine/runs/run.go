@@ -47,6 +47,9 @@ type Runner struct {
 	// that updates in place instead of periodic lines for CI logs.
 	Progress io.Writer
 	TTY      bool
+	// Cost, if set, prices a model spec's usage for the progress line
+	// (the cost so far); nil shows none.
+	Cost func(model string, u llm.Usage) (float64, bool)
 }
 
 // Result pairs a job with its transcript. A job that could not run at all
@@ -84,6 +87,9 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []Result {
 		return results
 	}
 	prog := newRunProgress(r.Progress, r.TTY, len(jobs), time.Now)
+	if prog != nil {
+		prog.cost = r.Cost
+	}
 	workers := r.Concurrency
 	if workers <= 0 {
 		workers = DefaultConcurrency

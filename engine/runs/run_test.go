@@ -271,7 +271,8 @@ func TestProgressLog(t *testing.T) {
 	}
 	// The second job reaches 10%.
 	p.record(done)
-	// Nothing finishes for 10 s: the ticker still prints.
+	// Nothing finishes for 10 s: the ticker still prints, a line each time
+	// 4 s have passed since the last (never 5 s of silence).
 	clk.advance(5 * time.Second)
 	p.tick()
 	clk.advance(5 * time.Second)
@@ -280,9 +281,10 @@ func TestProgressLog(t *testing.T) {
 	// The run stops short of the next step (cancelled): finish adds the
 	// last state.
 	p.finish()
-	want := "behavior: 2/20 runs (10%), 1s elapsed, 3 model calls, 1 errored\n" +
-		"behavior: 2/20 runs (10%), 11s elapsed, 3 model calls, 1 errored\n" +
-		"behavior: 3/20 runs (15%), 11s elapsed, 3 model calls, 1 cached, 1 errored\n"
+	want := "behavior: 2/20 runs (10%), 1s elapsed, ≈ 9s left, 3 model calls, 1 errored\n" +
+		"behavior: 2/20 runs (10%), 6s elapsed, ≈ 54s left, 3 model calls, 1 errored\n" +
+		"behavior: 2/20 runs (10%), 11s elapsed, ≈ 1m39s left, 3 model calls, 1 errored\n" +
+		"behavior: 3/20 runs (15%), 11s elapsed, ≈ 1m2s left, 3 model calls, 1 cached, 1 errored\n"
 	if d := cmp.Diff(want, out.String()); d != "" {
 		t.Errorf("log (-want +got):\n%s", d)
 	}
@@ -300,12 +302,37 @@ func TestProgressTTY(t *testing.T) {
 	clk.advance(time.Second)
 	p.record(done)
 	p.finish()
-	want := "\rbehavior: 1/3 runs (33%), 1s elapsed, 1 model calls\x1b[K" +
+	want := "\rbehavior: 1/3 runs (33%), 1s elapsed, ≈ 2s left, 1 model calls\x1b[K" +
 		"\r\x1b[K" + "warning: x\n" +
 		"\rbehavior: 3/3 runs (100%), 2s elapsed, 3 model calls\x1b[K" +
 		"\rbehavior: 3/3 runs (100%), 2s elapsed, 3 model calls\x1b[K\n"
 	if d := cmp.Diff(want, out.String()); d != "" {
 		t.Errorf("tty output (-want +got):\n%s", d)
+	}
+}
+
+// TestProgressCost: with a price, the line says what the runs that asked a
+// model cost so far (replayed runs cost nothing); a model without a price
+// makes it unknown, so none is shown.
+func TestProgressCost(t *testing.T) {
+	t.Parallel()
+	p, _, out := fakeProgress(false, 2)
+	p.cost = func(model string, u llm.Usage) (float64, bool) {
+		if model == "x:free" {
+			return 0, false
+		}
+		return float64(u.InputTokens) / 1e6, true
+	}
+	p.record(Result{Job: Job{Model: "openai:m"}, Transcript: &agent.Transcript{Stop: agent.StopFinal, ModelCalls: 1, Usage: llm.Usage{InputTokens: 12345}}})
+	p.record(Result{Job: Job{Model: "openai:m"}, Cached: true, Transcript: &agent.Transcript{Stop: agent.StopFinal, Usage: llm.Usage{InputTokens: 99999}}})
+	if got := out.String(); !strings.Contains(got, "1 model calls, $0.0123 so far") {
+		t.Errorf("progress %q: want the cost of the one live run", got)
+	}
+	p.record(Result{Job: Job{Model: "x:free"}, Transcript: &agent.Transcript{Stop: agent.StopFinal, ModelCalls: 1, Usage: llm.Usage{InputTokens: 1}}})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.costLocked(); ok {
+		t.Error("a cost is shown although a model has no price")
 	}
 }
 

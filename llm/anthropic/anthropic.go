@@ -29,9 +29,12 @@ var Def = &llm.Def{
 	// 1.25× the input price (its pricing page, "5m Cache Writes").
 	CachedRate:     0.1,
 	CacheWriteRate: 1.25,
-	Notes:          "max_tokens is required (1024 unless --model-max-tokens); structured output is a forced tool call.",
-	New:            open,
-	Emulate:        emulate,
+	// The Messages API has no seed parameter (its reference lists none), so a
+	// seed would be dropped: Unaccepted names it and the run warns.
+	Batch:   true,
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat},
+	Notes:   "max_tokens is required (1024 unless --model-max-tokens); structured output is a forced tool call.",
+	New:     open,
 }
 
 // prices are Anthropic's list prices (USD per 1M tokens: input, cache

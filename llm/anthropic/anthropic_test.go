@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/anthropic/anthropictest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
@@ -42,7 +43,7 @@ func TestAuthToken(t *testing.T) {
 	const token = "gateway-token-0123456789"
 	var mu sync.Mutex
 	var h http.Header
-	em := emulate(llmtest.Options{Key: token})
+	em := anthropictest.Emulate(llmtest.Options{Key: token})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		h = r.Header.Clone()

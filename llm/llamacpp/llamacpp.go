@@ -36,10 +36,12 @@ var Def = &llm.Def{
 	Keys:       []string{"LLAMA_API_KEY"},
 	Local:      true,
 	OneModel:   true,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
 	Notes: "One model per server (any name is answered by it); tools need --jinja; " +
 		"parallel_tool_calls: true is sent, since llama-server turns parallel calls off by default.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

@@ -1,14 +1,14 @@
 // Package llmtest holds, for the tests' fake model servers, the request
 // rules the real model APIs enforce with HTTP 400, and the building blocks
 // of the providers' strict emulations (ChatServer; each provider's
-// llm.Def.Emulate). A fake that takes what the real API refuses lets a
+// Emulate in its test-only llm/<name>/<name>test). A fake that takes what the real API refuses lets a
 // broken request pass every test and fail on the first real run (a dotted
 // MCP tool name, a tool result answering no call, an Anthropic request
 // without max_tokens), so every fake of this module refuses a request with
 // these functions, and with the APIs' own messages.
 //
-// It imports only the standard library and llm's core types, never a
-// provider package: those import it.
+// It imports only the standard library, never llm or a provider
+// package, and only tests import it: the shipped binary holds none of it.
 package llmtest
 
 import (

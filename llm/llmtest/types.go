@@ -2,7 +2,7 @@ package llmtest
 
 import "encoding/json"
 
-// Options configure a provider's emulation (llm.Def.Emulate).
+// Options configure a provider's emulation (each provider's Emulate, llm/<name>/<name>test).
 type Options struct {
 	// Models are the models the server serves; a request for another is
 	// refused as the real server refuses it. Empty: the one model "m".

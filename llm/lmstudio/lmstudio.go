@@ -34,9 +34,11 @@ var Def = &llm.Def{
 	BaseURLEnv: "LMSTUDIO_BASE_URL",
 	Keys:       []string{"LMSTUDIO_API_KEY"},
 	Local:      true,
-	Notes:      "Content is never null; structured output is json_schema only; ids are digits; a stream has no usage (mcp-eval never streams).",
-	New:        open,
-	Emulate:    emulate,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
+	Notes:   "Content is never null; structured output is json_schema only; ids are digits; a stream has no usage (mcp-eval never streams).",
+	New:     open,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

@@ -54,10 +54,12 @@ var Def = &llm.Def{
 	BaseURLEnv: "OLLAMA_HOST",
 	Keys:       []string{"OLLAMA_API_KEY"},
 	Local:      true,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
 	Notes: "Native /api/chat: arguments are objects, no finish reason for tool calls, tool_choice " +
 		"ignored, ids only in recent versions (echoed, never parsed); OLLAMA_HOST as the ollama command reads it.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 // open reads OLLAMA_HOST and OLLAMA_API_KEY.
@@ -231,6 +233,7 @@ type chatRequest struct {
 type options struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 	NumPredict  int      `json:"num_predict,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
 }
 
 type message struct {
@@ -260,8 +263,8 @@ type tool struct {
 
 func encode(req llm.Request) ([]byte, error) {
 	w := chatRequest{Model: req.Model, Messages: make([]message, 0, len(req.Messages))}
-	if req.Temperature != nil || req.MaxTokens > 0 {
-		w.Options = &options{Temperature: req.Temperature, NumPredict: req.MaxTokens}
+	if req.Temperature != nil || req.MaxTokens > 0 || req.Seed != nil {
+		w.Options = &options{Temperature: req.Temperature, NumPredict: req.MaxTokens, Seed: req.Seed}
 	}
 	if req.Format != nil {
 		w.Format = llm.SchemaOrEmpty(req.Format.Schema)

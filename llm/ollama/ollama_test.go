@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/ollama/ollamatest"
 	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
@@ -47,7 +48,7 @@ func rig(t *testing.T, opts llmtest.Options) (llm.Provider, *[][]byte) {
 	t.Helper()
 	var bodies [][]byte
 	var mu sync.Mutex
-	em := emulate(opts)
+	em := ollamatest.Emulate(opts)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
 		b.ReadFrom(r.Body)
@@ -120,7 +121,7 @@ func TestWire(t *testing.T) {
 // refuses, so a client that sent it would fail here first.
 func TestEmulationIsStrict(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(emulate(llmtest.Options{Models: []string{"qwen2.5:7b"}}))
+	srv := httptest.NewServer(ollamatest.Emulate(llmtest.Options{Models: []string{"qwen2.5:7b"}}))
 	defer srv.Close()
 	for name, tt := range map[string]struct {
 		body   string

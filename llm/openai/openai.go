@@ -23,10 +23,13 @@ var Def = &llm.Def{
 	Keys:        []string{"OPENAI_API_KEY"},
 	KeyRequired: true,
 	Prices:      prices,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Batch:   true,
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
 	Notes: "Azure OpenAI hosts (*.azure.com, *.azure.us, *.azure.cn) also get the api-key header; " +
 		"OPENAI_ORG_ID and OPENAI_PROJECT_ID become the OpenAI-Organization and OpenAI-Project headers.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 // prices are OpenAI's standard-tier list prices (USD per 1M tokens:
@@ -72,7 +75,11 @@ func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {
 		h.Set("OpenAI-Project", v)
 	}
 	c := llm.NewClient(d.Name, llm.Endpoint(base, "/chat/completions"), h, []string{key}, s)
-	return llm.NewChat(c, llm.ChatOptions{Base: llm.SafeURL(base.String()), ModelsURL: llm.Endpoint(base, "/models"), ListRequired: !custom}), nil
+	return llm.NewChat(c, llm.ChatOptions{Base: llm.SafeURL(base.String()), ModelsURL: llm.Endpoint(base, "/models"), ListRequired: !custom,
+		// The Batch API is OpenAI's; Azure's takes other paths and
+		// deployments. A gateway without it refuses the upload, and the
+		// run sends those requests synchronously (golden's batch phase).
+		Batch: !isAzure(base.Hostname())}), nil
 }
 
 // isAzure reports whether host is Azure OpenAI's, in the public cloud

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/openai/openaitest"
 	"github.com/mcp-eval/mcp-eval/llm/providertest"
 )
 
@@ -100,7 +101,7 @@ func TestEndpointAndHeaders(t *testing.T) {
 			t.Parallel()
 			var mu sync.Mutex
 			var got *http.Request
-			em := emulate(llmtest.Options{})
+			em := openaitest.Emulate(llmtest.Options{})
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				got = r.Clone(context.Background())

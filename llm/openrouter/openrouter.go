@@ -39,9 +39,11 @@ var Def = &llm.Def{
 	Keys:        []string{"OPENROUTER_API_KEY"},
 	KeyRequired: true,
 	PriceKey:    priceKey,
-	Notes:       "vendor/model names, :free models cost nothing, others are priced as their vendor's; native_finish_reason; errors inside a 200.",
-	New:         open,
-	Emulate:     emulate,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
+	Notes:   "vendor/model names, :free models cost nothing, others are priced as their vendor's; native_finish_reason; errors inside a 200.",
+	New:     open,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,8 +33,8 @@ func TestEveryProviderAgainstItsEmulation(t *testing.T) {
 	for _, def := range All() {
 		t.Run(def.Name, func(t *testing.T) {
 			t.Parallel()
-			if def.Emulate == nil || def.New == nil || def.BaseURLEnv == "" || len(def.Keys) == 0 {
-				t.Fatalf("%s: a provider declares New, Emulate, BaseURLEnv and its key variables", def.Name)
+			if providertest.Emulation(def.Name) == nil || def.New == nil || def.BaseURLEnv == "" || len(def.Keys) == 0 {
+				t.Fatalf("%s: a provider declares New, BaseURLEnv and its key variables, and has an emulation in llm/providertest", def.Name)
 			}
 			const key = "test-key-0123456789abcdef"
 			_, env, _ := providertest.Serve(t, def, llmtest.Options{Models: []string{"model-a", "other-model"}, Key: key, Reply: script})
@@ -142,5 +143,56 @@ func TestCredentialVars(t *testing.T) {
 	}
 	if !strings.Contains(got, "ANTHROPIC_AUTH_TOKEN") {
 		t.Errorf("CredentialVars() = %s", got)
+	}
+}
+
+// TestAcceptedParamsAreSent holds every provider's Accepts to its wire:
+// a parameter it declares goes out in the request body, and one it does
+// not declare is named by Unaccepted and never sent (so a seed on
+// Anthropic is a warning, not a silent no-op).
+func TestAcceptedParamsAreSent(t *testing.T) {
+	temp, seed := 0.375, int64(9137)
+	set := map[llm.Param]struct {
+		marker string
+		apply  func(*llm.Request)
+	}{
+		llm.ParamTemperature: {"0.375", func(r *llm.Request) { r.Temperature = &temp }},
+		llm.ParamMaxTokens:   {"4242", func(r *llm.Request) { r.MaxTokens = 4242 }},
+		llm.ParamSeed:        {"9137", func(r *llm.Request) { r.Seed = &seed }},
+		llm.ParamFormat: {`"verdict_prop"`, func(r *llm.Request) {
+			r.Format = &llm.Format{Name: "verdict_fmt", Schema: json.RawMessage(`{"type":"object","properties":{"verdict_prop":{"type":"boolean"}}}`)}
+		}},
+	}
+	for _, def := range All() {
+		t.Run(def.Name, func(t *testing.T) {
+			t.Parallel()
+			if len(def.Accepts) == 0 {
+				t.Fatalf("%s declares no accepted parameters", def.Name)
+			}
+			for param, s := range set {
+				p, log := providertest.Rig(t, def, llmtest.Options{Models: []string{"model-a"}, Key: "k-0123456789"})
+				req := llm.Request{Model: "model-a", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
+				s.apply(&req)
+				_, _ = p.Complete(t.Context(), req) // only the body sent matters here
+				posts := log.Posts()
+				if len(posts) == 0 {
+					t.Fatalf("%s: nothing was sent", param)
+				}
+				sent := strings.Contains(string(posts[0]), s.marker)
+				accepted := slices.Contains(def.Accepts, param)
+				unaccepted := slices.Contains(def.Unaccepted(req), param)
+				switch {
+				case accepted && !sent:
+					t.Errorf("%s declares %s but did not send it: %s", def.Name, param, posts[0])
+				case !accepted && sent:
+					t.Errorf("%s does not declare %s but sent it: %s", def.Name, param, posts[0])
+				case accepted == unaccepted:
+					t.Errorf("%s: Unaccepted(%s) = %v with Accepts %v", def.Name, param, def.Unaccepted(req), def.Accepts)
+				}
+			}
+		})
+	}
+	if a, _ := Lookup("anthropic"); !slices.Contains(a.Unaccepted(llm.Request{Seed: &seed}), llm.ParamSeed) {
+		t.Error("a seed on Anthropic must be named as dropped")
 	}
 }

@@ -2,6 +2,12 @@
 // tests of the provider packages and of the registry: the emulation
 // served over HTTP, the provider built from the environment that points at
 // it, and a log of what it received.
+//
+// It is also the registry of the emulations. Each provider's strict
+// emulation lives in its test-only subpackage (llm/openai/openaitest, …),
+// not in the provider package, so that the shipped binary (package main and
+// what it imports) holds no emulator: only tests import this package, and
+// TestNoEmulatorInBinary (deps_test.go) holds that true.
 package providertest
 
 import (
@@ -15,8 +21,43 @@ import (
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/llm/anthropic/anthropictest"
+	"github.com/mcp-eval/mcp-eval/llm/llamacpp/llamacpptest"
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
+	"github.com/mcp-eval/mcp-eval/llm/lmstudio/lmstudiotest"
+	"github.com/mcp-eval/mcp-eval/llm/ollama/ollamatest"
+	"github.com/mcp-eval/mcp-eval/llm/openai/openaitest"
+	"github.com/mcp-eval/mcp-eval/llm/openrouter/openroutertest"
+	"github.com/mcp-eval/mcp-eval/llm/vllm/vllmtest"
 )
+
+// emulations are the providers' strict emulations by provider name: each
+// speaks its provider's wire format, refuses what the real server
+// refuses, with its status and message, and serves its model list.
+// TestEveryProviderAgainstItsEmulation fails for a provider of the
+// registry that has none here.
+var emulations = map[string]func(llmtest.Options) http.Handler{
+	"openai":     openaitest.Emulate,
+	"anthropic":  anthropictest.Emulate,
+	"ollama":     ollamatest.Emulate,
+	"llamacpp":   llamacpptest.Emulate,
+	"vllm":       vllmtest.Emulate,
+	"lmstudio":   lmstudiotest.Emulate,
+	"openrouter": openroutertest.Emulate,
+}
+
+// Emulation returns the emulation of the provider named name, or nil.
+func Emulation(name string) func(llmtest.Options) http.Handler { return emulations[name] }
+
+// Emulate is def's emulation with o; a provider without one fails t.
+func Emulate(t testing.TB, def *llm.Def, o llmtest.Options) http.Handler {
+	t.Helper()
+	em := emulations[def.Name]
+	if em == nil {
+		t.Fatalf("provider %s has no emulation in llm/providertest", def.Name)
+	}
+	return em(o)
+}
 
 // Log is what an emulation received.
 type Log struct {
@@ -54,7 +95,7 @@ func (l *Log) Posts() [][]byte {
 func Serve(t testing.TB, def *llm.Def, o llmtest.Options) (srv *httptest.Server, env map[string]string, log *Log) {
 	t.Helper()
 	log = &Log{}
-	em := def.Emulate(o)
+	em := Emulate(t, def, o)
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		log.mu.Lock()

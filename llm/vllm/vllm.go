@@ -36,10 +36,12 @@ var Def = &llm.Def{
 	BaseURLEnv: "VLLM_BASE_URL",
 	Keys:       []string{"VLLM_API_KEY"},
 	Local:      true,
+	// Chat Completions and Ollama's options both take a seed (best effort: the
+	// same seed makes a repeat likely, not certain).
+	Accepts: []llm.Param{llm.ParamTemperature, llm.ParamMaxTokens, llm.ParamFormat, llm.ParamSeed},
 	Notes: "Tools need the server started with --enable-auto-tool-choice --tool-call-parser (its 400 says so, and so does the probe); " +
 		"finish_reason is judged by the message's tool_calls.",
-	New:     open,
-	Emulate: emulate,
+	New: open,
 }
 
 func open(d *llm.Def, env llm.Env, s llm.Settings) (llm.Provider, error) {

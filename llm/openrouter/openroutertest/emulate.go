@@ -1,4 +1,4 @@
-package openrouter
+package openroutertest
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is OpenRouter's Chat Completions API: the key required (401
+// Emulate is OpenRouter's Chat Completions API: the key required (401
 // "No auth credentials found"), errors {"error": {"code", "message"}},
 // finish_reason normalised with the upstream's native_finish_reason beside
 // it, tool-call ids as the upstream makes them (toolu_… for anthropic/
@@ -22,7 +22,7 @@ import (
 //     as a 200 with an error object, as OpenRouter reports it;
 //   - "stream": answers are event streams with ": OPENROUTER PROCESSING"
 //     keep-alive comments, as a proxy that streams regardless would give.
-func emulate(o llmtest.Options) http.Handler {
+func Emulate(o llmtest.Options) http.Handler {
 	cs := &llmtest.ChatServer{
 		Opts:      o,
 		Prefix:    "/api/v1",

@@ -1,4 +1,4 @@
-package vllm
+package vllmtest
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is vLLM's OpenAI-compatible server: 404 "The model `x` does not
+// Emulate is vLLM's OpenAI-compatible server: 404 "The model `x` does not
 // exist." for another model, errors {"error": {"message", "type", "param",
 // "code"}} with vLLM's error types, tool-call ids "chatcmpl-tool-" and hex.
 // Quirks:
@@ -21,7 +21,7 @@ import (
 //     finish_reason "tool_calls", as vLLM has;
 //   - a forced tool (tool_choice naming a function) answers "stop", as
 //     vLLM does.
-func emulate(o llmtest.Options) http.Handler {
+func Emulate(o llmtest.Options) http.Handler {
 	return &llmtest.ChatServer{
 		Opts:      o,
 		Prefix:    "/v1",

@@ -1,4 +1,4 @@
-package lmstudio
+package lmstudiotest
 
 import (
 	"encoding/json"
@@ -8,12 +8,12 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is LM Studio's OpenAI-compatible server as its docs and bug
+// Emulate is LM Studio's OpenAI-compatible server as its docs and bug
 // reports describe it: content null refused (400), response_format
 // json_object refused, numeric tool-call ids, usage on non-streamed
 // answers. The quirk "no-usage" leaves usage out (what a stream would
 // give), so that a cost is shown unknown rather than $0.
-func emulate(o llmtest.Options) http.Handler {
+func Emulate(o llmtest.Options) http.Handler {
 	return &llmtest.ChatServer{
 		Opts:    o,
 		Prefix:  "/v1",

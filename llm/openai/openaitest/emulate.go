@@ -1,4 +1,4 @@
-package openai
+package openaitest
 
 import (
 	"net/http"
@@ -6,12 +6,16 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is OpenAI's Chat Completions API as the tests need it: the rules
+// Emulate is OpenAI's Chat Completions API as the tests need it: the rules
 // the API enforces with a 400 (llmtest.RejectChat: tool-name pattern,
 // tool messages that answer no call), 401 without the key, 404
 // model_not_found for a model it does not serve, ids "call_…", usage on
-// every answer, and GET /v1/models.
-func emulate(o llmtest.Options) http.Handler {
+// every answer, and GET /v1/models; beside it, the Batch API (batchServer).
+func Emulate(o llmtest.Options) http.Handler {
+	return &batchServer{o: o, chat: chat(o), files: map[string]*file{}, batches: map[string]*batch{}}
+}
+
+func chat(o llmtest.Options) http.Handler {
 	return &llmtest.ChatServer{
 		Opts:   o,
 		Prefix: "/v1",

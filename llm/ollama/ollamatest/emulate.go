@@ -1,4 +1,4 @@
-package ollama
+package ollamatest
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is Ollama's native API as server/routes.go serves it, strict
+// Emulate is Ollama's native API as server/routes.go serves it, strict
 // where Ollama is:
 //
 //   - POST /api/chat decodes the body into api.ChatRequest: a tool
@@ -30,7 +30,7 @@ import (
 //   - the quirk "no-tools" makes every model one without tool support:
 //     a request with tools is a 400 "… does not support tools";
 //   - GET /api/tags lists the models.
-func emulate(o llmtest.Options) http.Handler {
+func Emulate(o llmtest.Options) http.Handler {
 	return &server{o: o}
 }
 
@@ -243,4 +243,16 @@ func kind(raw json.RawMessage) string {
 		return "null"
 	}
 	return "number"
+}
+
+// sameModel and withTag resolve names as Ollama does: a name without a
+// tag is its ":latest" (the provider's own copy is not exported, and an
+// emulation that shared it could not catch its mistakes).
+func sameModel(want, have string) bool { return withTag(want) == withTag(have) }
+
+func withTag(name string) string {
+	if i := strings.LastIndex(name, "/"); strings.Contains(name[i+1:], ":") {
+		return name
+	}
+	return name + ":latest"
 }

@@ -1,4 +1,4 @@
-package llamacpp
+package llamacpptest
 
 import (
 	"encoding/json"
@@ -8,14 +8,14 @@ import (
 	"github.com/mcp-eval/mcp-eval/llm/llmtest"
 )
 
-// emulate is llama-server's Chat Completions endpoint: one model whatever
+// Emulate is llama-server's Chat Completions endpoint: one model whatever
 // a request names, parallel calls off unless asked, tool-call ids of 32
 // letters and digits, errors {"error": {"code", "message", "type"}}, and
 // the checks of its request parser (a tool call without "type", a message
 // with neither content nor tool_calls, n ≠ 1, an unknown response_format
 // type). The quirk "no-jinja" is a server started without --jinja: tools
 // are a 500 "tools param requires --jinja flag", tool_choice a 400.
-func emulate(o llmtest.Options) http.Handler {
+func Emulate(o llmtest.Options) http.Handler {
 	return &llmtest.ChatServer{
 		Opts:                  o,
 		Prefix:                "/v1",

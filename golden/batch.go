@@ -1,0 +1,164 @@
+package golden
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mcp-eval/mcp-eval/agent"
+	"github.com/mcp-eval/mcp-eval/engine/runs"
+	"github.com/mcp-eval/mcp-eval/judge"
+	"github.com/mcp-eval/mcp-eval/llm"
+	"github.com/mcp-eval/mcp-eval/tasks"
+)
+
+// --batch auto sends what can wait to the providers' batch APIs at half
+// price (runs.Cache.Prefill): the first model turn of every case with one
+// user message (its request is known before it runs: the prompt and the
+// tools), and the judge's calls (known once the runs are done). A
+// multi-turn case's first turn, every later turn, and whatever a batch did
+// not answer by --batch-wait go synchronously, so scores are those of a
+// synchronous run.
+
+// batchGroup is the calls of one model of one provider.
+type batchGroup struct {
+	spec     string
+	batcher  llm.Batcher
+	endpoint string
+	calls    []runs.BatchCall
+}
+
+// batchOptions bound each batch: --batch-wait from now, polled every
+// BatchPoll (30 s unless a test says otherwise).
+func (mr *ModelRun) batchOptions(spec string) llm.BatchOptions {
+	last := ""
+	return llm.BatchOptions{
+		Deadline: time.Now().Add(mr.o.BatchWait),
+		Poll:     mr.o.BatchPoll,
+		Status: func(s string) {
+			if s != last {
+				last = s
+				fmt.Fprintf(mr.o.Stderr, "mcp-eval: batch %s: %s\n", spec, s)
+			}
+		},
+	}
+}
+
+// batcherOf is the provider of spec when it has a batch API.
+func (mr *ModelRun) batcherOf(spec string, p llm.Provider) (llm.Batcher, bool) {
+	if mr.o.Batch != "auto" || p == nil {
+		return nil, false
+	}
+	b, ok := p.(llm.Batcher)
+	return b, ok && b.CanBatch()
+}
+
+// prefill sends the groups' batches at once and waits for them; a batch
+// that fails leaves its calls to the synchronous runs, with a warning.
+func (mr *ModelRun) prefill(ctx context.Context, what string, groups []*batchGroup) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, g := range groups {
+		if len(g.calls) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			st, err := mr.runner.Cache.Prefill(ctx, g.batcher, g.endpoint, g.calls, mr.batchOptions(g.spec))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && !errors.Is(err, context.Canceled) {
+				fmt.Fprintf(mr.o.Stderr, "mcp-eval: warning: batch of %s for %s failed (%v); those calls go synchronously\n", what, g.spec, err)
+			}
+			if st.Sent > 0 {
+				left := st.Sent - st.Answered
+				fmt.Fprintf(mr.o.Stderr, "mcp-eval: batch %s: %d of %d %s answered at the batch price; %d go synchronously\n",
+					g.spec, st.Answered, st.Sent, what, left)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// batchFirstTurns prefills the first turn of every job of a case with one
+// user message, on the models whose provider has a batch API.
+func (mr *ModelRun) batchFirstTurns(ctx context.Context, jobs []runs.Job) {
+	if mr.o.Batch != "auto" {
+		return
+	}
+	groups := map[string]*batchGroup{}
+	for _, j := range jobs {
+		if len(j.Task.FollowUps) > 0 {
+			continue // multi-turn: synchronous
+		}
+		provider, model, ok := llm.SplitSpec(j.Model)
+		if !ok {
+			continue
+		}
+		b, ok := mr.batcherOf(j.Model, mr.plan.providers[provider])
+		if !ok {
+			continue
+		}
+		g := groups[j.Model]
+		if g == nil {
+			g = &batchGroup{spec: j.Model, batcher: b, endpoint: runs.EndpointOf(b, provider)}
+			groups[j.Model] = g
+		}
+		task := j.Task
+		task.Model = model
+		g.calls = append(g.calls, runs.BatchCall{Run: j.Run, Request: agent.FirstRequest(task)})
+	}
+	mr.prefill(ctx, "first turns", sortedGroups(groups))
+}
+
+// batchJudge scores runs (case i's transcript i) once with a judge that
+// only collects its requests, sends them in one batch, and leaves the real
+// scoring to take the answers from the cache.
+func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, transcripts []*agent.Transcript) {
+	if mr.judge == nil {
+		return
+	}
+	b, ok := mr.batcherOf(mr.plan.judgeSpec, mr.plan.judgeProvider)
+	if !ok {
+		return
+	}
+	col := &collector{}
+	j := judge.New(col, mr.plan.judgeModel).WithPrompt(mr.plan.judgePrompt)
+	opts := ScoreOptions{Judge: j, Similar: j}
+	for i := range cases {
+		ScoreRun(ctx, cases[i], transcripts[i], opts)
+	}
+	provider, _, _ := llm.SplitSpec(mr.plan.judgeSpec)
+	g := &batchGroup{spec: mr.plan.judgeSpec, batcher: b, endpoint: runs.EndpointOf(mr.plan.judgeProvider, provider)}
+	for _, req := range col.reqs {
+		g.calls = append(g.calls, runs.BatchCall{Run: 0, Request: req})
+	}
+	mr.prefill(ctx, "judge calls", []*batchGroup{g})
+}
+
+func sortedGroups(m map[string]*batchGroup) []*batchGroup {
+	out := make([]*batchGroup, 0, len(m))
+	for _, g := range m {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].spec < out[k].spec })
+	return out
+}
+
+// collector is a judge model that keeps the requests it is asked and
+// answers none.
+type collector struct {
+	mu   sync.Mutex
+	reqs []llm.Request
+}
+
+var errCollected = errors.New("collected for a batch")
+
+func (c *collector) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	c.mu.Lock()
+	c.reqs = append(c.reqs, req)
+	c.mu.Unlock()
+	return nil, errCollected
+}
