@@ -463,7 +463,9 @@ func TestContextCancellation(t *testing.T) {
 			if errors.As(err, &rl) {
 				t.Errorf("the wait's error should not pose as the API's: %v", err)
 			}
-			if d := time.Since(start); d > 10*time.Second {
+			// Under the 30 s wait with room for a loaded machine: the
+			// error above says the deadline, not the wait, ended it.
+			if d := time.Since(start); d > 25*time.Second {
 				t.Errorf("took %v", d)
 			}
 		})
