@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/proc"
+	"github.com/mcp-eval/mcp-eval/internal/readfile"
 )
 
 func main() {
@@ -28,6 +29,7 @@ func main() {
 	}()
 	setMemoryLimit(os.Getenv)
 	ctx, stop := interruptible(os.Stderr, func(code int) { proc.KillAll(); os.Exit(code) })
+	readfile.CancelOn(ctx.Done()) // a file being read gives way to a signal too
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	// Every server was stopped by the run, whatever its error; a process
