@@ -508,6 +508,18 @@ func TestHTTPNotMCP(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"status":"ok"}`)
 		}, new(*NotMCPError), `HTTP 200, application/json, body "{\"status\":\"ok\"}"`},
+		// A rate limit and a redirect are named as such, not as a missing
+		// server (before: "no MCP server at the target" for both).
+		{"429", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "30")
+			w.WriteHeader(429)
+		}, new(*NotMCPError), "the server is rate limiting mcp-eval (HTTP 429 Too Many Requests, RFC 6585 §4): neither server/discover nor initialize got a JSON-RPC answer; HTTP 429, no content type, empty body — not evidence of a missing MCP server: run again later, or raise the server's limit for this client (it asks to wait: Retry-After 30)"},
+		{"307", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://mcp.example.com/v2/mcp", http.StatusTemporaryRedirect)
+		}, new(*NotMCPError), "the server redirects (HTTP 307 Temporary Redirect, RFC 9110 §15.4)"},
+		{"308", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://mcp.example.com/v2/mcp", http.StatusPermanentRedirect)
+		}, new(*NotMCPError), "mcp-eval follows no redirect, so that --header values never reach another origin: give --server-url https://mcp.example.com/v2/mcp"},
 		{"401", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 			w.WriteHeader(401)
