@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -329,6 +330,12 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 			e.Got += fmt.Sprintf(", body %q", clip.Bytes(string(b), 120))
 		} else {
 			e.Got += ", empty body"
+		}
+		if len(x.Invalid) > 0 && strings.Contains(x.Invalid[0], "exceeded max depth") {
+			// Valid JSON, but deeper than any parser here reads: say so,
+			// rather than let the body pass for not being JSON-RPC.
+			e.Lead = "the server's answer nests arrays and objects more than 10000 deep"
+			e.Hint = "mcp-eval's bound on nesting, encoding/json's (RFC 8259 §9 lets a parser limit nesting depth); no MCP answer nests that deep"
 		}
 		switch x.Status {
 		case http.StatusNotFound:

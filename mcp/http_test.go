@@ -687,3 +687,17 @@ func streamServer(t *testing.T, events []string, open bool) *httptest.Server {
 	t.Cleanup(func() { close(release); srv.Close() })
 	return srv
 }
+
+// An answer nested deeper than the parser's bound is named as such (before:
+// "no MCP server at the target" with a body excerpt of brackets).
+func TestHTTPTooDeep(t *testing.T) {
+	const n = 50000
+	body := `{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
+	srv := httptest.NewServer(rawHandler("application/json", body))
+	defer srv.Close()
+	_, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: 30 * time.Second})
+	var nm *NotMCPError
+	if !errors.As(err, &nm) || !strings.HasPrefix(err.Error(), "the server's answer nests arrays and objects more than 10000 deep") || !strings.Contains(err.Error(), "RFC 8259 §9") {
+		t.Errorf("err = %v, want the nesting bound named", err)
+	}
+}
