@@ -4,7 +4,7 @@
 //
 //	MCP_EVAL_BENCH_SPEED=1 go test ./bench -run TestBehaviorSpeed -v
 //
-// The speed tests run only when asked (gate_test.go), so that the README's
+// The speed tests run only when asked (speed_test.go), so that the README's
 // test command passes on a loaded machine. See the test's comment for what
 // it measures.
 package bench
