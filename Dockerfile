@@ -13,6 +13,13 @@
 #            release workflow builds this target.
 #   source   (the default, last stage) compiles from the build context.
 #
+# The default target needs BuildKit (docker buildx build ., the default
+# builder since Docker 23): the classic builder (DOCKER_BUILDKIT=0) builds
+# every stage before the target, so it would build release too, which needs
+# dist/ from scripts/release.sh. The classic builder builds only
+# --target release, with --build-arg TARGETARCH=<arch> (BuildKit sets it from
+# --platform), as scripts/release-image.sh and the tests do.
+#
 # The base images are build arguments, pinned by digest by default, so that
 # an air-gapped build (the docker end-to-end test) can name locally made
 # bases: --build-arg BASE_IMAGE=... --target release.

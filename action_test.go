@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,13 +103,17 @@ func TestSetupActionYAML(t *testing.T) {
 	}
 }
 
-var releasedImage = regexp.MustCompile(`^docker://ghcr\.io/mcp-eval/mcp-eval:v[0-9]+\.[0-9]+\.[0-9]+$`)
+// releasedImage is runs.image on main (the latest release's tag, until the
+// release workflow pins it) or at a release tag (its index by digest).
+var releasedImage = regexp.MustCompile(`^docker://ghcr\.io/mcp-eval/mcp-eval(:v[0-9]+\.[0-9]+\.[0-9]+|@sha256:[0-9a-f]{64})$`)
 
 // TestReleaseWorkflowPinsActionImage keeps action.yml and the release
 // workflow in agreement: the workflow pushes the image action.yml names
-// (same repository, tagged with the release tag, both architectures, from
-// the Dockerfile's release target), then rewrites action.yml to it before
-// moving the tags and publishing. The rewrite itself is run on a copy.
+// (same repository, both architectures, from the Dockerfile's release
+// target, by scripts/release-image.sh), attests it, then rewrites action.yml
+// to that image BY DIGEST before moving the tags, and publishes last: a
+// draft with every asset first, then published (immutable releases take no
+// asset and move no tag once published). The rewrite itself is run on a copy.
 func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 	var wf struct {
 		On struct {
@@ -116,13 +121,16 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 				Tags []string `yaml:"tags"`
 			} `yaml:"push"`
 		} `yaml:"on"`
-		Env  map[string]string `yaml:"env"`
-		Jobs map[string]struct {
+		Permissions map[string]string `yaml:"permissions"`
+		Env         map[string]string `yaml:"env"`
+		Jobs        map[string]struct {
 			Steps []struct {
+				ID   string            `yaml:"id"`
 				Name string            `yaml:"name"`
 				Uses string            `yaml:"uses"`
 				Run  string            `yaml:"run"`
 				With map[string]string `yaml:"with"`
+				Env  map[string]string `yaml:"env"`
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
@@ -134,40 +142,64 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 	if len(wf.On.Push.Tags) != 1 || wf.On.Push.Tags[0] != "v*.*.*" {
 		t.Errorf("release.yml must run on vX.Y.Z tags, has %v", wf.On.Push.Tags)
 	}
-	pushed, pinned, published := -1, -1, -1
+	// actions/attest needs these (its README, Usage).
+	for _, p := range []string{"id-token", "attestations", "artifact-metadata", "contents", "packages"} {
+		if wf.Permissions[p] != "write" {
+			t.Errorf("release.yml permissions: %s: %q, want write", p, wf.Permissions[p])
+		}
+	}
+	pushed, attestArchives, attestImage, pinned, drafted, published := -1, -1, -1, -1, -1, -1
 	for _, job := range wf.Jobs {
 		for i, st := range job.Steps {
 			switch {
-			case strings.HasPrefix(st.Uses, "docker/build-push-action@"):
+			case strings.Contains(st.Run, `scripts/release-image.sh "$IMAGE" "$GITHUB_REF_NAME" >> "$GITHUB_OUTPUT"`) && st.ID == "image":
 				pushed = i
-				if st.With["target"] != "release" || st.With["push"] != "true" ||
-					!strings.Contains(st.With["platforms"], "linux/amd64") || !strings.Contains(st.With["platforms"], "linux/arm64") ||
-					st.With["tags"] != "${{ env.IMAGE }}:${{ github.ref_name }}" {
-					t.Errorf("image step %v: want target release, push, amd64+arm64, tag ${{ env.IMAGE }}:${{ github.ref_name }}", st.With)
+			case strings.HasPrefix(st.Uses, "actions/attest@") && st.With["subject-checksums"] == "dist/checksums.txt":
+				attestArchives = i
+			case strings.HasPrefix(st.Uses, "actions/attest@") && st.With["subject-digest"] == "${{ steps.image.outputs.digest }}":
+				attestImage = i
+				if st.With["subject-name"] != "${{ env.IMAGE }}" || st.With["push-to-registry"] != "true" {
+					t.Errorf("image attestation %v: want subject-name ${{ env.IMAGE }}, push-to-registry true", st.With)
 				}
-			case strings.Contains(st.Run, `scripts/pin-image.sh "$IMAGE" "$GITHUB_REF_NAME" action.yml setup/action.yml`):
+			case strings.Contains(st.Run, `scripts/pin-image.sh "$IMAGE" "$GITHUB_REF_NAME" "$DIGEST" action.yml setup/action.yml`):
 				pinned = i
+				if st.Env["DIGEST"] != "${{ steps.image.outputs.digest }}" {
+					t.Errorf("the pin step's DIGEST is %q, want the image step's output", st.Env["DIGEST"])
+				}
 				if !strings.Contains(st.Run, `git tag -f "$GITHUB_REF_NAME"`) || !strings.Contains(st.Run, "git push -f origin") {
 					t.Error("the pin step must move the release tag to the commit it makes")
 				}
+				// On a re-run, or a tag whose action.yml already names the
+				// image, there is nothing to commit: that must not fail.
+				if !strings.Contains(st.Run, "if ! git diff --quiet -- action.yml setup/action.yml; then") {
+					t.Error("the pin step must commit only when action.yml changed (git commit exits 1 on nothing to commit)")
+				}
 			case strings.Contains(st.Run, "gh release create"):
+				drafted = i
+				if !strings.Contains(st.Run, "--draft") || !strings.Contains(st.Run, "--verify-tag") || !strings.Contains(st.Run, "dist/checksums.txt") {
+					t.Errorf("the release must be created as a draft of the pushed tag, with its assets:\n%s", st.Run)
+				}
+			case strings.Contains(st.Run, "gh release edit") && strings.Contains(st.Run, "--draft=false"):
 				published = i
 			}
 		}
 	}
-	if pushed < 0 || pinned < 0 || published < 0 || !(pushed < pinned && pinned < published) {
-		t.Errorf("steps: push image %d, pin action.yml %d, publish %d: want them all, in that order", pushed, pinned, published)
+	order := []int{pushed, attestArchives, attestImage, pinned, drafted, published}
+	if slices.Contains(order, -1) || !slices.IsSorted(order) {
+		t.Errorf("steps: push image %d, attest archives %d, attest image %d, pin action.yml and move tags %d, draft with assets %d, publish %d: want them all, in that order",
+			pushed, attestArchives, attestImage, pinned, drafted, published)
 	}
 
 	// Both actions name the same release.
 	var cur, curSetup actionYAML
 	readYAML(t, "action.yml", &cur)
 	readYAML(t, "setup/action.yml", &curSetup)
-	if want := "docker://" + image + ":" + curSetup.defaultOf("version"); cur.Runs.Image != want {
+	if want := "docker://" + image + ":" + curSetup.defaultOf("version"); strings.Contains(cur.Runs.Image, ":v") && cur.Runs.Image != want {
 		t.Errorf("action.yml runs %q but setup/action.yml installs %q: pin both to one release", cur.Runs.Image, curSetup.defaultOf("version"))
 	}
 
-	// The rewrite, on a copy: only runs.image changes.
+	// The rewrite, on a copy: only runs.image changes, to the digest with
+	// the tag in a comment; a second run changes nothing.
 	orig, err := os.ReadFile("action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -180,14 +212,18 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(setupCp, setupOrig, 0o644)
-	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "v9.8.7", cp, setupCp).CombinedOutput(); err != nil {
-		t.Fatalf("pin-image.sh: %v\n%s", err, out)
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for range 2 {
+		if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "v9.8.7", digest, cp, setupCp).CombinedOutput(); err != nil {
+			t.Fatalf("pin-image.sh: %v\n%s", err, out)
+		}
 	}
 	got, _ := os.ReadFile(cp)
 	var a actionYAML
 	readYAML(t, cp, &a)
-	if a.Runs.Image != "docker://"+image+":v9.8.7" {
-		t.Errorf("after pin-image.sh, runs.image = %q", a.Runs.Image)
+	if a.Runs.Image != "docker://"+image+"@"+digest || !releasedImage.MatchString(a.Runs.Image) ||
+		!bytes.Contains(got, []byte(`  image: "docker://`+image+"@"+digest+`" # v9.8.7`+"\n")) {
+		t.Errorf("after pin-image.sh, runs.image = %q\n%s", a.Runs.Image, got)
 	}
 	ol, gl := strings.Split(string(orig), "\n"), strings.Split(string(got), "\n")
 	if len(ol) != len(gl) {
@@ -207,8 +243,10 @@ func TestReleaseWorkflowPinsActionImage(t *testing.T) {
 	if v := setup.defaultOf("version"); v != "v9.8.7" {
 		t.Errorf("after pin-image.sh, the setup action installs %q by default, want v9.8.7", v)
 	}
-	if out, err := exec.Command("bash", "scripts/pin-image.sh", image, "latest", cp, setupCp).CombinedOutput(); err == nil {
-		t.Errorf("pin-image.sh accepted version latest: %s", out)
+	for _, bad := range [][2]string{{"latest", digest}, {"v9.8.7", "v9.8.7"}, {"v9.8.7", "sha256:abc"}} {
+		if out, err := exec.Command("bash", "scripts/pin-image.sh", image, bad[0], bad[1], cp, setupCp).CombinedOutput(); err == nil {
+			t.Errorf("pin-image.sh accepted version %s digest %s: %s", bad[0], bad[1], out)
+		}
 	}
 }
 
@@ -238,8 +276,16 @@ func TestExampleWorkflows(t *testing.T) {
 			} `yaml:"concurrency"`
 			Jobs map[string]struct {
 				If          string         `yaml:"if"`
+				Needs       any            `yaml:"needs"`
 				Permissions map[string]any `yaml:"permissions"`
-				Steps       []struct {
+				Strategy    struct {
+					Matrix map[string]any `yaml:"matrix"`
+				} `yaml:"strategy"`
+				Concurrency struct {
+					Group  string `yaml:"group"`
+					Cancel string `yaml:"cancel-in-progress"`
+				} `yaml:"concurrency"`
+				Steps []struct {
 					Uses string `yaml:"uses"`
 				} `yaml:"steps"`
 			} `yaml:"jobs"`
@@ -266,18 +312,38 @@ func TestExampleWorkflows(t *testing.T) {
 		if p, ok := wf.Permissions.(map[string]any); !ok || len(p) != 0 {
 			t.Errorf("%s: top-level permissions %v, want {} (each job names its own)", file, wf.Permissions)
 		}
-		if _, ok := wf.On["schedule"]; ok {
-			if !strings.Contains(wf.Concurrency.Group, "github.event_name == 'schedule'") || !strings.Contains(wf.Concurrency.Group, "github.run_id") {
-				t.Errorf("%s: concurrency group %q lets a push share (and cancel) the nightly run's group", file, wf.Concurrency.Group)
-			}
-			if wf.Concurrency.Cancel != "${{ github.event_name == 'pull_request' }}" {
-				t.Errorf("%s: cancel-in-progress %q, want pull requests only", file, wf.Concurrency.Cancel)
-			}
-		}
+		groups := map[string]struct{ group, cancel string }{"(workflow)": {wf.Concurrency.Group, wf.Concurrency.Cancel}}
 		if pr, ok := wf.On["pull_request"].(map[string]any); ok && strings.Contains(fmt.Sprint(pr["types"]), "labeled") {
+			// GitHub claims a workflow-level group before it evaluates a
+			// job's if:, so adding any other label would cancel a running
+			// evaluation (and leave a skipped job, which satisfies a
+			// required check). Label-triggered examples keep their group on
+			// each job, which a skipped job never claims.
+			if wf.Concurrency.Group != "" {
+				t.Errorf("%s: a workflow-level concurrency group in a label-triggered workflow: any other label cancels a running evaluation; put it on the job", file)
+			}
+			delete(groups, "(workflow)")
 			for name, job := range wf.Jobs {
+				if job.If == "" && job.Needs == nil {
+					t.Errorf("%s job %s: no if: runs it for every label", file, name)
+				}
 				if job.If != "" && !strings.Contains(job.If, "github.event.label.name == 'run-evals'") {
 					t.Errorf("%s job %s: a labeled event must re-run only for the run-evals label (if: %q)", file, name, job.If)
+				}
+				groups[name] = struct{ group, cancel string }{job.Concurrency.Group, job.Concurrency.Cancel}
+				// Matrix legs in one group would cancel each other.
+				if len(job.Strategy.Matrix) > 0 && !strings.Contains(job.Concurrency.Group, "matrix.") {
+					t.Errorf("%s job %s: a matrix job's group %q must name the matrix", file, name, job.Concurrency.Group)
+				}
+			}
+		}
+		if _, ok := wf.On["schedule"]; ok {
+			for where, c := range groups {
+				if !strings.Contains(c.group, "github.event_name == 'schedule'") || !strings.Contains(c.group, "github.run_id") {
+					t.Errorf("%s %s: concurrency group %q lets a push share (and cancel) the nightly run's group", file, where, c.group)
+				}
+				if c.cancel != "${{ github.event_name == 'pull_request' }}" {
+					t.Errorf("%s %s: cancel-in-progress %q, want pull requests only", file, where, c.cancel)
 				}
 			}
 		}

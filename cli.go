@@ -40,9 +40,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// masks its own secrets too (pipeline.Evaluate). Stdout is left alone:
 	// the Action prints its ::add-mask:: commands there, and the pipeline
 	// masks the report.
-	errw := config.EnvRedactor(getenv).Writer(stderr)
+	envRed := config.EnvRedactor(getenv)
+	errw := envRed.Writer(stderr)
 	defer errw.Flush()
 	stderr = errw
+	routeLogs(errw, envRed)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, config.Usage)
 		return exitcode.Usage

@@ -91,9 +91,9 @@ func TestHelpPerCommand(t *testing.T) {
 	}{
 		{[]string{"run", "--help"}, []string{"server-url", "models", "golden", "layers", "waivers", "secrets"}, []string{"report", "o"}, 0, "mcp-eval run "},
 		{[]string{"conformance", "-h"}, []string{"server-url", "timeout", "checks", "waivers"}, []string{"models", "golden", "layers", "judge-model", "shard", "cache-dir"}, 0, "mcp-eval conformance "},
-		{[]string{"gate", "--help"}, []string{"report", "baseline", "max-drop", "strict", "format", "waivers", "drift", "require-significance"}, []string{"server-url", "runs"}, 12, "mcp-eval gate "},
+		{[]string{"gate", "--help"}, []string{"report", "baseline", "max-drop", "strict", "format", "waivers", "drift", "require-significance", "gate", "alpha"}, []string{"server-url", "runs", "max-runs"}, 14, "mcp-eval gate "},
 		{[]string{"merge", "--help"}, []string{"o"}, []string{"server-url"}, 1, "mcp-eval merge "},
-		{[]string{"help", "gate"}, []string{"report"}, []string{"server-url"}, 12, "mcp-eval gate "},
+		{[]string{"help", "gate"}, []string{"report"}, []string{"server-url"}, 14, "mcp-eval gate "},
 		{[]string{"action", "--help"}, nil, []string{"server-url"}, 0, "mcp-eval action"},
 	}
 	for _, tt := range tests {

@@ -55,6 +55,15 @@ func TestDockerfile(t *testing.T) {
 	if !strings.HasPrefix(args["BASE_IMAGE"], "gcr.io/distroless/static") || strings.Contains(args["BASE_IMAGE"], "nonroot") {
 		t.Errorf("BASE_IMAGE %q: want distroless/static (root)", args["BASE_IMAGE"])
 	}
+	// The classic builder builds every stage before its target: the
+	// default target needs BuildKit, and the Dockerfile must say so; what
+	// builds it here without BuildKit names --target release.
+	if !strings.Contains(string(b), "The default target needs BuildKit") {
+		t.Error("the Dockerfile does not say that its default target needs BuildKit")
+	}
+	if script, _ := os.ReadFile("scripts/release-image.sh"); !strings.Contains(string(script), `--target release --build-arg "TARGETARCH=$arch"`) {
+		t.Error("scripts/release-image.sh must build --target release with TARGETARCH (it runs on the classic builder too)")
+	}
 	if len(order) == 0 || order[len(order)-1] != "source" {
 		t.Errorf("stages %v: the default (last) target must be source", order)
 	}

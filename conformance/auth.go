@@ -41,6 +41,12 @@ type Auth struct {
 	// Secrets are credentials other than tokens (a client secret, an
 	// assertion) that no answer may echo.
 	Secrets []string
+	// Passthrough is the run's --passthrough-listener (nil without one),
+	// judged by auth/no-token-passthrough.
+	Passthrough PassthroughLog
+	// Presented returns every access token the run's OAuth client obtained
+	// so far (renewals included); nil when the run has none.
+	Presented func() []string
 }
 
 // DefaultOtherResource is the resource auth/other-audience-refused asks a
@@ -61,6 +67,8 @@ type TokenSource interface {
 type TokenRequest struct {
 	Resource string
 	Scope    string
+	// NoScope leaves the scope parameter out (Scope is then ignored).
+	NoScope bool
 }
 
 // SessionAuth is the auth group's Auth for the run's OAuth session (built
@@ -92,6 +100,10 @@ func (t sessionTokens) Token(ctx context.Context, req TokenRequest) (*Token, err
 	}
 	if req.Scope != "" {
 		o.Scope = &req.Scope
+	}
+	if req.NoScope {
+		none := ""
+		o.Scope = &none
 	}
 	tok, err := t.s.RequestToken(ctx, o)
 	if err != nil {
@@ -147,6 +159,11 @@ type authState struct {
 	as       *doc
 	asTried  []string
 	asJSON   map[string]json.RawMessage
+
+	// noMCPAuth is set when the server advertises no MCP authorization
+	// and the run reached it with a static credential
+	// (checks_auth_apikey.go): the finding, and every other check skips.
+	noMCPAuth string
 
 	// token is a valid access token the run holds ("" if none known).
 	token    string
@@ -232,6 +249,10 @@ func (e *Env) discoverAuth(ctx context.Context, s *authState) {
 	}
 	s.token, s.tokenErr = e.currentToken(ctx)
 	e.discoverResourceMetadata(ctx, s)
+	if s.noMCPAuth = e.detectStaticCredential(ctx, s); s.noMCPAuth != "" {
+		s.skip = noMCPAuthorization
+		return
+	}
 	e.discoverAuthorizationServer(ctx, s)
 }
 

@@ -52,6 +52,10 @@ type Options struct {
 	// same client (engine/describe): the setup takes its tools, prompts
 	// and resource templates rather than list them again.
 	Listed *describe.Server
+	// Replicas are the other endpoints that serve this server under one
+	// name (--server-url given more than once): surface/replicas lists
+	// their tools and compares them with the run's.
+	Replicas []*mcp.HTTPTarget
 }
 
 // Result is what a conformance run found.

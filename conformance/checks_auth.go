@@ -3,9 +3,11 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -53,7 +55,14 @@ func authChecks() []*Check {
 	echo := def("auth/no-token-echo", report.LevelShould, revBoth, sec+"#token-theft",
 		"no answer, header or error body echoes a token or credential the run sent", noTokenEcho)
 	echo.After = true
+	mcpAuth := def("auth/mcp-authorization", report.LevelShould, revBoth, authz+"#protocol-requirements",
+		"a server that refuses requests without credentials implements MCP authorization (not only a static credential such as an API key)", mcpAuthorization)
+	mcpAuth.Prepare = mcpAuthorizationPrepare
+	pass := def("auth/no-token-passthrough", report.LevelMust, revBoth, sec+"#access-token-privilege-restriction",
+		"no token the run presented to the server reaches the --passthrough-listener its upstream is pointed at (token passthrough)", noTokenPassthrough)
+	pass.After, pass.Prepare = true, passthroughPrepare
 	return []*Check{
+		mcpAuth,
 		def("auth/unauthenticated-401", report.LevelMust, revBoth, authz+"#error-handling",
 			"a request without credentials → HTTP 401 with a WWW-Authenticate: Bearer challenge", unauthenticated401),
 		def("auth/no-error-without-credentials", report.LevelShould, revBoth, authz+"#error-handling",
@@ -90,6 +99,8 @@ func authChecks() []*Check {
 			"authorization server: client-credentials metadata (client_secret_basic or private_key_jwt; signing algorithms for JWT)", asClientCredentialsMetadata),
 		def("auth/malformed-token", report.LevelMust, revBoth, authz+"#token-handling",
 			"a malformed access token → HTTP 401", malformedToken),
+		def("auth/forged-token-refused", report.LevelMust, revBoth, authz+"#token-handling",
+			"tokens made from a valid one that no authorization server issued (signature altered, alg none, unknown kid, another issuer; an opaque token with a character changed) → HTTP 401", forgedTokenRefused),
 		def("auth/invalid-token-error", report.LevelShould, revBoth, authz+"#token-handling",
 			"the 401 for an invalid token carries error=\"invalid_token\" in its Bearer challenge", invalidTokenError),
 		def("auth/expired-token", report.LevelMust, revBoth, authz+"#token-handling",
@@ -101,6 +112,7 @@ func authChecks() []*Check {
 		def("auth/insufficient-scope", report.LevelShould, revBoth, authz+"#runtime-insufficient-scope-errors",
 			"a valid token without a required scope → HTTP 403 with error=\"insufficient_scope\" and scope=", insufficientScope),
 		echo,
+		pass,
 	}
 }
 
@@ -118,11 +130,14 @@ var authReqs = map[string][]string{
 	"auth/authorization-servers":          {"auth/discovery-follow", "auth/prm-authorization-servers"},
 	"auth/challenge-scope":                {"auth/scope-in-challenge"},
 	"auth/expired-token":                  {"auth/validate-tokens", "auth/invalid-401", "auth/oauth21-validation"},
+	"auth/forged-token-refused":           {"auth/validate-tokens", "auth/invalid-401", "auth/validate-before-processing", "auth/oauth21-validation"},
 	"auth/insufficient-scope":             {"auth/status-codes", "auth/insufficient-scope-403", "auth/insufficient-scope-scopes", "auth/oauth21-validation"},
 	"auth/invalid-token-error":            {"auth/error-attribute"},
+	"auth/mcp-authorization":              {"base/auth-http"},
 	"auth/malformed-token":                {"auth/validate-tokens", "auth/invalid-401", "auth/status-codes", "auth/validate-before-processing", "auth/oauth21-validation"},
 	"auth/no-error-without-credentials":   {"auth/no-error-without-credentials"},
 	"auth/no-offline-access":              {"auth/no-offline-access"},
+	"auth/no-token-passthrough":           {"auth/no-passthrough", "auth/no-other-tokens"},
 	"auth/no-token-echo":                  {"auth/security-follow", "auth/token-storage"},
 	"auth/other-audience-refused":         {"auth/validate-tokens", "auth/audience", "auth/invalid-401", "auth/own-tokens", "auth/no-other-tokens", "auth/security-follow", "auth/audience-binding", "auth/validate-before-processing", "auth/reject-audience"},
 	"auth/query-token-refused":            {"auth/query-token-ignored"},
@@ -294,6 +309,12 @@ func resourceMetadataResource(ctx context.Context, e *Env) Outcome {
 		return check.Pass()
 	case oauth.SameResource(got, want):
 		return check.PassInfo(fmt.Sprintf("resource %q is the server URL %q in another spelling of the same canonical URI", got, want))
+	}
+	if oauth.Covers(got, want) {
+		// A path prefix of the server, or the server's URI with a trailing
+		// slash: the SDKs' clients (and mcp-eval's) accept it and ask for
+		// tokens for it, so the run has tokens; the rule is still broken.
+		return check.Failf(ev, "the metadata's resource is %q, not this server's URI %q: RFC 9728 §3.3 wants the two identical; clients that accept a covering resource (mcp-eval among them) request tokens for %q, which a strict client refuses to do", got, want, got)
 	}
 	return check.Failf(ev, "the metadata's resource is %q, not this server (%q); a client must not use metadata for another resource, so no token can be had for this one", got, want)
 }
@@ -696,6 +717,9 @@ func expiredToken(ctx context.Context, e *Env) Outcome {
 	if a := e.opts.Auth; a != nil && a.Tokens != nil {
 		t, err := e.mint(ctx, TokenRequest{})
 		if err != nil {
+			if o, ok := notVerified(err, "a token to let expire"); ok {
+				return o
+			}
 			return check.Skip("no token could be had for the probe: " + err.Error())
 		}
 		token, lifetime = t.AccessToken, t.ExpiresIn
@@ -825,7 +849,13 @@ func queryTokenRefused(ctx context.Context, e *Env) Outcome {
 // security-considerations.mdx §Access Token Privilege Restriction: "MCP
 // servers MUST only accept tokens specifically intended for themselves and
 // MUST reject tokens that do not include them in the audience claim"; an
-// invalid token "MUST receive a HTTP 401 response".
+// invalid token "MUST receive a HTTP 401 response". Resource indicators
+// are whole URIs (RFC 8707 §2), so two tokens are presented: one for a
+// sibling path on the server's own host (siblingResource), which a server
+// comparing the host alone accepts, and one for another host
+// (--oauth-other-resource, else DefaultOtherResource). A resource the
+// authorization server issues no token for is said in the info; the check
+// skips when it issues neither.
 func otherAudienceRefused(ctx context.Context, e *Env) Outcome {
 	a := e.opts.Auth
 	if a == nil || a.Tokens == nil {
@@ -836,37 +866,94 @@ func otherAudienceRefused(ctx context.Context, e *Env) Outcome {
 		other = DefaultOtherResource
 	}
 	self := e.client.Target().String()
-	if oauth.SameResource(other, self) {
+	var resources []string
+	if sib := siblingResource(self); sib != "" {
+		resources = append(resources, sib)
+	}
+	if !oauth.SameResource(other, self) {
+		resources = append(resources, other)
+	}
+	if len(resources) == 0 {
 		return check.Skip("the other resource " + other + " is this server")
 	}
-	t, err := e.mint(ctx, TokenRequest{Resource: other})
-	if err != nil {
-		return check.Skip(fmt.Sprintf("the authorization server issues no token for %s: %v", other, err))
-	}
-	aud, isJWT := jwtAudiences(t.AccessToken)
-	if isJWT {
-		for _, x := range aud {
-			if oauth.SameResource(x, self) {
-				return check.Skip(fmt.Sprintf("asked for a token for %s, the authorization server issued one whose aud %v includes this server (it ignored the resource)", other, aud))
+	var notIssued, refused, bad []string
+	var ev map[string]any
+	for _, res := range resources {
+		t, err := e.mint(ctx, TokenRequest{Resource: res})
+		if err != nil {
+			if o, ok := notVerified(err, "a token for "+res); ok {
+				return o
 			}
+			notIssued = append(notIssued, fmt.Sprintf("%s (%v)", res, err))
+			continue
+		}
+		aud, isJWT := jwtAudiences(t.AccessToken)
+		if isJWT && slices.ContainsFunc(aud, func(x string) bool { return oauth.SameResource(x, self) }) {
+			notIssued = append(notIssued, fmt.Sprintf("%s (the authorization server ignored the resource: the token's aud %v includes this server)", res, aud))
+			continue
+		}
+		x, perr := e.authProbe(ctx, t.AccessToken, nil, "auth/other-audience-refused")
+		if x == nil || x.Status == 0 {
+			return check.Errored(fmt.Errorf("the token requested for %s: %s", res, describeExchange(x, perr)), nil)
+		}
+		what := "an opaque token"
+		if isJWT {
+			what = fmt.Sprintf("a JWT with aud %v", aud)
+		}
+		switch {
+		case x.Status == http.StatusUnauthorized:
+			refused = append(refused, fmt.Sprintf("%s for %s: 401", what, res))
+			continue
+		case x.Status < 400:
+			bad = append(bad, fmt.Sprintf("a token requested for %s (%s) was accepted: HTTP %d", res, what, x.Status))
+		default:
+			bad = append(bad, fmt.Sprintf("a token requested for %s (%s) got HTTP %d, not 401", res, what, x.Status))
+		}
+		if ev == nil {
+			ev = check.With(e.authEvidence(x), "otherResource", res)
 		}
 	}
-	x, perr := e.authProbe(ctx, t.AccessToken, nil, "auth/other-audience-refused")
-	if x == nil || x.Status == 0 {
-		return check.Errored(fmt.Errorf("the other resource's token: %s", describeExchange(x, perr)), nil)
+	if len(bad) > 0 {
+		msg := strings.Join(bad, "; ") + "; a token not issued for this server (" + self + ") is invalid here: it must validate the whole audience URI (RFC 8707 §2) and answer 401"
+		return check.Fail(msg, ev)
 	}
-	what := "an opaque token"
-	if isJWT {
-		what = fmt.Sprintf("a JWT with aud %v", aud)
+	if len(refused) == 0 {
+		return check.Skip("the authorization server issues no token for another resource: " + strings.Join(notIssued, "; "))
 	}
-	ev := check.With(e.authEvidence(x), "otherResource", other)
-	switch {
-	case x.Status == http.StatusUnauthorized:
-		return check.PassInfo(fmt.Sprintf("%s for %s: 401", what, other))
-	case x.Status < 400:
-		return check.Failf(ev, "the server accepted a token the authorization server issued for %s (%s): HTTP %d; it must validate the token's audience", other, what, x.Status)
+	info := strings.Join(refused, "; ")
+	if len(notIssued) > 0 {
+		info += "; not probed: " + strings.Join(notIssued, "; ")
 	}
-	return check.Failf(ev, "a token issued for %s (%s) got HTTP %d; a token not issued for this server is invalid here, which MUST be 401", other, what, x.Status)
+	return check.PassInfo(info)
+}
+
+// siblingResource is a resource on the server's own origin that is not
+// the server: its path replaced by /mcp-eval-probe-sibling/ followed by the
+// endpoint's last segment (no string prefix of the server's path but "/",
+// so that a prefix-matching server is not what it catches). "" for a URL
+// that does not parse.
+func siblingResource(self string) string {
+	u, err := url.Parse(self)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	last := path.Base(u.Path)
+	if last == "/" || last == "." {
+		last = "mcp"
+	}
+	return u.Scheme + "://" + u.Host + "/mcp-eval-probe-sibling/" + last
+}
+
+// notVerified turns a token request that failed because the assertion
+// was presented before (an authorization server that accepts each
+// assertion once, RFC 7523 §3 jti) into an errored check: the check could
+// not run, which the tally and the comment show, where a skip of a hard
+// check would pass unseen.
+func notVerified(err error, what string) (Outcome, bool) {
+	if !errors.Is(err, oauth.ErrAssertionReused) {
+		return Outcome{}, false
+	}
+	return check.Errored(fmt.Errorf("not verified: %s could not be had: %w", what, err), nil), true
 }
 
 // insufficientScope: basic/authorization §Runtime Insufficient Scope
@@ -889,7 +976,7 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 		required = strings.Fields(s.challenge.Scope())
 	}
 	if len(required) == 0 {
-		return check.Skip("the server's 401 challenge names no scope (scope=), so no scope is known to be required")
+		return unadvertisedScope(ctx, e, a)
 	}
 	scope := a.InsufficientScope
 	if scope == "" {
@@ -906,6 +993,9 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 	}
 	t, err := e.mint(ctx, TokenRequest{Scope: scope})
 	if err != nil {
+		if o, ok := notVerified(err, fmt.Sprintf("a token with scope %q", scope)); ok {
+			return o
+		}
 		return check.Skip(fmt.Sprintf("the authorization server issues no token with scope %q: %v", scope, err))
 	}
 	if granted := strings.Fields(t.Scope); len(granted) > 0 && containsAll(granted, required) {
@@ -943,6 +1033,58 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 		info += "; no resource_metadata in the 403 challenge (the spec lists it, for consistency with 401 responses)"
 	}
 	return check.PassInfo(info)
+}
+
+// unadvertisedScope is auth/insufficient-scope for a server whose 401
+// challenge names no scope: a token with --oauth-scope-insufficient, else
+// one requested with no scope, is presented. Accepted, nothing is known to
+// be required (a skip saying so); refused, the refusal is judged as the
+// runtime insufficient-scope rule asks (403, error="insufficient_scope",
+// scope= naming what is needed).
+func unadvertisedScope(ctx context.Context, e *Env, a *Auth) Outcome {
+	req, label := TokenRequest{NoScope: true}, "no scope"
+	if a.InsufficientScope != "" {
+		req, label = TokenRequest{Scope: a.InsufficientScope}, fmt.Sprintf("scope %q only", a.InsufficientScope)
+	}
+	t, err := e.mint(ctx, req)
+	if err != nil {
+		if o, ok := notVerified(err, "a token with "+label); ok {
+			return o
+		}
+		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope, and the authorization server issues no token with %s: %v", label, err))
+	}
+	x, perr := e.authProbe(ctx, t.AccessToken, nil, "auth/insufficient-scope")
+	if x == nil || x.Status == 0 {
+		return check.Errored(fmt.Errorf("the token with %s: %s", label, describeExchange(x, perr)), nil)
+	}
+	if x.Status < 400 {
+		granted := ""
+		if t.Scope != "" {
+			granted = fmt.Sprintf(" (granted %q)", t.Scope)
+		}
+		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope (scope=), and a token with %s%s was accepted (HTTP %d): no scope is known to be required", label, granted, x.Status))
+	}
+	ev := check.With(e.authEvidence(x), "tokenScope", label)
+	c := bearerChallenge(x)
+	var missing []string
+	if x.Status != http.StatusForbidden {
+		missing = append(missing, fmt.Sprintf("HTTP %d, not 403", x.Status))
+	}
+	switch {
+	case c == nil:
+		missing = append(missing, "no WWW-Authenticate: Bearer challenge")
+	default:
+		if c.Error() != "insufficient_scope" {
+			missing = append(missing, fmt.Sprintf("error=%q, not \"insufficient_scope\"", c.Error()))
+		}
+		if c.Scope() == "" {
+			missing = append(missing, "no scope= naming what is needed")
+		}
+	}
+	if len(missing) > 0 {
+		return check.Failf(ev, "a valid token with %s was refused, though the server advertises no required scope (no scope= in its 401 challenge): %s", label, strings.Join(missing, "; "))
+	}
+	return check.PassInfo(fmt.Sprintf("a token with %s: 403 insufficient_scope, scope=%s (a scope its 401 challenge does not name)", label, c.Scope()))
 }
 
 func containsAll(have, want []string) bool {

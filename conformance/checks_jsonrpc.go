@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/engine/check"
+	"github.com/mcp-eval/mcp-eval/engine/wire"
 	"github.com/mcp-eval/mcp-eval/internal/canon"
+	"github.com/mcp-eval/mcp-eval/internal/clip"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -27,6 +29,13 @@ func jsonrpcChecks() []*Check {
 			Run: func(ctx context.Context, e *Env) Outcome {
 				return e.echo(ctx, 7_000_000+e.client.NextID(), e.vehicle())
 			}},
+		// The same rule on every request the run sent, not only the two
+		// probes above: judged after the other checks on what the
+		// transports paired (engine/wire, IDEcho).
+		{ID: "jsonrpc/id-echo-every-method", Reqs: []string{"base/result-same-id"}, Level: report.LevelMust, Revision: revBoth, Once: true, After: true, SpecRef: ref,
+			Title: "every answer the run received carries its request's id as sent, the same JSON value and type, on every method",
+			Skip:  needsWire,
+			Run:   func(ctx context.Context, e *Env) Outcome { return judgeIDs(e.opts.Wire.Summary().IDs) }},
 		{ID: "jsonrpc/error-id-echo", Reqs: []string{"base/error-same-id"}, Level: report.LevelMust, Revision: revBoth, SpecRef: spec("basic/index") + "#responses",
 			Title: "an error response echoes the request id",
 			Run: func(ctx context.Context, e *Env) Outcome {
@@ -263,4 +272,29 @@ func (e *Env) badLine(ctx context.Context, call *mcp.Call, what string) Outcome 
 		return check.PassInfo("stdio: survived; wrote no answer to it")
 	}
 	return check.PassInfo("stdio: survived; answered with " + strings.Join(seen, ", "))
+}
+
+// needsWire skips a check that judges what the run's message recorder saw
+// when none is attached.
+func needsWire(e *Env) string {
+	if e.opts.Wire == nil {
+		return "no message recorder is attached to this run's transports"
+	}
+	return ""
+}
+
+// judgeIDs fails when the answers of some method changed their request's
+// id (a type, most often: 7 answered as "7").
+func judgeIDs(ids wire.IDEcho) Outcome {
+	seen := fmt.Sprintf("%d answers to %d methods (%s)", ids.Answers, len(ids.Methods), clip.Runes(strings.Join(ids.Methods, ", "), 200))
+	if len(ids.Mismatches) == 0 {
+		return check.PassInfo(seen + " carried their request's id")
+	}
+	var parts []string
+	for _, m := range ids.Mismatches {
+		parts = append(parts, fmt.Sprintf("%s answered id %s with %s (%d times)", m.Method, m.Sent, m.Got, m.Count))
+	}
+	return check.Failf(map[string]any{"mismatches": ids.Mismatches, "answers": ids.Answers, "methods": ids.Methods},
+		"%d methods answered with an id other than the request's: %s; a response MUST carry the same id as its request, of the same type (of %s)",
+		len(ids.Mismatches), strings.Join(parts, "; "), seen)
 }

@@ -31,6 +31,8 @@ import (
 
 const (
 	tasksExt = "io.modelcontextprotocol/tasks"
+	// tasksRef is the extension's normative text.
+	tasksRef = "https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md"
 	// probeTaskID is a task id no server has issued.
 	probeTaskID = "mcp-eval-probe-task"
 	// maxTaskPolls bounds the tasks/get of one check's task.
@@ -46,330 +48,374 @@ const (
 var taskStatuses = map[string]bool{"working": true, "input_required": true, "completed": true, "failed": true, "cancelled": true}
 
 func taskChecks() []*Check {
-	ref := "https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md"
-	tc := func(id, title string, level report.Level, reqs []string, needsTask bool, run func(context.Context, *Env) Outcome) *Check {
-		c := &Check{ID: id, Reqs: reqs, Title: title, Level: level, Revision: revModern, SpecRef: ref, Skip: needsTasks, Run: run}
-		if needsTask {
-			c.Prepare = func(ctx context.Context, e *Env) string { return e.findTaskTools(ctx) }
-		}
-		return c
-	}
 	return []*Check{
-		{ID: "tasks/capability-slot", Reqs: []string{"guidance/tasks-capability-slot"}, Level: report.LevelShould, Revision: revModern, SpecRef: ref + "#capability-negotiation",
+		{ID: "tasks/capability-slot", Reqs: []string{"guidance/tasks-capability-slot"}, Level: report.LevelShould, Revision: revModern, SpecRef: tasksRef + "#capability-negotiation",
 			Title: "tasks are declared under capabilities.extensions[\"io.modelcontextprotocol/tasks\"], not in the capabilities.tasks slot of 2025-11-25",
-			Run: func(ctx context.Context, e *Env) Outcome {
-				raw, ok := e.capabilities["tasks"]
-				if !ok {
-					return check.Pass()
-				}
-				ev := map[string]any{"capabilities.tasks": json.RawMessage(raw), "extensions": e.declaresExtension(tasksExt)}
-				also := " and does not declare the extension"
-				if e.declaresExtension(tasksExt) {
-					also = " besides the extension"
-				}
-				return check.Failf(ev, "server/discover declares capabilities.tasks (%s), the 2025-11-25 slot%s; 2026-07-28 moved tasks to the extension io.modelcontextprotocol/tasks, declared under capabilities.extensions, so a client of this revision does not read it",
-					clip.Bytes(string(raw), 80), also)
-			}},
-		tc("tasks/no-task-without-capability", "a request that does not declare the extension never gets a task (resultType \"task\") (safe tools only)", report.LevelMust,
-			[]string{"tasks/no-task-without-capability", "base/extension-fallback"}, false, func(ctx context.Context, e *Env) Outcome {
-				tools := e.safeTools()
-				if len(tools) == 0 {
-					return check.Skip("no safe tool to call")
-				}
-				tools = tools[:min(len(tools), maxProbedTools)]
-				for _, t := range tools {
-					call, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": schema.SampleArgs(t.InputSchema)}, withCaps(allClientCapabilities()))
-					if err != nil {
-						return check.Errored(err, check.Protocol.Of(x))
-					}
-					if x.Response == nil || x.Response.Error != nil {
-						continue
-					}
-					if m, _ := resultMembers(call, x, nil); isTaskAnswer(m) {
-						return check.Failf(check.Protocol.Of(x), "%s answered with a task (resultType %q, taskId %s) although the request's clientCapabilities did not declare %s: a server MUST NOT return CreateTaskResult to such a client",
-							t.Name, resultTypeOf(m), clip.Bytes(string(m["taskId"]), 60), tasksExt)
-					}
-				}
-				return check.PassInfo(fmt.Sprintf("%d safe tools called without the extension; none answered with a task", len(tools)))
-			}),
-		tc("tasks/required-task-error", "a tool that runs only as a task refuses a request without the extension with -32021 naming the extension (safe tools only)", report.LevelMust,
-			[]string{"tasks/required-task-error"}, true, func(ctx context.Context, e *Env) Outcome {
-				var ran []string
-				for _, p := range e.taskTools {
-					_, x, err := e.send(ctx, "tools/call", map[string]any{"name": p.Tool.Name, "arguments": p.Args}, withCaps(allClientCapabilities()))
-					if err != nil {
-						return check.Errored(err, check.Protocol.Of(x))
-					}
-					rerr := x.RPCError()
-					if rerr == nil {
-						ran = append(ran, p.Tool.Name)
-						continue
-					}
-					if rerr.Code != mcp.CodeMissingRequiredClientCapability {
-						return check.Failf(check.Protocol.Of(x), "%s, which answers with a task when the extension is declared, refused a request without it with error %d (%s); a server that cannot serve it without a task MUST answer -32021 with data.requiredCapabilities.extensions[%q]",
-							p.Tool.Name, rerr.Code, clip.Bytes(rerr.Message, 80), tasksExt)
-					}
-					if bad := requiredExtension(rerr); bad != "" {
-						return check.Failf(check.Protocol.Of(x), "%s answered %s", p.Tool.Name, bad)
-					}
-					if want := e.httpStatus(http.StatusBadRequest); want != 0 && x.Status != want {
-						return check.Failf(check.Protocol.Of(x), "%s answered -32021 with HTTP %d, want 400", p.Tool.Name, x.Status)
-					}
-					return check.PassInfo(p.Tool.Name + " answered -32021 naming the extension")
-				}
-				return check.PassInfo("every task tool also runs without the extension (" + strings.Join(ran, ", ") + ")")
-			}),
-		tc("tasks/create-result", "a task answer is a CreateTaskResult: resultType \"task\", taskId, a known status, createdAt and lastUpdatedAt timestamps, ttlMs an integer or null (safe tools only)", report.LevelMust,
-			[]string{"tasks/result-type-task", "guidance/schema-shapes"}, true, func(ctx context.Context, e *Env) Outcome {
-				_, m, x, o := e.createTask(ctx, e.taskTools[0])
-				if o != nil {
-					return *o
-				}
-				if rt := resultTypeOf(m); rt != "task" {
-					return check.Failf(check.Protocol.Of(x), "%s answered with a task (taskId %s) whose resultType is %q: servers MUST set resultType to \"task\" on a CreateTaskResult, so that clients can tell it from a standard result",
-						e.taskTools[0].Tool.Name, clip.Bytes(string(m["taskId"]), 60), rt)
-				}
-				if bad := taskShape(m); bad != "" {
-					return check.Failf(check.Protocol.Of(x), "the CreateTaskResult of %s: %s", e.taskTools[0].Tool.Name, bad)
-				}
-				return check.Pass()
-			}),
-		tc("tasks/get-after-create", "tasks/get resolves the taskId of a CreateTaskResult at once (the task is durably created before the answer) (safe tools only)", report.LevelMust,
-			[]string{"tasks/durable-create", "tasks/wait-for-consistency"}, true, func(ctx context.Context, e *Env) Outcome {
-				id, _, _, o := e.createTask(ctx, e.taskTools[0])
-				if o != nil {
-					return *o
-				}
-				_, x, err := e.send(ctx, "tasks/get", map[string]any{"taskId": id}, withCaps(tasksCaps()))
-				if err != nil {
-					return check.Errored(err, check.Protocol.Of(x))
-				}
-				if rerr := x.RPCError(); rerr != nil {
-					return check.Failf(check.Protocol.Of(x), "tasks/get right after the CreateTaskResult got error %d (%s): a server MUST NOT return CreateTaskResult until a tasks/get for its taskId would resolve",
-						rerr.Code, clip.Bytes(rerr.Message, 100))
-				}
-				if x.Response == nil {
-					return check.Failf(check.Protocol.Of(x), "tasks/get right after the CreateTaskResult got no JSON-RPC answer (%s)", cameBack(x))
-				}
-				return check.Pass()
-			}),
-		tc("tasks/get-shape", "tasks/get answers resultType \"complete\" and the task's DetailedTask: inputRequests when input_required, result when completed, a JSON-RPC error when failed (safe tools only)", report.LevelMust,
-			[]string{"tasks/get-status", "tasks/get-working", "tasks/get-input-required", "tasks/get-completed", "tasks/get-cancelled", "tasks/get-failed", "tasks/get-result-type", "tasks/result-type-task-only", "tasks/failed-error", "tasks/failed-not-tool-error"},
-			true, func(ctx context.Context, e *Env) Outcome {
-				id, _, _, o := e.createTask(ctx, e.taskTools[0])
-				if o != nil {
-					return *o
-				}
-				seen := map[string]bool{}
-				for poll := 1; poll <= maxTaskPolls; poll++ {
-					m, x, o := e.getTask(ctx, id)
-					if o != nil {
-						return *o
-					}
-					if rt := resultTypeOf(m); rt != "complete" {
-						return check.Failf(check.Protocol.Of(x), "tasks/get answered resultType %q: it MUST be \"complete\" on GetTaskResult, the standard result of tasks/get (tasks.md's failed-task example shows \"task\"; its rule and schema say \"complete\")", rt)
-					}
-					var tid string
-					if json.Unmarshal(m["taskId"], &tid) != nil || tid != id {
-						return check.Failf(check.Protocol.Of(x), "tasks/get for %s answered taskId %s", id, orAbsent(m["taskId"]))
-					}
-					if bad := detailedShape(m); bad != "" {
-						return check.Failf(check.Protocol.Of(x), "tasks/get (poll %d): %s", poll, bad)
-					}
-					st := taskStatus(m)
-					seen[st] = true
-					if st != "working" {
-						break
-					}
-					e.pollWait(ctx, m)
-				}
-				return check.PassInfo("statuses seen over the polls: " + strings.Join(sortedKeys(seen), ", "))
-			}),
-		tc("tasks/unknown-task", "tasks/get of a taskId the server never issued → -32602", report.LevelMust,
-			[]string{"tasks/unknown-get"}, false, func(ctx context.Context, e *Env) Outcome {
-				_, x, err := e.send(ctx, "tasks/get", map[string]any{"taskId": probeTaskID}, withCaps(tasksCaps()))
-				return e.expectError(x, err, "tasks/get of an unknown taskId", 0, mcp.CodeInvalidParams)
-			}),
-		tc("tasks/unknown-task-update-cancel", "tasks/update and tasks/cancel of a taskId the server never issued get a JSON-RPC error (-32602)", report.LevelShould,
-			[]string{"tasks/unknown-update", "tasks/unknown-cancel", "tasks/unknown-update-cancel-code"}, false, func(ctx context.Context, e *Env) Outcome {
-				var info []string
-				for _, p := range []struct {
-					method string
-					params map[string]any
-				}{
-					{"tasks/update", map[string]any{"taskId": probeTaskID, "inputResponses": map[string]any{}}},
-					{"tasks/cancel", map[string]any{"taskId": probeTaskID}},
-				} {
-					_, x, err := e.send(ctx, p.method, p.params, withCaps(tasksCaps()))
-					if err != nil {
-						return check.Errored(err, check.Protocol.Of(x))
-					}
-					rerr := x.RPCError()
-					if rerr == nil {
-						return check.Failf(check.Protocol.Of(x), "%s of an unknown taskId was acknowledged (%s); servers SHOULD return a JSON-RPC error (-32602) when the taskId matches no known task", p.method, cameBackResult(x))
-					}
-					if rerr.Code != mcp.CodeInvalidParams {
-						info = append(info, fmt.Sprintf("%s got %d, not -32602", p.method, rerr.Code))
-					}
-				}
-				if len(info) > 0 {
-					return check.PassInfo(strings.Join(info, "; "))
-				}
-				return check.Pass()
-			}),
-		tc("tasks/requires-capability", "tasks/get, tasks/update and tasks/cancel without the extension declared → -32021 naming it (HTTP 400)", report.LevelMust,
-			[]string{"tasks/methods-require-capability"}, false, func(ctx context.Context, e *Env) Outcome {
-				for _, p := range []struct {
-					method string
-					params map[string]any
-				}{
-					{"tasks/get", map[string]any{"taskId": probeTaskID}},
-					{"tasks/update", map[string]any{"taskId": probeTaskID, "inputResponses": map[string]any{}}},
-					{"tasks/cancel", map[string]any{"taskId": probeTaskID}},
-				} {
-					_, x, err := e.send(ctx, p.method, p.params, withCaps(allClientCapabilities()))
-					if o := e.expectError(x, err, p.method+" without the extension declared", e.httpStatus(http.StatusBadRequest), mcp.CodeMissingRequiredClientCapability); o.Status != report.StatusPass {
-						return o
-					}
-					if bad := requiredExtension(x.RPCError()); bad != "" {
-						return check.Failf(check.Protocol.Of(x), "%s: %s", p.method, bad)
-					}
-				}
-				return check.Pass()
-			}),
-		tc("tasks/listen-requires-capability", "subscriptions/listen asking for taskIds without the extension declared → -32021 naming it", report.LevelMust,
-			[]string{"tasks/listen-capability", "tasks/listen-capability-error"}, false, func(ctx context.Context, e *Env) Outcome {
-				msgs, x, err := e.listenFor(ctx, map[string]any{"taskIds": []string{probeTaskID}}, allClientCapabilities(), taskListenWindow)
-				if x != nil && x.Response != nil && x.Response.Error != nil {
-					o := e.expectError(x, nil, "subscriptions/listen for taskIds without the extension", 0, mcp.CodeMissingRequiredClientCapability)
-					if o.Status != report.StatusPass {
-						return o
-					}
-					if bad := requiredExtension(x.RPCError()); bad != "" {
-						return check.Failf(check.Protocol.Of(x), "subscriptions/listen: %s", bad)
-					}
-					return check.Pass()
-				}
-				if len(msgs) > 0 {
-					return check.Failf(check.Protocol.Of(x), "subscriptions/listen for taskIds without the extension declared was acknowledged (%s); the server MUST return -32021 naming %s", msgs[0].Method, tasksExt)
-				}
-				if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-					return check.Errored(err, check.Protocol.Of(x))
-				}
-				return check.Failf(check.Protocol.Of(x), "subscriptions/listen for taskIds without the extension declared got no error within %v; the server MUST return -32021 naming %s", taskListenWindow, tasksExt)
-			}),
-		func() *Check {
-			c := tc("tasks/status-notifications", "a subscriptions/listen for a task's id is acknowledged with the honoured taskIds, and each notifications/tasks carries the subscription id and the task's DetailedTask, with no progress or log notification (safe tools only)", report.LevelMust,
-				[]string{"tasks/listen-ack-task-ids", "tasks/notification-detailed", "tasks/listen-no-progress"}, true, func(ctx context.Context, e *Env) Outcome {
-					id, _, _, o := e.createTask(ctx, e.taskTools[0])
-					if o != nil {
-						return *o
-					}
-					return e.judgeTaskListen(ctx, id)
-				})
-			c.Once = true
-			return c
-		}(),
-		tc("tasks/update-ack", "tasks/update answering a task's input requests is acknowledged with an empty result, resultType \"complete\" (safe tools only)", report.LevelMust,
-			[]string{"tasks/update-empty", "tasks/update-result-type", "tasks/result-type-task-only"}, true, func(ctx context.Context, e *Env) Outcome {
-				id, m, o := e.inputTask(ctx)
-				if o != nil {
-					return *o
-				}
-				_, x, err := e.send(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": inputResponses(m["inputRequests"])}, withCaps(tasksCaps()))
-				return judgeAck(x, err, "tasks/update")
-			}),
-		tc("tasks/update-unknown-keys", "tasks/update with a key that is not outstanding is ignored (acknowledged, the task not failed) (safe tools only)", report.LevelShould,
-			[]string{"tasks/update-ignore-unknown"}, true, func(ctx context.Context, e *Env) Outcome {
-				id, _, _, o := e.createTask(ctx, e.taskTools[0])
-				if o != nil {
-					return *o
-				}
-				_, x, err := e.send(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
-					"mcp-eval-probe-key": map[string]any{"action": "decline"}}}, withCaps(tasksCaps()))
-				if err != nil {
-					return check.Errored(err, check.Protocol.Of(x))
-				}
-				if rerr := x.RPCError(); rerr != nil {
-					return check.Failf(check.Protocol.Of(x), "tasks/update with a key the task never issued got error %d (%s); a server SHOULD ignore responses to keys that are not outstanding", rerr.Code, clip.Bytes(rerr.Message, 100))
-				}
-				m, x2, o := e.getTask(ctx, id)
-				if o != nil {
-					return *o
-				}
-				if taskStatus(m) == "failed" {
-					return check.Failf(check.Protocol.Of(x2), "after a tasks/update with a key the task never issued, the task failed; such responses SHOULD be ignored")
-				}
-				return check.Pass()
-			}),
-		tc("tasks/input-keys", "a task's inputRequests keep each key for one request: the same request under a key across polls, and no key reused after it was answered (safe tools only)", report.LevelMust,
-			[]string{"tasks/input-keys-unique", "tasks/input-keys-no-reuse", "tasks/input-keys-one-request"}, true, func(ctx context.Context, e *Env) Outcome {
-				id, m, o := e.inputTask(ctx)
-				if o != nil {
-					return *o
-				}
-				first := objectMembers(m["inputRequests"])
-				m2, x, o := e.getTask(ctx, id)
-				if o != nil {
-					return *o
-				}
-				if taskStatus(m2) == "input_required" {
-					for k, r2 := range objectMembers(m2["inputRequests"]) {
-						if r1, ok := first[k]; ok && !canon.EqualJSON(r1, r2) {
-							return check.Failf(check.Protocol.Of(x), "inputRequests[%q] names another request on the next poll (%s, then %s): a key MUST NOT refer to two distinct requests over a task's lifetime",
-								k, clip.Bytes(string(r1), 100), clip.Bytes(string(r2), 100))
-						}
-					}
-				}
-				if _, x, err := e.send(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": inputResponses(m["inputRequests"])}, withCaps(tasksCaps())); err != nil || x.RPCError() != nil {
-					return check.Skip("the input requests could not be answered (see tasks/update-ack)")
-				}
-				for poll := 1; poll <= maxTaskPolls; poll++ {
-					m3, x, o := e.getTask(ctx, id)
-					if o != nil {
-						return *o
-					}
-					st := taskStatus(m3)
-					if st == "input_required" {
-						for k := range objectMembers(m3["inputRequests"]) {
-							if _, answered := first[k]; answered {
-								return check.Failf(check.Protocol.Of(x), "inputRequests[%q] was answered with tasks/update and is asked again: a server MUST NOT reuse a key after a response for it was delivered", k)
-							}
-						}
-					}
-					if st != "working" && st != "input_required" {
-						break
-					}
-					e.pollWait(ctx, m3)
-				}
-				return check.Pass()
-			}),
-		tc("tasks/cancel-ack", "tasks/cancel of a task is acknowledged with an empty result, resultType \"complete\" (safe tools only)", report.LevelMust,
-			[]string{"tasks/cancel-empty", "tasks/cancel-result-type", "tasks/result-type-task-only"}, true, func(ctx context.Context, e *Env) Outcome {
-				id, _, _, o := e.createTask(ctx, e.taskTools[0])
-				if o != nil {
-					return *o
-				}
-				_, x, err := e.send(ctx, "tasks/cancel", map[string]any{"taskId": id}, withCaps(tasksCaps()))
-				return judgeAck(x, err, "tasks/cancel")
-			}),
-		func() *Check {
-			c := tc("tasks/name-header", "tasks/get whose Mcp-Name differs from params.taskId → HTTP 400, -32020 (safe tools only)", report.LevelMust,
-				[]string{"tasks/routing-header", "http/header-body-match"}, true, func(ctx context.Context, e *Env) Outcome {
-					id, _, _, o := e.createTask(ctx, e.taskTools[0])
-					if o != nil {
-						return *o
-					}
-					_, x, err := e.send(ctx, "tasks/get", map[string]any{"taskId": id}, func(c *mcp.Call) {
-						c.Meta()[mcp.MetaClientCapabilities] = tasksCaps()
-						c.Header.Set(mcp.HeaderName, "mcp-eval-probe-other-task")
-					})
-					return e.expectError(x, err, "tasks/get with an Mcp-Name that is not its taskId", http.StatusBadRequest, mcp.CodeHeaderMismatch)
-				})
-			c.Transport = "http"
-			return c
-		}(),
+			Run:   taskCapabilitySlot},
+		taskCheck(&Check{ID: "tasks/no-task-without-capability", Reqs: []string{"tasks/no-task-without-capability", "base/extension-fallback"}, Level: report.LevelMust,
+			Title: "a request that does not declare the extension never gets a task (resultType \"task\") (safe tools only)",
+			Run:   taskNoTaskWithoutCapability}),
+		withTask(&Check{ID: "tasks/required-task-error", Reqs: []string{"tasks/required-task-error"}, Level: report.LevelMust,
+			Title: "a tool that runs only as a task refuses a request without the extension with -32021 naming the extension (safe tools only)",
+			Run:   taskRequiredTaskError}),
+		withTask(&Check{ID: "tasks/create-result", Reqs: []string{"tasks/result-type-task", "guidance/schema-shapes"}, Level: report.LevelMust,
+			Title: "a task answer is a CreateTaskResult: resultType \"task\", taskId, a known status, createdAt and lastUpdatedAt timestamps, ttlMs an integer or null (safe tools only)",
+			Run:   taskCreateResult}),
+		withTask(&Check{ID: "tasks/get-after-create", Reqs: []string{"tasks/durable-create", "tasks/wait-for-consistency"}, Level: report.LevelMust,
+			Title: "tasks/get resolves the taskId of a CreateTaskResult at once (the task is durably created before the answer) (safe tools only)",
+			Run:   taskGetAfterCreate}),
+		withTask(&Check{ID: "tasks/get-shape", Reqs: []string{"tasks/get-status", "tasks/get-working", "tasks/get-input-required", "tasks/get-completed", "tasks/get-cancelled", "tasks/get-failed", "tasks/get-result-type", "tasks/result-type-task-only", "tasks/failed-error", "tasks/failed-not-tool-error"}, Level: report.LevelMust,
+			Title: "tasks/get answers resultType \"complete\" and the task's DetailedTask: inputRequests when input_required, result when completed, a JSON-RPC error when failed (safe tools only)",
+			Run:   taskGetShape}),
+		taskCheck(&Check{ID: "tasks/unknown-task", Reqs: []string{"tasks/unknown-get"}, Level: report.LevelMust,
+			Title: "tasks/get of a taskId the server never issued → -32602",
+			Run:   taskUnknownTask}),
+		taskCheck(&Check{ID: "tasks/unknown-task-update-cancel", Reqs: []string{"tasks/unknown-update", "tasks/unknown-cancel", "tasks/unknown-update-cancel-code"}, Level: report.LevelShould,
+			Title: "tasks/update and tasks/cancel of a taskId the server never issued get a JSON-RPC error (-32602)",
+			Run:   taskUnknownTaskUpdateCancel}),
+		taskCheck(&Check{ID: "tasks/requires-capability", Reqs: []string{"tasks/methods-require-capability"}, Level: report.LevelMust,
+			Title: "tasks/get, tasks/update and tasks/cancel without the extension declared → -32021 naming it (HTTP 400)",
+			Run:   taskRequiresCapability}),
+		taskCheck(&Check{ID: "tasks/listen-requires-capability", Reqs: []string{"tasks/listen-capability", "tasks/listen-capability-error"}, Level: report.LevelMust,
+			Title: "subscriptions/listen asking for taskIds without the extension declared → -32021 naming it",
+			Run:   taskListenRequiresCapability}),
+		withTask(&Check{ID: "tasks/status-notifications", Reqs: []string{"tasks/listen-ack-task-ids", "tasks/notification-detailed", "tasks/listen-no-progress"}, Level: report.LevelMust, Once: true,
+			Title: "a subscriptions/listen for a task's id is acknowledged with the honoured taskIds, and each notifications/tasks carries the subscription id and the task's DetailedTask, with no progress or log notification (safe tools only)",
+			Run:   taskStatusNotifications}),
+		withTask(&Check{ID: "tasks/update-ack", Reqs: []string{"tasks/update-empty", "tasks/update-result-type", "tasks/result-type-task-only"}, Level: report.LevelMust,
+			Title: "tasks/update answering a task's input requests is acknowledged with an empty result, resultType \"complete\" (safe tools only)",
+			Run:   taskUpdateAck}),
+		withTask(&Check{ID: "tasks/update-unknown-keys", Reqs: []string{"tasks/update-ignore-unknown"}, Level: report.LevelShould,
+			Title: "tasks/update with a key that is not outstanding is ignored (acknowledged, the task not failed) (safe tools only)",
+			Run:   taskUpdateUnknownKeys}),
+		withTask(&Check{ID: "tasks/input-keys", Reqs: []string{"tasks/input-keys-unique", "tasks/input-keys-no-reuse", "tasks/input-keys-one-request"}, Level: report.LevelMust,
+			Title: "a task's inputRequests keep each key for one request: the same request under a key across polls, and no key reused after it was answered (safe tools only)",
+			Run:   taskInputKeys}),
+		withTask(&Check{ID: "tasks/cancel-ack", Reqs: []string{"tasks/cancel-empty", "tasks/cancel-result-type", "tasks/result-type-task-only"}, Level: report.LevelMust,
+			Title: "tasks/cancel of a task is acknowledged with an empty result, resultType \"complete\" (safe tools only)",
+			Run:   taskCancelAck}),
+		withTask(&Check{ID: "tasks/name-header", Reqs: []string{"tasks/routing-header", "http/header-body-match"}, Level: report.LevelMust, Transport: "http",
+			Title: "tasks/get whose Mcp-Name differs from params.taskId → HTTP 400, -32020 (safe tools only)",
+			Run:   taskNameHeader}),
 	}
+}
+
+// taskCheck fills in what every check of the extension shares: it runs
+// on a 2026-07-28 server that declares the extension.
+func taskCheck(c *Check) *Check {
+	c.Revision, c.SpecRef, c.Skip = revModern, tasksRef, needsTasks
+	return c
+}
+
+// withTask is taskCheck for a check that creates a task of its own: it
+// first finds the safe tools that answer with one (once per run).
+func withTask(c *Check) *Check {
+	c.Prepare = func(ctx context.Context, e *Env) string { return e.findTaskTools(ctx) }
+	return taskCheck(c)
+}
+
+func taskCapabilitySlot(ctx context.Context, e *Env) Outcome {
+	raw, ok := e.capabilities["tasks"]
+	if !ok {
+		return check.Pass()
+	}
+	ev := map[string]any{"capabilities.tasks": json.RawMessage(raw), "extensions": e.declaresExtension(tasksExt)}
+	also := " and does not declare the extension"
+	if e.declaresExtension(tasksExt) {
+		also = " besides the extension"
+	}
+	return check.Failf(ev, "server/discover declares capabilities.tasks (%s), the 2025-11-25 slot%s; 2026-07-28 moved tasks to the extension io.modelcontextprotocol/tasks, declared under capabilities.extensions, so a client of this revision does not read it",
+		clip.Bytes(string(raw), 80), also)
+}
+
+func taskNoTaskWithoutCapability(ctx context.Context, e *Env) Outcome {
+	tools := e.safeTools()
+	if len(tools) == 0 {
+		return check.Skip("no safe tool to call")
+	}
+	tools = tools[:min(len(tools), maxProbedTools)]
+	for _, t := range tools {
+		call, x, err := e.send(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": schema.SampleArgs(t.InputSchema)}, withCaps(allClientCapabilities()))
+		if err != nil {
+			return check.Errored(err, check.Protocol.Of(x))
+		}
+		if x.Response == nil || x.Response.Error != nil {
+			continue
+		}
+		if m, _ := resultMembers(call, x, nil); isTaskAnswer(m) {
+			return check.Failf(check.Protocol.Of(x), "%s answered with a task (resultType %q, taskId %s) although the request's clientCapabilities did not declare %s: a server MUST NOT return CreateTaskResult to such a client",
+				t.Name, resultTypeOf(m), clip.Bytes(string(m["taskId"]), 60), tasksExt)
+		}
+	}
+	return check.PassInfo(fmt.Sprintf("%d safe tools called without the extension; none answered with a task", len(tools)))
+}
+
+func taskRequiredTaskError(ctx context.Context, e *Env) Outcome {
+	var ran []string
+	for _, p := range e.taskTools {
+		_, x, err := e.send(ctx, "tools/call", map[string]any{"name": p.Tool.Name, "arguments": p.Args}, withCaps(allClientCapabilities()))
+		if err != nil {
+			return check.Errored(err, check.Protocol.Of(x))
+		}
+		rerr := x.RPCError()
+		if rerr == nil {
+			ran = append(ran, p.Tool.Name)
+			continue
+		}
+		if rerr.Code != mcp.CodeMissingRequiredClientCapability {
+			return check.Failf(check.Protocol.Of(x), "%s, which answers with a task when the extension is declared, refused a request without it with error %d (%s); a server that cannot serve it without a task MUST answer -32021 with data.requiredCapabilities.extensions[%q]",
+				p.Tool.Name, rerr.Code, clip.Bytes(rerr.Message, 80), tasksExt)
+		}
+		if bad := requiredExtension(rerr); bad != "" {
+			return check.Failf(check.Protocol.Of(x), "%s answered %s", p.Tool.Name, bad)
+		}
+		if want := e.httpStatus(http.StatusBadRequest); want != 0 && x.Status != want {
+			return check.Failf(check.Protocol.Of(x), "%s answered -32021 with HTTP %d, want 400", p.Tool.Name, x.Status)
+		}
+		return check.PassInfo(p.Tool.Name + " answered -32021 naming the extension")
+	}
+	return check.PassInfo("every task tool also runs without the extension (" + strings.Join(ran, ", ") + ")")
+}
+
+func taskCreateResult(ctx context.Context, e *Env) Outcome {
+	_, m, x, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	if rt := resultTypeOf(m); rt != "task" {
+		return check.Failf(check.Protocol.Of(x), "%s answered with a task (taskId %s) whose resultType is %q: servers MUST set resultType to \"task\" on a CreateTaskResult, so that clients can tell it from a standard result",
+			e.taskTools[0].Tool.Name, clip.Bytes(string(m["taskId"]), 60), rt)
+	}
+	if bad := taskShape(m); bad != "" {
+		return check.Failf(check.Protocol.Of(x), "the CreateTaskResult of %s: %s", e.taskTools[0].Tool.Name, bad)
+	}
+	return check.Pass()
+}
+
+func taskGetAfterCreate(ctx context.Context, e *Env) Outcome {
+	id, _, _, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	_, x, err := e.send(ctx, "tasks/get", map[string]any{"taskId": id}, withCaps(tasksCaps()))
+	if err != nil {
+		return check.Errored(err, check.Protocol.Of(x))
+	}
+	if rerr := x.RPCError(); rerr != nil {
+		return check.Failf(check.Protocol.Of(x), "tasks/get right after the CreateTaskResult got error %d (%s): a server MUST NOT return CreateTaskResult until a tasks/get for its taskId would resolve",
+			rerr.Code, clip.Bytes(rerr.Message, 100))
+	}
+	if x.Response == nil {
+		return check.Failf(check.Protocol.Of(x), "tasks/get right after the CreateTaskResult got no JSON-RPC answer (%s)", cameBack(x))
+	}
+	return check.Pass()
+}
+
+func taskGetShape(ctx context.Context, e *Env) Outcome {
+	id, _, _, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	seen := map[string]bool{}
+	for poll := 1; poll <= maxTaskPolls; poll++ {
+		m, x, o := e.getTask(ctx, id)
+		if o != nil {
+			return *o
+		}
+		if rt := resultTypeOf(m); rt != "complete" {
+			return check.Failf(check.Protocol.Of(x), "tasks/get answered resultType %q: it MUST be \"complete\" on GetTaskResult, the standard result of tasks/get (tasks.md's failed-task example shows \"task\"; its rule and schema say \"complete\")", rt)
+		}
+		var tid string
+		if json.Unmarshal(m["taskId"], &tid) != nil || tid != id {
+			return check.Failf(check.Protocol.Of(x), "tasks/get for %s answered taskId %s", id, orAbsent(m["taskId"]))
+		}
+		if bad := detailedShape(m); bad != "" {
+			return check.Failf(check.Protocol.Of(x), "tasks/get (poll %d): %s", poll, bad)
+		}
+		st := taskStatus(m)
+		seen[st] = true
+		if st != "working" {
+			break
+		}
+		e.pollWait(ctx, m)
+	}
+	return check.PassInfo("statuses seen over the polls: " + strings.Join(sortedKeys(seen), ", "))
+}
+
+func taskUnknownTask(ctx context.Context, e *Env) Outcome {
+	_, x, err := e.send(ctx, "tasks/get", map[string]any{"taskId": probeTaskID}, withCaps(tasksCaps()))
+	return e.expectError(x, err, "tasks/get of an unknown taskId", 0, mcp.CodeInvalidParams)
+}
+
+func taskUnknownTaskUpdateCancel(ctx context.Context, e *Env) Outcome {
+	var info []string
+	for _, p := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"tasks/update", map[string]any{"taskId": probeTaskID, "inputResponses": map[string]any{}}},
+		{"tasks/cancel", map[string]any{"taskId": probeTaskID}},
+	} {
+		_, x, err := e.send(ctx, p.method, p.params, withCaps(tasksCaps()))
+		if err != nil {
+			return check.Errored(err, check.Protocol.Of(x))
+		}
+		rerr := x.RPCError()
+		if rerr == nil {
+			return check.Failf(check.Protocol.Of(x), "%s of an unknown taskId was acknowledged (%s); servers SHOULD return a JSON-RPC error (-32602) when the taskId matches no known task", p.method, cameBackResult(x))
+		}
+		if rerr.Code != mcp.CodeInvalidParams {
+			info = append(info, fmt.Sprintf("%s got %d, not -32602", p.method, rerr.Code))
+		}
+	}
+	if len(info) > 0 {
+		return check.PassInfo(strings.Join(info, "; "))
+	}
+	return check.Pass()
+}
+
+func taskRequiresCapability(ctx context.Context, e *Env) Outcome {
+	for _, p := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"tasks/get", map[string]any{"taskId": probeTaskID}},
+		{"tasks/update", map[string]any{"taskId": probeTaskID, "inputResponses": map[string]any{}}},
+		{"tasks/cancel", map[string]any{"taskId": probeTaskID}},
+	} {
+		_, x, err := e.send(ctx, p.method, p.params, withCaps(allClientCapabilities()))
+		if o := e.expectError(x, err, p.method+" without the extension declared", e.httpStatus(http.StatusBadRequest), mcp.CodeMissingRequiredClientCapability); o.Status != report.StatusPass {
+			return o
+		}
+		if bad := requiredExtension(x.RPCError()); bad != "" {
+			return check.Failf(check.Protocol.Of(x), "%s: %s", p.method, bad)
+		}
+	}
+	return check.Pass()
+}
+
+func taskListenRequiresCapability(ctx context.Context, e *Env) Outcome {
+	msgs, x, err := e.listenFor(ctx, map[string]any{"taskIds": []string{probeTaskID}}, allClientCapabilities(), taskListenWindow)
+	if x != nil && x.Response != nil && x.Response.Error != nil {
+		o := e.expectError(x, nil, "subscriptions/listen for taskIds without the extension", 0, mcp.CodeMissingRequiredClientCapability)
+		if o.Status != report.StatusPass {
+			return o
+		}
+		if bad := requiredExtension(x.RPCError()); bad != "" {
+			return check.Failf(check.Protocol.Of(x), "subscriptions/listen: %s", bad)
+		}
+		return check.Pass()
+	}
+	if len(msgs) > 0 {
+		return check.Failf(check.Protocol.Of(x), "subscriptions/listen for taskIds without the extension declared was acknowledged (%s); the server MUST return -32021 naming %s", msgs[0].Method, tasksExt)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return check.Errored(err, check.Protocol.Of(x))
+	}
+	return check.Failf(check.Protocol.Of(x), "subscriptions/listen for taskIds without the extension declared got no error within %v; the server MUST return -32021 naming %s", taskListenWindow, tasksExt)
+}
+
+func taskStatusNotifications(ctx context.Context, e *Env) Outcome {
+	id, _, _, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	return e.judgeTaskListen(ctx, id)
+}
+
+func taskUpdateAck(ctx context.Context, e *Env) Outcome {
+	id, m, o := e.inputTask(ctx)
+	if o != nil {
+		return *o
+	}
+	_, x, err := e.send(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": inputResponses(m["inputRequests"])}, withCaps(tasksCaps()))
+	return judgeAck(x, err, "tasks/update")
+}
+
+func taskUpdateUnknownKeys(ctx context.Context, e *Env) Outcome {
+	id, _, _, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	_, x, err := e.send(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
+		"mcp-eval-probe-key": map[string]any{"action": "decline"}}}, withCaps(tasksCaps()))
+	if err != nil {
+		return check.Errored(err, check.Protocol.Of(x))
+	}
+	if rerr := x.RPCError(); rerr != nil {
+		return check.Failf(check.Protocol.Of(x), "tasks/update with a key the task never issued got error %d (%s); a server SHOULD ignore responses to keys that are not outstanding", rerr.Code, clip.Bytes(rerr.Message, 100))
+	}
+	m, x2, o := e.getTask(ctx, id)
+	if o != nil {
+		return *o
+	}
+	if taskStatus(m) == "failed" {
+		return check.Failf(check.Protocol.Of(x2), "after a tasks/update with a key the task never issued, the task failed; such responses SHOULD be ignored")
+	}
+	return check.Pass()
+}
+
+func taskInputKeys(ctx context.Context, e *Env) Outcome {
+	id, m, o := e.inputTask(ctx)
+	if o != nil {
+		return *o
+	}
+	first := objectMembers(m["inputRequests"])
+	m2, x, o := e.getTask(ctx, id)
+	if o != nil {
+		return *o
+	}
+	if taskStatus(m2) == "input_required" {
+		for k, r2 := range objectMembers(m2["inputRequests"]) {
+			if r1, ok := first[k]; ok && !canon.EqualJSON(r1, r2) {
+				return check.Failf(check.Protocol.Of(x), "inputRequests[%q] names another request on the next poll (%s, then %s): a key MUST NOT refer to two distinct requests over a task's lifetime",
+					k, clip.Bytes(string(r1), 100), clip.Bytes(string(r2), 100))
+			}
+		}
+	}
+	if _, x, err := e.send(ctx, "tasks/update", map[string]any{"taskId": id, "inputResponses": inputResponses(m["inputRequests"])}, withCaps(tasksCaps())); err != nil || x.RPCError() != nil {
+		return check.Skip("the input requests could not be answered (see tasks/update-ack)")
+	}
+	for poll := 1; poll <= maxTaskPolls; poll++ {
+		m3, x, o := e.getTask(ctx, id)
+		if o != nil {
+			return *o
+		}
+		st := taskStatus(m3)
+		if st == "input_required" {
+			for k := range objectMembers(m3["inputRequests"]) {
+				if _, answered := first[k]; answered {
+					return check.Failf(check.Protocol.Of(x), "inputRequests[%q] was answered with tasks/update and is asked again: a server MUST NOT reuse a key after a response for it was delivered", k)
+				}
+			}
+		}
+		if st != "working" && st != "input_required" {
+			break
+		}
+		e.pollWait(ctx, m3)
+	}
+	return check.Pass()
+}
+
+func taskCancelAck(ctx context.Context, e *Env) Outcome {
+	id, _, _, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	_, x, err := e.send(ctx, "tasks/cancel", map[string]any{"taskId": id}, withCaps(tasksCaps()))
+	return judgeAck(x, err, "tasks/cancel")
+}
+
+func taskNameHeader(ctx context.Context, e *Env) Outcome {
+	id, _, _, o := e.createTask(ctx, e.taskTools[0])
+	if o != nil {
+		return *o
+	}
+	_, x, err := e.send(ctx, "tasks/get", map[string]any{"taskId": id}, func(c *mcp.Call) {
+		c.Meta()[mcp.MetaClientCapabilities] = tasksCaps()
+		c.Header.Set(mcp.HeaderName, "mcp-eval-probe-other-task")
+	})
+	return e.expectError(x, err, "tasks/get with an Mcp-Name that is not its taskId", http.StatusBadRequest, mcp.CodeHeaderMismatch)
 }
 
 // needsTasks is the Skip of the checks of a server that declares the

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -56,6 +57,37 @@ func WireCheck(rec *wire.Recorder) report.Check {
 
 // WireCheckID is the id of the whole-message check.
 func WireCheckID() string { return wireCheckID }
+
+// recorderJudges are the checks judged on what the run's message recorder
+// saw (engine/wire), by id: the pipeline judges them again once every
+// layer has run, so that they cover every request mcp-eval sent.
+var recorderJudges = map[string]func(*wire.Recorder) Outcome{
+	wireCheckID:                    func(rec *wire.Recorder) Outcome { return judgeWire(rec.Summary()) },
+	"jsonrpc/id-echo-every-method": func(rec *wire.Recorder) Outcome { return judgeIDs(rec.Summary().IDs) },
+}
+
+// RecorderCheckIDs are the ids of the checks judged on the message
+// recorder's observations, sorted.
+func RecorderCheckIDs() []string {
+	ids := make([]string, 0, len(recorderJudges))
+	for id := range recorderJudges {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// RecorderCheck judges the recorder check id on everything rec saw, for
+// the pipeline to replace the entry conformance.Run made before the other
+// layers ran.
+func RecorderCheck(id string, rec *wire.Recorder) report.Check {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return check.Fold(c, report.LayerConformance, []Outcome{recorderJudges[id](rec)})
+		}
+	}
+	panic("conformance: no check " + id)
+}
 
 func judgeWire(s wire.Summary) Outcome {
 	if s.Unavailable != "" {

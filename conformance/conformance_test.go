@@ -56,10 +56,11 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 }
 
 // evaluateFixture runs the checks against a fixture with options fo, which
-// serves the tasks extension too.
+// serves the tasks and MCP Apps extensions too; over HTTP a second instance
+// of it is the run's replica.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
-	fo.Tasks = true
+	fo.Tasks, fo.Apps = true, true
 	var target mcp.Target
 	var srv *mcptest.Server
 	if transport == "http" {
@@ -67,6 +68,11 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 		hs := httptest.NewServer(srv)
 		t.Cleanup(hs.Close)
 		ht := &mcp.HTTPTarget{URL: hs.URL + "/mcp"}
+		// A second instance of the same fixture: a replica behind the
+		// same name for surface/replicas.
+		rs := httptest.NewServer(mcptest.NewHandler(fo))
+		t.Cleanup(rs.Close)
+		opts.Replicas = append(opts.Replicas, &mcp.HTTPTarget{URL: rs.URL + "/mcp"})
 		if maxConns > 0 {
 			ht.Client = mcp.NewHTTPClient()
 			ht.Client.Transport.(*http.Transport).MaxConnsPerHost = maxConns
@@ -168,7 +174,9 @@ func transportOK(id, transport string) bool {
 }
 
 // TestEachCheckFailsOnItsDefect switches on one defect at a time and shows
-// that the check it exists for fails, and which others fail with it.
+// that the check it exists for fails, and that the others that fail with
+// it are exactly those the defect declares (mcptest.Expect, beside the
+// defect's code): a new check and its defect need no list here.
 func TestEachCheckFailsOnItsDefect(t *testing.T) {
 	defects := map[string]bool{}
 	for _, d := range mcptest.Defects {
@@ -184,28 +192,34 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 			t.Errorf("%s: the fixture has no defect for it", ch.ID)
 			continue
 		}
+		exp := mcptest.Expected(ch.ID)
 		for _, transport := range []string{"http", "stdio"} {
 			if ch.Transport != "" && ch.Transport != transport {
 				continue
 			}
-			if _, ok := httpOnlyDefects[ch.ID]; ok && transport == "stdio" {
+			if exp.HTTPOnly != "" && transport == "stdio" {
 				continue
 			}
 			t.Run(ch.ID+"/"+transport, func(t *testing.T) {
 				t.Parallel()
 				conns, opts, defect := 0, Options{}, ch.ID
-				if oneConnection[ch.ID] && transport == "http" {
-					// The defect is keyed to TCP connections, and any check
-					// after which the server closes a connection makes the
-					// client open another: only this check can be judged.
+				if exp.OneConnection && transport == "http" {
 					conns, opts.Only = 1, []string{ch.ID}
 				}
-				if d, ok := stdioDefects[ch.ID]; ok && transport == "stdio" {
-					defect = d
+				if exp.StdioDefect != "" && transport == "stdio" {
+					defect = exp.StdioDefect
 				}
 				var res *Result
 				var srv *mcptest.Server
-				if ch.Group() == "auth" {
+				if ch.ID == "auth/no-token-passthrough" {
+					// The defect forwards to an upstream: the run's
+					// listener.
+					res = evaluateAuthPassthrough(t, defect, nil)
+				} else if ch.ID == "auth/mcp-authorization" {
+					// The finding needs a run without an OAuth client,
+					// reaching the server with a static credential.
+					res = evaluateAuthStatic(t, defect)
+				} else if ch.Group() == "auth" {
 					// A protected fixture, an OAuth client of its
 					// authorization server (short-lived tokens for the
 					// expiry check).
@@ -227,14 +241,13 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 					}
 				}
 				sort.Strings(others)
+				// The checks the defect declares it breaks too
+				// (mcptest.Expect), those of them that run here.
 				var want []string
-				for _, id := range collateral[ch.ID] {
-					if id == "*" || transportOK(id, transport) {
+				for _, id := range exp.AlsoFails(transport) {
+					if id == "*" || transportOK(id, transport) || (transport == "stdio" && exp.Stdio != nil) {
 						want = append(want, id)
 					}
-				}
-				if transport == "stdio" && stdioCollateral[ch.ID] != nil {
-					want = stdioCollateral[ch.ID]
 				}
 				if len(want) == 1 && want[0] == "*" {
 					return
@@ -250,89 +263,16 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 	}
 }
 
-// collateral lists checks that legitimately fail along with a defect's own
-// check because the defect breaks what they rely on too.
-var collateral = map[string][]string{
-	// Every check starts from server/discover or uses what it declares.
-	"discover/responds": {"caching/server-discover", "discover/capabilities", "discover/supported-versions",
-		"discover/without-client-info", "meta/server-info", "result-type/server-discover"},
-	// A DiscoverResult without 2026-07-28 makes the endpoint a legacy one
-	// for this revision (the 2026-07-28 checks are then skipped).
-	"discover/supported-versions": {"era/modern"},
-	// A prompts/list whose next page fails is also what the caching and
-	// result-type checks of prompts/list walk.
-	"pagination/cursor-round-trip": {"caching/prompts-list", "result-type/prompts-list"},
-	// A server that changes the type of every integer id breaks every
-	// exchange the client makes.
-	"jsonrpc/id-echo-integer": {"*"},
-	// An answer under another id, or an answer to a notification, is a
-	// response to a request never sent (protocol hygiene), and the stray
-	// answers lack a resultType (whole-message validation).
-	// A task that tasks/get does not resolve at once breaks every check
-	// that polls the task it just created.
-	"tasks/get-after-create": {"tasks/get-shape", "tasks/input-keys", "tasks/update-ack", "tasks/update-unknown-keys"},
-	// approve_report then fails with -32603 where a safe tool answered, and
-	// is the first safe tool result-type/tools-call calls.
-	"tasks/required-task-error": {"result-type/tools-call"},
-	// A tools/call result without resultType: a task's too.
-	"result-type/tools-call":           {"tasks/create-result"},
-	"jsonrpc/id-echo-string":           {"jsonrpc/one-response-per-request"},
-	"jsonrpc/notification-no-response": {"jsonrpc/one-response-per-request", "jsonrpc/wire-schema"},
-}
-
-// shapeDefects break the shape of a message, which the whole-message check
-// (jsonrpc/wire-schema) sees too: a missing or mistyped member of a result
-// or an error, a wrong jsonrpc member, an error id of null.
-var shapeDefects = []string{
-	"caching/server-discover", "caching/tools-list", "caching/prompts-list", "caching/resources-list",
-	"caching/resources-templates-list", "caching/resources-read",
-	"result-type/server-discover", "result-type/tools-list", "result-type/prompts-list", "result-type/resources-list",
-	"result-type/resources-templates-list", "result-type/resources-read", "result-type/prompts-get", "result-type/tools-call",
-	"discover/capabilities", "completion/complete", "schema/input-schema-object", "resources/templates-list",
-	"errors/unsupported-version-data", "jsonrpc/version", "jsonrpc/one-response-per-request",
-	"tasks/create-result", "tasks/get-shape",
-}
-
-func init() {
-	for _, id := range shapeDefects {
-		collateral[id] = append(collateral[id], "jsonrpc/wire-schema")
-		sort.Strings(collateral[id])
-	}
-}
-
-// stdioCollateral adds what only stdio loses: without HTTP statuses, an
-// error whose id is null cannot be paired with its request, so every error
-// probe goes unanswered.
-var stdioCollateral = map[string][]string{
-	"jsonrpc/error-id-echo": {"*"},
-	// Over stdio the stray answer is a well-formed duplicate; over HTTP an
-	// orphan without a resultType.
-	"jsonrpc/one-response-per-request": {},
-	// Over stdio only the subscription id ties an acknowledgement to its
-	// subscription, the tasks one's too.
-	"subscriptions/listen": {"tasks/status-notifications"},
-}
-
-// httpOnlyDefects are defects that show only over HTTP (a status code, a
-// new connection to the same process).
-var httpOnlyDefects = map[string]string{
-	"errors/unknown-method": "the defect is a wrong HTTP status; stdio has none",
-}
-
-// stdioDefects name the fixture defect that shows a check's fault over
-// stdio where its own defect is an HTTP status: a bad line that kills the
-// process, or wedges it (once the resilience probes' defects).
-var stdioDefects = map[string]string{
-	"jsonrpc/malformed-json": mcptest.DefectMalformedJSON,
-	"jsonrpc/batch-rejected": mcptest.DefectBatch,
-}
-
 // TestBadBodyThatKills: over HTTP, a bad body that kills the server or is
 // never answered is no pass: the request errors (no answer to judge), and
-// with the process-level defects of stdioDefects over stdio it fails.
+// with the process-level defects of Expect.StdioDefect over stdio it fails.
 func TestBadBodyThatKills(t *testing.T) {
 	t.Parallel()
-	for id, defect := range stdioDefects {
+	for _, ch := range Checks() {
+		id, defect := ch.ID, mcptest.Expected(ch.ID).StdioDefect
+		if defect == "" {
+			continue
+		}
 		t.Run(defect, func(t *testing.T) {
 			t.Parallel()
 			res, _ := evaluateWith(t, "http", defect, false, Options{Only: []string{id}, Runs: 1}, 0)
@@ -342,11 +282,6 @@ func TestBadBodyThatKills(t *testing.T) {
 		})
 	}
 }
-
-// oneConnection lists defects the fixture keys to a TCP connection: the
-// probe client must then keep to one connection, or its own pool would
-// look like "another connection" to the fixture.
-var oneConnection = map[string]bool{"ordering/tools-list-fresh-connection": true}
 
 // TestLegacyEndpointFromDiscover: a server that answers server/discover
 // but does not list 2026-07-28 (what the Go SDK's stateful HTTP handler

@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,30 +50,19 @@ const (
 	authScopes     = "mcp:tools mcp:admin"
 )
 
-// authPins: for each authorization server / server / audience mode, the
-// auth checks that do not pass, with their status.
+// authPins: for each authorization server / correct server, the auth
+// checks that do not pass, with their status. Each defect of authDefects
+// adds its check's failure to these and nothing else.
 var authPins = map[string]map[string]string{
 	"oidc-provider/go-sdk": {
 		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
 	},
-	"oidc-provider/go-sdk-no-audience": {
-		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
-		"auth/other-audience-refused": "fail",
-	},
 	"oidc-provider/ts-sdk": {
 		"auth/as-client-registration": "fail", "auth/no-error-without-credentials": "fail",
-	},
-	"oidc-provider/ts-sdk-no-audience": {
-		"auth/as-client-registration": "fail", "auth/no-error-without-credentials": "fail",
-		"auth/other-audience-refused": "fail",
 	},
 	"hydra/go-sdk": {
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
 		"auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
-	},
-	"hydra/go-sdk-no-audience": {
-		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
-		"auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail", "auth/other-audience-refused": "fail",
 	},
 	"hydra/ts-sdk": {
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
@@ -82,10 +73,6 @@ var authPins = map[string]map[string]string{
 	"hydra/go-sdk/jwt-bearer": {
 		"auth/as-client-credentials-metadata": "skip", "auth/as-client-registration": "fail", "auth/as-grant-type": "fail",
 		"auth/as-iss-parameter": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
-	},
-	"hydra/ts-sdk-no-audience": {
-		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
-		"auth/no-error-without-credentials": "fail", "auth/other-audience-refused": "fail",
 	},
 }
 
@@ -203,8 +190,22 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		return oauthtest.SignRS256(key, kid, map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
 			"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()})
 	}
-	// The first discovery request makes Hydra generate its signing keys.
+	// The first discovery request makes Hydra generate its signing keys;
+	// the first token request generates the access-token keys (seconds of
+	// RSA on a loaded machine, longer than a run's --timeout): one here.
 	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	warmID := as.client(t)
+	req, _ := http.NewRequest(http.MethodPost, as.Issuer+"/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(warmID, authClientSecret)
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatalf("hydra: first token request: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("hydra: first token request: HTTP %d", resp.StatusCode)
+	}
 	return as
 }
 
@@ -229,21 +230,41 @@ func waitMetadata(t *testing.T, url string) {
 }
 
 // protectedServer says how to start one of the two protected servers.
-func protectedServer(d authDeps, goBin, kind, issuer string, noAudience bool) httpServerSpec {
+// defect is "" (correct), "no-audience", "no-signature" or
+// "audience-host-only" (go-sdk only): the server's flag of that name.
+func protectedServer(d authDeps, goBin, kind, issuer string, defect string) httpServerSpec {
 	return httpServerSpec{Name: kind, Path: "/mcp", Command: func(port int) ([]string, []string) {
 		if kind == "go-sdk" {
 			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
-			if noAudience {
-				argv = append(argv, "-no-audience")
+			if defect != "" {
+				argv = append(argv, "-"+defect)
 			}
 			return argv, nil
 		}
 		argv := []string{d.Node, d.TSAuthServer, "--port", strconv.Itoa(port), "--issuer", issuer}
-		if noAudience {
-			argv = append(argv, "--no-audience")
+		if defect != "" {
+			argv = append(argv, "--"+defect)
 		}
 		return argv, nil
 	}}
+}
+
+// authDefects are the negative corpus: each server flag, the check that
+// must catch it (its only verdict beyond the correct server's pins), and
+// the servers that have it.
+var authDefects = []struct {
+	Flag, Check string
+	Kinds       []string
+}{
+	{"no-audience", "auth/other-audience-refused", []string{"go-sdk", "ts-sdk"}},
+	{"no-signature", "auth/forged-token-refused", []string{"go-sdk", "ts-sdk"}},
+	{"audience-host-only", "auth/other-audience-refused", []string{"go-sdk"}},
+}
+
+// siblingResource is the resource auth/other-audience-refused asks a
+// token for on the server's own host (conformance.siblingResource).
+func siblingResource(serverURL string) string {
+	return strings.TrimSuffix(serverURL, "/mcp") + "/mcp-eval-probe-sibling/mcp"
 }
 
 // authSecretVar holds the client secret for the runs, which name it the
@@ -289,17 +310,29 @@ func TestAuthCorpus(t *testing.T) {
 		as := start(t, d)
 		t.Run(as.Name, func(t *testing.T) {
 			for _, kind := range []string{"go-sdk", "ts-sdk"} {
-				for _, noAud := range []bool{false, true} {
+				type variant struct{ defect, check string }
+				variants := []variant{{}}
+				for _, df := range authDefects {
+					if slices.Contains(df.Kinds, kind) {
+						variants = append(variants, variant{df.Flag, df.Check})
+					}
+				}
+				for _, v := range variants {
 					key := as.Name + "/" + kind
-					if noAud {
-						key += "-no-audience"
+					pins := maps.Clone(authPins[key])
+					// No --passthrough-listener in the corpus
+					// (TestAuthPassthroughListener has one).
+					pins["auth/no-token-passthrough"] = "skip"
+					if v.defect != "" {
+						key += "-" + v.defect
+						pins[v.check] = "fail"
 					}
 					t.Run(strings.TrimPrefix(key, as.Name+"/"), func(t *testing.T) {
 						t.Parallel()
-						srv := startHTTPServer(t, protectedServer(d, goBin, kind, as.Issuer, noAud))
-						id := as.client(t, srv.URL, conformance.DefaultOtherResource)
+						srv := startHTTPServer(t, protectedServer(d, goBin, kind, as.Issuer, v.defect))
+						id := as.client(t, srv.URL, siblingResource(srv.URL), conformance.DefaultOtherResource)
 						checks := evaluateAuthGroup(t, srv.URL, id)
-						wantAuthVerdicts(t, key, checks, authPins[key])
+						wantAuthVerdicts(t, key, checks, pins)
 					})
 				}
 			}
@@ -360,7 +393,7 @@ func TestAuthStaticHeader(t *testing.T) {
 	d := requireAuthDeps(t)
 	goBin := buildGoAuthServer(t)
 	as := startOIDCProvider(t, d)
-	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, false))
+	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, ""))
 	form := "grant_type=client_credentials&scope=mcp%3Atools&resource=" + strings.ReplaceAll(srv.URL, ":", "%3A")
 	req, _ := http.NewRequest(http.MethodPost, as.Issuer+"/token", strings.NewReader(form))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -394,7 +427,7 @@ func TestAuthStaticHeader(t *testing.T) {
 	want := map[string]string{
 		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail",
 		"auth/as-client-credentials-metadata": "skip", "auth/as-grant-type": "skip",
-		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip",
+		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("verdicts %v, want %v", got, want)
@@ -430,8 +463,8 @@ func TestAuthHydraJWTBearer(t *testing.T) {
 	goBin := buildGoAuthServer(t)
 	as := startHydra(t, d)
 	as.grants = []string{oauth.GrantJWTBearer}
-	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, false))
-	id := as.client(t, srv.URL, conformance.DefaultOtherResource)
+	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, ""))
+	id := as.client(t, srv.URL, siblingResource(srv.URL), conformance.DefaultOtherResource)
 	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")
 	file := filepath.Join(t.TempDir(), "assertion.jwt")
 	if err := os.WriteFile(file, []byte(assertion), 0o600); err != nil {
@@ -441,5 +474,94 @@ func TestAuthHydraJWTBearer(t *testing.T) {
 		"--oauth-client-id", id, "--oauth-client-secret", "$"+authSecretVar,
 		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
 	rep := run.mustReport(t)
-	wantAuthVerdicts(t, "hydra/go-sdk/jwt-bearer", rep.Checks, authPins["hydra/go-sdk/jwt-bearer"])
+	pins := maps.Clone(authPins["hydra/go-sdk/jwt-bearer"])
+	pins["auth/no-token-passthrough"] = "skip"
+	wantAuthVerdicts(t, "hydra/go-sdk/jwt-bearer", rep.Checks, pins)
+}
+
+// TestAuthAPIKeyServer: the Go SDK server protected by a static key (401
+// without it, no protected-resource metadata, no authorization server),
+// evaluated as its team would with --header: exit 0, one auth warning
+// (auth/mcp-authorization, a SHOULD: authorization is OPTIONAL), every
+// other auth check skipped with that reason, and the key in no file.
+func TestAuthAPIKeyServer(t *testing.T) {
+	requireDeps(t)
+	goBin := buildGoAuthServer(t)
+	const key = "mcp-eval-e2e-api-key-0123456789abcdef"
+	srv := startHTTPServer(t, httpServerSpec{Name: "go-sdk-api-key", Path: "/mcp", Command: func(port int) ([]string, []string) {
+		return []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-api-key", key}, nil
+	}})
+	run := runMCPEval(t, "--server-url", srv.URL, "--header", "Authorization: Bearer "+key, "--checks", "auth", "--runs", "1")
+	rep := run.mustReport(t)
+	if run.Exit != 0 {
+		t.Errorf("exit %d, want 0", run.Exit)
+	}
+	n := 0
+	for _, c := range rep.Checks {
+		if c.Group != "auth" {
+			continue
+		}
+		n++
+		switch {
+		case c.ID == "auth/mcp-authorization":
+			if c.Status != "fail" || c.Hard || !strings.HasPrefix(c.Message, "this server does not implement MCP authorization; it was reached with a static credential") {
+				t.Errorf("%s: %s hard=%v %q", c.ID, c.Status, c.Hard, c.Message)
+			}
+		case c.Status != "skip" || !strings.HasPrefix(c.Message, "this server does not implement MCP authorization"):
+			t.Errorf("%s: %s %q, want skipped for the API-key server", c.ID, c.Status, c.Message)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d auth checks reported", n)
+	}
+	err := filepath.Walk(filepath.Dir(run.Dir), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(key)) {
+			t.Errorf("%s contains the API key", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuthPassthroughListener: the Go SDK server behind oidc-provider with
+// its upstream pointed at --passthrough-listener: passing the client's
+// token on (-passthrough) fails auth/no-token-passthrough with exit 1; the
+// correct server never calls the listener, and the check skips saying so.
+func TestAuthPassthroughListener(t *testing.T) {
+	d := requireAuthDeps(t)
+	t.Setenv(authSecretVar, authClientSecret)
+	goBin := buildGoAuthServer(t)
+	as := startOIDCProvider(t, d)
+	for _, forward := range []bool{true, false} {
+		listener := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		srv := startHTTPServer(t, httpServerSpec{Name: "go-sdk", Path: "/mcp", Command: func(port int) ([]string, []string) {
+			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", as.Issuer}
+			if forward {
+				argv = append(argv, "-passthrough", "http://"+listener+"/upstream")
+			}
+			return argv, nil
+		}})
+		run := runMCPEval(t, "--server-url", srv.URL, "--oauth-client-id", as.client(t), "--oauth-client-secret", "$"+authSecretVar,
+			"--passthrough-listener", listener, "--checks", "auth/no-token-passthrough,auth/unauthenticated-401", "--runs", "1")
+		rep := run.mustReport(t)
+		var got check
+		for _, c := range rep.Checks {
+			if c.ID == "auth/no-token-passthrough" {
+				got = c
+			}
+		}
+		t.Logf("forward=%v: exit %d, %s %s", forward, run.Exit, got.Status, firstOf(got.Message, got.Info))
+		switch {
+		case forward && (run.Exit != 1 || got.Status != "fail" || !got.Hard || !strings.Contains(got.Message, "in header Authorization")):
+			t.Errorf("passthrough: exit %d, %s hard=%v %q", run.Exit, got.Status, got.Hard, got.Message)
+		case !forward && (run.Exit != 0 || got.Status != "skip" || !strings.Contains(got.Message, "no request reached the passthrough listener")):
+			t.Errorf("correct server: exit %d, %s %q", run.Exit, got.Status, got.Message)
+		}
+	}
 }

@@ -52,6 +52,40 @@ const (
 
 var _ flag.Value = (*DriftMode)(nil)
 
+// Method is how Layer 1 is judged (--gate statistical|fixed).
+type Method int
+
+// Methods. The zero value is MethodFixed, the seed rule, so that a Policy
+// written before the statistical gate keeps its meaning; the flag's
+// default is MethodStatistical.
+const (
+	MethodFixed       Method = iota // a case below its floor over its runs fails; drops beyond --max-drop fail
+	MethodStatistical               // decisions on evidence at one false-alarm rate
+)
+
+var _ flag.Value = (*Method)(nil)
+
+// String returns the flag spelling of the method.
+func (m Method) String() string {
+	if m == MethodStatistical {
+		return report.GateStatistical
+	}
+	return report.GateFixed
+}
+
+// Set parses the flag spelling of the method.
+func (m *Method) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case report.GateStatistical:
+		*m = MethodStatistical
+	case report.GateFixed:
+		*m = MethodFixed
+	default:
+		return fmt.Errorf("gate %q: want statistical or fixed", s)
+	}
+	return nil
+}
+
 // String returns the flag spelling of the mode.
 func (m DriftMode) String() string { return modeString(m, DriftFail) }
 
@@ -82,6 +116,8 @@ func setMode[M comparable](m *M, s, what string, warn, fail M) error {
 // Policy is what the gate enforces. The zero value allows no score drop at
 // all (MaxDrop 0); callers start from DefaultMaxDrop.
 type Policy struct {
+	// Method is how Layer 1 cases and behavior scores are judged.
+	Method Method
 	// MaxDrop is how far an aggregate score may move the wrong way against
 	// the baseline (a fraction: 0.02 is two points).
 	MaxDrop float64
@@ -92,7 +128,8 @@ type Policy struct {
 	// RequireSignificance makes only statistically significant score drops
 	// fail; the others are reported.
 	RequireSignificance bool
-	// Alpha is the significance level; zero means DefaultAlpha.
+	// Alpha is the significance level (under MethodStatistical the run's
+	// false-alarm rate over every test together); zero means DefaultAlpha.
 	Alpha float64
 	// Ratchet records tighter floors from this run's scores in the Decision,
 	// so the next run gates on them.
@@ -164,6 +201,10 @@ type Decision struct {
 	Floors map[string]float64
 	// Perf compares latency and cost with the baseline's telemetry.
 	Perf []report.GatePerf
+	// Statistics is the statistical gate's design and tests, and Cases the
+	// current report's cases as it decided them (nil under MethodFixed).
+	Statistics *report.GateStatistics
+	Cases      []report.Case
 }
 
 // Evaluate compares cur with base under p. base may be nil: then only the
@@ -184,6 +225,9 @@ func Evaluate(cur, base *report.Report, p Policy) Decision {
 	if base == nil {
 		e.note("No baseline report was found, so only absolute floors apply: hard checks must pass, hard cases must pass every run and soft cases at least 80%% (each case's floor); score changes were not compared.")
 	}
+	if e.statistical() {
+		e.prepareStats()
+	}
 	e.checks()
 	e.cases()
 	e.waivers()
@@ -192,6 +236,12 @@ func Evaluate(cur, base *report.Report, p Policy) Decision {
 	e.perf()
 	if e.cur.Interrupted != "" {
 		e.d.Reasons = append(e.d.Reasons, "The run was interrupted by "+e.cur.Interrupted+": a partial report cannot pass, nor serve as a baseline; run it again to the end.")
+	}
+	if e.stat != nil {
+		e.d.Statistics, e.d.Cases = e.stat.st, e.stat.cases
+		if n := len(e.stat.st.Incomplete); n > 0 {
+			e.d.Reasons = append(e.d.Reasons, fmt.Sprintf("%d case(s) were left undecided when the run stopped (%s): the run is incomplete, neither passed nor regressed, and cannot serve as a baseline; give it more budget (--model-budget) or run fewer cases.", n, strings.Join(e.stat.st.Incomplete, ", ")))
+		}
 	}
 	e.d.Passed = len(e.d.Reasons) == 0
 	return *e.d
@@ -226,6 +276,10 @@ func (d Decision) Apply(r *report.Report) {
 		DriftMessage: d.DriftMessage,
 		Floors:       maps.Clone(d.Floors),
 		Perf:         slices.Clone(d.Perf),
+		Statistics:   d.Statistics,
+	}
+	if d.Cases != nil {
+		r.Cases = slices.Clone(d.Cases)
 	}
 	for _, w := range d.StaleWaivers {
 		g.StaleWaivers = append(g.StaleWaivers, w.ID)
@@ -242,6 +296,8 @@ type evaluator struct {
 	p         Policy
 	ws        *waiverSet
 	d         *Decision
+	// stat is the statistical gate's state (nil under MethodFixed).
+	stat *statState
 	// judgeChange describes how the judge differs from the baseline's
 	// ("" when it does not): drops of judge-graded scores are then named
 	// "judge changed", not model drift.
@@ -388,10 +444,15 @@ func (e *evaluator) cases() {
 			base[c.Key()] = c
 		}
 	}
-	cur := slices.Clone(e.cur.Cases)
+	all := e.cur.Cases
+	if e.stat != nil {
+		all = e.stat.cases
+	}
+	cur := e.decided(all)
 	slices.SortStableFunc(cur, func(a, b report.Case) int {
 		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
+	sameServer := e.base != nil && e.cur.Server.Fingerprint != "" && e.cur.Server.Fingerprint == e.base.Server.Fingerprint
 	for _, c := range cur {
 		b, inBase := base[c.Key()]
 		floor := c.FloorOrDefault()
@@ -408,13 +469,21 @@ func (e *evaluator) cases() {
 				st = basePassed
 			}
 		}
+		statCase := e.stat != nil && c.Decision != nil
 		if !caseFailed(c) {
 			if st == baseFailed {
 				e.d.Fixed = append(e.d.Fixed, it)
 			}
+			if statCase && inBase && !c.Hard() {
+				if bi, sig, ok := e.baseTest(c, b); ok && sig {
+					e.regression(bi, c, sameServer)
+				} else if ok {
+					e.stat.st.WithinNoise = append(e.stat.st.WithinNoise, bi)
+				}
+			}
 			continue
 		}
-		if inBase {
+		if inBase && !statCase {
 			itemSignificance(e, &it, b, c, caseCounts)
 		}
 		// Cases are gated by their floors whatever their kind: hard ones at
@@ -432,6 +501,15 @@ func (e *evaluator) cases() {
 			where += " (" + path.Dir(c.Transcripts[0]) + "/)"
 		}
 		action := "read " + where + " and fix the tool descriptions or the server, or accept it with a reason in " + DefaultWaiverFile
+		if statCase && c.Incomplete() {
+			// Its own reason, once for all, in Evaluate: not a regression.
+			continue
+		}
+		if statCase && c.Decision.Rule == report.RuleFloor {
+			what = fmt.Sprintf("%s case %s on %s %s", kind, c.ID, c.Model, c.Decision.Why)
+			e.failure(it, st, what, action, c.Key(), c.ID)
+			continue
+		}
 		if c.AllErrored() {
 			// No run reached a verdict: the model provider or the judge
 			// failed, which says nothing about the server.
@@ -447,6 +525,9 @@ func (e *evaluator) cases() {
 			}
 		}
 		e.failure(it, st, what, action, c.Key(), c.ID)
+	}
+	if e.stat != nil {
+		e.suite(sameServer)
 	}
 }
 
@@ -575,6 +656,8 @@ func (e *evaluator) waivers() {
 			e.note("The waiver at %s names %s, which is now %s: rename the entry (the old id is accepted until the next minor release).", w.where(), w.ID, id)
 		}
 		switch {
+		case !s.used[i] && e.carries(id):
+			e.note("The waiver for %s at %s was not checked: its case carried an earlier run's verdict (selection) and was not decided again.", w.ID, w.where())
 		case s.used[i]:
 			if exp && !s.explained[w] {
 				e.note("The waiver for %s at %s expired on %s; another waiver covers the failure, so remove this entry.", w.ID, w.where(), w.Expires.Format(time.DateOnly))

@@ -21,11 +21,19 @@ func (p Policy) Rules(withBaseline bool) []string {
 	} else {
 		rules = append(rules, "a hard check that fails or errors fails the gate; a SHOULD-level finding only warns (--strict makes it fail)")
 	}
-	rules = append(rules, "a case below its floor (hard 1.0, soft 0.8, or the golden file's floor) or whose runs all errored fails the gate")
+	if p.Method == MethodStatistical {
+		rules = append(rules, fmt.Sprintf("a hard case fails on one failed run; a soft case fails only when its runs show its true pass rate below its floor (group-sequential exact binomial test); all tests together fail a run on an unchanged server and model with probability at most %s (--alpha; --gate fixed is the seed rule)", num(alpha)))
+		rules = append(rules, "a soft case left undecided by its first runs runs again, look by look, up to --max-runs; a case still undecided when a budget runs out is incomplete, and the run fails without becoming a baseline")
+	} else {
+		rules = append(rules, "a case below its floor (hard 1.0, soft 0.8, or the golden file's floor) or whose runs all errored fails the gate (--gate fixed)")
+	}
 	rules = append(rules, "a waiver in "+DefaultWaiverFile+" (or --waivers) accepts a failure; a stale or expired waiver fails the gate")
 	if !withBaseline {
 		rules = append(rules, "no baseline: scores are not compared (--baseline report.json compares them)")
 		return rules
+	}
+	if p.Method == MethodStatistical {
+		rules = append(rules, "a soft case whose pass rate fell against the baseline's beyond chance (one-sided Fisher exact test), or a model whose pass rate fell over the suite (pooled Fisher exact test; stratified by case when the runs' designs differ), fails the gate; Layer 1 scores are reported, not gated on --max-drop")
 	}
 	rules = append(rules, fmt.Sprintf("a score that moves the wrong way by more than %s against the baseline fails the gate (--max-drop)", num(p.MaxDrop)))
 	if p.Drift == DriftFail {

@@ -116,6 +116,16 @@ func (e *evaluator) score(k string, sides scoreSides, t *scoreTally) report.Gate
 	case inBase && !inCur:
 		t.noCur = append(t.noCur, k)
 	}
+	if e.statistical() && strings.HasPrefix(k, report.LayerBehavior+".") {
+		// Judged by the statistical gate's tests, case by case and over
+		// the suite: the score moving by chance is neither a drop nor
+		// drift, only a delta to show.
+		if inCur && inBase {
+			gs.Delta = round9(cv - bv)
+			e.d.Deltas[k] = gs.Delta
+		}
+		return gs
+	}
 	var problems []string
 	if inCur && inBase {
 		problems = append(problems, e.scoreDrop(&gs, cv, bv)...)

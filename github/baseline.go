@@ -127,6 +127,11 @@ type Baselines struct {
 	Missing []string
 	// Skipped says why runs were passed over, newest first.
 	Skipped []string
+	// Expired lists the run numbers, newest first, passed over because
+	// their artifact had expired (or was deleted): the retention-days of
+	// upload-artifact ran out, which a user fixes differently from a
+	// corrupt artifact.
+	Expired []int
 	// Examined counts the runs whose artifact was read.
 	Examined int
 }
@@ -164,7 +169,14 @@ func (c *Client) noneWarning(bs *Baselines) error {
 	if bs.Examined == 0 && len(bs.Skipped) == 0 {
 		return &Warning{Kind: NoBaseline, Op: "baseline", Msg: fmt.Sprintf("no baseline: this workflow has no earlier successful run on %s (a first run?)", c.branch)}
 	}
-	return &Warning{Kind: NoBaseline, Op: "baseline", Msg: fmt.Sprintf("no baseline: none of the %d successful runs examined on %s has a usable %q artifact", bs.Examined, c.branch, c.cfg.ArtifactName)}
+	if n := len(bs.Expired); n > 0 && n == bs.Examined {
+		return &Warning{Kind: NoBaseline, Op: "baseline", Msg: fmt.Sprintf("no baseline: the %q artifacts of the %d successful runs examined on %s have expired (newest: run #%d); a longer retention-days on upload-artifact keeps them", c.cfg.ArtifactName, n, c.branch, bs.Expired[0])}
+	}
+	msg := fmt.Sprintf("no baseline: none of the %d successful runs examined on %s has a usable %q artifact", bs.Examined, c.branch, c.cfg.ArtifactName)
+	if n := len(bs.Expired); n > 0 {
+		msg += fmt.Sprintf(" (%d expired, newest run #%d)", n, bs.Expired[0])
+	}
+	return &Warning{Kind: NoBaseline, Op: "baseline", Msg: msg}
 }
 
 // search walks the green runs until every layer of want is found (want
@@ -256,6 +268,9 @@ func (c *Client) examine(ctx context.Context, bs *Baselines, run *gh.WorkflowRun
 		return err
 	}
 	if why != "" {
+		if strings.Contains(why, expiredWord) {
+			bs.Expired = append(bs.Expired, run.GetRunNumber())
+		}
 		bs.skip(run, why)
 		return nil
 	}
@@ -372,7 +387,7 @@ func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*repor
 			// would carry the token there.
 			return nil, nil, "the artifact download redirected to another host, which is not followed (the token would go with it)", nil
 		case code == http.StatusNotFound || code == http.StatusGone:
-			return nil, nil, fmt.Sprintf("artifact %q expired or was deleted (%d)", c.cfg.ArtifactName, code), nil
+			return nil, nil, fmt.Sprintf("artifact %q "+expiredWord+" or was deleted (%d)", c.cfg.ArtifactName, code), nil
 		case code == http.StatusUnauthorized || code == http.StatusForbidden:
 			return nil, nil, "", &Warning{Kind: Forbidden, Op: "baseline", Msg: fmt.Sprintf("no baseline: downloading the artifact was refused (%d; %s)", code, baselinePerms), Err: err}
 		case code >= 500 || code == 0:
@@ -391,6 +406,9 @@ func (c *Client) reportFromRun(ctx context.Context, run *gh.WorkflowRun) (*repor
 	}
 	return rep, carried, "", nil
 }
+
+// expiredWord is in every reason that counts a run in Baselines.Expired.
+const expiredWord = "expired"
 
 // findArtifact returns the run's non-expired artifact with the configured
 // name. go-github cannot filter a run's artifacts by name on the server,
@@ -419,7 +437,7 @@ func (c *Client) findArtifact(ctx context.Context, runID int64) (*gh.Artifact, s
 		opts.Page = resp.NextPage
 	}
 	if expired {
-		return nil, fmt.Sprintf("artifact %q has expired", c.cfg.ArtifactName), nil
+		return nil, fmt.Sprintf("artifact %q has "+expiredWord, c.cfg.ArtifactName), nil
 	}
 	return nil, fmt.Sprintf("no artifact named %q", c.cfg.ArtifactName), nil
 }

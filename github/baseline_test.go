@@ -587,3 +587,38 @@ func TestSafeEntryName(t *testing.T) {
 		}
 	}
 }
+
+// Expired artifacts are named expired: when every examined run's artifact
+// has expired the warning says so and names the newest such run (a
+// retention problem, not a corrupt artifact); when an older run's artifact
+// is taken, the baseline line names the run used and the newer runs whose
+// artifacts expired.
+func TestFetchBaselineExpired(t *testing.T) {
+	t.Parallel()
+	expired := func(id int64) fakeArtifact {
+		a := art(id, reportZip(t, conf, 1))
+		a.Expired = true
+		return a
+	}
+	gone := art(31, reportZip(t, conf, 1))
+	gone.Status = 410
+	f := newFakeGitHub(t, "/api/v3")
+	f.addRuns(fakeRun{ID: 3000, Number: 3, Artifacts: []fakeArtifact{expired(30)}}, fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{gone}})
+	bs, err := f.client(t, Config{}).FetchBaselines(t.Context(), []string{report.LayerConformance})
+	wantWarning(t, err, NoBaseline, `the "mcp-eval-report" artifacts of the 2 successful runs examined on main have expired (newest: run #3)`)
+	if bs == nil || !slices.Equal(bs.Expired, []int{3, 2}) {
+		t.Fatalf("Expired = %v, want [3 2]", bs)
+	}
+
+	f = newFakeGitHub(t, "/api/v3")
+	f.addRuns(fakeRun{ID: 3000, Number: 3, Artifacts: []fakeArtifact{expired(30)}}, fakeRun{ID: 2000, Number: 2, Artifacts: []fakeArtifact{gone}},
+		fakeRun{ID: 1000, Number: 1, Artifacts: []fakeArtifact{art(10, reportZip(t, conf, 0.75))}})
+	bs, err = f.client(t, Config{}).FetchBaselines(t.Context(), []string{report.LayerConformance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bs.Lines([]string{report.LayerConformance}, time.Now())
+	if len(lines) != 1 || !strings.Contains(lines[0], "run #1") || !strings.HasSuffix(lines[0], "; the artifacts of the newer runs #3, #2 have expired") {
+		t.Errorf("baseline lines %q: want run #1 named, and the newer runs #3, #2 as expired", lines)
+	}
+}

@@ -68,6 +68,11 @@ func DefaultCommentKey(getenv func(string) string) string {
 	return getenv("GITHUB_WORKFLOW") + " / " + getenv("GITHUB_JOB")
 }
 
+// KeyLabel is key as a comment shows it: the " / null" that action.yml's
+// default key gets from toJSON(matrix) in a job without a matrix is
+// dropped. The marker keeps hashing the key itself.
+func KeyLabel(key string) string { return strings.TrimSuffix(key, " / null") }
+
 // NormalizeKey folds the white space of a key, since toJSON(matrix) in
 // action.yml's default spreads over lines.
 func NormalizeKey(key string) string { return strings.Join(strings.Fields(key), " ") }

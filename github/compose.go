@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/report"
@@ -29,6 +30,8 @@ func LayerPart(r *report.Report, layer string) *report.Report {
 		Surface:       r.Surface,
 		Strict:        r.Strict,
 		Commit:        r.Commit,
+		RunID:         r.RunID,
+		RunURL:        r.RunURL,
 	}
 	for _, c := range r.Checks {
 		if c.Layer == layer {
@@ -113,6 +116,11 @@ func Compose(parts map[string]*report.Report, layers []string) *report.Report {
 		}
 		if l != report.LayerConformance && src.Server.Fingerprint != "" {
 			out.Server.Fingerprint = src.Server.Fingerprint
+			// The surface goes with its fingerprint: --select affected
+			// compares the tool surface with the one the carried
+			// verdicts were decided on, and names that run.
+			out.Surface = src.Surface
+			out.RunID, out.RunURL = src.RunID, src.RunURL
 		}
 	}
 	return out
@@ -171,6 +179,17 @@ func (bs *Baselines) Lines(layers []string, now time.Time) []string {
 		line := l + " baseline: " + d.Line(now)
 		if d.CarriedBy != 0 {
 			line += fmt.Sprintf(" (carried forward by run #%d)", d.CarriedBy)
+		}
+		// The newer runs whose artifact expired: the baseline is older
+		// than the last green run, and the reader should know why.
+		var newer []string
+		for _, n := range bs.Expired {
+			if n > d.RunNumber && n > d.CarriedBy {
+				newer = append(newer, fmt.Sprintf("#%d", n))
+			}
+		}
+		if len(newer) > 0 {
+			line += fmt.Sprintf("; the artifacts of the newer runs %s have expired", strings.Join(newer, ", "))
 		}
 		out = append(out, line)
 	}

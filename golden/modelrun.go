@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/option"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
+	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -34,9 +35,11 @@ type RunFlags struct {
 	ModelBudgetUSD  float64
 	ModelMaxTokens  int
 	MaxCallsPerTurn int
-	StubTools       []string
-	NoCache         bool
-	CacheDir        string
+	// MaxRuns bounds the runs of one soft case under the statistical gate.
+	MaxRuns   int
+	StubTools []string
+	NoCache   bool
+	CacheDir  string
 }
 
 // Declare declares the model runs' options (model layers only: mcp-eval
@@ -46,6 +49,11 @@ func (f *RunFlags) Declare(s *option.Set) {
 		Doc:     "wall time of all model runs (`10m`): the runs left when it is spent end as `error` naming it, and the report is still written; and/or dollars (`$2`, or `10m,$2`): a run whose estimated cost (as `--dry-run` prints it) exceeds it is refused before any model call, exit 2",
 		Default: "none", Layers: option.Model},
 		option.Budget(&f.ModelBudget, &f.ModelBudgetUSD, 24*time.Hour, 1e6))
+	s.Add(option.Def{Name: "max-runs", Help: "most runs of one soft case under the statistical gate: an undecided case runs again, look by look, up to this `number` (1 to 1000)",
+		Doc:    "most runs of one soft case under `--gate statistical`: a case its first `--runs` leave undecided against its floor runs again (5, 8, 12, 18, 27, 41, 60…) until a look decides it; 60 lets a case that fell from 95 % to 50 % be caught with about 88 % power among a dozen cases at alpha 0.05, while a healthy case rarely runs more than its first five",
+		Layers: option.Model,
+		Input:  &option.Input{Doc: "Most runs of one soft case under the statistical gate: a case its first runs leave undecided runs again, look by look, up to this number (default 60)."}},
+		option.Int(&f.MaxRuns, DefaultMaxRuns, 1, 1000))
 	s.Add(option.Def{Name: "model-max-tokens", Help: "token limit of each model answer: a `number` up to 1048576 (0: the provider's default; Anthropic, which requires one, gets 1024)",
 		Doc:     "token limit of each model answer (Anthropic, which requires one, otherwise gets 1024)",
 		Default: "provider default", Layers: option.Model},
@@ -63,6 +71,13 @@ func (f *RunFlags) Declare(s *option.Set) {
 		option.String(&f.CacheDir, runs.DefaultCacheDir))
 }
 
+// DefaultMaxRuns is --max-runs: at a dozen soft cases and alpha 0.05 a
+// case that fell from 95 % to 50 % against a floor of 0.8 is caught with
+// about 88 % power (stats.FloorDesign.Operating; 76 % at 40 runs), and a
+// case at its true 95 % runs 6 times on average, the cap touching almost
+// none of them.
+const DefaultMaxRuns = 60
+
 // RunOptions are the bounds and outputs of the model runs.
 type RunOptions struct {
 	RunFlags
@@ -74,6 +89,8 @@ type RunOptions struct {
 	// Redactor masks the run's secrets in what is stored: the cache and
 	// the transcripts.
 	Redactor *redact.Redactor
+	// Sequential is the statistical gate's design (nil: --gate fixed).
+	Sequential *Sequential
 	// Stderr gets progress and warnings; TTY says it is a terminal.
 	Stderr io.Writer
 	TTY    bool
@@ -171,16 +188,46 @@ func (mr *ModelRun) RunsOf(c *tasks.Case) int {
 	return c.RunsOr(mr.o.Runs)
 }
 
+// Sequential is the statistical gate's design that Layer 1's runs follow
+// (RunOptions.Sequential; nil is --gate fixed: every case runs its runs
+// once). A soft case whose first runs leave it undecided against its
+// floor gets more, look by look (stats.Looks up to MaxRuns), and stops as
+// soon as a look decides it; the floor test's level is its share of Alpha
+// (stats.SplitAlpha over the soft cases and models, with or without a
+// Baseline to compare with).
+type Sequential struct {
+	Alpha    float64
+	MaxRuns  int
+	Baseline bool
+}
+
+// caseRuns is one case on one model while it runs: its design, the
+// transcripts and scores so far, and whether it is still undecided.
+type caseRuns struct {
+	c      *tasks.Case
+	model  string
+	looks  []int
+	design stats.FloorDesign
+	soft   bool
+	trs    []*agent.Transcript
+	scores []RunScore
+	look   int // 0-based index of the last look run
+	open   bool
+}
+
 // Behavior runs the golden set on every model and scores it (Layer 1).
+// Under the statistical gate (RunOptions.Sequential) undecided soft cases
+// run again, look by look, until decided or at --max-runs; the runs of
+// one look go out together, every case in parallel.
 func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
-	stub := mr.o.StubTools
 	opts := mr.scoreOptions()
-	var jobs []runs.Job
 	// A case that cannot be scored (a rubric with --judge-model none) is
 	// skipped before it runs: nothing is asked of the model, billed or
 	// gated.
 	var skipped []*CaseScore
-	for _, c := range mr.plan.Cases {
+	var all []*caseRuns
+	soft := 0
+	for _, c := range mr.plan.behaviorCases() {
 		for _, spec := range mr.plan.Models {
 			if !c.RunsOn(spec) {
 				continue
@@ -189,57 +236,134 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 				skipped = append(skipped, cs)
 				continue
 			}
-			_, model, _ := llm.SplitSpec(spec)
-			for i := 0; i < mr.RunsOf(c); i++ {
-				task := c.Task(mr.tools, model)
-				for _, name := range stub {
-					if task.Stubs == nil {
-						task.Stubs = map[string]json.RawMessage{}
-					}
-					if _, ok := task.Stubs[name]; !ok {
-						task.Stubs[name] = json.RawMessage(`"stubbed by mcp-eval (--stub-tools): the call was not executed"`)
-					}
+			cr := &caseRuns{c: c, model: spec, looks: []int{mr.RunsOf(c)}, open: true}
+			if mr.o.Sequential != nil && c.Kind != tasks.KindHard {
+				cr.soft = true
+				cr.looks = stats.Looks(mr.RunsOf(c), max(mr.o.Sequential.MaxRuns, mr.RunsOf(c)))
+				soft++
+			}
+			all = append(all, cr)
+		}
+	}
+	var level float64
+	if q := mr.o.Sequential; q != nil {
+		level = stats.SplitAlpha(q.Alpha, soft, len(mr.plan.Models), q.Baseline).Floor
+		for _, cr := range all {
+			if cr.soft {
+				floor := cr.c.Floor
+				if floor <= 0 {
+					floor = report.SoftFloor
 				}
-				jobs = append(jobs, runs.Job{CaseID: c.ID, Model: spec, Run: i, Task: task})
+				cr.design = stats.NewFloorDesign(floor, cr.looks, level)
 			}
 		}
 	}
-	results := mr.Run(ctx, jobs)
-	if ctx.Err() != nil {
-		// Interrupted: only the runs that finished are scored.
-		results = runs.Finished(results)
+
+	stopped := ""
+	for first := true; ; first = false {
+		var jobs []runs.Job
+		var owners []*caseRuns
+		for _, cr := range all {
+			if !cr.open {
+				continue
+			}
+			from, to := len(cr.trs), cr.looks[cr.look]
+			if !first {
+				cr.look++
+				from, to = cr.looks[cr.look-1], cr.looks[cr.look]
+			}
+			for i := from; i < to; i++ {
+				jobs = append(jobs, mr.job(cr, i))
+				owners = append(owners, cr)
+			}
+		}
+		if len(jobs) == 0 {
+			break
+		}
+		results := mr.Run(ctx, jobs)
+		spent := mr.o.Sequential != nil && mr.budgetSpent()
+		for i, r := range results {
+			cr := owners[i]
+			if (ctx.Err() != nil || spent) && (r.Transcript == nil || r.Transcript.Failure() != "") {
+				// Interrupted, or (under the statistical gate) out of
+				// budget: a run cut short says nothing about the server
+				// and is left out; the case is then decided on the runs
+				// that finished, or left incomplete.
+				continue
+			}
+			rs := ScoreRun(ctx, cr.c, r.Transcript, opts)
+			rs.Run = len(cr.trs) + 1
+			cr.trs = append(cr.trs, r.Transcript)
+			cr.scores = append(cr.scores, rs)
+		}
+		if ctx.Err() != nil || spent {
+			if spent && ctx.Err() == nil {
+				stopped = fmt.Sprintf("the model budget (--model-budget %s) was spent", mr.o.ModelBudget)
+			}
+			break
+		}
+		for _, cr := range all {
+			cr.open = cr.open && cr.soft && cr.look+1 < len(cr.looks) && cr.undecided()
+		}
 	}
 
-	byCase := map[string]*tasks.Case{}
-	for _, c := range mr.plan.Cases {
-		byCase[c.ID] = c
-	}
-	type key struct{ id, model string }
-	grouped := map[key][]*agent.Transcript{}
-	var order []key
-	for _, j := range jobs {
-		if k := (key{j.CaseID, j.Model}); grouped[k] == nil {
-			order = append(order, k)
-			grouped[k] = []*agent.Transcript{}
-		}
-	}
-	for _, r := range results {
-		k := key{r.Job.CaseID, r.Job.Model}
-		grouped[k] = append(grouped[k], r.Transcript)
+	if ctx.Err() != nil {
+		stopped = context.Cause(ctx).Error()
 	}
 	scored := skipped
-	for _, k := range order {
-		if len(grouped[k]) == 0 {
-			// Only an interrupt leaves a case without runs.
-			scored = append(scored, skippedCase(byCase[k.id], k.model, "not finished: "+context.Cause(ctx).Error()))
+	for _, cr := range all {
+		if len(cr.trs) == 0 {
+			// Only an interrupt or a spent budget leaves a case without runs.
+			scored = append(scored, skippedCase(cr.c, cr.model, "not finished: "+cmp.Or(stopped, "no run finished")))
 			continue
 		}
-		cs := ScoreCase(ctx, byCase[k.id], k.model, grouped[k], opts)
-		mr.keepTranscripts(cs, grouped[k])
+		cs := &CaseScore{Case: cr.c, Model: cr.model, Runs: cr.scores}
+		cs.Report = cs.reportCase()
+		if mr.o.Sequential != nil {
+			cs.Report.Decide(cr.looks, level, stopped)
+		}
+		mr.keepTranscripts(cs, cr.trs)
 		scored = append(scored, cs)
 	}
 	mr.FlushCache() // the judge's answers
 	return Summarize(scored)
+}
+
+// budgetSpent says whether --model-budget's wall time has run out.
+func (mr *ModelRun) budgetSpent() bool {
+	return !mr.deadline.IsZero() && !time.Now().Before(mr.deadline)
+}
+
+// undecided says whether the case's runs so far leave its floor test
+// undecided at its current look.
+func (cr *caseRuns) undecided() bool {
+	judged, passed := 0, 0
+	for _, r := range cr.scores {
+		if r.Errored {
+			continue
+		}
+		judged++
+		if r.Passed {
+			passed++
+		}
+	}
+	return cr.design.Decide(cr.look, passed, judged) == stats.Undecided
+}
+
+// job is run i (0-based) of a case on a model: the run index is part of
+// the cache key, so each run of a look replays its own record.
+func (mr *ModelRun) job(cr *caseRuns, i int) runs.Job {
+	_, model, _ := llm.SplitSpec(cr.model)
+	task := cr.c.Task(mr.tools, model)
+	for _, name := range mr.o.StubTools {
+		if task.Stubs == nil {
+			task.Stubs = map[string]json.RawMessage{}
+		}
+		if _, ok := task.Stubs[name]; !ok {
+			task.Stubs[name] = json.RawMessage(`"stubbed by mcp-eval (--stub-tools): the call was not executed"`)
+		}
+	}
+	return runs.Job{CaseID: cr.c.ID, Model: cr.model, Run: i, Task: task}
 }
 
 // maxTranscriptBytes bounds one transcript file; a run whose record is

@@ -106,6 +106,9 @@ type Plan struct {
 	judgePrompt          *judge.Prompt
 	selfGraded           []string // tested models that are the judge
 	judgeDefault         bool     // no --judge-model: the first model judges
+	// selected are the cases Layer 1 runs when a selection was made
+	// (Restrict); nil runs Cases.
+	selected []*tasks.Case
 }
 
 // NewPlan reads the golden set, the providers and the judge. It returns nil

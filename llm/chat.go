@@ -123,8 +123,24 @@ func (p *Chat) Probe(ctx context.Context, model string) error {
 		var ae *APIError
 		switch {
 		case errors.As(err, &ae) && !p.o.ListRequired && (ae.StatusCode == http.StatusNotFound || ae.StatusCode == http.StatusMethodNotAllowed):
+			// No list here; one under BASE/v1 means the base URL is the
+			// server's root, not its API's (every case would then 404).
+			if v1 := withV1(p.o.ModelsURL); v1 != "" {
+				if b, err := p.c.Get(ctx, v1); err == nil && json.Valid(b) {
+					return p.probeError(model, &NotModelAPIError{URL: p.o.ModelsURL, Answer: fmt.Sprintf("%d", ae.StatusCode),
+						Fix: "the base URL lacks /v1: " + strings.TrimSuffix(v1, "/models") + " answers as a model API"})
+				}
+			}
 		case err != nil:
 			return p.probeError(model, err)
+		case !json.Valid(body):
+			// A web page (a dashboard, a login page, a proxy's notice)
+			// answered: not a model API at all.
+			fix := "check the base URL: it is the API root that has /models and /chat/completions"
+			if v1 := withV1(p.o.ModelsURL); v1 != "" {
+				fix = "the base URL likely lacks /v1: try " + strings.TrimSuffix(v1, "/models")
+			}
+			return p.probeError(model, &NotModelAPIError{URL: p.o.ModelsURL, Answer: "a page that is not JSON (" + snippet(body) + ")", Fix: fix})
 		case !p.o.AnyModel:
 			if err := checkListed(model, listedIDs(body), exactModel, p.o.MissingModel); err != nil {
 				return p.probeError(model, err)

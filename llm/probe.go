@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/suggest"
@@ -33,7 +35,48 @@ func (e *ProbeError) Unwrap() error { return e.Err }
 func (e *ProbeError) Unreachable() bool {
 	var ae *APIError
 	var me *ModelNotServedError
-	return !errors.As(e.Err, &ae) && !errors.As(e.Err, &me)
+	var ne *NotModelAPIError
+	return !errors.As(e.Err, &ae) && !errors.As(e.Err, &me) && !errors.As(e.Err, &ne)
+}
+
+// NotModelAPIError is a base URL that answers, but not as a model API: a
+// web page where the models list should be, or no list where BASE/v1 has
+// one. It is a configuration error with a likely fix, caught before any
+// case runs (otherwise every case errors, which reads as the server's
+// fault).
+type NotModelAPIError struct {
+	URL    string // the models list asked for
+	Answer string // what answered instead
+	Fix    string // the likely fix
+}
+
+func (e *NotModelAPIError) Error() string {
+	return fmt.Sprintf("not a model API: GET %s answered %s; %s", e.URL, e.Answer, e.Fix)
+}
+
+// withV1 is modelsURL with /v1 before /models, or "" when its path
+// already ends in /v1/models (or has no /models to put it before).
+func withV1(modelsURL string) string {
+	u, err := url.Parse(modelsURL)
+	if err != nil || !strings.HasSuffix(u.Path, "/models") {
+		return ""
+	}
+	root := strings.TrimSuffix(u.Path, "/models")
+	if strings.HasSuffix(root, "/v1") {
+		return ""
+	}
+	u.Path = root + "/v1/models"
+	u.RawPath = ""
+	return u.String()
+}
+
+// snippet is the start of an answer's body on one line, for an error.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b[:min(len(b), 200)])), " ")
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // ModelNotServedError is a model the server's list does not have.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -293,8 +294,49 @@ func (c *Client) unauthorized(x *Exchange) error {
 	if x == nil || (x.Status != http.StatusUnauthorized && x.Status != http.StatusForbidden) {
 		return nil
 	}
-	return &UnauthorizedError{Status: x.Status, Challenge: x.Header.Get("WWW-Authenticate"),
-		Authorized: c.opts.Authorizer != nil && x.SentHeader.Get("Authorization") != ""}
+	e := &UnauthorizedError{Status: x.Status, Challenge: x.Header.Get("WWW-Authenticate"),
+		Authorized: c.opts.Authorizer != nil && x.SentHeader.Get("Authorization") != "",
+		Body:       oneLine(x.Body, 160)}
+	if !e.Authorized {
+		if scheme, tok, ok := strings.Cut(x.SentHeader.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+			if exp, ok := jwtExp(strings.TrimSpace(tok)); ok && exp.Before(time.Now()) {
+				e.Expired = exp
+			}
+		}
+	}
+	return e
+}
+
+// oneLine is the start of b as one line of at most n bytes: control
+// characters become spaces (an answer body is untrusted text).
+func oneLine(b []byte, n int) string {
+	s := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(string(b)))
+	return clip.Bytes(s, n)
+}
+
+// jwtExp reads the exp claim of a JWT, unverified: only to say that a
+// token the run was given has expired.
+func jwtExp(tok string) (time.Time, bool) {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 || len(parts[1]) > 64<<10 {
+		return time.Time{}, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return time.Time{}, false
+	}
+	var c struct {
+		Exp *float64 `json:"exp"`
+	}
+	if json.Unmarshal(b, &c) != nil || c.Exp == nil || *c.Exp <= 0 || *c.Exp > 1e11 {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(*c.Exp), 0), true
 }
 
 // gotJSONRPC reports whether an exchange received any JSON-RPC message: a

@@ -24,6 +24,10 @@ type StartedServer struct {
 // server to answer.
 const pollTimeout = time.Second
 
+// elsewhereGrace is how long a started server may answer only at the
+// address it printed before that is the error.
+var elsewhereGrace = 2 * time.Second
+
 // StartWaiting is told, every few seconds while StartServer waits, how
 // long it has waited and the last line of the server's output that names
 // an http(s) URL ("" if none): a server listening elsewhere than the URL
@@ -61,6 +65,7 @@ func (s *StartedServer) awaitAnswer(ctx context.Context, url string, timeout tim
 	start := time.Now()
 	deadline := start.Add(timeout)
 	next := waitingEvery
+	var nextElsewhere time.Duration
 	// A transport of its own, without keep-alive (each poll is one
 	// request): http.DefaultTransport is shared with whatever else runs in
 	// the process, which may close its connections under it.
@@ -86,6 +91,18 @@ func (s *StartedServer) awaitAnswer(ctx context.Context, url string, timeout tim
 		if time.Now().After(deadline) {
 			el, line := s.elsewhere(url)
 			return fmt.Errorf("nothing answered at %s within %v%s%s", url, timeout, el, s.hint(line))
+		}
+		// The server printed another address and answers there (a wrong
+		// port or path host in --server-url): say so now, not after the
+		// whole --start-timeout. Tried once a second after a grace, so a
+		// server that prints before it listens everywhere is not judged.
+		if waited := time.Since(start); waited >= elsewhereGrace && waited >= nextElsewhere {
+			nextElsewhere = waited + time.Second
+			if _, line := s.elsewhere(url); line != "" {
+				if u := printedURL(line); u != "" && answersHTTP(ctx, u) {
+					return fmt.Errorf("nothing answers at %s, but the server printed %q and answers at %s: is --server-url %s what you meant?", url, line, u, u)
+				}
+			}
 		}
 		if waited := time.Since(start); waiting != nil && waited >= next {
 			waiting(waited, urlLine(s.tail.String()))

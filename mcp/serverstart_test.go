@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -42,5 +44,25 @@ func TestStartServerProgress(t *testing.T) {
 	}
 	if len(printed) > 0 && printed[len(printed)-1] != "listening on http://127.0.0.1:8931/mcp" {
 		t.Errorf("printed %q", printed[len(printed)-1])
+	}
+}
+
+// A --server-start server that printed another address and answers there
+// fails with that address once the grace has passed, not after the whole
+// --start-timeout (here two minutes: the message says which path ended it).
+func TestStartServerAnswersElsewhere(t *testing.T) {
+	other := httptest.NewServer(http.NotFoundHandler()) // where the server "really" listens
+	t.Cleanup(other.Close)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String() + "/mcp" // the wrong port given
+	l.Close()
+	argv := []string{"sh", "-c", "echo 'listening on " + other.URL + "/mcp'; exec sleep 300"}
+	_, err = StartServer(context.Background(), argv, url, 2*time.Minute, io.Discard, nil)
+	want := "nothing answers at " + url + ", but the server printed \"listening on " + other.URL + "/mcp\" and answers at " + other.URL + "/mcp: is --server-url " + other.URL + "/mcp what you meant?"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }

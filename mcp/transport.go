@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -148,18 +149,36 @@ type UnauthorizedError struct {
 	// Authorized says the request carried the Options.Authorizer's
 	// credential, obtained for this run, and the server refused it.
 	Authorized bool
+	// Body is the start of the answer's body on one line ("" if none): a
+	// 403 is not always about scope ("invalid Host header").
+	Body string
+	// Expired is when the bearer token of the run's --header expired, for
+	// a JWT whose exp had passed when it was refused; zero otherwise.
+	Expired time.Time
 }
 
 func (e *UnauthorizedError) Error() string {
 	s := fmt.Sprintf("unauthorized: the server wants credentials (see --header, --oauth-client-id or --oauth-federation): HTTP %d", e.Status)
+	scope := strings.Contains(e.Challenge, "insufficient_scope")
 	switch {
-	case e.Authorized && e.Status == http.StatusForbidden:
-		s = "forbidden: the server refused the OAuth access token for lack of permission (a scope? see --oauth-scope): HTTP 403"
+	case !e.Expired.IsZero() && e.Status == http.StatusUnauthorized:
+		s = fmt.Sprintf("unauthorized: the bearer token of --header Authorization expired at %s: HTTP 401", e.Expired.UTC().Format(time.RFC3339))
+	case e.Status == http.StatusForbidden && scope && e.Authorized:
+		s = "forbidden: the server refused the OAuth access token for lack of scope (see --oauth-scope): HTTP 403"
+	case e.Status == http.StatusForbidden && scope:
+		s = "forbidden: the server refused the token for lack of scope: HTTP 403"
+	case e.Status == http.StatusForbidden && e.Authorized:
+		s = "forbidden: the server refused the request carrying the OAuth access token obtained for it: HTTP 403"
+	case e.Status == http.StatusForbidden:
+		s = "forbidden: the server refused the request: HTTP 403"
 	case e.Authorized:
 		s = fmt.Sprintf("unauthorized: the server refused the OAuth access token obtained for it: HTTP %d", e.Status)
 	}
 	if e.Challenge != "" {
 		s += "; WWW-Authenticate: " + clip.Bytes(e.Challenge, 200)
+	}
+	if e.Body != "" {
+		s += "; body: " + strconv.Quote(e.Body)
 	}
 	return s
 }

@@ -78,10 +78,7 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 	}
 	// The marker, the verdict, the footer and the cut note are always
 	// written; links too long for a small MaxBytes are left out of them.
-	prefix := CommentMarker + "\n" + c.verdict() + "\n\n"
-	if k := strings.TrimSpace(o.Key); k != "" {
-		prefix += "Job: " + codeSpan(cutRunes(oneLine(k, 0), commentIDMax*2)) + "\n\n"
-	}
+	prefix := CommentMarker + "\n" + c.verdict() + "\n\n" + JobLine(o.Key)
 	for len(prefix)+len(c.footer())+len(c.cutNote()) > max/2 {
 		if c.baseURL != "" {
 			c.baseURL = ""
@@ -92,14 +89,28 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 		}
 	}
 	sections := []section{c.header()}
+	if l := c.selectionLine(); l != nil {
+		sections = append(sections, section{head: l})
+	}
 	if r.Gate != nil && !r.Gate.Passed {
 		sections = append(sections, c.reasons())
 	}
-	sections = append(sections, c.scores(), c.drift())
+	sections = append(sections, c.scores(), c.surfaceDiff(), c.drift(), c.statistics())
 	sections = append(sections, c.lists()...)
 	sections = append(sections, c.matrix())
 	_, err := io.WriteString(w, prefix+fitSections(sections, c.footer(), c.cutNote(), max-len(prefix)))
 	return err
+}
+
+// JobLine is the comment's "Job: `key`" paragraph, which tells the
+// comments of a pull request's jobs apart ("" for no key), in every comment
+// mcp-eval writes, a verdict's or a run's that could not evaluate.
+func JobLine(key string) string {
+	k := strings.TrimSpace(key)
+	if k == "" {
+		return ""
+	}
+	return "Job: " + codeSpan(cutRunes(oneLine(k, 0), commentIDMax*2)) + "\n\n"
 }
 
 // section is one block of the comment. head and tail are written whole or
@@ -365,6 +376,21 @@ func (c commentBuilder) drift() section {
 		line += " " + escapeMarkdown(cutRunes(g.DriftMessage, commentTextMax))
 	}
 	return section{head: []string{line, ""}}
+}
+
+// statistics states the statistical gate's design and what it could
+// detect, so that a green gate means something and a red one says how
+// sure it is.
+func (c commentBuilder) statistics() section {
+	g := c.r.Gate
+	if g == nil || g.Statistics == nil {
+		return section{}
+	}
+	s := section{head: []string{"**How sure:**", ""}, tail: []string{""}, more: moreItems}
+	for _, l := range statisticsLines(g.Statistics, 5) {
+		s.rows = append(s.rows, "- "+escapeMarkdown(cutRunes(l, commentTextMax)))
+	}
+	return s
 }
 
 // lists names the items the gate classified, or, without a gate, the

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -174,8 +175,41 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	if err := htmlTemplate.Execute(&b, page); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(showControls(b.Bytes()))
 	return err
+}
+
+// showControls rewrites, in a rendered page, the characters a browser
+// obeys or hides rather than shows, which html/template (it escapes markup
+// only) leaves: the C0 controls but tab, line feed and carriage return
+// (ESC, BEL), DEL and the C1 controls, the line and paragraph separators,
+// and the bidi controls that reorder what is read ("Trojan Source",
+// CVE-2021-42574: U+202E makes "exe.txt" read "txt.exe"). Each becomes the
+// escape the terminal shows for it (\x1b, \u202e), in plain text, so that
+// a server's text is seen as it is. The page's own text holds none of them.
+func showControls(page []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(page); {
+		r, n := utf8.DecodeRune(page[i:])
+		var esc string
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == utf8.RuneError:
+		case r < 0x20 || r == 0x7f:
+			esc = fmt.Sprintf(`\x%02x`, r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || isBidiControl(r):
+			esc = fmt.Sprintf(`\u%04x`, r)
+		}
+		if esc != "" {
+			out = append(append(out, page[last:i]...), esc...)
+			last = i + n
+		}
+		i += n
+	}
+	if out == nil {
+		return page
+	}
+	return append(out, page[last:]...)
 }
 
 type htmlPage struct {

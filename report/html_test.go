@@ -214,3 +214,30 @@ func TestHTMLSkippedCase(t *testing.T) {
 		t.Error("a skipped case reads as 0 of 0 runs")
 	}
 }
+
+// TestHTMLShowsControls: a server's text with a terminal escape, a bell
+// and bidi overrides reaches report.html as visible escapes, in the
+// message, the evidence, a case's failure and a transcript alike, and the
+// page holds no such character at all.
+func TestHTMLShowsControls(t *testing.T) {
+	t.Parallel()
+	r, o := htmlReport()
+	r.Checks[0].Message = "name \x1b[31mred\x1b[0m\a ends"
+	r.Checks[0].Evidence = json.RawMessage(`{"name":"invoice\u202etxt.exe","c1":"\u0085","ls":"a\u2028b"}`)
+	r.Cases[2].Failures = []string{"run 2: said \u2067hidden\u2069 \x07"}
+	for p := range o.Transcripts {
+		o.Transcripts[p] = "{\"final\": \"\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \u202dltr\"}"
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, o); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, c := range page {
+		if c != '\t' && c != '\n' && c != '\r' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || isBidiControl(c) || c == '\u2028' || c == '\u2029') {
+			t.Errorf("report.html holds %U raw", c)
+		}
+	}
+	wantContains(t, page, `name \x1b[31mred\x1b[0m\x07 ends`, `invoice\u202etxt.exe`, `said \u2067hidden\u2069 \x07`,
+		`\x1b]8;;https://evil.example\x07click`, `\u202dltr`)
+}

@@ -178,7 +178,7 @@ func checkBody(c Check) string {
 
 func caseTestcase(c Case, oc outcome) junitCase {
 	tc := junitCase{Classname: "cases", Name: xmlSafe(c.ID + " [" + c.Model + "]")}
-	msg := fmt.Sprintf("%d/%d runs passed (%s), floor %s", c.Passed, c.Runs, percent(c.PassRate), percent(c.Floor))
+	msg := caseVerdictText(c)
 	if c.Errored > 0 {
 		msg += fmt.Sprintf(", %d errored", c.Errored)
 	}

@@ -23,6 +23,17 @@ const (
 	// mdEvidenceBudget is how many bytes of evidence the whole summary
 	// shows; past it a finding points at report.json instead.
 	mdEvidenceBudget = 256 << 10
+	// A golden set of thousands of cases on several models (a sharded
+	// nightly run) is summarised rather than listed: the case matrix shows
+	// at most mdCaseRowsMax cases, those that did not pass everywhere
+	// first, after a tally per model; the reasons of at most
+	// mdCaseReasonsMax pairs are shown; the per-case scores only up to
+	// mdCaseScoresMax pairs. 10 000 cases × 6 models then take about
+	// 200 KiB, within the 1 MiB step summary.
+	mdCaseRowsMax    = 300
+	mdReasonsMax     = 100
+	mdCaseReasonsMax = 60
+	mdCaseScoresMax  = 600
 )
 
 // WriteMarkdown writes summary.md, the human report that also becomes the
@@ -47,6 +58,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Checks) > 0 {
 		m.checks(r)
 	}
+	m.surfaceDiff(r)
+	m.selection(r)
 	if len(r.Cases) > 0 {
 		m.cases(r)
 	}
@@ -418,9 +431,13 @@ func (m *mdWriter) cases(r *Report) {
 	mx := newCaseMatrix(r.Cases)
 	m.p("### Cases")
 	m.p("")
+	ids, hidden := m.caseRows(mx)
+	if hidden > 0 {
+		m.modelTally(r, mx.models)
+	}
 	m.modelHead(mx.models, "case", "kind")
 	explained := false // an interval or "flaky" was shown
-	for _, id := range mx.ids {
+	for _, id := range ids {
 		cells := []string{codeSpan(id), escapeMarkdown(mx.first[id].Kind)}
 		for _, mo := range mx.models {
 			c, ok := mx.cell(id, mo)
@@ -450,11 +467,18 @@ func (m *mdWriter) cases(r *Report) {
 			if c.Errored > 0 {
 				cell += fmt.Sprintf(", %d errored", c.Errored)
 			}
+			if c.Carried != nil {
+				cell += ", carried"
+			}
 			cells = append(cells, cell)
 		}
 		m.row(cells...)
 	}
 	m.p("")
+	if hidden > 0 {
+		m.p("%d more cases are not listed (%s); report.json lists every case.", hidden, m.hiddenText(mx, ids))
+		m.p("")
+	}
 	if explained {
 		m.p("%s", intervalNote)
 		m.p("")
@@ -473,6 +497,11 @@ func (m *mdWriter) cases(r *Report) {
 		m.p("")
 	}
 	m.caseReasons(r)
+	if len(r.Cases) > mdCaseScoresMax {
+		m.p("Per-case scores of the %d (case, model) pairs are in report.json, not listed here.", len(r.Cases))
+		m.p("")
+		return
+	}
 	m.p("<details><summary>Per-case scores</summary>")
 	m.p("")
 	m.tableHead("case", "model", "selection", "arguments", "sequence", "judge")
@@ -489,11 +518,23 @@ func (m *mdWriter) cases(r *Report) {
 // inside a code fence) and links to the transcripts written beside the
 // summary.
 func (m *mdWriter) caseReasons(r *Report) {
+	shown, more := 0, 0
+	defer func() {
+		if more > 0 {
+			m.p("Why %d more (case, model) pairs did not pass is not listed: see report.json (`failures`, `errors`) and the transcripts.", more)
+			m.p("")
+		}
+	}()
 	for _, c := range r.Cases {
 		oc := m.j.kase(c)
 		if oc == outPass || len(c.Failures)+len(c.Errors) == 0 && c.Skipped == "" {
 			continue
 		}
+		if shown == mdCaseReasonsMax {
+			more++
+			continue
+		}
+		shown++
 		mark, _, _ := strings.Cut(mdMarks[oc], " ")
 		var body strings.Builder
 		if c.Skipped != "" {
@@ -578,8 +619,14 @@ func (m *mdWriter) telemetry(t *Telemetry) {
 			if u.CostUnknown {
 				cost = "unknown" // never shown as $0
 			}
-			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms),
-				fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens), cost)
+			in, out := fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
+			if u.TokensUnknown { // never a 0 that was not measured
+				in, out = "≥ "+in, "≥ "+out
+				if u.InputTokens == 0 && u.OutputTokens == 0 {
+					in, out = "unknown", "unknown"
+				}
+			}
+			m.row(codeSpan(k), fmt.Sprintf("%.0f", u.P50Ms), fmt.Sprintf("%.0f", u.P95Ms), in, out, cost)
 		}
 		m.p("")
 	}
@@ -598,7 +645,11 @@ func (m *mdWriter) gate(g *Gate) {
 		m.p("Baseline: %s", escapeMarkdown(cutRunes(g.Baseline, mdMessageMax)))
 	}
 	m.p("")
-	for _, reason := range g.Reasons {
+	for i, reason := range g.Reasons {
+		if i == mdReasonsMax {
+			m.p("- … %d more reasons, one per failing item: report.json (`gate.reasons`) lists them all", len(g.Reasons)-i)
+			break
+		}
 		m.p("- ❌ %s", escapeMarkdown(cutRunes(reason, mdMessageMax)))
 	}
 	if len(g.Reasons) > 0 {
@@ -633,6 +684,12 @@ func (m *mdWriter) gate(g *Gate) {
 	}
 	if g.DriftMessage != "" {
 		m.p("**Model drift:** %s", escapeMarkdown(cutRunes(g.DriftMessage, mdMessageMax)))
+		m.p("")
+	}
+	if lines := statisticsLines(g.Statistics, 10); len(lines) > 0 {
+		for _, l := range lines {
+			m.p("- 📐 %s", escapeMarkdown(cutRunes(l, mdMessageMax)))
+		}
 		m.p("")
 	}
 	items := []struct {

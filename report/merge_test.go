@@ -44,3 +44,24 @@ func TestMerge(t *testing.T) {
 		}
 	})
 }
+
+// TestMergeKeepsSelection: the shards of a --select affected run merge
+// into one selection (counts added, the cases that ran listed once each)
+// and keep their surface diff.
+func TestMergeKeepsSelection(t *testing.T) {
+	d := &SurfaceDiff{Changes: []SurfaceChange{{Tool: "a", Kind: ChangeDescription}}, Tools: 1}
+	s1 := &Report{Server: Server{Transport: "http"}, SurfaceDiff: d,
+		Selection: &Selection{Mode: SelectAffected, From: "b", Ran: 2, Carried: 4, Cases: []SelectedCase{{ID: "x", Why: "uses changed tool a"}}}}
+	s2 := &Report{Server: Server{Transport: "http"}, SurfaceDiff: d,
+		Selection: &Selection{Mode: SelectAffected, From: "b", Ran: 1, Carried: 5, Cases: []SelectedCase{{ID: "y", Why: "sample"}}}}
+	m, err := Merge([]string{"1.json", "2.json"}, []*Report{s1, s2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.SurfaceDiff != d || m.Selection == nil || m.Selection.Ran != 3 || m.Selection.Carried != 9 || len(m.Selection.Cases) != 2 {
+		t.Errorf("merged selection %+v, diff %+v", m.Selection, m.SurfaceDiff)
+	}
+	if s1.Selection.Ran != 2 {
+		t.Errorf("merge changed its input: %+v", s1.Selection)
+	}
+}

@@ -425,8 +425,8 @@ alpha
   ✓ alpha/y
 lint
   ⚠ lint/tool-description  warning: short
-zeta
-  - zeta/x                 skipped: not declared
+skipped: 1 check, by reason (--verbose lists each)
+    1  not declared
 
 FAIL  2 passed, 1 failed, 1 warnings, 1 skipped, 0 errors · conformance pass rate 50% (1/2 hard checks)
 `},
@@ -570,5 +570,40 @@ func TestNoWorkflowCommands(t *testing.T) {
 		if strings.ContainsRune(out, '\u2028') {
 			t.Errorf("%s contains a raw line separator", rd.suffix)
 		}
+	}
+}
+
+// TestTextSkipsCountedByReason: a passing run's screen counts its skipped
+// checks by reason, most first, under the checks that ran; a group whose
+// checks were all skipped has no heading; --verbose lists each in place.
+func TestTextSkipsCountedByReason(t *testing.T) {
+	r := &Report{
+		Server: Server{Target: "http://x", Transport: "http", Era: "modern", ProtocolVersion: "2026-07-28"},
+		Checks: []Check{
+			{ID: "discover/responds", Group: "discover", Layer: LayerConformance, Level: LevelMust, Hard: true, Status: StatusPass, Runs: 1, Passed: 1},
+			{ID: "prompts/a", Group: "prompts", Status: StatusSkip, Message: "server does not declare the prompts capability"},
+			{ID: "prompts/b", Group: "prompts", Status: StatusSkip, Message: "server does not declare the prompts capability"},
+			{ID: "tasks/c", Group: "tasks", Status: StatusSkip, Message: "no tasks extension"},
+		},
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `discover
+  ✓ discover/responds
+skipped: 3 checks, by reason (--verbose lists each)
+    2  server does not declare the prompts capability
+    1  no tasks extension
+`
+	if got := b.String(); !strings.Contains(got, want) || strings.Contains(got, "prompts/a") || strings.Contains(got, "\nprompts\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	b.Reset()
+	if err := WriteText(&b, r, TextOptions{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.Contains(got, "  - prompts/a") || strings.Contains(got, "by reason") {
+		t.Errorf("--verbose lists each skipped check:\n%s", got)
 	}
 }

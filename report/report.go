@@ -70,6 +70,18 @@ type Report struct {
 	// last entry being this run: CarryHistory carries it forward from the
 	// baseline, and the summary draws it as a trend chart.
 	History []HistoryEntry `json:"history,omitempty"`
+	// RunID and RunURL name the CI run that wrote the report (GITHUB_RUN_ID
+	// and its page in the Action), so that a verdict carried from it can
+	// say where it was decided.
+	RunID  string `json:"runId,omitempty"`
+	RunURL string `json:"runUrl,omitempty"`
+	// SurfaceDiff is the tool surface compared with the baseline's, change
+	// by change (surfacediff.go); absent without a baseline.
+	SurfaceDiff *SurfaceDiff `json:"surfaceDiff,omitempty"`
+	// Selection says which golden cases ran and which carried the
+	// baseline's verdict (--select affected, --rerun-failed); absent when
+	// every case ran.
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -177,6 +189,64 @@ type Case struct {
 	InputTokens  int64    `json:"inputTokens,omitempty"`
 	OutputTokens int64    `json:"outputTokens,omitempty"`
 	CostUSD      *float64 `json:"costUsd,omitempty"`
+	// DefinitionSHA256 hashes the golden case as written (its prompt and
+	// expectations), so that a selection can tell an edited case from the
+	// baseline's and run it again.
+	DefinitionSHA256 string `json:"definitionSha256,omitempty"`
+	// Carried says the case did not run: its verdict is the one of the run
+	// it names (selection.go). The gate does not decide it again.
+	Carried *CarriedFrom `json:"carried,omitempty"`
+	// Decision is how the statistical gate (--gate statistical, the
+	// default) decided the case; absent under --gate fixed, where the
+	// status is the pass rate against the floor.
+	Decision *CaseDecision `json:"decision,omitempty"`
+}
+
+// Rules and verdicts of CaseDecision.
+const (
+	RuleHard    = "hard"    // every judged run must pass
+	RuleFloor   = "floor"   // group-sequential exact binomial test of the floor
+	RuleErrored = "errored" // no run could be judged
+
+	VerdictPass       = "pass"
+	VerdictFail       = "fail"
+	VerdictIncomplete = "incomplete"
+)
+
+// CaseDecision is the statistical gate's decision on one case on one
+// model, with what it rests on: the looks of the group-sequential design,
+// the judged runs and passes at the deciding look, the exact p-value of
+// the floor test and the level that look could spend, the one-sided upper
+// confidence bound that pairs with it, and the highest true pass rate the
+// design catches with 80 % power.
+type CaseDecision struct {
+	Rule    string `json:"rule"`
+	Verdict string `json:"verdict"`
+	// Why is the decision in one sentence.
+	Why string `json:"why"`
+	// Looks are the cumulative runs after which the evidence is weighed;
+	// Look is the 1-based look that decided (or the last one run).
+	Looks []int `json:"looks"`
+	Look  int   `json:"look"`
+	// Judged and Passed count the non-errored runs up to that look.
+	Judged int `json:"judged"`
+	Passed int `json:"passed"`
+	// Alpha is the floor test's whole level (its share of the run's
+	// --alpha); Level what the deciding look could spend of it.
+	Alpha float64 `json:"alpha,omitempty"`
+	Level float64 `json:"level,omitempty"`
+	// PValue is P(X ≤ passed | judged, floor), exact binomial.
+	PValue *float64 `json:"pValue,omitempty"`
+	// Upper is the one-sided upper confidence bound on the true pass rate
+	// at Level (Clopper–Pearson): the test fails the case exactly when it
+	// is at most the floor.
+	Upper *float64 `json:"upper,omitempty"`
+	// Detectable is the highest true pass rate the design catches with
+	// 80 % power at Alpha.
+	Detectable *float64 `json:"detectable,omitempty"`
+	// Stopped says what ended the runs before the case was decided (a
+	// spent --model-budget); set with the verdict incomplete.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // ConfusionCell is one cell of a model's tool confusion matrix: how many
@@ -225,12 +295,25 @@ type Surface struct {
 	Resources []SurfaceItem `json:"resourceTemplates,omitempty"`
 }
 
-// SurfaceItem is one tool, prompt or resource template, hashed.
+// SurfaceItem is one tool, prompt or resource template, hashed. A tool
+// also keeps what a semantic diff reads (title, description, schemas,
+// annotations, canonical JSON without _meta), within a budget the
+// surface package sets; past it only the hashes are kept.
 type SurfaceItem struct {
-	Name              string `json:"name"`
-	DescriptionSHA256 string `json:"descriptionSha256"`
-	InputSchemaSHA256 string `json:"inputSchemaSha256,omitempty"`
-	SHA256            string `json:"sha256,omitempty"`
+	Name               string          `json:"name"`
+	DescriptionSHA256  string          `json:"descriptionSha256"`
+	InputSchemaSHA256  string          `json:"inputSchemaSha256,omitempty"`
+	OutputSchemaSHA256 string          `json:"outputSchemaSha256,omitempty"`
+	AnnotationsSHA256  string          `json:"annotationsSha256,omitempty"`
+	SHA256             string          `json:"sha256,omitempty"`
+	Title              string          `json:"title,omitempty"`
+	Description        string          `json:"description,omitempty"`
+	InputSchema        json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema       json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations        json.RawMessage `json:"annotations,omitempty"`
+	// Defined says the item's definition (the fields above the hashes) is
+	// recorded; without it only the hashes can be compared.
+	Defined bool `json:"defined,omitempty"`
 }
 
 // Telemetry holds Layer 3 measurements. Percentiles are nearest-rank over
@@ -287,6 +370,10 @@ type ModelUsage struct {
 	CachedCount  int    `json:"cachedCount,omitempty"`
 	InputTokens  int64  `json:"inputTokens"`
 	OutputTokens int64  `json:"outputTokens"`
+	// TokensUnknown says that at least one answer carried no usage: the
+	// token counts are then a lower bound (0 when no answer had any), never
+	// a measurement of 0.
+	TokensUnknown bool `json:"tokensUnknown,omitempty"`
 	// CachedInputTokens and CacheWriteTokens are the parts of InputTokens
 	// read from and written to the provider's prompt cache, and
 	// ReasoningTokens the part of OutputTokens spent on hidden reasoning;
@@ -381,6 +468,83 @@ type Gate struct {
 	Rules []string `json:"rules,omitempty"`
 	// BaselineRun describes the run the baseline came from.
 	BaselineRun *GateBaseline `json:"baselineRun,omitempty"`
+	// Statistics describes the statistical gate's family of tests; absent
+	// under --gate fixed.
+	Statistics *GateStatistics `json:"statistics,omitempty"`
+}
+
+// Gate methods (--gate).
+const (
+	GateStatistical = "statistical"
+	GateFixed       = "fixed"
+)
+
+// GateStatistics is the statistical gate's design and what it could see:
+// the run's false-alarm rate, how it was spent over the tests, the suite
+// tests, and the smallest regressions detectable with 80 % power.
+type GateStatistics struct {
+	Method string  `json:"method"`
+	Alpha  float64 `json:"alpha"`
+	// Procedure names the multiplicity control and the tests, in words.
+	Procedure string `json:"procedure"`
+	// Cases is the number of soft case × model decisions in the family.
+	Cases int `json:"cases"`
+	// FloorLevel, BaseLevel and SuiteLevel are the levels of one case's
+	// floor test, one case's comparison with the baseline, and one model's
+	// suite test.
+	FloorLevel float64 `json:"floorLevel"`
+	BaseLevel  float64 `json:"baseLevel,omitempty"`
+	SuiteLevel float64 `json:"suiteLevel,omitempty"`
+	// Runs and MaxRuns bound the runs of a soft case: the first look and
+	// the last.
+	Runs    int `json:"runs"`
+	MaxRuns int `json:"maxRuns"`
+	// RunsUsed is the runs of every case together; FixedRuns what the
+	// first look alone would have cost.
+	RunsUsed  int `json:"runsUsed"`
+	FixedRuns int `json:"fixedRuns"`
+	// Detectable is the highest true pass rate at which a soft case with
+	// the default floor is caught with 80 % power (the worst over cases).
+	Detectable *float64 `json:"detectable,omitempty"`
+	// Suite are the pooled comparisons with the baseline, one per model.
+	Suite []SuiteTest `json:"suite,omitempty"`
+	// WithinNoise are the cases whose pass rate fell against the baseline
+	// without the drop being significant.
+	WithinNoise []GateItem `json:"withinNoise,omitempty"`
+	// Incomplete are the cases left undecided when a budget ran out.
+	Incomplete []string `json:"incomplete,omitempty"`
+}
+
+// Methods of SuiteTest.
+const (
+	SuitePooled           = "pooled Fisher exact"
+	SuiteStratified       = "stratified exact"
+	SuiteStratifiedNormal = "stratified CMH normal"
+)
+
+// SuiteTest is one model's pooled comparison of every soft case with the
+// baseline: one-sided Fisher exact test of all judged runs pooled when
+// both runs gave every case the same design, else the stratified exact
+// test (cases as strata) of the first looks.
+type SuiteTest struct {
+	Model      string  `json:"model"`
+	BasePassed int     `json:"basePassed"`
+	BaseTotal  int     `json:"baseTotal"`
+	Passed     int     `json:"passed"`
+	Total      int     `json:"total"`
+	Strata     int     `json:"strata"`
+	PValue     float64 `json:"pValue"`
+	Level      float64 `json:"level"`
+	// Method is SuitePooled or SuiteStratified (SuiteStratifiedNormal past
+	// the exact convolution's bound).
+	Method string `json:"method"`
+	// Significant: the pooled pass rate fell beyond chance at Level.
+	Significant bool `json:"significant"`
+	// DetectableDrop is the smallest uniform drop of the pass rate the test
+	// catches with 80 % power (normal approximation).
+	DetectableDrop float64 `json:"detectableDrop"`
+	// Drift: the drop came with an unchanged server fingerprint.
+	Drift bool `json:"drift,omitempty"`
 }
 
 // GateBaseline is where a baseline came from: its run and its server.
@@ -466,6 +630,12 @@ type GateItem struct {
 	// the baseline, when both sides had runs.
 	PValue      *float64 `json:"pValue,omitempty"`
 	Significant bool     `json:"significant,omitempty"`
+	// Level is the significance level the comparison was held to: its
+	// share of --alpha under the statistical gate.
+	Level *float64 `json:"level,omitempty"`
+	// Reason says how a case that passed its own floor regressed: a
+	// significant drop against the baseline.
+	Reason string `json:"reason,omitempty"`
 	// Blocking says the failure counts against the gate (before waivers).
 	Blocking     bool   `json:"blocking"`
 	Waived       bool   `json:"waived,omitempty"`
@@ -520,6 +690,11 @@ func (c Case) FloorOrDefault() float64 {
 func (c Case) Failed() bool {
 	if c.Status == StatusSkip {
 		return false
+	}
+	if c.Decision != nil {
+		// The statistical gate decided the status on the evidence: a soft
+		// case whose runs dipped below its floor by chance passes.
+		return c.Status.Failed()
 	}
 	return c.Status.Failed() || c.PassRate < c.FloorOrDefault()-1e-9
 }

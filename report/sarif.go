@@ -384,6 +384,9 @@ func sarifCaseRule(id string, c Case) sarifRule {
 // the floor, and the first reason.
 func sarifCaseMessage(c Case, j judge) string {
 	msg := fmt.Sprintf("%s on %s passed %d of %d runs (%s), below its floor of %s", c.ID, c.Model, c.Passed, c.Runs, percent(c.PassRate), percent(c.FloorOrDefault()))
+	if d := c.Decision; d != nil && d.Why != "" {
+		msg = fmt.Sprintf("%s on %s %s", c.ID, c.Model, d.Why)
+	}
 	if c.AllErrored() {
 		msg = fmt.Sprintf("%s on %s errored on all %d runs", c.ID, c.Model, c.Runs)
 	}

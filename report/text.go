@@ -86,12 +86,30 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 			}
 		}
 	} else {
+		// Skipped checks are counted by reason under the groups, not a
+		// line each (a passing run's screen would be mostly skips);
+		// --verbose lists them in place.
+		skips := map[string]int{}
 		for _, g := range groupChecks(r.Checks) {
-			t.line(t.paint(ansiBold, textKey(g.name)))
+			header := false
 			for _, c := range g.checks {
-				t.check(c, t.j.check(c), width)
+				oc := t.j.check(c)
+				if oc == outSkip && !o.Verbose {
+					skips[orDash(oneLine(c.Message, textMessageMax))]++
+					continue
+				}
+				if !header {
+					t.line(t.paint(ansiBold, textKey(g.name)))
+					header = true
+				}
+				t.check(c, oc, width)
 			}
 		}
+		t.skipped(skips)
+	}
+	if !o.Quiet {
+		t.surfaceDiff(r)
+		t.selection(r)
 	}
 	if len(r.Cases) > 0 {
 		t.cases(r)
@@ -116,6 +134,23 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	t.tally(r)
 	_, err := w.Write(t.buf.Bytes())
 	return err
+}
+
+// skipped prints the skipped checks counted by reason, most first.
+func (t *textWriter) skipped(skips map[string]int) {
+	if len(skips) == 0 {
+		return
+	}
+	reasons := sortedKeys(skips)
+	slices.SortStableFunc(reasons, func(a, b string) int { return skips[b] - skips[a] })
+	n := 0
+	for _, k := range reasons {
+		n += skips[k]
+	}
+	t.line(t.paint(ansiDim, fmt.Sprintf("skipped: %s, by reason (--verbose lists each)", plural(n, "check"))))
+	for _, k := range reasons {
+		t.line(t.paint(ansiDim, fmt.Sprintf("  %3d  %s", skips[k], k)))
+	}
 }
 
 // tally is the closing verdict line with the counts.
@@ -281,13 +316,24 @@ func (t *textWriter) cases(r *Report) {
 		case outSkip:
 			res = "skipped, not run"
 		case outFail, outWarn, outError:
-			res += " < floor " + percent(c.Floor)
+			if d := decisionShort(c); d != "" {
+				res += "  " + d
+			} else {
+				res += " < floor " + percent(c.Floor)
+			}
+		default:
+			if d := decisionShort(c); d != "" && c.PassRate < c.FloorOrDefault()-1e-9 {
+				res += "  " + d
+			}
 		}
 		if f := flakyText(c); f != "" {
 			res += "  " + f
 		}
 		if c.Errored > 0 {
 			res += fmt.Sprintf("  (%d errored)", c.Errored)
+		}
+		if c.Carried != nil {
+			res += "  carried from " + oneLine(carriedText(c.Carried), textValueMax)
 		}
 		if reason, ok := t.j.waiver(c.Key()); ok && oc == outWarn {
 			res += "  waived (" + oneLine(reason, textValueMax) + ")"
@@ -376,8 +422,8 @@ func (t *textWriter) telemetry(r *Report) {
 		if u.CostUnknown {
 			cost = "cost unknown"
 		}
-		t.line(fmt.Sprintf("  model %-*s  %s  tokens %d in, %d out  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
-			u.InputTokens, u.OutputTokens, cost))
+		t.line(fmt.Sprintf("  model %-*s  %s  %s  %s", w, oneLine(k, textIDMax), latencyText(u.Count, u.Errors, u.P50Ms, u.P95Ms, u.P99Ms),
+			TokensText(u), cost))
 	}
 	if judged {
 		cost := "cost unknown"
@@ -462,6 +508,9 @@ func (t *textWriter) gate(g *Gate) {
 	if g.DriftMessage != "" {
 		t.line("  drift: " + oneLine(g.DriftMessage, textMessageMax))
 	}
+	for _, l := range statisticsLines(g.Statistics, 5) {
+		t.line("  " + oneLine(l, textMessageMax))
+	}
 	for _, it := range g.Waived {
 		t.line("  waived " + oneLine(it.Key(), textValueMax) + ": " + oneLine(it.WaiverReason, textValueMax))
 	}
@@ -526,4 +575,17 @@ func gateScoreText(s GateScore) string {
 		out += " " + v
 	}
 	return out
+}
+
+// TokensText is a model's token counts as the reports show them: "tokens
+// unknown" when no answer reported usage, "tokens at least N in, M out"
+// when some did not, never a 0 that was not measured.
+func TokensText(u ModelUsage) string {
+	switch {
+	case u.TokensUnknown && u.InputTokens == 0 && u.OutputTokens == 0:
+		return "tokens unknown"
+	case u.TokensUnknown:
+		return fmt.Sprintf("tokens at least %d in, %d out (some answers reported none)", u.InputTokens, u.OutputTokens)
+	}
+	return fmt.Sprintf("tokens %d in, %d out", u.InputTokens, u.OutputTokens)
 }

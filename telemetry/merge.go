@@ -115,6 +115,7 @@ func addModelUsage(m *report.ModelUsage, x report.ModelUsage) part {
 	m.ReasoningTokens += x.ReasoningTokens
 	m.CostUSD += x.CostUSD
 	m.CostUnknown = m.CostUnknown || x.CostUnknown
+	m.TokensUnknown = m.TokensUnknown || x.TokensUnknown
 	if m.Price == nil && x.Price != nil {
 		p := *x.Price
 		m.Price = &p

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/llm"
 	"github.com/mcp-eval/mcp-eval/llm/providers"
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 func TestCost(t *testing.T) {
@@ -244,5 +246,42 @@ func TestRecorderPricesCachedTokens(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(tel.Notes, "\n"), "openai:gpt-4o answered at least once without token usage") {
 		t.Errorf("notes %q", tel.Notes)
+	}
+}
+
+// TestTokensUnknownNeverZero: a model whose answers carried no usage shows
+// its tokens as unknown, in the telemetry, the terminal report and
+// summary.md, never as 0 tokens measured; one that reported some is a
+// lower bound.
+func TestTokensUnknownNeverZero(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	r.RequestEnd("lmstudio", "qwen3", time.Millisecond, llm.Usage{Unknown: true}, nil)
+	r.RequestEnd("openai", "gpt-4o", time.Millisecond, llm.Usage{InputTokens: 10, OutputTokens: 3}, nil)
+	r.RequestEnd("openai", "gpt-4o", time.Millisecond, llm.Usage{Unknown: true}, nil)
+	tel := r.Telemetry()
+	none, some := tel.Models["lmstudio:qwen3"], tel.Models["openai:gpt-4o"]
+	if !none.TokensUnknown || !some.TokensUnknown {
+		t.Fatalf("TokensUnknown: %v, %v; want both", none.TokensUnknown, some.TokensUnknown)
+	}
+	if got := report.TokensText(none); got != "tokens unknown" {
+		t.Errorf("no usage at all: %q", got)
+	}
+	if got := report.TokensText(some); got != "tokens at least 10 in, 3 out (some answers reported none)" {
+		t.Errorf("partial usage: %q", got)
+	}
+	rep := &report.Report{SchemaVersion: report.SchemaVersion, Telemetry: tel}
+	var text, md bytes.Buffer
+	if err := report.WriteText(&text, rep, report.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "tokens unknown") || strings.Contains(text.String(), "tokens 0 in") {
+		t.Errorf("terminal report:\n%s", text.String())
+	}
+	if !strings.Contains(md.String(), "| unknown | unknown |") || !strings.Contains(md.String(), "| ≥ 10 | ≥ 3 |") {
+		t.Errorf("summary.md:\n%s", md.String())
 	}
 }

@@ -229,6 +229,7 @@ func (r *Recorder) Telemetry() *report.Telemetry {
 			Source: l.Source, CachedCount: l.CachedCount, SamplesMs: l.SamplesMs,
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CachedInputTokens: u.CachedInputTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
+			TokensUnknown: u.Unknown,
 		}
 		if pr, ok := r.prices.Lookup(key); ok {
 			var priced bool

@@ -170,10 +170,14 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 	f := &apptest.FakeGitHub{}
 	apiURL := f.Serve(t, nil)
 	const token = "ghs_0123456789abcdefEXIT3"
+	dir := t.TempDir()
 	step := func(t *testing.T, inputs map[string]string) (int, string, map[string]string, []byte) {
-		vars, outputs, summary := pullRequestStep(t.TempDir(), apiURL, map[string]string{
+		vars, outputs, summary := pullRequestStep(dir, apiURL, map[string]string{
 			"GITHUB_SERVER_URL": "https://github.com", "GITHUB_WORKFLOW": "mcp-eval", "GITHUB_JOB": "eval",
 			"INPUT_GITHUB-TOKEN": token, "INPUT_RUNS": "1", "INPUT_TIMEOUT": "2s",
+			// action.yml's default key, as the runner fills it in for a
+			// job without a matrix: toJSON(matrix) is null.
+			"INPUT_COMMENT-KEY": "mcp-eval / eval / null",
 		})
 		maps.Copy(vars, inputs)
 		code, stdout, _ := runAction(t, apptest.Env(vars))
@@ -187,6 +191,9 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 	if len(f.Comments()) != 1 || !strings.Contains(f.Comments()[0], "mcp-eval passed") {
 		t.Fatalf("first run's comment: %q", f.Comments())
 	}
+	if c := f.Comments()[0]; !strings.Contains(c, "\n\nJob: mcp-eval / eval\n\n") || strings.Contains(c, "null") {
+		t.Errorf("the verdict's Job line (want mcp-eval / eval, no null):\n%s", c)
+	}
 	for _, tt := range []struct {
 		name   string
 		inputs map[string]string
@@ -195,6 +202,7 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 	}{
 		{"exit 3: the server is gone", map[string]string{"INPUT_SERVER-URL": goneURL}, "3", "could not reach the server"},
 		{"exit 3: a program the runner lacks", map[string]string{"INPUT_SERVER-CMD": "mcp-eval-no-such-runtime server.js"}, "3", `program "mcp-eval-no-such-runtime" not found`},
+		{"exit 3: a server that exits, its log named on the host", map[string]string{"INPUT_SERVER-CMD": "sh -c 'echo boom >&2; exit 1'"}, "3", "mcp-eval-report/server.log"},
 		{"exit 2: a bad input", map[string]string{"INPUT_SERVER-URL": clean.URL, "INPUT_LAYERS": "conformance,behaviuor"}, "2", `unknown layer "behaviuor"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,6 +212,11 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 			}
 			if o["passed"] != "false" || o["exit-code"] != tt.code || !strings.Contains(o["error"], tt.why) {
 				t.Errorf("outputs %v: want passed false, exit-code %s and the reason", o, tt.code)
+			}
+			// Paths relative to the workspace, as the host's next step sees
+			// them, never the workspace the container had.
+			if strings.Contains(o["error"], dir) || strings.Contains(o["error"], "/mcp-eval-report/server.log") {
+				t.Errorf("the error output names a path of this step's workspace: %q", o["error"])
 			}
 			if !strings.Contains(string(sum), "could not evaluate the server (exit "+tt.code+")") {
 				t.Errorf("summary does not say it could not evaluate:\n%s", sum)
@@ -218,6 +231,10 @@ func TestActionCouldNotEvaluateReplacesTheVerdict(t *testing.T) {
 			c := comments[0]
 			if strings.Contains(c, "mcp-eval passed") || !strings.Contains(c, "could not evaluate the server (exit "+tt.code+")") {
 				t.Errorf("the comment still claims the old result or lacks the reason:\n%s", c)
+			}
+			// Which job it is about, as in a verdict's comment.
+			if !strings.Contains(c, "\n\nJob: mcp-eval / eval\n\n") {
+				t.Errorf("the comment has no Job line:\n%s", c)
 			}
 			if strings.Contains(c, token) || strings.Contains(string(sum), token) || strings.Contains(o["error"], token) {
 				t.Error("the token leaked")

@@ -4,7 +4,9 @@ package config
 // declared in the option registry (declare) next to the --oauth-* options.
 
 import (
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
@@ -20,6 +22,10 @@ type AuthCheckFlags struct {
 	// OtherResource is another resource the same authorization server
 	// serves: auth/other-audience-refused asks for a token for it.
 	OtherResource string
+	// PassthroughListener is the HOST:PORT of the listener mcp-eval runs
+	// for the server's upstream: auth/no-token-passthrough fails when a
+	// token the run presented arrives there.
+	PassthroughListener string
 }
 
 // declare declares the two options, bound to a.
@@ -30,12 +36,25 @@ func (a *AuthCheckFlags) declare(s *option.Set) {
 	s.Add(option.Def{Name: "oauth-other-resource", Help: "another resource `URI` of the same authorization server: auth/other-audience-refused presents a token issued for it (default https://mcp-eval-probe.invalid/mcp)",
 		Doc: "for the `auth` checks: another resource the same authorization server issues tokens for; `auth/other-audience-refused` presents such a token (default `https://mcp-eval-probe.invalid/mcp`, which the authorization server must know)"},
 		option.String(&a.OtherResource, ""))
+	s.Add(option.Def{Name: "passthrough-listener", Help: "run a listener at `HOST:PORT` for the server's upstream: auth/no-token-passthrough fails when a token mcp-eval presented to the server arrives there",
+		Doc: "for the `auth` checks: mcp-eval listens at this address while it runs; point the server's upstream API at it (`--server-start` can pass it) and `auth/no-token-passthrough` fails the run when a token mcp-eval presented to the server arrives there (token passthrough, which the authorization chapter forbids); every request is answered 502"},
+		option.String(&a.PassthroughListener, ""))
 }
 
 // validateAuthChecks checks the probe options before any network call:
 // they need an OAuth client, one scope, an absolute URI.
 func (c *Config) validateAuthChecks() error {
 	a := c.AuthChecks
+	if l := a.PassthroughListener; l != "" {
+		host, port, err := net.SplitHostPort(l)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+			return exitcode.Usagef("%s: want HOST:PORT (127.0.0.1:8099), got %q", c.Source("passthrough-listener", 0), l)
+		}
+		_ = host
+		if c.ServerURL == "" {
+			return exitcode.Usagef("%s needs --server-url: the auth checks judge servers over Streamable HTTP", c.Source("passthrough-listener", 0))
+		}
+	}
 	if a.InsufficientScope == "" && a.OtherResource == "" {
 		return nil
 	}

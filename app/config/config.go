@@ -26,7 +26,10 @@ import (
 // once (options.go, with the gate's in gate.go and the model layers' in
 // golden.PlanFlags and golden.RunFlags), bound to a field here.
 type Config struct {
-	ServerURL       string
+	ServerURL string
+	// Replicas are the --server-url given after the first: other
+	// endpoints of the same server (surface/replicas compares them).
+	Replicas        []string
 	ServerCmd       string
 	ServerStart     string
 	StartTimeout    time.Duration
@@ -53,6 +56,8 @@ type Config struct {
 	// the providers' bounds) and the runs' (budget, caps, stubs, cache).
 	golden.PlanFlags
 	golden.RunFlags
+	// SelectFlags: --select, --sample, --rerun-failed.
+	golden.SelectFlags
 	Payloads string
 	Prices   string
 	// Secrets names environment variables whose values are masked in

@@ -12,6 +12,8 @@ import (
 
 // GateFlags are the policy flags shared by run, conformance and gate.
 type GateFlags struct {
+	Method              gate.Method
+	Alpha               float64
 	Waivers             string
 	Drift               gate.DriftMode
 	RequireSignificance bool
@@ -24,6 +26,17 @@ type GateFlags struct {
 // declare declares the policy options, bound to g.
 func (g *GateFlags) declare(s *option.Set) {
 	gateCmds := []string{option.Run, option.Conformance, option.Gate}
+	g.Method = gate.MethodStatistical
+	s.Add(option.Def{Name: "gate", Help: "statistical (default) or fixed: how Layer 1 cases and score drops are judged",
+		Doc:      "`statistical`: a soft case fails only when its runs show its true pass rate below its floor, a drop against the baseline only when significant, all at one false-alarm rate (`--alpha`), with more runs only for undecided cases (`--max-runs`); `fixed`: the seed rule, a case below its floor over `--runs` fails and a score drop beyond `--max-drop` fails",
+		Commands: gateCmds,
+		Input:    &option.Input{Doc: "statistical or fixed: statistical fails a case or a drop only on evidence at the false-alarm rate alpha; fixed is the seed rule (5 runs, hard 5/5, soft 4/5)."}},
+		&g.Method)
+	s.Add(option.Def{Name: "alpha", Help: "the statistical gate's false-alarm rate: the chance that a run on an unchanged server and model fails it, a `fraction` above 0 and below 0.5",
+		Doc:      "the chance that the statistical gate fails a run on an unchanged server and model, over every case, model and suite test together",
+		Commands: gateCmds,
+		Input:    &option.Input{Doc: "The statistical gate's false-alarm rate over all its tests together (default 0.05)."}},
+		option.Float(&g.Alpha, gate.DefaultAlpha, 1e-6, 0.5, "a false-alarm rate"))
 	s.Add(option.Def{Name: "waivers", Help: "waiver `file` accepting known hard failures (default " + gate.DefaultWaiverFile + " if present)",
 		Doc:      "accept known hard failures (id, reason, optional `expires`); a waiver that matches nothing is stale and fails",
 		Default:  "`" + gate.DefaultWaiverFile + "` if present",

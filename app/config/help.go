@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/mcp-eval/mcp-eval/internal/option"
 )
@@ -13,7 +14,7 @@ const Usage = `mcp-eval evaluates a Model Context Protocol server before it ship
 
 Usage:
   mcp-eval init        --server-url URL | --server-cmd 'CMD ARGS' [--models M] [--force]
-  mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]
+  mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval run         --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]
   mcp-eval gate        --report report.json [--baseline baseline.json] [--max-drop 0.02]
   mcp-eval merge       -o report.json shard1.json shard2.json ...
@@ -30,7 +31,7 @@ started or reached.
 
 // Commands are the subcommands, with the synopsis their --help starts with.
 var Commands = map[string]string{
-	"conformance": "mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' [flags]\n\nLayer 0 alone: the deterministic protocol checks, no model.",
+	"conformance": "mcp-eval conformance --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nLayer 0 alone: the deterministic protocol checks, no model.",
 	"run":         "mcp-eval run --server-url URL | --server-cmd 'CMD ARGS' | --server-start 'CMD' --server-url URL [flags]\n\nThe layers --layers selects; the model layers need --models.",
 	"gate":        "mcp-eval gate --report report.json [--baseline baseline.json] [flags]\n\nThe gate alone, on a report and its baseline: every score's delta, the notes, and the rule that decided.",
 	"merge":       "mcp-eval merge -o report.json shard1.json shard2.json ...\n\nJoins the reports of --shard runs of one server into one report to gate on.",
@@ -46,9 +47,55 @@ func PrintHelp(cmd string, w io.Writer) {
 	if fs == nil {
 		return
 	}
-	fmt.Fprint(w, "\nFlags:\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	if cmd != option.Run && cmd != option.Conformance {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		return
+	}
+	// run and conformance take dozens of flags: grouped by what a user
+	// is doing, each with its default, in the order of flagGroups.
+	byGroup := map[string][]*flag.Flag{}
+	fs.VisitAll(func(f *flag.Flag) {
+		g := "other"
+		for _, grp := range flagGroups {
+			if slices.Contains(grp.flags, f.Name) {
+				g = grp.title
+			}
+		}
+		byGroup[g] = append(byGroup[g], f)
+	})
+	for _, grp := range append(flagGroups, flagGroup{title: "other"}) {
+		flags := byGroup[grp.title]
+		if len(flags) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", grp.title)
+		// A flag set of the group's flags prints them as flag does.
+		sub := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		for _, f := range flags {
+			sub.Var(f.Value, f.Name, f.Usage)
+		}
+		sub.SetOutput(w)
+		sub.PrintDefaults()
+	}
+}
+
+// flagGroup is a heading of run's and conformance's --help and its flags.
+type flagGroup struct {
+	title string
+	flags []string
+}
+
+// flagGroups orders --help by purpose; a flag in none is listed under
+// "other".
+var flagGroups = []flagGroup{
+	{"The server", []string{"server-url", "server-cmd", "server-start", "start-timeout", "header", "timeout", "protocol-version", "max-message-bytes", "safe-tools", "stub-tools"}},
+	{"Its authorization (OAuth)", []string{"oauth-client-id", "oauth-client-secret", "oauth-scope", "oauth-federation", "oauth-assertion", "oauth-assertion-file", "oauth-scope-insufficient", "oauth-other-resource", "passthrough-listener"}},
+	{"What runs", []string{"layers", "checks", "runs", "concurrency", "config", "shard", "dry-run", "payloads", "secrets", "select", "sample", "rerun-failed"}},
+	{"Models (behaviour, resilience)", []string{"models", "golden", "judge-model", "judge-prompt", "model-budget", "model-concurrency", "model-max-tokens", "model-retry-budget", "model-timeout", "max-calls-per-turn", "max-runs", "batch", "prices", "cache-dir", "no-cache"}},
+	{"The gate", []string{"gate", "alpha", "baseline", "waivers", "strict", "max-drop", "max-cost-increase", "max-latency-increase", "perf-gate", "ratchet", "require-significance", "drift"}},
+	{"Output", []string{"out", "format", "quiet", "verbose", "color"}},
 }
 
 // commandFlags is the flag set of cmd as its --help shows it, nil for a

@@ -41,6 +41,7 @@ func (c *Config) declare() *option.Set {
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)
 	c.RunFlags.Declare(s)
+	c.SelectFlags.Declare(s)
 	c.declareFiles(s)
 	c.declareOutput(s)
 	return s
@@ -48,10 +49,10 @@ func (c *Config) declare() *option.Set {
 
 // declareServer: the server under test and how to reach it.
 func (c *Config) declareServer(s *option.Set) {
-	s.Add(option.Def{Name: "server-url", Help: "`URL` of the Streamable HTTP endpoint of the server under test",
-		Doc:   "Streamable HTTP endpoint",
+	s.Add(option.Def{Name: "server-url", Help: "`URL` of the Streamable HTTP endpoint of the server under test; repeat it for each replica behind the same name",
+		Doc:   "Streamable HTTP endpoint; given again, each further URL is a replica of the same server, whose tool surface `surface/replicas` compares with the first's",
 		Input: &option.Input{Doc: "Streamable HTTP endpoint of the server under test: a service container by its label (http://server:8080/mcp) or the host gateway. One of server-url and server-cmd is required (or set in config)."}},
-		option.String(&c.ServerURL, ""))
+		&serverURLs{first: &c.ServerURL, rest: &c.Replicas})
 	s.Add(option.Def{Name: "server-cmd", Help: "`command` that runs a stdio server, e.g. 'node server.js'",
 		Doc:   "stdio server to launch (split like a shell would, not run through one: POSIX quotes and backslashes only, nothing expanded or redirected: `;` `|` `>` are plain arguments, so use `sh -c '…'` for shell syntax); its stderr goes to `OUT/server.log`",
 		Input: &option.Input{Doc: "Command that runs a stdio server inside the action's container. The image has no Node or Python: for such servers run the released mcp-eval binary in a run step (see the README)."}},
@@ -161,4 +162,27 @@ func (c *Config) declareOutput(s *option.Set) {
 		option.Enum(&c.Color, "auto", "auto", "always", "never"))
 	s.Add(option.Def{Name: "o", Help: "`file` to write the merged report.json to", Commands: []string{option.Merge}},
 		option.String(&c.MergeOut, ""))
+}
+
+// serverURLs is --server-url's value: the first use is the server under
+// test, each further use a replica of it behind the same name.
+type serverURLs struct {
+	first *string
+	rest  *[]string
+}
+
+func (u *serverURLs) String() string {
+	if u == nil || u.first == nil {
+		return ""
+	}
+	return *u.first
+}
+
+func (u *serverURLs) Set(s string) error {
+	if *u.first == "" {
+		*u.first = s
+		return nil
+	}
+	*u.rest = append(*u.rest, s)
+	return nil
 }

@@ -32,13 +32,21 @@ func (c *Config) validateServer() error {
 	src := func(name string) string { return c.Source(name, 0) }
 	switch {
 	case c.ServerURL == "" && c.ServerCmd == "":
-		return exitcode.Usagef("no server: give --server-url URL or --server-cmd 'CMD ARGS'")
+		return exitcode.Usagef("no server: give --server-url URL (a server already running), --server-start 'CMD' --server-url URL (mcp-eval starts it over HTTP), or --server-cmd 'CMD ARGS' (over stdio)")
 	case c.ServerURL != "" && c.ServerCmd != "":
 		return exitcode.Usagef("%s and %s are exclusive: give one server", src("server-url"), src("server-cmd"))
 	case c.ServerStart != "" && c.ServerURL == "":
 		return exitcode.Usagef("%s needs --server-url: the address the started server answers at", src("server-start"))
 	case c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://"):
 		return exitcode.Usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
+	}
+	for _, r := range c.Replicas {
+		if !strings.HasPrefix(r, "http://") && !strings.HasPrefix(r, "https://") {
+			return exitcode.Usagef("--server-url (a replica) must be an http:// or https:// URL, got %q", r)
+		}
+		if r == c.ServerURL {
+			return exitcode.Usagef("--server-url %s is given twice: a replica is another endpoint of the same server", r)
+		}
 	}
 	return nil
 }

@@ -101,11 +101,14 @@ func (m *modelRig) use(golden, modelURL string) {
 	m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"})
 }
 
-// run runs mcp-eval against the rig with 2 runs per case, writing under
-// dir/out, and returns the exit code, the output and the report's path.
+// run runs mcp-eval against the rig with 2 runs per case under --gate
+// fixed (the scores these tests compute by hand count exactly those runs;
+// TestStatisticalGate runs the default gate), writing under dir/out, and
+// returns the exit code, the output and the report's path. A later
+// --gate in extra overrides it.
 func (m *modelRig) run(out string, extra ...string) (code int, stdout, stderr, reportPath string) {
 	args := append([]string{"run", "--server-url", m.server, "--models", "openai:scripted", "--golden", m.tasks,
-		"--runs", "2", "--out", filepath.Join(m.dir, out), "--cache-dir", filepath.Join(m.dir, "cache")}, extra...)
+		"--runs", "2", "--gate", "fixed", "--out", filepath.Join(m.dir, out), "--cache-dir", filepath.Join(m.dir, "cache")}, extra...)
 	code, stdout, stderr = runCommand(m.t, m.getenv, args...)
 	return code, stdout, stderr, filepath.Join(m.dir, out, "report.json")
 }
@@ -119,7 +122,7 @@ func runExample(t *testing.T, bin, modelURL string, args ...string) (code int, s
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	all := append([]string{"run", "--server-cmd", bin, "--models", "openai:scripted", "--judge-model", "openai:judge",
-		"--out", out, "--cache-dir", filepath.Join(dir, "cache")}, args...)
+		"--gate", "fixed", "--out", out, "--cache-dir", filepath.Join(dir, "cache")}, args...)
 	code, stdout, stderr = runCommand(t, apptest.Env(map[string]string{"OPENAI_BASE_URL": modelURL + "/v1"}), all...)
 	return code, stdout, stderr, filepath.Join(out, "report.json")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/engine/describe"
+	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/internal/yamlfile"
@@ -72,6 +73,9 @@ type DryRunPlan struct {
 	CostUSD        *float64        `json:"estimatedCostUsd"`
 	BudgetUSD      float64         `json:"budgetUsd,omitempty"`
 	Method         string          `json:"method"`
+	// MaxRuns is --max-runs under the statistical gate: the estimate counts
+	// the first look's runs; an undecided soft case runs again up to this.
+	MaxRuns int `json:"maxRunsPerCase,omitempty"`
 }
 
 // DryRun is `mcp-eval run --dry-run`: the run's plan and its server, no
@@ -191,6 +195,9 @@ func (p *RunPlan) estimate(target mcp.Target, desc *describe.Server, suite *task
 	}
 	plan := &DryRunPlan{Golden: suite.File, Server: target.String(), Tools: len(desc.Tools), ToolListTokens: toolTokens,
 		Cases: len(cases), Drafts: tasks.Drafts(cases), BudgetUSD: cfg.ModelBudgetUSD, Method: EstimateMethod, RunsPerCase: runsText(cfg, cases)}
+	if cfg.Gate.Method == gate.MethodStatistical {
+		plan.MaxRuns = cfg.MaxRuns
+	}
 	runsOf := func(c *tasks.Case) int {
 		if cfg.RunsGiven() {
 			return cfg.Runs
@@ -407,6 +414,9 @@ func WriteDryRun(w io.Writer, p *DryRunPlan) {
 		drafts = fmt.Sprintf(", %d of them drafts (draft: true)", p.Drafts)
 	}
 	fmt.Fprintf(w, "dry run: %s is valid against %s (%d tools): %d cases%s; no model was called\n", p.Golden, p.Server, p.Tools, p.Cases, drafts)
+	if p.MaxRuns > 0 {
+		defer fmt.Fprintf(w, "statistical gate: the estimate counts each case's first runs; a soft case they leave undecided runs again, up to %d runs (--max-runs): a healthy golden set costs about 1.2× the estimate, and --model-budget's wall time bounds the rest\n", p.MaxRuns)
+	}
 	nm := len(p.Models)
 	switch {
 	case nm == 0:

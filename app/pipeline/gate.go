@@ -70,7 +70,7 @@ func LoadWaivers(path string) ([]gate.Waiver, error) {
 // and the waivers, and records the decision in r.Gate.
 func Gate(r *report.Report, base *report.Report, cfg *config.Config, waivers []gate.Waiver) error {
 	g := cfg.Gate
-	p := gate.Policy{MaxDrop: cfg.MaxDrop, Strict: cfg.Strict, Drift: g.Drift, RequireSignificance: g.RequireSignificance,
+	p := gate.Policy{Method: g.Method, Alpha: g.Alpha, MaxDrop: cfg.MaxDrop, Strict: cfg.Strict, Drift: g.Drift, RequireSignificance: g.RequireSignificance,
 		Ratchet: g.Ratchet, Waivers: waivers, Now: time.Now().UTC(),
 		MaxLatencyIncrease: g.MaxLatencyIncrease, MaxCostIncrease: g.MaxCostIncrease, Perf: g.Perf}
 	if err := p.Validate(); err != nil {

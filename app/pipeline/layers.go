@@ -3,12 +3,14 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/engine/runs"
+	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -32,6 +34,7 @@ type layerResults struct {
 func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Server) (*report.Report, error) {
 	var lr layerResults
 	var err error
+	p.surfaceDiff = p.diff(desc)
 	if desc.ToolsErr == nil {
 		warnUnknownSafeTools(p.cfg, desc.Tools, p.env.Stderr)
 	}
@@ -39,6 +42,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		lr.conformance, err = conformance.Run(ctx, s.client, conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
+			Replicas: p.replicas(s.target),
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -75,9 +79,13 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 // runs and judge.
 func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Server, lr *layerResults) error {
 	cfg := p.cfg
+	var seq *golden.Sequential
+	if cfg.Gate.Method == gate.MethodStatistical {
+		seq = &golden.Sequential{Alpha: cfg.Gate.Alpha, MaxRuns: cfg.MaxRuns, Baseline: cfg.Baseline != ""}
+	}
 	mr, err := p.models.Bind(s.client, desc.Tools, golden.RunOptions{
 		RunFlags: cfg.RunFlags, Runs: cfg.Runs, RunsGiven: cfg.RunsGiven(), ModelConcurrency: cfg.ModelConcurrency,
-		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr),
+		Out: cfg.Out, Redactor: p.red, Stderr: p.env.Stderr, TTY: IsTerminal(p.env.Stderr), Sequential: seq,
 	})
 	if err != nil {
 		return err
@@ -87,6 +95,7 @@ func (p *RunPlan) modelLayers(ctx context.Context, s *session, desc *describe.Se
 	}
 	lr.models = mr
 	if p.models.Behavior {
+		p.selectCases(desc)
 		lr.behavior = mr.Behavior(ctx)
 	}
 	if p.models.Resilience {
@@ -128,6 +137,8 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	p.rejudgeWire(lr.conformance)
 	r := buildReport(p.cfg.Strict, p.env.Version, target, desc, lr.conformance, p.layers, p.started)
 	r.Commit = p.env.Getenv("GITHUB_SHA")
+	r.RunID, r.RunURL = runIdentity(p.env.Getenv)
+	r.SurfaceDiff = p.surfaceDiff
 	if p.has(report.LayerResilience) {
 		var baseSurface *report.Surface
 		if p.base != nil {
@@ -138,6 +149,7 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	}
 	if lr.behavior != nil {
 		lr.behavior.Apply(r, lr.models.JudgeInfo(p.prices.Cost))
+		p.mergeSelection(r)
 	}
 	if lr.resilience != nil {
 		lr.resilience.Apply(r)
@@ -151,17 +163,18 @@ func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResul
 	return r
 }
 
-// rejudgeWire judges jsonrpc/wire-schema again now that every layer has
-// run: Layer 0 judged the messages seen until it ended, the other layers'
-// messages (tool calls of the model runs, the resilience probes) came
-// after.
+// rejudgeWire judges the checks of the message recorder
+// (jsonrpc/wire-schema, jsonrpc/id-echo-every-method) again now that every
+// layer has run: Layer 0 judged the messages seen until it ended, the
+// other layers' messages (tool calls of the model runs, the resilience
+// probes) came after.
 func (p *RunPlan) rejudgeWire(res *conformance.Result) {
 	if p.wire == nil || res == nil {
 		return
 	}
 	for i := range res.Checks {
-		if res.Checks[i].ID == conformance.WireCheckID() && res.Checks[i].Status != report.StatusSkip {
-			res.Checks[i] = conformance.WireCheck(p.wire)
+		if slices.Contains(conformance.RecorderCheckIDs(), res.Checks[i].ID) && res.Checks[i].Status != report.StatusSkip {
+			res.Checks[i] = conformance.RecorderCheck(res.Checks[i].ID, p.wire)
 		}
 	}
 }

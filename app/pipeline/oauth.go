@@ -26,6 +26,9 @@ func (p *RunPlan) oauthSession() (*oauth.Session, error) {
 	onSecret := func(source, v string) error {
 		mu.Lock()
 		defer mu.Unlock()
+		if source == "OAuth access token" {
+			p.presented.add(v)
+		}
 		if err := p.red.Add(redact.Secret{Source: source, Value: v}); err != nil {
 			return err
 		}
@@ -68,8 +71,14 @@ func oauthCapabilities(s *oauth.Session, opts *mcp.Options) {
 // --oauth-*): the probes' tokens come from its RequestToken, and the client
 // secret is one of the credentials no answer may echo.
 func (p *RunPlan) authChecks(s *session) *conformance.Auth {
-	if s == nil || s.auth == nil {
+	if s == nil {
 		return nil
+	}
+	if s.auth == nil {
+		if s.passthrough == nil {
+			return nil
+		}
+		return &conformance.Auth{Passthrough: s.passthrough}
 	}
 	var secrets []string
 	if p.cfg.OAuth.ClientSecret != "" {
@@ -80,5 +89,29 @@ func (p *RunPlan) authChecks(s *session) *conformance.Auth {
 	a := conformance.SessionAuth(s.auth, s.auth.Grant(), secrets...)
 	a.InsufficientScope = p.cfg.AuthChecks.InsufficientScope
 	a.OtherResource = p.cfg.AuthChecks.OtherResource
+	if s.passthrough != nil {
+		a.Passthrough = s.passthrough
+		a.Presented = p.presented.list
+	}
 	return a
+}
+
+// tokenList is every access token the run's OAuth client obtained, for
+// auth/no-token-passthrough (the run's tokens are renewed: any of them may
+// have been passed on).
+type tokenList struct {
+	mu     sync.Mutex
+	tokens []string
+}
+
+func (l *tokenList) add(v string) {
+	l.mu.Lock()
+	l.tokens = append(l.tokens, v)
+	l.mu.Unlock()
+}
+
+func (l *tokenList) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.tokens...)
 }

@@ -69,6 +69,9 @@ func Evaluate(ctx context.Context, cfg *config.Config, env Env) (_ *report.Repor
 		}
 	}
 	defer func() { err = red.Error(err) }()
+	// What the standard library and the dependencies log (redact.Logs)
+	// masks this run's secrets too, those learnt later included.
+	redact.MaskLogs(red)
 	errw := red.Writer(env.Stderr)
 	defer errw.Flush()
 	env.Stderr = errw

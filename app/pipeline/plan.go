@@ -43,8 +43,19 @@ type RunPlan struct {
 	prices   *telemetry.Prices
 	// red masks the run's secrets in what the model layers store (the
 	// cache, transcripts).
-	red     *redact.Redactor
-	started time.Time
+	red *redact.Redactor
+	// presented are the OAuth access tokens the run obtained
+	// (auth/no-token-passthrough looks for each).
+	presented tokenList
+	started   time.Time
+	// from is the report whose verdicts a selection carries (the
+	// baseline, or --rerun-failed's), fromName how to name it; selection
+	// is what selectCases decided, surfaceDiff the tool surface against
+	// the baseline's (select.go).
+	from        *report.Report
+	fromName    string
+	selection   *golden.Selection
+	surfaceDiff *report.SurfaceDiff
 }
 
 func (p *RunPlan) has(layer string) bool { return slices.Contains(p.layers, layer) }
@@ -71,6 +82,9 @@ func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor
 	var err error
 	p.base, p.waivers, err = gateFiles(cfg.Baseline, cfg.Gate.Waivers)
 	errs = append(errs, err)
+	if err == nil {
+		errs = append(errs, p.selectPlan())
+	}
 	llmObs, err := p.observers(ctx)
 	errs = append(errs, err, p.planModels(llmObs))
 	if err := errors.Join(errs...); err != nil {
@@ -84,7 +98,7 @@ func Plan(ctx context.Context, cfg *config.Config, env Env, red *redact.Redactor
 // what observes the model calls.
 func (p *RunPlan) observers(ctx context.Context) (llm.Observer, error) {
 	var llmObs []llm.Observer
-	if p.has(report.LayerConformance) && conformance.Selected(p.cfg.Checks.Vals, conformance.WireCheckID()) {
+	if p.has(report.LayerConformance) && slices.ContainsFunc(conformance.RecorderCheckIDs(), func(id string) bool { return conformance.Selected(p.cfg.Checks.Vals, id) }) {
 		p.wire = wire.NewRecorder()
 		p.mcpObs = append(p.mcpObs, p.wire)
 	}

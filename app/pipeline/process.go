@@ -121,6 +121,11 @@ func connectError(ctx context.Context, cfg *config.Config, err error, red *redac
 	if ctx.Err() != nil {
 		return exitcode.New(exitcode.NoEval, "interrupted")
 	}
+	// https:// to a plain-HTTP server: Go's TLS client names the symptom
+	// ("server gave HTTP response to HTTPS client"); the fix is the scheme.
+	if rest, ok := strings.CutPrefix(cfg.ServerURL, "https://"); ok && strings.Contains(err.Error(), "HTTP response to HTTPS client") {
+		see = "; the server speaks plain HTTP: try --server-url http://" + rest + see
+	}
 	var ue *mcp.UnauthorizedError
 	var nm *mcp.NotMCPError
 	switch {

@@ -23,6 +23,13 @@ func TestUnreachableServerExits3(t *testing.T) {
 	if code != 3 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "could not reach the server") {
 		t.Errorf("exit %d, want 3 with one line; stderr:\n%s", code, stderr)
 	}
+	// https:// to a server that speaks plain HTTP: the line says to try http://.
+	plain := mcptest.Serve(t, mcptest.Options{})
+	tlsURL := "https://" + strings.TrimPrefix(plain.URL, "http://")
+	code, _, stderr = runCommand(t, apptest.Env(nil), "conformance", "--server-url", tlsURL, "--out", dir)
+	if code != 3 || !strings.Contains(stderr, "the server speaks plain HTTP: try --server-url "+plain.URL) {
+		t.Errorf("https to a plain-HTTP server: exit %d; stderr:\n%s", code, stderr)
+	}
 	code, _, stderr = runCommand(t, apptest.Env(nil), "conformance", "--server-cmd", "/nonexistent/server --stdio", "--out", dir)
 	if code != 3 || !strings.Contains(stderr, "/nonexistent/server") {
 		t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/passthrough"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
 )
@@ -24,7 +25,9 @@ type session struct {
 	target mcp.Target
 	// auth is the run's OAuth session (--oauth-*), nil without one.
 	auth *oauth.Session
-	undo []func()
+	// passthrough is the --passthrough-listener, nil without one.
+	passthrough *passthrough.Listener
+	undo        []func()
 }
 
 func (s *session) close() {
@@ -49,6 +52,13 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	s.undo = append(s.undo, closeLog)
+	if addr := cfg.AuthChecks.PassthroughListener; addr != "" {
+		// Up before the server starts: its upstream may be called at once.
+		if s.passthrough, err = passthrough.Listen(addr); err != nil {
+			return nil, exitcode.Usagef("--passthrough-listener %s: %v", addr, err)
+		}
+		s.undo = append(s.undo, func() { _ = s.passthrough.Close() })
+	}
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
 		stop, err := startServer(ctx, cfg.ServerStart, cfg.ServerURL, cfg.StartTimeout, serverLog, env.Stderr)
@@ -167,4 +177,19 @@ func (p *RunPlan) openServerLog() (_ io.Writer, closeLog func(), _ error) {
 	capped := NewCappedLog(f, ServerLogCap)
 	w := p.red.FileWriter(capped)
 	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
+}
+
+// replicas are the targets of the replicas given with --server-url: the
+// server's own target with another URL (the same headers, bounds and
+// observers, so that their answers are judged like the server's).
+func (p *RunPlan) replicas(main mcp.Target) []*mcp.HTTPTarget {
+	ht, ok := main.(*mcp.HTTPTarget)
+	if !ok {
+		return nil
+	}
+	var out []*mcp.HTTPTarget
+	for _, u := range p.cfg.Replicas {
+		out = append(out, &mcp.HTTPTarget{URL: u, Header: ht.Header, MaxBytes: ht.MaxBytes, Client: mcp.NewHTTPClient(), Observer: ht.Observer})
+	}
+	return out
 }

@@ -11,7 +11,11 @@
 // the wire, 1 GiB decompressed), trickle (one byte a second), headers
 // (headers, then no body), hang (no answer at all), pages-endless (a
 // tools/list whose every page brings new tools and a new cursor, 40 ms a
-// page). Over stdio: json200, hang, endless (an endless line).
+// page), charlen (every answer but discovery a JSON-RPC error that quotes
+// the request's Authorization header after accented text, its
+// Content-Length counted in characters, not bytes: the bytes past it reach
+// the client after the response). Over stdio: json200, hang, endless (an
+// endless line).
 package main
 
 import (
@@ -27,6 +31,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 const discover = `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"prompts":{},"resources":{}},"serverInfo":{"name":"hostile","version":"1"},"ttlMs":0,"cacheScope":"public"}`
@@ -67,6 +72,10 @@ func main() {
 			return
 		}
 		flusher, _ := w.(http.Flusher)
+		if *mode == "charlen" {
+			charLength(w, req.ID, r.Header.Get("Authorization"))
+			return
+		}
 		if *mode == "pages-endless" {
 			endlessPage(w, req.ID, req.Method, body)
 			return
@@ -118,6 +127,13 @@ func main() {
 			http.Error(w, "unknown mode", http.StatusInternalServerError)
 		}
 	})
+	if *mode == "charlen" {
+		// A model provider's endpoint (OPENAI_BASE_URL=http://ADDR/v1) that
+		// frames its answers the same way.
+		http.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+			charLength(w, json.RawMessage("null"), r.Header.Get("Authorization"))
+		})
+	}
 	log.Fatal(http.ListenAndServe(*addr, nil))
 }
 
@@ -145,6 +161,24 @@ func endlessPage(w http.ResponseWriter, id json.RawMessage, method string, body 
 	}
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","tools":[%s],"nextCursor":"page-%d"}}`,
 		id, strings.Join(tools, ","), start+10)
+}
+
+// charLength writes an answer whose Content-Length counts characters, as a
+// server that measures a string instead of its UTF-8 encoding does: the
+// client reads that many bytes, and the rest (the quoted header) follows
+// the response on the connection (RFC 9112 §6.3: the body ends after
+// Content-Length octets).
+func charLength(w http.ResponseWriter, id json.RawMessage, auth string) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"méthode inconnue — %s — reçu: %s"}}`,
+		id, strings.Repeat("é", 2*len(auth)), auth)
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", utf8.RuneCountInString(body), body)
+	buf.Flush()
+	time.Sleep(2 * time.Second) // the connection stays open, idle, as a keep-alive one
 }
 
 func writeFill(w io.Writer, n int) {

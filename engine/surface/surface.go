@@ -65,6 +65,12 @@ func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surfac
 // 20 000 tools the forms were 25 MB, as much as the listing itself).
 var keepCanon = 4 << 20
 
+// DefinitionBudget bounds the bytes of tool definitions the surface
+// records for a semantic diff (report.SurfaceItem.Defined): 8 MiB holds
+// about 6 000 tools of a generated catalogue; past it, a tool is recorded
+// by its hashes, which still say that it changed.
+var DefinitionBudget = 8 << 20
+
 // canonList returns the canonical JSON of each item, sorted by key, and
 // the items' hashes. Each item is decoded, stripped and encoded on its own.
 func canonList(raws []json.RawMessage, key string, tool bool) ([]canonForm, []report.SurfaceItem) {
@@ -75,7 +81,7 @@ func canonList(raws []json.RawMessage, key string, tool bool) ([]canonForm, []re
 		si   report.SurfaceItem
 	}
 	var items []item
-	kept := 0
+	kept, defined := 0, 0
 	for _, r := range raws {
 		c, top, ok := canonItem(r)
 		if !ok {
@@ -90,6 +96,20 @@ func canonList(raws []json.RawMessage, key string, tool bool) ([]canonForm, []re
 				schema = []byte("null")
 			}
 			si.InputSchemaSHA256 = hash(schema)
+			if out := top["outputSchema"]; out != nil {
+				si.OutputSchemaSHA256 = hash(out)
+			}
+			if ann := top["annotations"]; ann != nil {
+				si.AnnotationsSHA256 = hash(ann)
+			}
+			// The definition a semantic diff reads, while the budget
+			// lasts: the hashes alone can say that a tool changed, not how.
+			if n := len(desc) + len(top["title"]) + len(top["inputSchema"]) + len(top["outputSchema"]) + len(top["annotations"]); defined+n <= DefinitionBudget {
+				defined += n
+				si.Defined, si.Description = true, desc
+				si.Title, _ = decodeString(top["title"])
+				si.InputSchema, si.OutputSchema, si.Annotations = top["inputSchema"], top["outputSchema"], top["annotations"]
+			}
 		}
 		if kept += len(c); kept > keepCanon {
 			c = nil

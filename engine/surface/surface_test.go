@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/internal/canon"
 	"github.com/mcp-eval/mcp-eval/internal/mcptest"
+	"github.com/mcp-eval/mcp-eval/report"
 )
 
 func raws(ss ...string) []json.RawMessage {
@@ -106,7 +108,7 @@ func TestFingerprintPastKeepCanon(t *testing.T) {
 	keepCanon = 1000 // a handful kept, the rest made again
 	defer func() { keepCanon = old }()
 	got, gotS := Compute(tools, nil, nil)
-	if got != want || len(gotS.Tools) != len(wantS.Tools) || gotS.Tools[0] != wantS.Tools[0] {
+	if got != want || len(gotS.Tools) != len(wantS.Tools) || !reflect.DeepEqual(gotS.Tools[0], wantS.Tools[0]) {
 		t.Errorf("fingerprint %s past the bound, %s within it", got, want)
 	}
 }
@@ -130,7 +132,16 @@ func TestFingerprintPinned(t *testing.T) {
 	if want := "04051ee9ef0fb7622069533ed6dba55f49d94bde810ad7d033d2ff6cba70c9b4"; fp != want {
 		t.Errorf("fingerprint %s, want %s", fp, want)
 	}
-	b, err := json.Marshal(s)
+	// The pinned value covers the hashes the first version recorded; the
+	// definitions and the later hashes are left out of it.
+	pinned := func(items []report.SurfaceItem) []report.SurfaceItem {
+		var out []report.SurfaceItem
+		for _, it := range items {
+			out = append(out, report.SurfaceItem{Name: it.Name, DescriptionSHA256: it.DescriptionSHA256, InputSchemaSHA256: it.InputSchemaSHA256, SHA256: it.SHA256})
+		}
+		return out
+	}
+	b, err := json.Marshal(report.Surface{Tools: pinned(s.Tools), Prompts: pinned(s.Prompts), Resources: pinned(s.Resources)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,5 +157,32 @@ func BenchmarkCompute(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Compute(tools, nil, nil)
+	}
+}
+
+// TestDefinitionsRecorded: a tool's definition is recorded for the
+// semantic diff (canonical, without _meta) with hashes of its output
+// schema and annotations, until DefinitionBudget is spent; past it a tool
+// keeps its hashes only.
+func TestDefinitionsRecorded(t *testing.T) {
+	tools := []json.RawMessage{
+		json.RawMessage(`{"name":"b","title":"B","description":"Bee tool.","inputSchema":{"type":"object","_meta":{"x":1},"properties":{"q":{"type":"string"}}},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`),
+		json.RawMessage(`{"name":"a","description":"Ay tool.","inputSchema":{"type":"object"}}`),
+	}
+	_, s := Compute(tools, nil, nil)
+	b := s.Tools[1]
+	if !b.Defined || b.Title != "B" || b.Description != "Bee tool." || string(b.InputSchema) != `{"properties":{"q":{"type":"string"}},"type":"object"}` ||
+		string(b.OutputSchema) != `{"type":"object"}` || string(b.Annotations) != `{"readOnlyHint":true}` || b.OutputSchemaSHA256 == "" || b.AnnotationsSHA256 == "" {
+		t.Errorf("tool b recorded as %+v", b)
+	}
+	if a := s.Tools[0]; !a.Defined || a.OutputSchemaSHA256 != "" || a.Annotations != nil {
+		t.Errorf("tool a recorded as %+v", a)
+	}
+	old := DefinitionBudget
+	DefinitionBudget = 60 // the first tool (sorted: a) fits, b does not
+	defer func() { DefinitionBudget = old }()
+	_, s = Compute(tools, nil, nil)
+	if !s.Tools[0].Defined || s.Tools[1].Defined || s.Tools[1].Description != "" || s.Tools[1].DescriptionSHA256 == "" {
+		t.Errorf("past the budget: %+v", s.Tools)
 	}
 }

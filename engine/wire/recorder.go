@@ -63,6 +63,8 @@ type Summary struct {
 	Overflow int
 	// Time is the time spent validating.
 	Time time.Duration
+	// IDs is what the answers' ids were, against the requests' (ids.go).
+	IDs IDEcho
 }
 
 // Recorder validates every message the transports it observes receive. It
@@ -86,6 +88,7 @@ type Recorder struct {
 	findings map[string]*Finding
 	order    []string
 	sum      Summary
+	ids      idTally
 }
 
 type held struct {
@@ -142,6 +145,7 @@ func (r *Recorder) MessageReceived(sent *mcp.Outgoing, m *mcp.Message) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.ids.note(sent, m)
 	r.sum.Received++
 	if !r.set && len(r.queue) >= maxHeld {
 		return // before the revision is known, only the first messages wait
@@ -286,6 +290,7 @@ func (r *Recorder) Summary() Summary {
 	}
 	s := r.sum
 	s.Revision, s.Unavailable = r.revision, r.unavail
+	s.IDs = r.ids.summary()
 	if !r.set {
 		s.Unavailable = "the run's revision was never set"
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,16 +62,28 @@ var AuthDefects = []string{
 	"auth/as-client-registration",
 	"auth/as-grant-type",
 	"auth/as-client-credentials-metadata",
+	"auth/mcp-authorization",
 	"auth/malformed-token",
+	"auth/forged-token-refused",
 	"auth/invalid-token-error",
 	"auth/expired-token",
 	"auth/query-token-refused",
 	"auth/other-audience-refused",
 	"auth/insufficient-scope",
 	"auth/no-token-echo",
+	"auth/no-token-passthrough",
 }
 
-func init() { Defects = append(Defects, AuthDefects...) }
+// DefectAudienceHostOnly compares a token's audience with the endpoint's
+// origin alone: a token issued for another path on the same host passes
+// (resource indicators are whole URIs, RFC 8707 §2).
+const DefectAudienceHostOnly = "audience-host-only"
+
+func init() {
+	Defects = append(Defects, append(AuthDefects, DefectAudienceHostOnly)...)
+	// Its 400 answers every token it cannot read, forged ones included.
+	expect("auth/malformed-token", Expect{Also: []string{"auth/forged-token-refused"}})
+}
 
 // authOn reports whether the server is a protected resource.
 func (s *Server) authOn() bool {
@@ -81,7 +94,7 @@ func (s *Server) authOn() bool {
 		return true
 	}
 	for d, on := range s.opts.Defects {
-		if on && strings.HasPrefix(d, "auth/") {
+		if on && (strings.HasPrefix(d, "auth/") || d == DefectAudienceHostOnly) {
 			return true
 		}
 	}
@@ -120,7 +133,9 @@ func (s *Server) parseToken(tok string) (*tokenClaims, error) {
 		return nil, fmt.Errorf("not a token of this server")
 	}
 	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, s.mac(payload)) {
+	// The forged-token defect reads the claims without checking the MAC
+	// (a server that decodes a JWT without verifying its signature).
+	if !s.has("auth/forged-token-refused") && (err != nil || !hmac.Equal(got, s.mac(payload))) {
 		return nil, fmt.Errorf("bad signature")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(payload)
@@ -149,7 +164,7 @@ func (s *Server) serveAuth(w http.ResponseWriter, r *http.Request) bool {
 	const prmPrefix = "/.well-known/oauth-protected-resource"
 	switch {
 	case strings.HasPrefix(path, prmPrefix):
-		if s.has("auth/resource-metadata-discoverable") {
+		if s.has("auth/resource-metadata-discoverable") || s.has("auth/mcp-authorization") {
 			http.NotFound(w, r)
 			return true
 		}
@@ -305,7 +320,9 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 	resource := origin + r.URL.Path
 	params := fmt.Sprintf("resource_metadata=%q, scope=%q", origin+"/.well-known/oauth-protected-resource"+r.URL.Path, AuthScope)
 	switch {
-	case s.has("auth/resource-metadata-discoverable"):
+	case s.has("auth/resource-metadata-discoverable"), s.has("auth/mcp-authorization"):
+		// No resource_metadata: with no metadata at the well-known URIs
+		// either, the server looks like an API-key server.
 		params = fmt.Sprintf("scope=%q", AuthScope)
 	case s.has("auth/challenge-scope"):
 		params = fmt.Sprintf("resource_metadata=%q", origin+"/.well-known/oauth-protected-resource"+r.URL.Path)
@@ -357,7 +374,11 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 	if time.Now().Unix() >= c.Exp && !s.has("auth/expired-token") {
 		return invalid("expired")
 	}
-	if c.Aud != resource && !s.has("auth/other-audience-refused") {
+	if s.has(DefectAudienceHostOnly) {
+		if u, err := url.Parse(c.Aud); err != nil || u.Scheme+"://"+u.Host != origin {
+			return invalid("not issued for this host")
+		}
+	} else if c.Aud != resource && !s.has("auth/other-audience-refused") {
 		return invalid("not issued for this resource")
 	}
 	if !slices.Contains(strings.Fields(c.Scope), AuthScope) {
@@ -370,5 +391,36 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 		writeAuthJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope"})
 		return true
 	}
+	if s.has("auth/no-token-passthrough") {
+		s.passThrough(r.Header.Get("Authorization"))
+	}
 	return false
+}
+
+// passThrough is the token-passthrough defect: the client's Authorization
+// goes on to the upstream, as a proxy that forwards it would send it.
+func (s *Server) passThrough(authorization string) {
+	s.mu.Lock()
+	s.forwarded++
+	s.mu.Unlock()
+	if s.opts.Upstream == "" {
+		return
+	}
+	req, err := http.NewRequest(http.MethodGet, s.opts.Upstream, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Authorization", authorization)
+	hc := &http.Client{Timeout: 2 * time.Second}
+	if resp, err := hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// Forwarded counts the Authorization headers the auth/no-token-passthrough
+// defect passed on.
+func (s *Server) Forwarded() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forwarded
 }

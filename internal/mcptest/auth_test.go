@@ -188,6 +188,28 @@ func init() {
 	probes["auth/malformed-token"] = func(h *harness) bool {
 		return protected(h) && h.withToken("mcp-eval-probe-malformed", "").status != http.StatusUnauthorized
 	}
+	probes["auth/forged-token-refused"] = func(h *harness) bool {
+		tok := valid(h)
+		b := []byte(tok)
+		// Inside the MAC (the last character carries padding bits).
+		if b[len(b)-2] == 'A' {
+			b[len(b)-2] = 'B'
+		} else {
+			b[len(b)-2] = 'A'
+		}
+		return protected(h) && h.withToken(string(b), "").status != http.StatusUnauthorized
+	}
+	probes["auth/no-token-passthrough"] = func(h *harness) bool {
+		before := h.srv.Forwarded()
+		return protected(h) && h.withToken(valid(h), "").status == http.StatusOK && h.srv.Forwarded() > before
+	}
+	probes["auth/mcp-authorization"] = func(h *harness) bool {
+		// An API-key server: 401 without a key, no metadata anywhere, no
+		// resource_metadata in the challenge.
+		r := h.withToken("", "")
+		return r.status == http.StatusUnauthorized && !strings.Contains(bearerChallenge(r), "resource_metadata") &&
+			h.get(prmPath).status != http.StatusOK && h.get("/.well-known/oauth-protected-resource").status != http.StatusOK
+	}
 	probes["auth/invalid-token-error"] = func(h *harness) bool {
 		r := h.withToken("mcp-eval-probe-malformed", "")
 		return r.status == http.StatusUnauthorized && !strings.Contains(bearerChallenge(r), `error="invalid_token"`)

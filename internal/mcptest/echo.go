@@ -23,6 +23,11 @@ type Echo struct {
 	// its middle. A client joins the lines with "\n" (the event is then no
 	// JSON: jsonrpc/only-messages quotes it).
 	SSE []string `json:",omitempty"`
+	// Split are sent over HTTP cut in two in their middle, each half the
+	// data of a notifications/message event of its own, one after the
+	// other, before each tools/call answer: two adjacent messages of one
+	// answer stream.
+	Split []string `json:",omitempty"`
 }
 
 // echoToolName names the extra tool of Echo before the echo is appended.
@@ -79,6 +84,13 @@ func (s *Server) echoSSE() [][]byte {
 		}
 		evs = append(evs, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`+
 			inner[:half]+"\ndata: "+inner[half:]+`"}}`))
+	}
+	for _, t := range s.opts.Echo.Split {
+		half := len(t) / 2
+		for _, part := range []string{t[:half], t[half:]} {
+			enc, _ := json.Marshal(part)
+			evs = append(evs, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":`+string(enc)+`}}`))
+		}
 	}
 	return evs
 }

@@ -294,3 +294,15 @@ func (s *Server) listenTasks(c *call, filter map[string]json.RawMessage, id json
 	}
 	return honoured, notes, nil
 }
+
+// What the tasks defects show besides their own check (expect.go).
+func init() {
+	// A task that tasks/get does not resolve at once breaks every check
+	// that polls the task it just created.
+	expect(DefectTaskGetAfterCreate, Expect{Also: []string{"tasks/get-shape", "tasks/input-keys", "tasks/update-ack", "tasks/update-unknown-keys"}})
+	// approve_report then fails with -32603 where a safe tool answered,
+	// and is the first safe tool result-type/tools-call calls.
+	expect(DefectTaskRequiredError, Expect{Also: []string{"result-type/tools-call"}})
+	expect(DefectTaskCreateResult, Expect{Shape: true})
+	expect(DefectTaskGetShape, Expect{Shape: true})
+}

@@ -79,7 +79,7 @@ func (f *Fetcher) do(ctx context.Context, req *http.Request) (*answer, error) {
 	resp, err := f.client().Do(req.WithContext(ctx))
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return nil, fmt.Errorf("no answer within %v", f.timeout())
+			return nil, fmt.Errorf("%w within %v", errNoAnswer, f.timeout())
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -102,6 +102,11 @@ func (f *Fetcher) do(ctx context.Context, req *http.Request) (*answer, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	return &answer{status: resp.StatusCode, header: resp.Header, contentType: ct, body: body}, nil
 }
+
+// errNoAnswer is wrapped when a request got no answer within the
+// Fetcher's timeout: the origin is silent, and asking it again costs
+// another timeout.
+var errNoAnswer = errors.New("no answer")
 
 // get fetches a JSON document.
 func (f *Fetcher) get(ctx context.Context, rawURL string) (*answer, error) {
@@ -363,6 +368,12 @@ func (f *Fetcher) DiscoverAuthServer(ctx context.Context, issuer string) (*Serve
 		}
 		tried = append(tried, a)
 		if ctx.Err() != nil {
+			break
+		}
+		if errors.Is(err, errNoAnswer) && i < len(uris)-1 {
+			// Every URI is on the issuer's origin: a silent one costs one
+			// --timeout, not one per URI.
+			tried[len(tried)-1].Err += fmt.Sprintf(" (the other %d well-known URIs of this origin not tried)", len(uris)-1-i)
 			break
 		}
 	}

@@ -3,9 +3,12 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,5 +166,46 @@ func TestFetcherBounds(t *testing.T) {
 	}
 	if _, err := f.DiscoverAuthServer(context.Background(), redirect.URL); err == nil || !strings.Contains(err.Error(), "HTTP 302") {
 		t.Errorf("redirect: %v", err)
+	}
+}
+
+// TestDiscoverSilentAuthServer: an authorization server that accepts
+// connections and never answers is asked once, not at each well-known URI
+// (each would cost a timeout), and the error says so.
+func TestDiscoverSilentAuthServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int32
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	issuer := "http://" + ln.Addr().String() + "/tenant"
+	_, err = (&oauth.Fetcher{Timeout: 300 * time.Millisecond}).DiscoverAuthServer(context.Background(), issuer)
+	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms (the other 2 well-known URIs of this origin not tried)") {
+		t.Errorf("err = %v", err)
+	}
+	if n := accepted.Load(); n != 1 {
+		t.Errorf("%d connections to the silent server, want 1", n)
 	}
 }

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -110,7 +111,19 @@ type Session struct {
 	stats       Stats
 	quiet       bool
 	renewFailed time.Time // when the last renewal failed; zero after a success
+	// presented are the sha256 sums of the assertions sent so far: a
+	// token request refused with an assertion sent before is an
+	// ErrAssertionReused.
+	presented map[[32]byte]bool
 }
+
+// ErrAssertionReused is wrapped by the error of a token request the
+// authorization server refused while its assertion was one already
+// presented: the source gave the same JWT again (a file that is not
+// rotated, a variable), and an authorization server that accepts each
+// assertion once (RFC 7523 §3: jti "may be used … to prevent replay")
+// refuses it. The runner's OIDC service gives a fresh one per request.
+var ErrAssertionReused = errors.New("the assertion was presented before, and the authorization server accepts each assertion once (its jti); give a source that yields a fresh one per token request (the Actions runner's OIDC service does)")
 
 // Quiet keeps renewals out of Logf: the first token and failures only.
 func (s *Session) Quiet() {
@@ -357,9 +370,21 @@ func (s *Session) Discover(ctx context.Context, ch *Challenge) error {
 func (s *Session) discover(ctx context.Context, ch *Challenge) error {
 	start := time.Now()
 	defer func() { s.count(func(st *Stats) { st.Discoveries++; st.DiscoveryTime += time.Since(start) }) }()
+	// What discovery finds decides where the client secret and the
+	// assertion go: it is learned only over HTTPS or on loopback
+	// (security-considerations.mdx §Communication Security), or a document
+	// rewritten on the way could name any token endpoint.
+	if ch != nil && ch.ResourceMetadata() != "" {
+		if err := RequireSecure("the challenge's resource_metadata", ch.ResourceMetadata()); err != nil {
+			return fmt.Errorf("no credentials sent: %w", err)
+		}
+	}
 	rd, err := s.f.DiscoverResource(ctx, s.cfg.ServerURL, ch)
 	if err != nil {
 		return err
+	}
+	if err := RequireSecure("the protected-resource metadata", rd.URL); err != nil {
+		return fmt.Errorf("no credentials sent: %w", err)
 	}
 	md := rd.Metadata
 	if !Covers(md.Resource, s.cfg.ServerURL) {
@@ -371,6 +396,10 @@ func (s *Session) discover(ctx context.Context, ch *Challenge) error {
 	var sd *ServerDiscovery
 	var errs []error
 	for _, issuer := range md.AuthorizationServers {
+		if err := RequireSecure("authorization server", issuer); err != nil {
+			errs = append(errs, fmt.Errorf("no credentials sent: %w", err))
+			continue
+		}
 		if sd, err = s.f.DiscoverAuthServer(ctx, issuer); err == nil {
 			break
 		}
@@ -469,8 +498,18 @@ func (s *Session) fetchToken(ctx context.Context, why string) (*Token, error) {
 		st := s.Stats()
 		life += fmt.Sprintf("; discovery %s, token request %s", st.DiscoveryTime.Round(time.Millisecond), st.TokenTime.Round(time.Millisecond))
 	}
+	if target := s.targetResource(); target != s.canonical {
+		life += "; requested for resource " + target + ", the protected-resource metadata's, which covers " + s.canonical
+	}
 	s.logf("mcp-eval: OAuth: access token from %s (%s, %s; %s)", endpoint, s.cfg.Grant(), why, life)
 	return t, nil
+}
+
+// targetResource is the resource= of the session's token requests.
+func (s *Session) targetResource() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.target
 }
 
 // Request parameters as sent; exported for the checks' evidence.
@@ -526,8 +565,22 @@ func (s *Session) request(ctx context.Context, o TokenOptions) (*Token, error) {
 		}
 		r.Assertion = a
 	}
+	sum := sha256.Sum256([]byte(r.Assertion))
+	s.mu.Lock()
+	reused := r.Assertion != "" && s.presented[sum]
+	if r.Assertion != "" {
+		if s.presented == nil {
+			s.presented = map[[32]byte]bool{}
+		}
+		s.presented[sum] = true
+	}
+	s.mu.Unlock()
 	t, err := s.f.requestToken(ctx, r, s.now)
 	s.count(func(st *Stats) { st.TokenRequests++; st.TokenTime += time.Since(start) })
+	var te *TokenError
+	if err != nil && reused && errors.As(err, &te) && te.Status >= 400 && te.Status < 500 {
+		return nil, fmt.Errorf("%w: %w", ErrAssertionReused, err)
+	}
 	if err != nil {
 		var te *TokenError
 		if errors.As(err, &te) && len(grants) > 0 && !slices.Contains(grants, r.GrantType) {

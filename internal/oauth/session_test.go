@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -232,6 +233,27 @@ func TestSessionErrors(t *testing.T) {
 			p := serveProtected(t, as, &oauthtest.Resource{})
 			return p.res.URL(), mustSession(t, p.res.URL())
 		}, []string{"token endpoint http://as.example.invalid/token is plain HTTP and not on loopback"}},
+		{"resource_metadata over plain HTTP off loopback", func(t *testing.T) (string, *oauth.Session) {
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://metadata.example.invalid/prm"`)
+				w.WriteHeader(401)
+			}))
+			return srv + "/mcp", mustSession(t, srv+"/mcp")
+		}, []string{"no credentials sent: the challenge's resource_metadata http://metadata.example.invalid/prm is plain HTTP and not on loopback"}},
+		{"an authorization server over plain HTTP off loopback", func(t *testing.T) (string, *oauth.Session) {
+			var base string
+			srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write([]byte(`{"resource":"` + base + `/mcp","authorization_servers":["http://as.example.invalid"]}`))
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="x"`)
+				w.WriteHeader(401)
+			}))
+			base = srv
+			return srv + "/mcp", mustSession(t, srv+"/mcp")
+		}, []string{"no credentials sent: authorization server http://as.example.invalid is plain HTTP and not on loopback"}},
 		{"no client authentication method in common", func(t *testing.T) (string, *oauth.Session) {
 			as := oauthtest.NewAuthServer(t, oauthtest.Options{AuthMethods: []string{"private_key_jwt"}})
 			p := serveProtected(t, as, &oauthtest.Resource{})
@@ -426,5 +448,74 @@ func TestSessionRenewalFails(t *testing.T) {
 	var te *oauth.TokenError
 	if !errors.Is(err, mcp.ErrAuthorization) || !errors.As(err, &te) || te.Code != "temporarily_unavailable" {
 		t.Errorf("after expiry: %v, want the token endpoint's refusal", err)
+	}
+}
+
+// TestSessionSingleUseAssertion: against an authorization server that
+// accepts each assertion once, a source that gives the same JWT again (a
+// file not rotated) makes the second token request fail with
+// ErrAssertionReused, saying what to do; the runner's OIDC service gives
+// a fresh one per request, and every token request succeeds.
+func TestSessionSingleUseAssertion(t *testing.T) {
+	rn := oauthtest.NewRunner(t)
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{SingleUseAssertions: true})
+	as.Trust(oauthtest.RunnerIssuer, &rn.Key.PublicKey)
+	p := serveProtected(t, as, &oauthtest.Resource{})
+	fixed := oauthtest.SignRS256(rn.Key, "runner-key", map[string]any{"iss": oauthtest.RunnerIssuer, "sub": "repo:org/repo",
+		"aud": as.TokenEndpoint(), "exp": time.Now().Add(time.Hour).Unix(), "jti": "one-jti"})
+	s := p.session(t, oauth.Credentials{Assertion: oauth.StaticAssertion(fixed)}, nil)
+	if _, err := connect(t, p.res.URL(), s); err != nil {
+		t.Fatal(err)
+	}
+	other := "https://other.example/mcp"
+	as.AddResource(other)
+	_, err := s.RequestToken(t.Context(), oauth.TokenOptions{Resource: &other})
+	if !errors.Is(err, oauth.ErrAssertionReused) || !strings.Contains(err.Error(), "invalid_grant") || !strings.Contains(err.Error(), "fresh one per token request") {
+		t.Errorf("second token with the same assertion: %v, want ErrAssertionReused with the server's answer", err)
+	}
+
+	idTok, err := oauth.GitHubIDToken(func(k string) string { return rn.Env()[k] }, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = p.session(t, oauth.Credentials{Assertion: idTok}, nil)
+	if _, err := connect(t, p.res.URL(), s); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := s.RequestToken(t.Context(), oauth.TokenOptions{Resource: &other}); err != nil {
+			t.Errorf("fresh assertions: %v", err)
+		}
+	}
+}
+
+// TestSessionSaysPrefixResource: when the protected-resource metadata
+// names a path prefix of the server, the token is requested for that
+// prefix, and the first token's line says so.
+func TestSessionSaysPrefixResource(t *testing.T) {
+	as := oauthtest.NewAuthServer(t, oauthtest.Options{})
+	as.AddClient(oauthtest.Client{ID: "ci", Secret: "client-secret-1"})
+	p := serveProtected(t, as, &oauthtest.Resource{Path: "/tenant/mcp"})
+	p.res.ID = p.res.Base + "/tenant"
+	as.AddResource(p.res.ID)
+	var mu sync.Mutex
+	var lines []string
+	s, err := oauth.NewSession(oauth.SessionConfig{ServerURL: p.res.URL(), Credentials: oauth.Credentials{ClientID: "ci", ClientSecret: "client-secret-1"},
+		Logf: func(format string, args ...any) {
+			mu.Lock()
+			lines = append(lines, fmt.Sprintf(format, args...))
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connect(t, p.res.URL(), s); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "requested for resource " + p.res.Base + "/tenant, the protected-resource metadata's, which covers " + p.res.URL()
+	if len(lines) == 0 || !strings.Contains(lines[0], want) {
+		t.Errorf("log %q lacks %q", lines, want)
 	}
 }

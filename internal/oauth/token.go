@@ -158,9 +158,17 @@ func (f *Fetcher) requestToken(ctx context.Context, r TokenRequest, now clock) (
 	sent := now()
 	ans, err := f.do(ctx, req)
 	if err != nil {
-		return nil, &TokenError{Endpoint: r.Endpoint, Detail: err.Error()}
+		te := &TokenError{Endpoint: r.Endpoint, Detail: err.Error()}
+		te.mask(r.credentialForms(basic))
+		return nil, te
 	}
-	return parseTokenAnswer(r.Endpoint, ans, sent)
+	t, err := parseTokenAnswer(r.Endpoint, ans, sent)
+	if te, ok := err.(*TokenError); ok {
+		// An error that quotes the answer never carries the request's own
+		// credentials, in any spelling the answer may have echoed.
+		te.mask(r.credentialForms(basic))
+	}
+	return t, err
 }
 
 // formEncode is application/x-www-form-urlencoded encoding of one value.

@@ -170,6 +170,9 @@ func decodeBackslash(src []byte, i int, out []byte) (int, []byte) {
 	}
 	switch c := src[i+1]; c {
 	case 'u':
+		if i+2 < len(src) && src[i+2] == '{' {
+			return decodeBraced(src, i, out)
+		}
 		r, ok := hexAt(src, i+2, 4)
 		if !ok {
 			return 0, out
@@ -222,6 +225,21 @@ func decodeBackslash(src []byte, i int, out []byte) (int, []byte) {
 	return 0, out
 }
 
+// decodeBraced undoes \u{X…}, one to six hex digits of a code point
+// (ECMAScript 2015's CodePoint escape, Rust's and Swift's too) at src[i].
+func decodeBraced(src []byte, i int, out []byte) (int, []byte) {
+	j := i + 3
+	var r rune
+	for j < len(src) && j-(i+3) < 6 && isHex(src[j]) {
+		r = r<<4 | unhex(src[j])
+		j++
+	}
+	if j == i+3 || j >= len(src) || src[j] != '}' || !utf8.ValidRune(r) {
+		return 0, out
+	}
+	return j + 1 - i, utf8.AppendRune(out, r)
+}
+
 func isPunct(c byte) bool {
 	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 }
@@ -233,6 +251,23 @@ func decodePercent(src []byte, i int, out []byte) (int, []byte) {
 		return 0, out
 	}
 	return 3, append(out, byte(v))
+}
+
+// decodeQuotedPrintable undoes quoted-printable (RFC 2045 §6.7): =XX of
+// any byte (upper case in the RFC, either case here, as decoders accept),
+// and a soft line break, "=" at the end of a line, which joins the lines.
+func decodeQuotedPrintable(src []byte, i int, out []byte) (int, []byte) {
+	if v, ok := hexAt(src, i+1, 2); ok {
+		return 3, append(out, byte(v))
+	}
+	j := i + 1
+	if j < len(src) && src[j] == '\r' {
+		j++
+	}
+	if j < len(src) && src[j] == '\n' {
+		return j + 1 - i, out
+	}
+	return 0, out
 }
 
 // maxRefDigits bounds the digits of a numeric character reference: a

@@ -55,6 +55,8 @@ type Redactor struct {
 	mu      sync.Mutex // serialises Add
 	set     atomic.Pointer[spellingSet]
 	secrets []Secret // every secret given so far, for Add's rebuild
+	// follow are told each secret Add adds (MaskLogs: the log sink).
+	follow []*Redactor
 }
 
 // spellingSet is an immutable compiled set of spellings.
@@ -93,14 +95,19 @@ func (r *Redactor) Add(s Secret) error {
 		return err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, have := range r.secrets {
 		if have.Value == s.Value {
+			r.mu.Unlock()
 			return nil
 		}
 	}
 	r.secrets = append(r.secrets, s)
 	r.set.Store(compile(r.secrets))
+	follow := slices.Clone(r.follow)
+	r.mu.Unlock()
+	for _, f := range follow {
+		_ = f.Add(s) // s is long enough: r took it
+	}
 	return nil
 }
 
@@ -291,13 +298,36 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // holds a match is decoded, masked as String does and encoded again, so
 // that no escape is cut in half. A match outside any string (a secret
 // that is a number), or across two of them, is masked as Bytes does. Text
-// that is not valid JSON is masked as far as it can be read.
+// that is not valid JSON is masked as far as it can be read. A secret cut
+// in pieces over the values of one path (two notifications of one answer,
+// join.go) is masked in each piece, and each piece wherever b quotes it.
 func (r *Redactor) JSON(b []byte) []byte {
 	set := r.current()
 	if set == nil {
 		return b
 	}
 	sp := set.spans(b)
+	cut, pieces := set.splitPieces(b)
+	var extra *matcher
+	if len(cut) > 0 {
+		var pats [][]byte
+		for _, p := range pieces {
+			// As written in b: as it is, or escaped in a string, or
+			// escaped in a string quoted in a string.
+			q, _ := json.Marshal(string(p))
+			qq, _ := json.Marshal(string(q[1 : len(q)-1]))
+			pats = append(pats, p, q[1:len(q)-1], qq[1:len(qq)-1])
+		}
+		if extra = newMatcher(pats); extra != nil {
+			extra.find(b, func(s, e int) { sp = append(sp, span{s, e}) })
+		}
+		for _, l := range stringLiterals(b) {
+			if cut[l.start] != nil {
+				sp = append(sp, l)
+			}
+		}
+		sp = merge(sp)
+	}
 	if len(sp) == 0 {
 		return b
 	}
@@ -313,7 +343,11 @@ func (r *Redactor) JSON(b []byte) []byte {
 			}
 			var s string
 			if json.Unmarshal(b[lit.start:lit.end], &s) == nil {
-				enc, _ := json.Marshal(r.String(s))
+				if at := cut[lit.start]; at != nil {
+					// The stretches are of the content as join.go reads it.
+					s = maskAt(string(appendContent(nil, b, lit)), at)
+				}
+				enc, _ := json.Marshal(set.mask(s, extra))
 				out = append(append(out, b[last:lit.start]...), enc...)
 				last, i = lit.end, j
 				continue
@@ -324,6 +358,29 @@ func (r *Redactor) JSON(b []byte) []byte {
 		i++
 	}
 	return append(out, b[last:]...)
+}
+
+// maskAt replaces the stretches at of s with Mask.
+func maskAt(s string, at []span) string {
+	if len(at) == 0 {
+		return s
+	}
+	return string(replace([]byte(s), merge(at)))
+}
+
+// mask returns s with every spelling of set, and each pattern of extra,
+// masked.
+func (set *spellingSet) mask(s string, extra *matcher) string {
+	b := []byte(s)
+	sp := set.spans(b)
+	if extra != nil {
+		extra.find(b, func(s, e int) { sp = append(sp, span{s, e}) })
+		sp = merge(sp)
+	}
+	if len(sp) == 0 {
+		return s
+	}
+	return string(replace(b, sp))
 }
 
 // literalHolding returns the literal of lits (sorted) that holds x whole.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +24,11 @@ func TestRequirementsDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := requirements.Markdown(chs)
+	official, err := requirements.Official()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := requirements.Markdown(chs) + requirements.OfficialMarkdown(official)
 	if *update {
 		if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -153,6 +158,80 @@ func TestREADMEFigures(t *testing.T) {
 		row := fmt.Sprintf("| %d | %d | %d |\n", c.Rows, c.Observable, c.Covered)
 		if !strings.Contains(string(b), row) {
 			t.Errorf("README.md's chapter table has no row ending %q for %s", strings.TrimSpace(row), ch.Title)
+		}
+	}
+}
+
+// TestOfficialSEPs: every check the official-id mapping names exists; and,
+// when MCP_EVAL_CONFORMANCE_SEPS names the suite's src/seps folder (a
+// checkout of modelcontextprotocol/conformance), every requirement id of
+// its sep-*.yaml files is mapped and every mapped id is in one of them.
+func TestOfficialSEPs(t *testing.T) {
+	o, err := requirements.Official()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	for _, c := range conformance.Checks() {
+		exists[c.ID] = true
+	}
+	for _, s := range o.SEPs {
+		for id, st := range s.IDs {
+			for _, c := range st.Checks {
+				if !exists[c] {
+					t.Errorf("official/seps.yaml: %s (SEP %d) names check %s, which does not exist", id, s.SEP, c)
+				}
+			}
+		}
+	}
+	dir := os.Getenv("MCP_EVAL_CONFORMANCE_SEPS")
+	if dir == "" {
+		t.Log("MCP_EVAL_CONFORMANCE_SEPS unset: the mapping is not compared with the suite's files")
+		return
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "sep-*.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("MCP_EVAL_CONFORMANCE_SEPS=%s: no sep-*.yaml (%v)", dir, err)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(p)] = b
+	}
+	diffs, err := o.Compare(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Errorf("internal/requirements/official/seps.yaml vs %s: %s", dir, d)
+	}
+}
+
+// TestOfficialCompare: an id of a SEP file the mapping lacks, and a mapped
+// id no file has, are each named; rows without a check id are not ids.
+func TestOfficialCompare(t *testing.T) {
+	o, err := requirements.ParseOfficial([]byte("source: x\nseps:\n  - sep: 1\n    ids:\n      a-1: {checks: [discover/responds]}\n      a-gone: {party: clients}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Compare(map[string][]byte{"sep-1.yaml": []byte("sep: 1\nrequirements:\n  - check: a-1\n    text: t\n  - check: a-new\n    text: t\n  - text: t\n    excluded: why\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"stale: a-gone (SEP 1) is in no SEP file", "unmapped: a-new (sep-1.yaml, SEP 1)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, bad := range []string{
+		"source: x\nseps:\n  - sep: 1\n    ids:\n      a-1: {}\n",
+		"source: x\nseps:\n  - sep: 1\n    ids:\n      a-1: {party: clients, reason: r}\n",
+		"source: x\nseps:\n  - sep: 1\n    ids:\n      a-1: {party: clients}\n  - sep: 2\n    ids:\n      a-1: {party: clients}\n",
+	} {
+		if _, err := requirements.ParseOfficial([]byte(bad)); err == nil {
+			t.Errorf("ParseOfficial accepted %q", bad)
 		}
 	}
 }

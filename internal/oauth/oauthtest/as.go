@@ -79,6 +79,9 @@ type Options struct {
 	Metadata map[string]any
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// SingleUseAssertions refuses a jwt-bearer assertion presented before
+	// (invalid_grant), as Ory Hydra refuses a jti it has seen.
+	SingleUseAssertions bool
 }
 
 // AuthServer is a running authorization server.
@@ -95,6 +98,7 @@ type AuthServer struct {
 	refuse    string       // an error code to answer every token request with
 	resources []string
 	issued    []string
+	used      map[string]bool // assertions presented (SingleUseAssertions)
 }
 
 // Grant is what a token was issued for.
@@ -291,6 +295,19 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			tokenError(w, http.StatusBadRequest, "invalid_grant", err.Error())
 			return
+		}
+		if a.opts.SingleUseAssertions {
+			a.mu.Lock()
+			seen := a.used[form.Get("assertion")]
+			if a.used == nil {
+				a.used = map[string]bool{}
+			}
+			a.used[form.Get("assertion")] = true
+			a.mu.Unlock()
+			if seen {
+				tokenError(w, http.StatusBadRequest, "invalid_grant", "the assertion's jti has been used before")
+				return
+			}
 		}
 		g.Subject = sub
 	default:

@@ -7,11 +7,23 @@
 // checks a JWT access token against the authorization server's JWKS
 // (signature, iss, exp, and aud = this server's resource URI).
 //
-//	go-sdk-auth -http 127.0.0.1:PORT -issuer http://127.0.0.1:AS_PORT [-scope 'mcp:tools'] [-no-audience]
+//	go-sdk-auth -http 127.0.0.1:PORT -issuer http://127.0.0.1:AS_PORT [-scope 'mcp:tools'] [-no-audience | -audience-host-only] [-no-signature]
 //
 // The endpoint is http://ADDR/mcp, which is also the resource identifier.
-// -no-audience turns the audience check off (the negative corpus: a server
-// that accepts tokens issued for another resource).
+// The negative corpus: -no-audience turns the audience check off (a server
+// that accepts tokens issued for another resource); -audience-host-only
+// compares the audience's origin only (a token for another path on the
+// same host passes); -no-signature reads the claims without verifying the
+// signature, as jwt.ParseUnverified does (iss, aud, exp and scope still
+// checked: a token anyone can make passes); -passthrough URL sends each
+// request's bearer token on to URL, as a proxy that passes the client's
+// token through to its upstream does.
+//
+//	go-sdk-auth -http 127.0.0.1:PORT -api-key KEY
+//
+// is the same server protected the way many production servers are
+// instead: Authorization: Bearer KEY or 401 (with no challenge), no
+// protected-resource metadata, no authorization server.
 package main
 
 import (
@@ -28,6 +40,7 @@ import (
 	"log"
 	"math/big"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -43,15 +56,20 @@ func main() {
 	issuer := flag.String("issuer", "", "the authorization server's issuer URL")
 	scope := flag.String("scope", "mcp:tools", "space-separated scopes every request needs")
 	noAudience := flag.Bool("no-audience", false, "accept tokens whatever their audience (a defect, for the negative corpus)")
+	hostOnly := flag.Bool("audience-host-only", false, "compare the audience's origin only (a defect, for the negative corpus)")
+	noSignature := flag.Bool("no-signature", false, "read the claims without verifying the signature (a defect, for the negative corpus)")
+	upstream := flag.String("passthrough", "", "send each request's bearer token on to this upstream URL (a defect, for the negative corpus)")
+	apiKey := flag.String("api-key", "", "protect the endpoint with this static key instead of OAuth (no metadata)")
 	flag.Parse()
-	if *issuer == "" {
-		log.Fatal("go-sdk-auth: -issuer is required")
+	if *issuer == "" && *apiKey == "" {
+		log.Fatal("go-sdk-auth: -issuer or -api-key is required")
 	}
 	resource := "http://" + *addr + "/mcp"
 	metadataURL := "http://" + *addr + "/.well-known/oauth-protected-resource/mcp"
 	scopes := strings.Fields(*scope)
 
-	v := &verifier{issuer: *issuer, resource: resource, checkAudience: !*noAudience, hc: &http.Client{Timeout: 10 * time.Second}}
+	v := &verifier{issuer: *issuer, resource: resource, checkAudience: !*noAudience, hostOnly: *hostOnly, noSignature: *noSignature,
+		hc: &http.Client{Timeout: 10 * time.Second}}
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "go-sdk-auth", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{
@@ -66,6 +84,23 @@ func main() {
 		return nil, whoamiOut{Subject: ti.UserID, Scopes: ti.Scopes}, nil
 	})
 
+	if *apiKey != "" {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+*apiKey {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = w.Write([]byte(`{"error":"a valid API key is required"}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
+		srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		log.Printf("serving %s (API key)", resource)
+		log.Fatal(srv.ListenAndServe())
+	}
+
 	mux := http.NewServeMux()
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               resource,
@@ -76,10 +111,23 @@ func main() {
 	}))
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true})
+	var next http.Handler = mcpHandler
+	if *upstream != "" {
+		next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, *upstream, nil)
+			if err == nil {
+				req.Header.Set("Authorization", r.Header.Get("Authorization"))
+				if resp, err := v.hc.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+			mcpHandler.ServeHTTP(w, r)
+		})
+	}
 	mux.Handle("/mcp", auth.RequireBearerToken(v.verify, &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL: metadataURL,
 		Scopes:              scopes,
-	})(mcpHandler))
+	})(next))
 
 	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("serving %s (issuer %s, audience check %v)", resource, *issuer, !*noAudience)
@@ -94,9 +142,10 @@ type whoamiOut struct {
 // verifier checks RS256 JWT access tokens (RFC 9068) against the issuer's
 // JWKS, found through its metadata (RFC 8414, then OpenID discovery).
 type verifier struct {
-	issuer, resource string
-	checkAudience    bool
-	hc               *http.Client
+	issuer, resource      string
+	checkAudience         bool
+	hostOnly, noSignature bool
+	hc                    *http.Client
 
 	mu   sync.Mutex
 	keys map[string]*rsa.PublicKey
@@ -118,20 +167,22 @@ func (v *verifier) verify(ctx context.Context, token string, _ *http.Request) (*
 	if err := decodePart(parts[0], &header); err != nil {
 		return nil, invalid("header: %v", err)
 	}
-	if header.Alg != "RS256" {
-		return nil, invalid("alg %q", header.Alg)
-	}
-	key, err := v.key(ctx, header.Kid)
-	if err != nil {
-		return nil, err
-	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
-	if err != nil {
-		return nil, invalid("signature encoding")
-	}
-	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], sig) != nil {
-		return nil, invalid("bad signature")
+	if !v.noSignature {
+		if header.Alg != "RS256" {
+			return nil, invalid("alg %q", header.Alg)
+		}
+		key, err := v.key(ctx, header.Kid)
+		if err != nil {
+			return nil, err
+		}
+		sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+		if err != nil {
+			return nil, invalid("signature encoding")
+		}
+		sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+		if rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], sig) != nil {
+			return nil, invalid("bad signature")
+		}
 	}
 	var claims struct {
 		Iss      string          `json:"iss"`
@@ -148,7 +199,12 @@ func (v *verifier) verify(ctx context.Context, token string, _ *http.Request) (*
 	if claims.Iss != v.issuer {
 		return nil, invalid("issued by %q", claims.Iss)
 	}
-	if v.checkAudience && !slices.Contains(audiences(claims.Aud), v.resource) {
+	switch {
+	case v.hostOnly:
+		if !slices.ContainsFunc(audiences(claims.Aud), func(a string) bool { return origin(a) == origin(v.resource) }) {
+			return nil, invalid("not issued for this host")
+		}
+	case v.checkAudience && !slices.Contains(audiences(claims.Aud), v.resource):
 		return nil, invalid("not issued for this resource")
 	}
 	scopes := claims.Scp
@@ -161,6 +217,15 @@ func (v *verifier) verify(ctx context.Context, token string, _ *http.Request) (*
 	}
 	// The middleware refuses an expired token with 401.
 	return &auth.TokenInfo{Scopes: scopes, Expiration: time.Unix(claims.Exp, 0), UserID: sub}, nil
+}
+
+// origin is scheme://host[:port] of a URL ("" if it is none).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // audiences reads aud, a string or an array of strings (RFC 7519 §4.1.3).

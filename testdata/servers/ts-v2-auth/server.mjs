@@ -8,25 +8,28 @@
 // from the token's aud, which requireBearerAuth compares with
 // expectedResource.
 //
-//   node server.mjs --port N --issuer http://127.0.0.1:AS_PORT [--scope 'mcp:tools'] [--no-audience]
+//   node server.mjs --port N --issuer http://127.0.0.1:AS_PORT [--scope 'mcp:tools'] [--no-audience] [--no-signature]
 //
 // The endpoint is http://127.0.0.1:PORT/mcp, also the resource identifier.
 // --no-audience leaves expectedResource unset (the negative corpus: tokens
-// issued for another resource are accepted). Once it listens it prints its
+// issued for another resource are accepted); --no-signature reads the
+// claims with jose's decodeJwt instead of jwtVerify (iss, aud, exp and scope
+// still checked: a token anyone can make is accepted). Once it listens it prints its
 // endpoint on stdout. SIGTERM or SIGINT stops it.
 import { parseArgs } from 'node:util';
 
 import { createMcpExpressApp, mcpAuthMetadataRouter, requireBearerAuth, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/express';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, fromJsonSchema, McpServer, OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 
 const { values: opts } = parseArgs({
     options: {
         port: { type: 'string', default: '0' },
         issuer: { type: 'string' },
         scope: { type: 'string', default: 'mcp:tools' },
-        'no-audience': { type: 'boolean', default: false }
+        'no-audience': { type: 'boolean', default: false },
+        'no-signature': { type: 'boolean', default: false }
     }
 });
 const port = Number.parseInt(opts.port, 10);
@@ -57,7 +60,12 @@ const verifier = {
     async verifyAccessToken(token) {
         let payload;
         try {
-            ({ payload } = await jwtVerify(token, jwks, { issuer }));
+            if (opts['no-signature']) {
+                payload = decodeJwt(token);
+                if (payload.iss !== issuer) throw Object.assign(new Error('issuer'), { code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+            } else {
+                ({ payload } = await jwtVerify(token, jwks, { issuer }));
+            }
         } catch (err) {
             throw new OAuthError(OAuthErrorCode.InvalidToken, `the access token is not valid (${err.code ?? 'invalid'})`);
         }
