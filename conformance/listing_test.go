@@ -119,8 +119,10 @@ func TestListWithoutEnd(t *testing.T) {
 		if ch.Status != report.StatusPass {
 			t.Errorf("%s: %s %q, want pass: what was read is correct", ch.ID, ch.Status, ch.Message)
 		}
-		if ch.ID != "ordering/tools-list" && !strings.Contains(ch.Info, "its bound of "+bound.String()) {
-			t.Errorf("%s: info %q does not name the time bound", ch.ID, ch.Info)
+		// The time bound, or on a fast machine the page bound, which a 3 s
+		// walk of 5-item pages can reach first: either is mcp-eval's own.
+		if ch.ID != "ordering/tools-list" && !strings.Contains(ch.Info, "its bound of "+bound.String()) && !strings.Contains(ch.Info, "its bound of 10000 pages") {
+			t.Errorf("%s: info %q names neither bound", ch.ID, ch.Info)
 		}
 	}
 }
