@@ -3,7 +3,7 @@ package bench
 // Masking cost on a large report (issue 21, "Secrets"): a 50 MB report.json
 // and its Markdown rendering masked with six secrets, as the outputs are.
 //
-//	go test ./bench -run TestRedactLargeReport -v
+//	MCP_EVAL_BENCH_SPEED=1 go test ./bench -run TestRedactLargeReport -v
 //	go test ./bench -run '^$' -bench Redact -benchtime 5x
 
 import (
@@ -60,9 +60,7 @@ func redactor(tb testing.TB) *redact.Redactor {
 // medians of three runs each; it fails only if a pass takes over 20 s, a
 // bound for a hung or quadratic masker rather than a speed target.
 func TestRedactLargeReport(t *testing.T) {
-	if testing.Short() || raceEnabled() {
-		t.Skip("builds and masks a 50 MB report: run it without -race (or -short)")
-	}
+	speedBench(t) // builds and masks a 50 MB report
 	doc := largeReport(50 << 20)
 	r := redactor(t)
 	for _, sink := range []struct {
@@ -82,7 +80,7 @@ func TestRedactLargeReport(t *testing.T) {
 			t.Errorf("%s: the key survived", sink.name)
 		}
 		if med > 20*time.Second {
-			t.Errorf("%s: %v for 50 MB", sink.name, med)
+			overLimit(t, "%s: %v for 50 MB", sink.name, med)
 		}
 	}
 }

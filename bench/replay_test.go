@@ -131,7 +131,7 @@ func TestReplayRatio(t *testing.T) {
 		e, r, r1 := median(evals), median(replays), median(serial)
 		t.Logf("%6d %9.3fs %9.3fs %7.2fx %11.3fs %7.2fx %9d %11.3fs %11.3fs %9.3fs %7.2fx", n, e, r, e/r, r1, e/r1, requests, median(cpus), median(fixtureCPUs), median(replayCPUs), median(floors))
 		if n == 1000 && e/r > maxReplayRatio {
-			t.Errorf("N=%d: mcp-eval %.3fs is %.2f× the replay's %.3fs, want ≤ %.1f× (no run can beat the floor of %.2f× here: mcp-eval's CPU and the fixture's on %d cores)",
+			overLimit(t, "N=%d: mcp-eval %.3fs is %.2f× the replay's %.3fs, want ≤ %.1f× (no run can beat the floor of %.2f× here: mcp-eval's CPU and the fixture's on %d cores)",
 				n, e, e/r, r, maxReplayRatio, median(floors), cores)
 		}
 	}

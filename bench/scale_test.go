@@ -98,7 +98,7 @@ func scaleRun(t *testing.T, bin string, n, page int) {
 			t.Errorf("N=%d, page %d: a correct server must pass every hard check: %s", n, page, verdict)
 		}
 		if want, ok := scaleTargets[n]; ok && wall > want && page == 50 {
-			t.Errorf("N=%d: %.2fs, want ≤ %v", n, wall.Seconds(), want)
+			overLimit(t, "N=%d: %.2fs, want ≤ %v", n, wall.Seconds(), want)
 		}
 		if rss > maxScaleRSS {
 			t.Errorf("N=%d, page %d: peak RSS %.1f MB, want ≤ %d MB", n, page, float64(rss)/(1<<20), maxScaleRSS>>20)

@@ -168,7 +168,7 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 		// talk the revision it serves, as for any legacy server; the
 		// 2026-07-28 checks are skipped with era/modern's reason.
 		e.legacyWhy = why
-		if lc, err := mcp.Connect(ctx, c.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: c.Timeout()}); err == nil {
+		if lc, err := mcp.Connect(ctx, c.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: c.Timeout(), StartTimeout: c.StartTimeout()}); err == nil {
 			if lc.Era() == mcp.EraLegacy {
 				e.client = lc
 				e.closers = append(e.closers, func() { lc.Close() })
@@ -411,7 +411,7 @@ func (e *Env) dial(ctx context.Context) (*mcp.Client, error) {
 	if e.client.Era() == mcp.EraLegacy {
 		// A legacy server keeps state per session: a new connection needs
 		// its own initialize handshake.
-		return mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout()})
+		return mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout(), StartTimeout: e.client.StartTimeout()})
 	}
 	switch t := e.client.Transport().(type) {
 	case *mcp.HTTP:

@@ -202,7 +202,7 @@ func TestWrongIDEverywhere(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			start := time.Now()
 			res, _ := evaluate(t, transport, mcptest.DefectWrongIDEvery, false, Options{})
-			if d := time.Since(start); d > 20*time.Second {
+			if d := time.Since(start); d > 120*time.Second { // a hang guard, wide for a loaded machine
 				t.Errorf("the run took %v", d)
 			}
 			checks := byID(res)

@@ -90,7 +90,9 @@ func TestNearDuplicatesIsBounded(t *testing.T) {
 func TestListWithoutEnd(t *testing.T) {
 	srv := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectEndlessPages), PageSize: 5})
 	ctx := context.Background()
-	const bound = 300 * time.Millisecond
+	// Long enough that a walk per run (six bounds) is told from one shared
+	// walk plus the checks' own work even on a loaded machine.
+	const bound = 3 * time.Second
 	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: 4 * time.Second, MaxListTime: bound})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +106,7 @@ func TestListWithoutEnd(t *testing.T) {
 	// The setup's listing takes the bound, then one short walk is shared
 	// by every run; the fresh-connection check does not walk a list it
 	// cannot compare.
-	if d := time.Since(start); d > bound+3*time.Second {
+	if d := time.Since(start); d > 5*bound {
 		t.Errorf("the run took %v; want about one walk of %v", d, bound)
 	}
 	for _, ch := range res.Checks {
@@ -117,8 +119,10 @@ func TestListWithoutEnd(t *testing.T) {
 		if ch.Status != report.StatusPass {
 			t.Errorf("%s: %s %q, want pass: what was read is correct", ch.ID, ch.Status, ch.Message)
 		}
-		if ch.ID != "ordering/tools-list" && !strings.Contains(ch.Info, "its bound of 300ms") {
-			t.Errorf("%s: info %q does not name the time bound", ch.ID, ch.Info)
+		// The time bound, or on a fast machine the page bound, which a 3 s
+		// walk of 5-item pages can reach first: either is mcp-eval's own.
+		if ch.ID != "ordering/tools-list" && !strings.Contains(ch.Info, "its bound of "+bound.String()) && !strings.Contains(ch.Info, "its bound of 10000 pages") {
+			t.Errorf("%s: info %q names neither bound", ch.ID, ch.Info)
 		}
 	}
 }

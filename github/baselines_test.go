@@ -3,8 +3,10 @@ package github
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -244,5 +246,43 @@ func TestCarryForwardKeepsTheChain(t *testing.T) {
 	_, got, why := decodeArtifact(zipOf(t, push, zipEntry{"carried/behavior.json", bad}), 1<<20)
 	if why != "" || len(got) != 0 {
 		t.Errorf("a mislabelled carried entry was accepted: %v %q", got, why)
+	}
+}
+
+// TestClientOwnsItsTransport: a client made without a Transport does not
+// use http.DefaultTransport, whose idle connections anything in the process
+// may close (httptest.Server.Close does, for every test beside it): a
+// baseline fetched while the shared transport is closed over and over
+// still arrives ("http: CloseIdleConnections called" before).
+func TestClientOwnsItsTransport(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t, "/api/v3")
+	for i := range 150 {
+		id := int64(30000 - i)
+		f.addRuns(fakeRun{ID: id, Number: int(id), Artifacts: []fakeArtifact{art(id, zipOf(t, layeredReport(t, conf, 1, 0, nil)))}})
+	}
+	c := f.client(t, Config{})
+	if c.cfg.Transport == http.DefaultTransport {
+		t.Fatal("the client uses http.DefaultTransport")
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+				runtime.Gosched()
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for range 5 {
+		if _, err := c.FetchBaselines(t.Context(), confBehavior); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -48,7 +48,10 @@ type Config struct {
 	// MaxReportBytes caps report.json inside it; 32 MiB when zero.
 	MaxReportBytes int64
 	// Transport carries every request, API and artifact download alike;
-	// http.DefaultTransport when nil (which honours HTTPS_PROXY).
+	// a clone of http.DefaultTransport when nil (which honours HTTPS_PROXY):
+	// the shared one may have its connections closed by anything else in
+	// the process (httptest.Server.Close does), failing a request in flight
+	// with "http: CloseIdleConnections called".
 	Transport http.RoundTripper
 }
 
@@ -81,7 +84,7 @@ func (c *Config) defaults() {
 		c.MaxReportBytes = 32 << 20
 	}
 	if c.Transport == nil {
-		c.Transport = http.DefaultTransport
+		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
 }
 

@@ -141,6 +141,11 @@ func (c *Client) Target() Target { return c.target }
 // Timeout returns the per-request timeout.
 func (c *Client) Timeout() time.Duration { return c.opts.Timeout }
 
+// StartTimeout returns the start-up budget of a stdio process's first
+// answer (Options.StartTimeout), for a connection made anew on the same
+// settings.
+func (c *Client) StartTimeout() time.Duration { return c.opts.StartTimeout }
+
 // WithTransport returns a client sharing c's era and settings over another
 // transport (for example HTTP.Fresh).
 func (c *Client) WithTransport(t Transport) *Client {

@@ -373,8 +373,32 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 		} else {
 			e.Got += ", empty body"
 		}
-		if x.Status == http.StatusNotFound {
+		if len(x.Invalid) > 0 && strings.Contains(x.Invalid[0], "exceeded max depth") {
+			// Valid JSON, but deeper than any parser here reads: say so,
+			// rather than let the body pass for not being JSON-RPC.
+			e.Lead = "the server's answer nests arrays and objects more than 10000 deep"
+			e.Hint = "mcp-eval's bound on nesting, encoding/json's (RFC 8259 §9 lets a parser limit nesting depth); no MCP answer nests that deep"
+		}
+		switch x.Status {
+		case http.StatusNotFound:
 			e.Hint = "check the path of --server-url (the MCP endpoint is often /mcp)"
+		case http.StatusTooManyRequests:
+			// RFC 6585 §4: the client sent too many requests; says nothing
+			// of what serves the URL.
+			e.Lead = "the server is rate limiting mcp-eval (HTTP 429 Too Many Requests, RFC 6585 §4)"
+			e.Hint = "not evidence of a missing MCP server: run again later, or raise the server's limit for this client"
+			if ra := x.Header.Get("Retry-After"); ra != "" {
+				e.Hint += " (it asks to wait: Retry-After " + clip.Bytes(ra, 40) + ")"
+			}
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			// RFC 9110 §15.4: the answer names another URL. The client
+			// follows none, so that --header values never reach another
+			// origin (http.go).
+			e.Lead = fmt.Sprintf("the server redirects (HTTP %d %s, RFC 9110 §15.4)", x.Status, http.StatusText(x.Status))
+			e.Hint = "mcp-eval follows no redirect, so that --header values never reach another origin"
+			if loc := x.Header.Get("Location"); loc != "" {
+				e.Hint += ": give --server-url " + clip.Bytes(loc, 200)
+			}
 		}
 	case p.DiscoverErr != nil:
 		e.Got = p.DiscoverErr.Error()

@@ -67,8 +67,10 @@ func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
 		}
 	}
 	timeout := c.opts.Timeout
-	if d, ok := ctx.Value(startKey{}).(time.Duration); ok && d > timeout {
-		timeout = d
+	if d, ok := ctx.Value(startKey{}).(time.Duration); ok {
+		timeout = max(timeout, d)
+	} else if st, ok := c.t.(*Stdio); ok && st.awaitingFirst() {
+		timeout = c.freshTimeout(timeout) // freshstart.go
 	}
 	sent := time.Now()
 	x, err := c.authorized(ctx, timeout, &Outgoing{

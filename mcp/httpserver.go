@@ -117,7 +117,11 @@ func answersHTTP(ctx context.Context, u string) bool {
 	if err != nil {
 		return false
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A transport of its own: http.DefaultTransport is shared with whatever
+	// else runs in the process, which may close its connections under it.
+	tr := &http.Transport{DisableKeepAlives: true} // a loopback URL: no proxy
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		return false

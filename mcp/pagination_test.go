@@ -189,7 +189,7 @@ func TestPaginationWithoutEnd(t *testing.T) {
 	if !errors.As(err, &se) || se.Bound != BoundTime || len(pages) == 0 || se.Pages != len(pages) {
 		t.Fatalf("%d pages, err = %v; want the time bound", len(pages), err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // a hang guard: the list has no end
 		t.Errorf("stopped after %v", d)
 	}
 	if !strings.Contains(err.Error(), "its bound of 300ms") {

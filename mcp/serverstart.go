@@ -66,7 +66,12 @@ func (s *StartedServer) awaitAnswer(ctx context.Context, url string, timeout tim
 	deadline := start.Add(timeout)
 	next := waitingEvery
 	var nextElsewhere time.Duration
-	client := &http.Client{Timeout: pollTimeout}
+	// A transport of its own, without keep-alive (each poll is one
+	// request): http.DefaultTransport is shared with whatever else runs in
+	// the process, which may close its connections under it.
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Timeout: pollTimeout, Transport: tr}
 	for {
 		select {
 		case <-s.p.Exited():

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
@@ -94,6 +95,7 @@ type Stdio struct {
 	closeMu     sync.Mutex
 	closeErr    error
 	closed      bool
+	first       atomic.Bool   // no JSON-RPC message yet, and alive (freshstart.go)
 	grace       time.Duration // drainGrace when the process started
 	onLeft      func([]int)   // Command.Leftovers
 }
@@ -160,6 +162,8 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 		return nil, fmt.Errorf("%w: start %q: %v", ErrUnreachable, c.Argv[0], err)
 	}
 	s.proc = p
+	s.first.Store(true)
+	starting.Add(1) // until its first message, or its end (freshstart.go)
 	stdoutW.Close()
 	limit := c.MaxBytes
 	if limit <= 0 {
@@ -229,6 +233,7 @@ func (s *Stdio) stdoutEnded() {
 // pending.
 func (s *Stdio) waitLoop(stdout *os.File) {
 	<-s.proc.Exited()
+	s.started() // no longer starting, having ended
 	waitErr := s.proc.Err()
 	// Answers written just before the exit are still in the pipe.
 	select {
@@ -254,6 +259,17 @@ func (s *Stdio) waitLoop(stdout *os.File) {
 	s.mu.Unlock()
 	close(s.done)
 }
+
+// started marks the process as no longer awaiting its first message, once.
+func (s *Stdio) started() {
+	if s.first.CompareAndSwap(true, false) {
+		starting.Add(-1)
+	}
+}
+
+// awaitingFirst reports whether the process is alive and has written no
+// JSON-RPC message yet: its next answer includes its start-up.
+func (s *Stdio) awaitingFirst() bool { return s.first.Load() }
 
 func exitText(err error) string {
 	if err == nil {
@@ -321,6 +337,7 @@ func (s *Stdio) deliverMessage(m *Message) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.answers++
+	s.started()
 	if !m.IsResponse() {
 		s.health.alive()
 		// Requests from the server are kept for the checks (2026-07-28 has

@@ -211,7 +211,9 @@ func TestConnectStdio(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			c, err := Connect(context.Background(), fakeTarget(t, tt.mode), Options{Timeout: time.Second})
+			// The start-up budget covers a process start on a loaded
+			// machine (the fallback and no-discover cases start more).
+			c, err := Connect(context.Background(), fakeTarget(t, tt.mode), Options{Timeout: time.Second, StartTimeout: 60 * time.Second})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -285,7 +287,9 @@ func TestStdioBadServers(t *testing.T) {
 		if exited, _ := tr.Exited(); !exited {
 			t.Fatal("process still running after Close")
 		}
-		if d, want := time.Since(start), proc.StdinGrace+proc.TermGrace; d < want || d > want+proc.KillWait+time.Second {
+		// The lower bound is the assertion (both graces were waited); the
+		// upper one is a hang guard, wide for a loaded machine.
+		if d, want := time.Since(start), proc.StdinGrace+proc.TermGrace; d < want || d > want+proc.KillWait+30*time.Second {
 			t.Errorf("Close took %v; want stdin close, %v, SIGTERM, %v, SIGKILL", d, proc.StdinGrace, proc.TermGrace)
 		}
 	})
@@ -342,15 +346,14 @@ func TestStdioUnresponsive(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			c := connectFake(t, mode, Options{Timeout: timeout})
-			start := time.Now()
 			var errs []error
 			for range 10 {
 				_, err := c.ListTools(context.Background())
 				errs = append(errs, err)
 			}
-			if d := time.Since(start); d > unresponsiveAfter*timeout+time.Second {
-				t.Errorf("10 requests took %v; want ≤ %d timeouts + 1 s", d, unresponsiveAfter)
-			}
+			// No time bound (the suite must pass on a loaded machine): the
+			// ErrUnresponsive answers below are given before anything is
+			// sent, so only the first unresponsiveAfter requests waited.
 			for i, err := range errs {
 				var te *TimeoutError
 				if i < unresponsiveAfter && !errors.As(err, &te) {
@@ -386,14 +389,16 @@ func TestStdioHygiene(t *testing.T) {
 		}
 	})
 	t.Run("unparseable answer is not a timeout", func(t *testing.T) {
-		c := connectFake(t, "unparseable", Options{Timeout: 5 * time.Second})
+		// A timeout far longer than the answer can take even on a loaded
+		// machine, so that waiting for it is told from answering.
+		c := connectFake(t, "unparseable", Options{Timeout: 60 * time.Second})
 		start := time.Now()
 		_, err := c.ListTools(context.Background())
 		var pe *ProtocolError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "unparseable answer") {
 			t.Fatalf("err = %v, want an unparseable-answer ProtocolError", err)
 		}
-		if time.Since(start) > 2*time.Second {
+		if time.Since(start) > 30*time.Second {
 			t.Errorf("took %v: waited for a timeout", time.Since(start))
 		}
 		if kinds(c.Anomalies())[AnomalyUnparseable] != 1 {
@@ -417,7 +422,7 @@ func waitFor(t *testing.T, ok func() bool) {
 // exited at once (from the process, not from stdout closing), with a typed
 // ExitError, and the child is killed with the process group.
 func TestStdioExitWithChildHoldingStdout(t *testing.T) {
-	c := connectFake(t, "fork-exit", Options{Timeout: 10 * time.Second})
+	c := connectFake(t, "fork-exit", Options{Timeout: 60 * time.Second}) // far over the exit's time, even loaded
 	start := time.Now()
 	_, err := c.ListTools(context.Background())
 	var ee *ExitError
@@ -427,7 +432,7 @@ func TestStdioExitWithChildHoldingStdout(t *testing.T) {
 	if ee.State != "exit status 3" {
 		t.Errorf("State = %q", ee.State)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("exit seen after %v; the child holding stdout hid it", d)
 	}
 	var pid int
@@ -490,8 +495,11 @@ func TestStdioHTTPServerToldEarly(t *testing.T) {
 		if !errors.As(err, &nm) || !strings.HasPrefix(nm.URL, "http://127.0.0.1:") || !strings.HasSuffix(nm.URL, "/mcp") {
 			t.Fatalf("err = %v (%+v), want *NotMCPError with the printed URL", err, nm)
 		}
-		if d := time.Since(start); d > 6*time.Second {
-			t.Errorf("told after %v", d)
+		// Told by the probe of the printed URL, not by the 10 s of silence
+		// (which say "wrote nothing on stdout within"): no time bound, so
+		// that a loaded machine cannot fail it.
+		if !strings.Contains(nm.Got, "an HTTP server answers at") {
+			t.Errorf("told by %q after %v, want by the HTTP server's answer", nm.Got, time.Since(start))
 		}
 	})
 	t.Run("docs url", func(t *testing.T) {
@@ -526,7 +534,7 @@ func TestStdioCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if time.Since(start) > 2*time.Second {
+	if time.Since(start) > 15*time.Second { // a hang guard, under the 30 s timeout
 		t.Errorf("cancel took %v", time.Since(start))
 	}
 	if c.Unresponsive() != nil {
@@ -574,7 +582,7 @@ func TestStdioSetsidEscapee(t *testing.T) {
 // A server that closes stdout cannot answer any more: pending and later
 // requests fail at once, not at their timeout.
 func TestStdioClosedStdout(t *testing.T) {
-	c := connectFake(t, "close-stdout", Options{Timeout: 10 * time.Second})
+	c := connectFake(t, "close-stdout", Options{Timeout: 60 * time.Second}) // far over the answer's time, even loaded
 	start := time.Now()
 	_, err := c.ListTools(context.Background())
 	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "closed its stdout") {
@@ -583,7 +591,7 @@ func TestStdioClosedStdout(t *testing.T) {
 	if _, err := c.ListTools(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Errorf("second request: %v", err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v", d)
 	}
 }
@@ -593,7 +601,7 @@ func TestStdioClosedStdout(t *testing.T) {
 // grace (issue 21: a circular wait cost a fixed 200 ms at every close).
 func TestStdioCloseWaitsNoGrace(t *testing.T) {
 	old := drainGrace
-	drainGrace = 3 * time.Second // what a circular wait would cost
+	drainGrace = 60 * time.Second // what a circular wait would cost: far over a loaded machine's Close
 	defer func() { drainGrace = old }()
 	c := connectFake(t, "modern", Options{Timeout: 5 * time.Second})
 	if _, err := c.ListTools(context.Background()); err != nil {
@@ -616,7 +624,7 @@ func TestStdioCloseWaitsNoGrace(t *testing.T) {
 // process wrote no JSON-RPC message on stdout").
 func TestStdioWrongIDAtStart(t *testing.T) {
 	start := time.Now()
-	c := connectFake(t, "wrong-id-all", Options{Timeout: 5 * time.Second, StartTimeout: 30 * time.Second})
+	c := connectFake(t, "wrong-id-all", Options{Timeout: 60 * time.Second, StartTimeout: 60 * time.Second}) // far over the answers' time, even loaded
 	if c.Era() != EraModern {
 		t.Fatalf("era %s (%s)", c.Era(), c.Probe().Reason)
 	}
@@ -636,7 +644,7 @@ func TestStdioWrongIDAtStart(t *testing.T) {
 			t.Errorf("request %d: %v, want the id mismatch", i, err)
 		}
 	}
-	if d := time.Since(start); d > 4*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v; want the answers judged at once, not timed out", d)
 	}
 	if n := kinds(c.Anomalies())[AnomalyOrphan]; n != 5 {

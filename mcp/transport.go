@@ -200,10 +200,18 @@ type NotMCPError struct {
 	Stderr string
 	// URL is the URL in Stderr.
 	URL string
+	// Lead, when set, opens the message instead of "no MCP server at the
+	// target": an answer that says why there was no MCP answer (rate
+	// limited, redirected) is not evidence that no MCP server is there.
+	Lead string
 }
 
 func (e *NotMCPError) Error() string {
-	s := "no MCP server at the target: neither server/discover nor initialize got a JSON-RPC answer; " + e.Got
+	lead := "no MCP server at the target"
+	if e.Lead != "" {
+		lead = e.Lead
+	}
+	s := lead + ": neither server/discover nor initialize got a JSON-RPC answer; " + e.Got
 	if e.Stderr != "" {
 		s += "; the process printed " + strconv.Quote(e.Stderr) + " on stderr"
 	}

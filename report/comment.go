@@ -417,7 +417,7 @@ func (c commentBuilder) lists() []section {
 	items := func(list []GateItem, failures bool) itemList {
 		l := itemList{total: len(list)}
 		for _, it := range list[:min(len(list), commentListMax)] {
-			l.items = append(l.items, listItem{id: it.Key(), warning: failures && !it.Blocking})
+			l.items = append(l.items, listItem{id: it.Key(), warning: failures && !it.Blocking, errored: failures && it.Status == StatusError})
 		}
 		return l
 	}
@@ -444,6 +444,7 @@ func (c commentBuilder) lists() []section {
 type listItem struct {
 	id      string
 	warning bool
+	errored bool // errored, not failed: named as such
 }
 
 // itemList is the first items of a list and how long the list is.
@@ -462,7 +463,12 @@ func idList(title string, l itemList) section {
 	names := make([]string, len(shown))
 	for i, it := range shown {
 		names[i] = codeSpan(cutRunes(it.id, commentIDMax))
-		if it.warning {
+		switch {
+		case it.errored && it.warning:
+			names[i] += " (error, not blocking)"
+		case it.errored:
+			names[i] += " (error)"
+		case it.warning:
 			names[i] += " (warning)"
 		}
 	}

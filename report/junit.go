@@ -139,6 +139,8 @@ func checkTestcase(c Check, oc outcome) junitCase {
 		tc.Error = &junitProblem{Message: xmlSafe(c.Message), Type: xmlSafe(oneLine(string(c.Level), 0)), Body: checkBody(c)}
 	case outSkip:
 		tc.Skipped = &junitSkipped{Message: xmlSafe(c.Message)}
+	case outSoftError:
+		tc.SystemOut = text("error (" + xmlSafe(oneLine(string(c.Level), 0)) + ", not a hard check, does not fail the run): " + checkBody(c))
 	case outWarn:
 		if c.Hard {
 			tc.SystemOut = text("waived failure (" + xmlSafe(oneLine(string(c.Level), 0)) + "): " + checkBody(c))

@@ -54,7 +54,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		m.migration(r)
 	}
 	m.findings(r, "Failures", func(o outcome) bool { return o == outFail || o == outError })
-	m.findings(r, "Warnings", func(o outcome) bool { return o == outWarn })
+	m.findings(r, "Warnings", func(o outcome) bool { return o == outWarn || o == outSoftError })
 	if len(r.Checks) > 0 {
 		m.checks(r)
 	}
@@ -123,6 +123,8 @@ var mdMarks = map[outcome]string{
 	outWarn:  "⚠️ warning",
 	outSkip:  "⏭️ skip",
 	outError: "❗ error",
+
+	outSoftError: "❗ error",
 }
 
 func (m *mdWriter) status(r *Report) {
@@ -707,6 +709,8 @@ func (m *mdWriter) gate(g *Gate) {
 			names[i] = codeSpan(gi.Key())
 			if it.title == "Waived" && gi.WaiverReason != "" {
 				names[i] += " (" + escapeMarkdown(cutRunes(gi.WaiverReason, mdCellMax)) + ")"
+			} else if gi.Status == StatusError && it.title != "Fixed" {
+				names[i] += " (error)" // errored, not failed: report.json's status
 			}
 		}
 		m.p("- **%s (%d):** %s%s", it.title, len(it.list), strings.Join(names, ", "), moreText(len(it.list)-len(shown)))

@@ -25,6 +25,10 @@ const (
 	outWarn
 	outSkip
 	outError
+	// outSoftError is an errored check that does not fail the run (not
+	// hard, the run not strict): shown and counted as an error, as
+	// report.json says, listed with the warnings, as it fails nothing.
+	outSoftError
 )
 
 // judge classifies checks and cases for display, by the one rule of
@@ -68,6 +72,9 @@ func (j judge) check(c Check) outcome {
 	}
 	c.Status = knownStatus(c.Status)
 	if !c.Failed(j.strict) {
+		if c.Status == StatusError {
+			return outSoftError
+		}
 		return outWarn
 	}
 	return j.counted(c.ID, c.Status)
@@ -123,12 +130,15 @@ func (r *Report) Passed() bool {
 		return r.Gate.Passed
 	}
 	checks, cases := tallies(r)
-	return checks.failed+checks.errors+cases.failed+cases.errors == 0
+	return checks.failed+checks.errors-checks.softErrors+cases.failed+cases.errors-cases.softErrors == 0
 }
 
 // tally counts outcomes for the summary lines.
 type tally struct {
 	passed, failed, warnings, skipped, errors int
+	// softErrors are the errors that do not fail the run (outSoftError),
+	// counted in errors too.
+	softErrors int
 }
 
 func (t *tally) add(o outcome) {
@@ -143,6 +153,9 @@ func (t *tally) add(o outcome) {
 		t.skipped++
 	case outError:
 		t.errors++
+	case outSoftError:
+		t.errors++
+		t.softErrors++
 	}
 }
 

@@ -105,12 +105,12 @@ func WriteSARIFWith(w io.Writer, r *Report, o SARIFOptions) error {
 			driver.Rules = append(driver.Rules, sarifRuleOf(c))
 		}
 		oc := j.check(c)
-		if oc != outFail && oc != outError && oc != outWarn {
+		if oc != outFail && oc != outError && oc != outWarn && oc != outSoftError {
 			continue
 		}
 		level := "error"
-		if oc == outWarn {
-			level = "warning"
+		if oc == outWarn || oc == outSoftError {
+			level = "warning" // SARIF's level is the finding's weight, which a soft check's is
 		}
 		tools := evidenceTools(c.Evidence, known)
 		logical := make([]sarifLogical, 0, len(tools)+1)

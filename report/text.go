@@ -227,6 +227,8 @@ var marks = map[outcome]struct{ mark, color string }{
 	outWarn:  {"⚠", ansiYellow},
 	outSkip:  {"-", ansiDim},
 	outError: {"!", ansiYellow},
+
+	outSoftError: {"!", ansiYellow},
 }
 
 func (t *textWriter) check(c Check, oc outcome, width int) {
@@ -242,6 +244,8 @@ func (t *textWriter) check(c Check, oc outcome, width int) {
 		rest = append(rest, "skipped: "+orDash(msg))
 	case outError:
 		rest = append(rest, "error: "+msg)
+	case outSoftError:
+		rest = append(rest, "error (not a hard check, does not fail the run): "+msg)
 	case outWarn:
 		if reason, ok := t.j.waiver(c.ID); ok {
 			rest = append(rest, "waived ("+oneLine(reason, textValueMax)+"): "+msg)
@@ -260,7 +264,7 @@ func (t *textWriter) check(c Check, oc outcome, width int) {
 	} else {
 		t.line("  " + t.paint(m.color, m.mark) + " " + body)
 	}
-	details := oc == outFail || oc == outError || oc == outWarn || (t.o.Verbose && oc == outPass)
+	details := oc == outFail || oc == outError || oc == outWarn || oc == outSoftError || (t.o.Verbose && oc == outPass)
 	if !details {
 		return
 	}

@@ -238,9 +238,10 @@ func (p *prober) ensure(ctx context.Context) string {
 	if exited, _ := st.Exited(); !exited {
 		return ""
 	}
-	opts := mcp.Options{Timeout: p.c.Timeout(), NoFallback: true}
+	// A restart starts up again: the start-up budget as at the first start.
+	opts := mcp.Options{Timeout: p.c.Timeout(), StartTimeout: p.c.StartTimeout(), NoFallback: true}
 	if p.c.Era() == mcp.EraLegacy {
-		opts = mcp.Options{Timeout: p.c.Timeout(), Version: mcp.LegacyVersion}
+		opts = mcp.Options{Timeout: p.c.Timeout(), StartTimeout: p.c.StartTimeout(), Version: mcp.LegacyVersion}
 	}
 	nc, err := mcp.Connect(ctx, p.c.Target(), opts)
 	if err != nil {

@@ -5,13 +5,14 @@ package config
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/option"
+	"github.com/mcp-eval/mcp-eval/internal/readfile"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 )
 
@@ -186,7 +187,7 @@ func (c *Config) OAuthCredentials(getenv func(string) string, f *oauth.Fetcher, 
 		}
 		cred.Assertion = src
 	case o.AssertionFile != "":
-		read := oauth.FileAssertion(o.AssertionFile)
+		read := fileAssertion(o.AssertionFile)
 		if _, err := read(context.Background(), ""); err != nil {
 			return nil, exitcode.Configf("%s: %v", c.Source("oauth-assertion-file", 0), err)
 		}
@@ -215,9 +216,31 @@ func (c *Config) oauthSecrets(getenv func(string) string) []redact.Secret {
 		}
 	}
 	if c.OAuth.AssertionFile != "" {
-		if b, err := os.ReadFile(c.OAuth.AssertionFile); err == nil && len(b) <= 64<<10 {
-			out = append(out, redact.Secret{Source: "--oauth-assertion-file", Value: strings.TrimSpace(string(b))})
+		if v, err := fileAssertion(c.OAuth.AssertionFile)(context.Background(), ""); err == nil {
+			out = append(out, redact.Secret{Source: "--oauth-assertion-file", Value: v})
 		}
 	}
 	return out
+}
+
+// maxAssertionBytes bounds an assertion file: a JWT, however many claims.
+const maxAssertionBytes = 64 << 10
+
+// fileAssertion returns an assertion source that reads path afresh for
+// each token request (a projected Kubernetes token or a SPIFFE JWT-SVID is
+// rotated in place), trimmed, through the one bounded reader of user files:
+// a FIFO with no writer, a device or a file whose read blocks is refused,
+// not waited on for ever (readfile).
+func fileAssertion(path string) func(context.Context, string) (string, error) {
+	return func(context.Context, string) (string, error) {
+		b, err := readfile.Read(path, maxAssertionBytes)
+		if err != nil {
+			return "", fmt.Errorf("%s: %s", path, readfile.Reason(err))
+		}
+		s := strings.TrimSpace(string(b))
+		if s == "" {
+			return "", fmt.Errorf("%s is empty", path)
+		}
+		return s, nil
+	}
 }

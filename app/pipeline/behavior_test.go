@@ -566,7 +566,9 @@ func TestModelBudget(t *testing.T) {
 	m.getenv = apptest.Env(map[string]string{"OPENAI_BASE_URL": hang.URL + "/v1"})
 	start := time.Now()
 	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--model-budget", "1500ms", "--model-timeout", "1s", "--no-cache")
-	if d := time.Since(start); d > 10*time.Second {
+	// The cases' errors below prove the budget ended the run; the time is
+	// a hang guard only (the suite must pass on a loaded machine).
+	if d := time.Since(start); d > 60*time.Second {
 		t.Errorf("the run took %v with a 1.5 s model budget", d)
 	}
 	if code != 1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/gate"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/jsonfile"
 	"github.com/mcp-eval/mcp-eval/internal/readfile"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -32,9 +33,12 @@ func ReadReport(flagName, path string) (*report.Report, error) {
 	if err != nil {
 		return nil, exitcode.Configf("%s %s: %s", flagName, path, readfile.Reason(err))
 	}
+	if err := jsonfile.Check(b); err != nil {
+		return nil, exitcode.Configf("%s %s: %v", flagName, path, err)
+	}
 	var r report.Report
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, exitcode.Configf("%s %s: not a report.json: %v", flagName, path, err)
+		return nil, exitcode.Configf("%s %s: not a report.json: %s", flagName, path, jsonfile.Syntax(b, err))
 	}
 	if r.SchemaVersion != report.SchemaVersion {
 		return nil, exitcode.Configf("%s %s: schemaVersion %d, this mcp-eval reads %d", flagName, path, r.SchemaVersion, report.SchemaVersion)

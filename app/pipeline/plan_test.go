@@ -41,7 +41,9 @@ func TestInputsBeforeTheServer(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = Evaluate(context.Background(), cfg, Env{Getenv: getenv, Stdout: io.Discard, Stderr: io.Discard, Version: "test"})
-	if d := time.Since(start); d > 2*time.Second {
+	// What proves the inputs came first is the request count below; the
+	// time is only a hang guard (the suite must pass on a loaded machine).
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("the inputs took %v to refuse", d)
 	}
 	if code := exitcode.Of(err); code != exitcode.Usage {

@@ -83,7 +83,9 @@ func TestServerStartHygiene(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if d := time.Since(start); d > 30*time.Second {
+	// A hang guard (the escapee holding stdout would keep the run for
+	// ever); the suite must pass on a loaded machine.
+	if d := time.Since(start); d > 120*time.Second {
 		t.Errorf("run took %v", d)
 	}
 	log, err := os.ReadFile(filepath.Join(dir, "server.log"))

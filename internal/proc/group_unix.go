@@ -11,6 +11,7 @@ import (
 // whole tree it starts can be signalled at once.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	deathSignal(cmd.SysProcAttr)
 }
 
 // signalGroup sends SIGTERM (term) or SIGKILL to the process group.

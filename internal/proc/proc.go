@@ -68,6 +68,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{cmd: cmd, tag: tag, exited: make(chan struct{})}
+	track(p) // until Kill finds it exited (live.go)
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	return p, nil
 }
@@ -96,6 +97,14 @@ func (p *Process) Kill() []int {
 		}
 	}
 	p.mu.Unlock()
+	select {
+	case <-p.exited:
+		// Reaped, and its group killed: nothing of it is left for
+		// KillAll, whose kill of the group id could otherwise reach a new
+		// group that reused the number.
+		untrack(p)
+	default:
+	}
 	return left
 }
 

@@ -2,8 +2,8 @@
 // (mcp-eval.yaml, the golden file, payloads, waivers, prices), with one
 // rule set: the file read through the bounded reader (internal/readfile:
 // regular files only, size-bounded), exactly one document, no key twice in
-// a mapping, no alias inside its own anchor and at most MaxValues values
-// with aliases expanded, FILE:LINE on every error (yaml.v3's syntax errors
+// a mapping, no alias inside its own anchor, at most MaxValues values
+// with aliases expanded and MaxDepth levels of nesting, FILE:LINE on every error (yaml.v3's syntax errors
 // restated at the line of the mistake), and did-you-mean for unknown keys
 // (UnknownKey). It also holds the FILE:LINE error types and whole numbers.
 package yamlfile
@@ -138,6 +138,9 @@ func Document(file string, data []byte, limit int, what, needs string) (*yaml.No
 		return nil, &Error{File: file, Msg: fmt.Sprintf("%s is larger than %s", what, readfile.Size(int64(limit)))}
 	}
 	empty := &Error{File: file, Msg: fmt.Sprintf("%s is empty; it needs %s", what, needs), empty: true}
+	if line := flowDepth(data); line > 0 {
+		return nil, depthError(file, line) // before the parser, quadratic in it (depth.go)
+	}
 	docs, err := decode(data)
 	if err != nil {
 		line, msg := syntaxAt(data, err)
@@ -220,11 +223,12 @@ func referenceLine(data []byte, name string) int {
 // Check applies the rules every user file shares to a decoded document:
 // no key twice in one mapping (yaml.v3 keeps both, and a reader would
 // silently take one), no alias inside the anchor it names (a recursive
-// alias: whatever follows it never ends), and at most MaxValues values
-// once aliases are expanded.
+// alias: whatever follows it never ends), at most MaxValues values once
+// aliases are expanded, and collections nested at most MaxDepth deep.
 func Check(file string, root *yaml.Node) *Error {
-	c := checker{file: file, size: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}}
+	c := checker{file: file, size: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}, depth: map[*yaml.Node]int{}}
 	c.count(root)
+	c.deep(root)
 	return c.err
 }
 
@@ -233,6 +237,8 @@ type checker struct {
 	err  *Error
 	size map[*yaml.Node]int  // values under a node, aliases expanded
 	open map[*yaml.Node]bool // the nodes being counted: an alias to one is a cycle
+	// depth memoizes height (depth.go).
+	depth map[*yaml.Node]int
 }
 
 func (c *checker) fail(line int, format string, args ...any) int {
