@@ -38,6 +38,20 @@ func lc(n, k int) float64 {
 	return a - b - c
 }
 
+// twelve is twelve soft cases of five runs, one look, all passing but the
+// fourth, whose runs are odd.
+func twelve(odd string) *report.Report {
+	var cs []report.Case
+	for i := range 12 {
+		runs := "ppppp"
+		if i == 3 {
+			runs = odd
+		}
+		cs = append(cs, outcomes(fmt.Sprintf("c%02d", i), m1, runs, []int{5}))
+	}
+	return behav(cs...)
+}
+
 func statPolicy() Policy {
 	return Policy{Method: MethodStatistical, Alpha: 0.05, MaxDrop: DefaultMaxDrop, Now: now}
 }
@@ -49,17 +63,7 @@ func statPolicy() Policy {
 // 0.00032 and fails.
 func TestStatisticalByHand(t *testing.T) {
 	t.Parallel()
-	build := func(odd string) *report.Report {
-		var cs []report.Case
-		for i := range 12 {
-			runs := "ppppp"
-			if i == 3 {
-				runs = odd
-			}
-			cs = append(cs, outcomes(fmt.Sprintf("c%02d", i), m1, runs, []int{5}))
-		}
-		return behav(cs...)
-	}
+	build := twelve
 	for _, tt := range []struct {
 		runs       string
 		pass       bool
@@ -98,17 +102,7 @@ func TestStatisticalByHand(t *testing.T) {
 // (0.00032 ≤ 0.00104).
 func TestStatisticalBaselineByHand(t *testing.T) {
 	t.Parallel()
-	build := func(odd string) *report.Report {
-		var cs []report.Case
-		for i := range 12 {
-			runs := "ppppp"
-			if i == 3 {
-				runs = odd
-			}
-			cs = append(cs, outcomes(fmt.Sprintf("c%02d", i), m1, runs, []int{5}))
-		}
-		return behav(cs...)
-	}
+	build := twelve
 	base := build("ppppp")
 	d := Evaluate(build("pffpf"), base, statPolicy())
 	if !d.Passed {

@@ -15,6 +15,15 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
+// forecastGolden is one soft case that the flaky model passes 3 of its
+// first 5 runs.
+const forecastGolden = `version: 1
+cases:
+  - id: forecast-paris
+    prompt: What is the forecast for Paris?
+    expect_tool: get_forecast
+`
+
 // flakyOpenAI is an OpenAI Chat Completions endpoint whose model calls
 // get_forecast for the forecast prompt, except on the first and third
 // conversations, which it answers in text: three of the first five runs
@@ -51,12 +60,7 @@ func flakyOpenAI(t *testing.T, conversations *atomic.Int64) *httptest.Server {
 // the fixed rule always did.
 func TestStatisticalGate(t *testing.T) {
 	t.Parallel()
-	const golden = `version: 1
-cases:
-  - id: forecast-paris
-    prompt: What is the forecast for Paris?
-    expect_tool: get_forecast
-`
+	golden := forecastGolden
 	var conversations atomic.Int64
 	model := flakyOpenAI(t, &conversations)
 	defer model.Close()
@@ -103,12 +107,7 @@ cases:
 // the case's decision as incomplete, naming the budget.
 func TestStatisticalGateBudget(t *testing.T) {
 	t.Parallel()
-	const golden = `version: 1
-cases:
-  - id: forecast-paris
-    prompt: What is the forecast for Paris?
-    expect_tool: get_forecast
-`
+	golden := forecastGolden
 	var conversations atomic.Int64
 	flaky := flakyOpenAI(t, &conversations)
 	defer flaky.Close()
