@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/config"
 	"github.com/mcp-eval/mcp-eval/internal/cmdline"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
+	"github.com/mcp-eval/mcp-eval/internal/proc"
 	"github.com/mcp-eval/mcp-eval/internal/redact"
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
@@ -48,6 +49,11 @@ func warnLeftovers(w io.Writer, flag string, left []int) {
 	pids := make([]string, len(left))
 	for i, pid := range left {
 		pids[i] = strconv.Itoa(pid)
+		if c := proc.KilledCommand(pid); c != "" {
+			// What it was, since the pid is gone: the warning goes to
+			// stderr through the run's redactor, like every line.
+			pids[i] += " (" + c + ")"
+		}
 	}
 	fmt.Fprintf(w, "mcp-eval: warning: the %s server left %d process(es) outside its process group; killed pid %s\n",
 		flag, len(left), strings.Join(pids, ", "))

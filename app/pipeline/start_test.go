@@ -98,8 +98,8 @@ func TestServerStartHygiene(t *testing.T) {
 	} else {
 		fmt.Sscanf(string(log[i:]), "escapee %d", &pid)
 	}
-	if !strings.Contains(stderr, "outside its process group; killed pid "+fmt.Sprint(pid)) {
-		t.Errorf("stderr does not name escapee %d:\n%s", pid, stderr)
+	if !strings.Contains(stderr, "outside its process group; killed pid "+fmt.Sprint(pid)+" ("+exe+" -test.run=^$)") {
+		t.Errorf("stderr does not name escapee %d and its command:\n%s", pid, stderr)
 	}
 	// Killed, it may linger a moment as a zombie until init reaps it.
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {

@@ -3,6 +3,7 @@ package proc
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"sync"
 )
 
 // A server may leave its process group (setsid, a daemonising wrapper), and
@@ -30,7 +31,28 @@ func newTag() (tag, env string) {
 func killTagged(tag string, skipGroup int) []int {
 	pids := taggedProcesses(tag, skipGroup)
 	for _, pid := range pids {
+		// Read before the kill: a killed process's command line is gone.
+		if c := commandLine(pid); c != "" {
+			killedCommands.Store(pid, c)
+		}
 		killPid(pid)
 	}
 	return pids
+}
+
+// killedCommands remembers the command line of each escapee killTagged
+// killed (pid → string), so that the warning naming it says what it was:
+// a pid alone tells the user nothing once the process is gone.
+var killedCommands sync.Map
+
+// maxCommandLine bounds a remembered command line.
+const maxCommandLine = 200
+
+// KilledCommand is the command line of a process killTagged killed, ""
+// when it is unknown (outside Linux, or the process was already gone).
+func KilledCommand(pid int) string {
+	if v, ok := killedCommands.Load(pid); ok {
+		return v.(string)
+	}
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -37,6 +38,21 @@ func taggedProcesses(tag string, skipGroup int) []int {
 }
 
 func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// commandLine is the process's argv joined by spaces, from
+// /proc/PID/cmdline (NUL-separated), clipped to maxCommandLine bytes on a
+// rune boundary; "" when it cannot be read.
+func commandLine(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '})))
+	if len(s) > maxCommandLine {
+		s = strings.ToValidUTF8(s[:maxCommandLine], "") + "…"
+	}
+	return s
+}
 
 // pgid reads the process group from /proc/PID/stat (the field after the
 // parenthesised command name, which may itself contain spaces).
