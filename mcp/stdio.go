@@ -271,9 +271,16 @@ func (s *Stdio) started() {
 // JSON-RPC message yet: its next answer includes its start-up.
 func (s *Stdio) awaitingFirst() bool { return s.first.Load() }
 
+// exitText says how the server process ended. exec.ErrWaitDelay is Wait's
+// word for a process that exited with status 0 while a process it started
+// still held its stdout or stderr open past proc.PipeGrace (that holder is
+// then killed with the rest): said so plainly, not as exec's message.
 func exitText(err error) string {
-	if err == nil {
+	switch {
+	case err == nil:
 		return "exit status 0"
+	case errors.Is(err, exec.ErrWaitDelay):
+		return "exit status 0, but a process it started kept its output open (killed)"
 	}
 	return err.Error()
 }
