@@ -1009,22 +1009,7 @@ func insufficientScope(ctx context.Context, e *Env) Outcome {
 	if x.Status < 400 {
 		return check.Failf(ev, "a token with scope %q only was accepted (HTTP %d), although the server's challenge requires %v", scope, x.Status, required)
 	}
-	c := bearerChallenge(x)
-	var missing []string
-	if x.Status != http.StatusForbidden {
-		missing = append(missing, fmt.Sprintf("HTTP %d, not 403", x.Status))
-	}
-	switch {
-	case c == nil:
-		missing = append(missing, "no WWW-Authenticate: Bearer challenge")
-	default:
-		if c.Error() != "insufficient_scope" {
-			missing = append(missing, fmt.Sprintf("error=%q, not \"insufficient_scope\"", c.Error()))
-		}
-		if c.Scope() == "" {
-			missing = append(missing, "no scope= naming what is needed")
-		}
-	}
+	c, missing := insufficientScopeAnswer(x)
 	if len(missing) > 0 {
 		return check.Failf(ev, "a token with scope %q only (the challenge requires %v): %s", scope, required, strings.Join(missing, "; "))
 	}
@@ -1065,8 +1050,18 @@ func unadvertisedScope(ctx context.Context, e *Env, a *Auth) Outcome {
 		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope (scope=), and a token with %s%s was accepted (HTTP %d): no scope is known to be required", label, granted, x.Status))
 	}
 	ev := check.With(e.authEvidence(x), "tokenScope", label)
-	c := bearerChallenge(x)
-	var missing []string
+	c, missing := insufficientScopeAnswer(x)
+	if len(missing) > 0 {
+		return check.Failf(ev, "a valid token with %s was refused, though the server advertises no required scope (no scope= in its 401 challenge): %s", label, strings.Join(missing, "; "))
+	}
+	return check.PassInfo(fmt.Sprintf("a token with %s: 403 insufficient_scope, scope=%s (a scope its 401 challenge does not name)", label, c.Scope()))
+}
+
+// insufficientScopeAnswer reads the refusal of an under-scoped token: its
+// Bearer challenge, and what it lacks of the answer RFC 6750 §3.1 asks for
+// (HTTP 403, error="insufficient_scope", scope= naming what is needed).
+func insufficientScopeAnswer(x *mcp.Exchange) (c *oauth.Challenge, missing []string) {
+	c = bearerChallenge(x)
 	if x.Status != http.StatusForbidden {
 		missing = append(missing, fmt.Sprintf("HTTP %d, not 403", x.Status))
 	}
@@ -1081,10 +1076,7 @@ func unadvertisedScope(ctx context.Context, e *Env, a *Auth) Outcome {
 			missing = append(missing, "no scope= naming what is needed")
 		}
 	}
-	if len(missing) > 0 {
-		return check.Failf(ev, "a valid token with %s was refused, though the server advertises no required scope (no scope= in its 401 challenge): %s", label, strings.Join(missing, "; "))
-	}
-	return check.PassInfo(fmt.Sprintf("a token with %s: 403 insufficient_scope, scope=%s (a scope its 401 challenge does not name)", label, c.Scope()))
+	return c, missing
 }
 
 func containsAll(have, want []string) bool {
