@@ -149,7 +149,7 @@ func (e *evaluator) baseTest(c, b report.Case) (it report.GateItem, significant,
 // against the baseline.
 func (e *evaluator) regression(it report.GateItem, c report.Case, sameServer bool) {
 	what := fmt.Sprintf("Soft case %s on %s fell from %d of %d in the baseline to %d of %d (one-sided Fisher exact test, p = %s ≤ %s, its share of alpha %s)",
-		c.ID, c.Model, it.BasePassed, it.BaseRuns, c.Passed, c.Runs, fmtP3(*it.PValue), fmtP3(*it.Level), fmtNum(e.p.Alpha))
+		c.ID, c.Model, it.BasePassed, it.BaseRuns, c.Passed, c.Runs, report.PValueText(*it.PValue), report.PValueText(*it.Level), fmtNum(e.p.Alpha))
 	it.Reason = what
 	it.Blocking = true
 	if sameServer && e.p.Drift == DriftWarn {
@@ -239,7 +239,7 @@ func (e *evaluator) suite(sameServer bool) {
 		if t.Significant {
 			t.Drift = sameServer
 			what := fmt.Sprintf("Layer 1 on %s fell over the suite: %d of %d runs passed in the baseline, %d of %d now, over %d cases (%s test, p = %s ≤ %s)",
-				m, t.BasePassed, t.BaseTotal, t.Passed, t.Total, t.Strata, t.Method, fmtP3(t.PValue), fmtP3(t.Level))
+				m, t.BasePassed, t.BaseTotal, t.Passed, t.Total, t.Strata, t.Method, report.PValueText(t.PValue), report.PValueText(t.Level))
 			if sameServer && e.p.Drift == DriftWarn {
 				e.d.Drift = true
 				e.note("%s; the server fingerprint is unchanged: likely model drift, not your change (--drift warn reports it without failing).", what)
@@ -258,12 +258,4 @@ func firstLook(c report.Case) int {
 		return c.Decision.Looks[0]
 	}
 	return len(c.RunOutcomes)
-}
-
-// fmtP3 prints a p-value or level in three significant digits.
-func fmtP3(p float64) string {
-	if p < 1e-4 {
-		return fmt.Sprintf("%.1e", p)
-	}
-	return fmt.Sprintf("%.3g", p)
 }

@@ -34,7 +34,7 @@ func (c *Case) Decide(looks []int, level float64, stopped string) {
 	c.Decision = d
 	if c.Hard() {
 		d.Rule, d.Look = RuleHard, 1
-		d.Judged, d.Passed = c.judgedAt(len(c.RunOutcomes))
+		d.Judged, d.Passed = c.JudgedAt(len(c.RunOutcomes))
 		switch {
 		case d.Judged == 0:
 			c.undecided(d, RuleErrored, stopped)
@@ -58,7 +58,7 @@ func (c *Case) Decide(looks []int, level float64, stopped string) {
 			break
 		}
 		d.Look = k + 1
-		d.Judged, d.Passed = c.judgedAt(n)
+		d.Judged, d.Passed = c.JudgedAt(n)
 		if d.Judged == 0 {
 			continue
 		}
@@ -83,11 +83,11 @@ func (c *Case) Decide(looks []int, level float64, stopped string) {
 	case outcome == stats.Below:
 		d.Verdict, c.Status = VerdictFail, StatusFail
 		d.Why = fmt.Sprintf("passed %d of %d: below its floor of %s beyond chance (p = %s ≤ %s at look %d of %d; the true rate is at most %s)",
-			d.Passed, d.Judged, floor, fmtP(*d.PValue), fmtP(d.Level), d.Look, len(looks), fmtFrac(*d.Upper))
+			d.Passed, d.Judged, floor, PValueText(*d.PValue), PValueText(d.Level), d.Look, len(looks), fmtFrac(*d.Upper))
 	case outcome == stats.Fine:
 		d.Verdict, c.Status = VerdictPass, StatusPass
 		d.Why = fmt.Sprintf("passed %d of %d: not shown below its floor of %s (p = %s > %s at look %d of %d)",
-			d.Passed, d.Judged, floor, fmtP(*d.PValue), fmtP(d.Level), d.Look, len(looks))
+			d.Passed, d.Judged, floor, PValueText(*d.PValue), PValueText(d.Level), d.Look, len(looks))
 	default:
 		c.undecided(d, RuleFloor, stopped)
 	}
@@ -123,8 +123,8 @@ func nextLook(d *CaseDecision) int {
 func (c Case) Incomplete() bool { return c.Decision != nil && c.Decision.Verdict == VerdictIncomplete }
 
 // JudgedAt counts the judged (non-errored) runs and passes among the
-// first n runs.
-func (c Case) judgedAt(n int) (judged, passed int) {
+// first n runs (RunOutcomes).
+func (c Case) JudgedAt(n int) (judged, passed int) {
 	for i, o := range c.RunOutcomes {
 		if i >= n {
 			break
@@ -139,10 +139,6 @@ func (c Case) judgedAt(n int) (judged, passed int) {
 	}
 	return judged, passed
 }
-
-// JudgedAt is judgedAt for the gate: the judged runs and passes among the
-// first n runs.
-func (c Case) JudgedAt(n int) (judged, passed int) { return c.judgedAt(n) }
 
 // detectable memoizes FloorDesign.Detectable: every case with the same
 // floor, looks and level shares one design, and a golden set of thousands
@@ -164,8 +160,9 @@ func fmtFrac(x float64) string {
 	return strconv.FormatFloat(float64(int64(x*1e4+0.5))/1e4, 'f', -1, 64)
 }
 
-// fmtP prints a p-value or a level in three significant digits.
-func fmtP(p float64) string {
+// PValueText prints a p-value or a level in three significant digits, as
+// every decision and gate sentence quotes them.
+func PValueText(p float64) string {
 	if p < 1e-4 {
 		return strconv.FormatFloat(p, 'e', 1, 64)
 	}

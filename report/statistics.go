@@ -25,9 +25,9 @@ func decisionShort(c Case) string {
 	case d.Rule != RuleFloor || d.PValue == nil:
 		return ""
 	case d.Verdict == VerdictFail:
-		return fmt.Sprintf("below floor %s beyond chance (p = %s ≤ %s, look %d/%d)", floor, fmtP(*d.PValue), fmtP(d.Level), d.Look, len(d.Looks))
+		return fmt.Sprintf("below floor %s beyond chance (p = %s ≤ %s, look %d/%d)", floor, PValueText(*d.PValue), PValueText(d.Level), d.Look, len(d.Looks))
 	case c.PassRate < c.FloorOrDefault()-1e-9:
-		return fmt.Sprintf("within noise of floor %s (p = %s > %s, look %d/%d)", floor, fmtP(*d.PValue), fmtP(d.Level), d.Look, len(d.Looks))
+		return fmt.Sprintf("within noise of floor %s (p = %s > %s, look %d/%d)", floor, PValueText(*d.PValue), PValueText(d.Level), d.Look, len(d.Looks))
 	}
 	return fmt.Sprintf("look %d/%d", d.Look, len(d.Looks))
 }
@@ -51,12 +51,12 @@ func statisticsLines(st *GateStatistics, max int) []string {
 		return nil
 	}
 	var lines []string
-	levels := "floor tests " + fmtP(st.FloorLevel) + " each"
+	levels := "floor tests " + PValueText(st.FloorLevel) + " each"
 	if st.BaseLevel > 0 {
-		levels += ", comparisons with the baseline " + fmtP(st.BaseLevel) + " each, suite tests " + fmtP(st.SuiteLevel) + " each"
+		levels += ", comparisons with the baseline " + PValueText(st.BaseLevel) + " each, suite tests " + PValueText(st.SuiteLevel) + " each"
 	}
 	lines = append(lines, fmt.Sprintf("Statistical gate: a run on an unchanged server and model fails with probability at most %s (alpha), spent over %d soft case decisions by weighted Bonferroni (%s).",
-		fmtP(st.Alpha), st.Cases, levels))
+		PValueText(st.Alpha), st.Cases, levels))
 	if st.FixedRuns > 0 {
 		lines = append(lines, fmt.Sprintf("Runs: %d, %s the %d of the first look alone (undecided cases ran again, up to %d runs each).",
 			st.RunsUsed, ratio(st.RunsUsed, st.FixedRuns), st.FixedRuns, st.MaxRuns))
@@ -72,7 +72,7 @@ func statisticsLines(st *GateStatistics, max int) []string {
 			verdict = "significant"
 		}
 		lines = append(lines, fmt.Sprintf("Suite on %s: %d of %d runs passed in the baseline, %d of %d now, over %d cases: %s (p = %s, level %s, %s test); it could detect a uniform drop of %s points with 80%% power.",
-			t.Model, t.BasePassed, t.BaseTotal, t.Passed, t.Total, t.Strata, verdict, fmtP(t.PValue), fmtP(t.Level), t.Method, pointsText(t.DetectableDrop)))
+			t.Model, t.BasePassed, t.BaseTotal, t.Passed, t.Total, t.Strata, verdict, PValueText(t.PValue), PValueText(t.Level), t.Method, pointsText(t.DetectableDrop)))
 	}
 	for i, it := range st.WithinNoise {
 		if i == max {
@@ -86,7 +86,7 @@ func statisticsLines(st *GateStatistics, max int) []string {
 		if it.Level != nil {
 			l = *it.Level
 		}
-		lines = append(lines, fmt.Sprintf("Within noise: %s, %d of %d in the baseline, %d of %d now (p = %s > %s).", it.Key(), it.BasePassed, it.BaseRuns, it.Passed, it.Runs, fmtP(p), fmtP(l)))
+		lines = append(lines, fmt.Sprintf("Within noise: %s, %d of %d in the baseline, %d of %d now (p = %s > %s).", it.Key(), it.BasePassed, it.BaseRuns, it.Passed, it.Runs, PValueText(p), PValueText(l)))
 	}
 	return lines
 }

@@ -9,8 +9,10 @@ import (
 // each further look has half as many runs again (5, 8, 12, 18, 27, 41,
 // 60), and the last is maxRuns. Steps of one half rather than doubling
 // keep the price of a case that is merely unlucky at its first look
-// small (a 4-of-5 case at a true 95 % needs three more runs, not five),
-// for the same power at the end (bench/gate_test.go compares schedules).
+// small (a 4-of-5 case at a true 95 % needs three more runs, not five):
+// at 12 cases, alpha 0.05 and a floor of 0.8, a case at 95 % runs 5.97
+// times on average against 6.82 with doubling looks, for power 0.877
+// against 0.919 at 50 % (FloorDesign.Operating).
 // With maxRuns ≤ runs there is one look: a fixed design.
 func Looks(runs, maxRuns int) []int {
 	if runs < 1 {
