@@ -277,6 +277,13 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 	}
 	var level float64
 	if q := mr.o.Sequential; q != nil {
+		// A shard's cases are judged in the merged report's family: its
+		// level must not exceed the one the merged gate will use, or a case
+		// this shard stopped as failed would be undecided there. Counting
+		// the whole golden set's soft cases can only make it smaller.
+		if mr.plan.Suite != nil && len(mr.plan.Cases) != len(mr.plan.Suite.Cases) {
+			soft = max(soft, mr.plan.softItems(mr.plan.Suite.Cases, opts))
+		}
 		level = stats.SplitAlpha(q.Alpha, soft, len(mr.plan.Models), q.Baseline).Floor
 		for _, cr := range all {
 			if cr.soft {
@@ -376,6 +383,20 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 // budgetSpent says whether --model-budget's wall time has run out.
 func (mr *ModelRun) budgetSpent() bool {
 	return !mr.deadline.IsZero() && !time.Now().Before(mr.deadline)
+}
+
+// softItems counts the soft case × model items of cases that would run
+// (the family the statistical gate spends alpha over).
+func (p *Plan) softItems(cases []*tasks.Case, opts ScoreOptions) int {
+	n := 0
+	for _, c := range cases {
+		for _, spec := range p.Models {
+			if c.Kind != tasks.KindHard && c.RunsOn(spec) && skipCase(c, spec, opts) == nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // undecided says whether the case's runs so far leave its floor test
