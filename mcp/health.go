@@ -18,6 +18,7 @@ type health struct {
 	mu       sync.Mutex
 	inARow   int
 	since    string // first request of the current run of timeouts
+	sentAt   time.Time
 	firstErr error
 	dead     *UnresponsiveError
 	lastSign time.Time // the server's last message that answered nothing
@@ -34,21 +35,26 @@ func (h *health) check() error {
 }
 
 // record notes the outcome of one request labelled label, sent at sent.
-// A timeout counts only when the server sent nothing at all meanwhile.
+// A timeout counts only when the server sent no response at all meanwhile
+// (notifications do not count: they answer nothing).
 func (h *health) record(label string, sent time.Time, err error) {
 	var te *TimeoutError
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	flood := errors.As(err, new(*floodError))
 	switch {
-	case err == nil, errors.Is(err, ErrTooLarge), errors.As(err, new(*ProtocolError)):
+	case !flood && (err == nil || errors.Is(err, ErrTooLarge) || errors.As(err, new(*ProtocolError))):
 		// The server answered (too much, or garbage, but it answered).
 		h.inARow, h.since, h.firstErr, h.dead = 0, "", nil, nil
 	case errors.As(err, &te) && h.lastSign.After(sent):
 		// It timed out, but the server spoke meanwhile (a wrong id, a
 		// late answer): it is alive.
-	case errors.As(err, &te):
-		if h.inARow == 0 {
-			h.since, h.firstErr = label, err
+	case flood, errors.As(err, &te):
+		// The run is named by the request sent first, not the first to
+		// time out: requests sent together (the description's lists) then
+		// name the same one from run to run.
+		if h.inARow == 0 || sent.Before(h.sentAt) {
+			h.since, h.sentAt, h.firstErr = label, sent, err
 		}
 		h.inARow++
 		if h.inARow >= unresponsiveAfter && h.dead == nil {
@@ -59,9 +65,10 @@ func (h *health) record(label string, sent time.Time, err error) {
 	}
 }
 
-// alive notes a JSON-RPC message from the server that answered no request
-// in flight (a late answer, one with a wrong id, a notification): a server
-// that still talks is not unresponsive, however wrong what it says.
+// alive notes a JSON-RPC response from the server that answered no request
+// in flight (a late answer, one with a wrong id): a server that still
+// answers is not unresponsive, however wrong what it says. A notification
+// is no such sign: a server that only chatters answers nothing.
 func (h *health) alive() {
 	h.mu.Lock()
 	h.inARow, h.since, h.firstErr, h.dead = 0, "", nil, nil

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"time"
@@ -121,7 +122,8 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	// stream read after the response (readSSE) can be cut short.
 	rctx, rcancel := context.WithCancel(ctx)
 	defer rcancel()
-	req, err := h.newRequest(rctx, out)
+	seen := &httpSeen{}
+	req, err := h.newRequest(httptrace.WithClientTrace(rctx, seen.trace()), out)
 	if err != nil {
 		return x, err
 	}
@@ -132,13 +134,14 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 
 	resp, err := h.httpClient().Do(req)
 	if err != nil {
-		return x, classifyNetErr(ctx, out.Method, err)
+		return x, seen.fail(out.Method, nil, classifyNetErr(ctx, out.Method, err))
 	}
 	defer resp.Body.Close()
 	x.Status = resp.StatusCode
 	x.Header = resp.Header.Clone()
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	x.ContentType = ct
+	seen.status, seen.sse = resp.StatusCode, ct == "text/event-stream"
 
 	// The request's context bounds the whole answer, body included: a body
 	// that trickles or never comes ends at the deadline like a missing
@@ -147,7 +150,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	// the limit counts decompressed bytes.
 	g := &grant{ctx: ctx, limit: h.maxBytes()}
 	defer g.done()
-	answer := &budgetReader{r: resp.Body, g: g}
+	answer := &budgetReader{r: seen.reader(resp.Body), g: g}
 	if ct == "text/event-stream" && out.ID == nil && req.Method != http.MethodPost {
 		// A GET (or DELETE) carries no JSON-RPC message to answer: the
 		// status and an event stream are the whole answer, and the
@@ -161,7 +164,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 		err = h.readJSON(answer, out, x)
 	}
 	if err != nil {
-		return x, classifyNetErr(ctx, out.Method, err)
+		return x, seen.fail(out.Method, x, classifyNetErr(ctx, out.Method, err))
 	}
 	return x, nil
 }
@@ -383,6 +386,9 @@ func (sr *sseReader) end(err error, limit int64) error {
 		n := sr.data.Cap()
 		sr.data = nil
 		refusedBig(n)
+		if sr.x.Response == nil && sr.out.ID != nil {
+			return &floodError{method: sr.out.Method, limit: limit, messages: len(sr.x.Messages) + sr.x.Dropped}
+		}
 		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 	}
 	return err

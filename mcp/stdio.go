@@ -96,6 +96,8 @@ type Stdio struct {
 	closeErr    error
 	closed      bool
 	first       atomic.Bool   // no JSON-RPC message yet, and alive (freshstart.go)
+	chatter     atomic.Int64  // messages from the server that are no response
+	unfinished  atomic.Int64  // bytes of the stdout line being read, not yet ended
 	grace       time.Duration // drainGrace when the process started
 	onLeft      func([]int)   // Command.Leftovers
 }
@@ -169,7 +171,7 @@ func StartCommand(ctx context.Context, c Command) (*Stdio, error) {
 	if limit <= 0 {
 		limit = DefaultMaxMessageBytes
 	}
-	go s.readLoop(stdoutR, limit)
+	go s.readLoop(&lineTally{r: stdoutR, n: &s.unfinished}, limit)
 	go s.waitLoop(stdoutR)
 	return s, nil
 }
@@ -346,7 +348,11 @@ func (s *Stdio) deliverMessage(m *Message) bool {
 	s.answers++
 	s.started()
 	if !m.IsResponse() {
-		s.health.alive()
+		// Not a sign of life for the breaker: a server that talks but
+		// answers nothing (a log notification a second, for ever) is as
+		// unresponsive as a silent one, and would otherwise make every
+		// request wait its whole timeout.
+		s.chatter.Add(1)
 		// Requests from the server are kept for the checks (2026-07-28 has
 		// none); request-scoped notifications (progress, log) are not used
 		// by any layer yet and are dropped.
@@ -609,6 +615,7 @@ func (s *Stdio) isPairing() bool {
 // await waits for the answer to out on ch, the end of ctx or of the
 // process, and fills x with the answer.
 func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *Exchange) error {
+	chatter := s.chatter.Load()
 	select {
 	case m, ok := <-ch:
 		if !ok {
@@ -626,7 +633,11 @@ func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *E
 		// On stdio the client MUST send notifications/cancelled for a request
 		// it gives up on (basic/patterns/cancellation.mdx).
 		go s.cancel(out.ID)
-		return ctxError(ctx, out.Method)
+		err := ctxError(ctx, out.Method)
+		if te, ok := err.(*TimeoutError); ok {
+			te.Seen = s.seen(chatter)
+		}
+		return err
 	case <-s.done:
 		return s.exitError()
 	}
@@ -883,4 +894,35 @@ func readStdioLine(br *bufio.Reader, limit int64, g *grant) ([]byte, error) {
 		line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
 		return line, nil
 	}
+}
+
+// seen says what the server wrote on stdout while a request waited in
+// vain, for its TimeoutError: messages that answered nothing since the
+// chatter count was chatter, and a line begun but never ended (a server
+// that trickles its answer a byte at a time).
+func (s *Stdio) seen(chatter int64) string {
+	var parts []string
+	if n := s.chatter.Load() - chatter; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d notifications or requests from the server, no response", n))
+	}
+	if n := s.unfinished.Load(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of a stdout line never ended", n))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lineTally counts into n the bytes read since the last newline.
+type lineTally struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (t *lineTally) Read(p []byte) (int, error) {
+	k, err := t.r.Read(p)
+	if i := bytes.LastIndexByte(p[:k], '\n'); i >= 0 {
+		t.n.Store(int64(k - i - 1))
+	} else {
+		t.n.Add(int64(k))
+	}
+	return k, err
 }

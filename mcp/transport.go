@@ -222,13 +222,24 @@ func (e *NotMCPError) Error() string {
 }
 
 // TimeoutError reports a request that got no answer within its deadline.
+// The deadline bounds the whole answer, however it arrives: bytes that
+// trickle in, an SSE stream of notifications, interim (1xx) responses or
+// chatter on stdout never extend it.
 type TimeoutError struct {
 	Method string
 	After  time.Duration
+	// Seen says what the server sent for the request before the deadline
+	// cut it ("HTTP 200 and 4 bytes of a body that never ended"), said
+	// after "got"; empty when it sent nothing.
+	Seen string
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After.Round(time.Millisecond))
+	s := fmt.Sprintf("%s: no answer within %v", e.Method, e.After.Round(time.Millisecond))
+	if e.Seen != "" {
+		s += "; got " + e.Seen
+	}
+	return s
 }
 
 // finish ends a transport's Exchange: it sets x's duration since start

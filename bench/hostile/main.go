@@ -14,8 +14,8 @@
 // page), charlen (every answer but discovery a JSON-RPC error that quotes
 // the request's Authorization header after accented text, its
 // Content-Length counted in characters, not bytes: the bytes past it reach
-// the client after the response). Over stdio: json200, hang, endless (an
-// endless line).
+// the client after the response), and the slow modes of slow.go. Over
+// stdio: json200, hang, endless (an endless line), and slow.go's.
 package main
 
 import (
@@ -69,6 +69,9 @@ func main() {
 		if req.Method == "server/discover" {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, discover)
+			return
+		}
+		if slowHTTP(*mode, w, r, req.ID) {
 			return
 		}
 		flusher, _ := w.(http.Flusher)
@@ -227,6 +230,9 @@ func serveStdio(mode string) {
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, discover)
 			out.Flush()
 			continue
+		}
+		if slowStdio(mode, out, req.ID) {
+			return
 		}
 		switch mode {
 		case "json200":

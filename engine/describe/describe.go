@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/mcp-eval/mcp-eval/engine/surface"
 	"github.com/mcp-eval/mcp-eval/mcp"
@@ -63,15 +64,21 @@ func Describe(ctx context.Context, c *mcp.Client) *Server {
 		}
 	}
 	declares := func(name string) bool { _, ok := caps[name]; return ok }
+	// The lists are walked at once, as the checks send their requests: a
+	// server that answers none of them costs one --timeout here, not one
+	// per list in turn, and the three timeouts together trip the client's
+	// breaker for a hung server (mcp/health.go) before any check waits.
+	var wg sync.WaitGroup
 	if declares("tools") || caps == nil {
-		s.Tools, s.ToolsErr = c.ListTools(ctx)
+		wg.Go(func() { s.Tools, s.ToolsErr = c.ListTools(ctx) })
 	}
 	if declares("prompts") {
-		s.Prompts, _ = c.ListAll(ctx, "prompts/list", "prompts")
+		wg.Go(func() { s.Prompts, _ = c.ListAll(ctx, "prompts/list", "prompts") })
 	}
 	if declares("resources") {
-		s.Templates, _ = c.ListAll(ctx, "resources/templates/list", "resourceTemplates")
+		wg.Go(func() { s.Templates, _ = c.ListAll(ctx, "resources/templates/list", "resourceTemplates") })
 	}
+	wg.Wait()
 	fp, surf := surface.Compute(s.ToolsRaw(), s.Prompts, s.Templates)
 	s.Surface = surf
 	if s.Era != mcp.EraUnknown {
