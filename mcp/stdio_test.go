@@ -102,6 +102,21 @@ func fakeServer(mode string) {
 			switch mode {
 			case "hang-tools":
 				continue
+			case "notes":
+				// Chatter, never an answer.
+				go func() {
+					for {
+						fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}`)
+						out.Flush()
+						time.Sleep(10 * time.Millisecond)
+					}
+				}()
+				time.Sleep(time.Hour)
+			case "drip":
+				// The start of an answer, never ended.
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,`, req.ID)
+				out.Flush()
+				time.Sleep(time.Hour)
 			case "orphan":
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", 1000+n)
 				out.Flush()
