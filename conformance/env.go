@@ -408,21 +408,14 @@ func (e *Env) freshClient(ctx context.Context) (*mcp.Client, error) {
 // dial returns a client on a new connection (HTTP) or a new process
 // (stdio); the caller closes it unless it is shared for the whole run.
 func (e *Env) dial(ctx context.Context) (*mcp.Client, error) {
-	if e.client.Era() == mcp.EraLegacy {
-		// A legacy server keeps state per session: a new connection needs
-		// its own initialize handshake.
-		return mcp.Connect(ctx, e.client.Target(), mcp.Options{Version: mcp.LegacyVersion, Timeout: e.client.Timeout(), StartTimeout: e.client.StartTimeout()})
-	}
-	switch t := e.client.Transport().(type) {
-	case *mcp.HTTP:
+	if t, ok := e.client.Transport().(*mcp.HTTP); ok && e.client.Era() != mcp.EraLegacy {
 		return e.client.WithTransport(t.Fresh()), nil
-	default:
-		tr, err := e.client.Target().Dial(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return e.client.WithTransport(tr), nil
 	}
+	// A new process, or a legacy server's own initialize handshake (it
+	// keeps state per session). The run's connection found an MCP server,
+	// so a new one that fails is that check's error, never "no MCP server
+	// at the target", however many processes start at once.
+	return e.client.Redial(ctx)
 }
 
 // result fills the server description of a run.

@@ -86,6 +86,9 @@ type Client struct {
 
 	// paramHeaders is shared by the clients WithTransport derives.
 	paramHeaders *paramHeaderCache
+	// started is the first start of the connection this one was made
+	// from (Redial), when its own probe did not measure one.
+	started time.Duration
 }
 
 // Close closes the transport, and waits for those being closed in the
@@ -150,7 +153,7 @@ func (c *Client) StartTimeout() time.Duration { return c.opts.StartTimeout }
 // transport (for example HTTP.Fresh).
 func (c *Client) WithTransport(t Transport) *Client {
 	c2 := &Client{target: c.target, t: t, opts: c.opts, era: c.era, version: c.version,
-		discover: c.discover, initResult: c.initResult, probe: c.probe, paramHeaders: c.paramHeaders}
+		discover: c.discover, initResult: c.initResult, probe: c.probe, paramHeaders: c.paramHeaders, started: c.started}
 	c2.ids.Store(c.ids.Load() + 1_000_000)
 	return c2
 }

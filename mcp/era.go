@@ -405,6 +405,10 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 		if lastErr != nil {
 			e.Got += "; " + lastErr.Error()
 		}
+	case lastErr != nil:
+		// Only the handshake was sent (a forced legacy connection): what
+		// became of it.
+		e.Got = lastErr.Error()
 	default:
 		e.Got = "no JSON-RPC message came back"
 	}

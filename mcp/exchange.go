@@ -70,7 +70,9 @@ func (c *Client) Do(ctx context.Context, call *Call) (*Exchange, error) {
 	if d, ok := ctx.Value(startKey{}).(time.Duration); ok {
 		timeout = max(timeout, d)
 	} else if st, ok := c.t.(*Stdio); ok && st.awaitingFirst() {
-		timeout = c.freshTimeout(timeout) // freshstart.go
+		var end func()
+		ctx, timeout, end = c.freshWait(ctx, call.Method, timeout) // freshstart.go
+		defer end()
 	}
 	sent := time.Now()
 	x, err := c.authorized(ctx, timeout, &Outgoing{

@@ -646,6 +646,10 @@ func (s *Stdio) await(ctx context.Context, out *Outgoing, ch chan *Message, x *E
 // ctxError is the error of a request to method whose ctx ended: an
 // interruption by the run, or a timeout.
 func ctxError(ctx context.Context, method string) error {
+	if te, ok := errors.AsType[*TimeoutError](context.Cause(ctx)); ok {
+		// The wait for a new process's first answer ended (freshWait).
+		return &TimeoutError{Method: method, After: te.After}
+	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("%s: %w", method, context.Canceled)
 	}

@@ -76,6 +76,15 @@ func fakeServer(mode string) {
 		fmt.Fprintln(os.Stderr, "docs: https://example.com/weather-server")
 		time.Sleep(1500 * time.Millisecond)
 	}
+	if mode == "legacy-once" {
+		// A legacy server whose first process answers and whose later
+		// ones never do.
+		mode = "legacy"
+		if _, err := os.Stat(os.Getenv("MCP_TEST_MARK")); err == nil {
+			time.Sleep(time.Hour)
+		}
+		os.WriteFile(os.Getenv("MCP_TEST_MARK"), nil, 0o600)
+	}
 	n := 0
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	initialized := false
