@@ -188,6 +188,9 @@ func compile(revision string, doc any, baseDir string) (*Schema, error) {
 	for _, d := range ResultDefs {
 		names = append(names, d)
 	}
+	for _, li := range listItems {
+		names = append(names, li.item) // validateSplit
+	}
 	for _, d := range NotificationDefs {
 		names = append(names, d)
 	}
@@ -219,6 +222,11 @@ func (s *Schema) Revision() string { return s.revision }
 // raw is not JSON at all. Results of the methods 2026-07-28 removed are
 // not judged.
 func (s *Schema) Validate(answering string, raw []byte) ([]Violation, error) {
+	if len(raw) >= splitBytes {
+		if out, ok := s.validateSplit(answering, raw); ok {
+			return out, nil
+		}
+	}
 	v, ok := jsonscan.Decode(raw)
 	if !ok {
 		_, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
