@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
 // Anomaly kinds: protocol-hygiene findings the transports record as they
@@ -104,10 +106,65 @@ func lenientID(line []byte) json.RawMessage {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.ID == nil || string(m.ID) == "null" {
+	if err := json.Unmarshal(line, &m); err != nil {
+		// Nested deeper than encoding/json reads (its bound, 10 000): the
+		// id is read from the top level alone, so that the request it
+		// answers is told so rather than left to time out.
+		if !strings.Contains(err.Error(), "exceeded max depth") {
+			return nil
+		}
+		m.ID = topLevelID(line)
+	}
+	if m.ID == nil || string(m.ID) == "null" {
 		return nil
 	}
 	return m.ID
+}
+
+// topLevelID returns the "id" member of the JSON object line, read without
+// descending into any other member (nil when there is none, or line is
+// not an object of members this simple scan can follow).
+func topLevelID(line []byte) json.RawMessage {
+	i := jsonscan.SkipSpace(line, 1)
+	for i < len(line) && line[i] == '"' {
+		end := jsonscan.StringClose(line, i)
+		if end >= len(line) {
+			return nil
+		}
+		key := line[i : end+1]
+		i = jsonscan.SkipSpace(line, end+1)
+		if i >= len(line) || line[i] != ':' {
+			return nil
+		}
+		start := jsonscan.SkipSpace(line, i+1)
+		// The value ends at the first , or } outside strings and nested
+		// containers, counted rather than parsed.
+		depth, j := 0, start
+		for ; j < len(line); j++ {
+			c := line[j]
+			if c == '"' {
+				j = jsonscan.StringClose(line, j)
+			} else if c == '{' || c == '[' {
+				depth++
+			} else if (c == '}' || c == ']') && depth > 0 {
+				depth--
+			} else if depth == 0 && (c == ',' || c == '}') {
+				break
+			}
+		}
+		if string(key) == `"id"` {
+			v := jsonscan.TrimSpace(line[start:min(j, len(line))])
+			if json.Valid(v) {
+				return append(json.RawMessage(nil), v...)
+			}
+			return nil
+		}
+		if j >= len(line) || line[j] != ',' {
+			return nil
+		}
+		i = jsonscan.SkipSpace(line, j+1)
+	}
+	return nil
 }
 
 func orAbsentID(id json.RawMessage) string {

@@ -412,6 +412,16 @@ func notMCP(target Target, p Probe, lastErr error) *NotMCPError {
 	default:
 		e.Got = "no JSON-RPC message came back"
 	}
+	if x == nil || x.Status == 0 {
+		for _, err := range []error{p.DiscoverErr, lastErr} {
+			if err != nil && strings.Contains(err.Error(), "exceeded max depth") {
+				// The stdio answer was too deep to read: named, as over
+				// HTTP above.
+				e.Lead = "the server's answer nests arrays and objects more than 10000 deep"
+				e.Hint = "mcp-eval's bound on nesting, encoding/json's (RFC 8259 §9 lets a parser limit nesting depth); no MCP answer nests that deep"
+			}
+		}
+	}
 	if target.Kind() == "stdio" {
 		e.Got = "the process wrote no JSON-RPC message on stdout: " + e.Got
 	}

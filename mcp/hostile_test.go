@@ -181,3 +181,16 @@ func TestStdioHostileDeadline(t *testing.T) {
 		}
 	})
 }
+
+// A stdio answer nested 50 000 deep is named as such at once, not left to
+// time out as "no MCP server" (the id is read from its top level).
+func TestStdioDeepAnswerNamed(t *testing.T) {
+	_, err := Connect(context.Background(), fakeTarget(t, "deep"), Options{Timeout: time.Minute, StartTimeout: time.Minute})
+	var nm *NotMCPError
+	if !errors.As(err, &nm) || !strings.Contains(err.Error(), "nests arrays and objects more than 10000 deep") {
+		t.Fatalf("err = %v, want a NotMCPError naming the nesting bound", err)
+	}
+	if errors.As(err, new(*TimeoutError)) || strings.Contains(err.Error(), "no answer within") {
+		t.Errorf("err = %v: the answer came, and was too deep, not late", err)
+	}
+}

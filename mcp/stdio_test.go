@@ -167,6 +167,11 @@ func fakeServer(mode string) {
 		switch mode {
 		case "hang":
 			continue
+		case "deep":
+			// Valid JSON, nested deeper than any decoder here reads.
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s%s}`+"\n", req.ID, strings.Repeat("[", 50_000), strings.Repeat("]", 50_000))
+			out.Flush()
+			continue
 		case "garbage":
 			fmt.Fprintln(out, "starting up... not json")
 			out.Flush()
