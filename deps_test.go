@@ -99,7 +99,7 @@ var tiers = []struct {
 
 // TestImportsRunDownward: no package imports a package of a tier above
 // its own, so the import graph reads top to bottom: main → app → layers →
-// shared engines → mcp, llm, report → internal/ (issue 18: internal/ held
+// shared engines → mcp, llm, report → internal/ (before this rule, internal/ held
 // engines the layers build on beside its leaf helpers, and 4 groups of
 // imports ran upward). Only the packages' own imports count, not their
 // tests'.

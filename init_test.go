@@ -72,7 +72,7 @@ func runIn(t *testing.T, dir, bin string, extra map[string]string, args ...strin
 	return code, out.String(), errb.String()
 }
 
-// TestInitOnAFreshClone is issue 20's "done when", as a new user would
+// TestInitOnAFreshClone is the first hour, as a new user would
 // type it: on a fresh clone with no API key, init writes the three files;
 // the dry run reports the plan and its estimated cost; a wrong tool name
 // and a schema-invalid expected argument are caught with FILE:LINE; init

@@ -145,7 +145,7 @@ func TestCleanFixturePasses(t *testing.T) {
 
 // TestEscapingEncoderPasses runs every check against a server whose JSON
 // encoder escapes non-ASCII ("\u00fc" for "ü", Python's json.dumps
-// default): the same JSON values, so nothing may fail (issue 9: the string
+// default): the same JSON values, so nothing may fail (measured before the fix: the string
 // id echo was compared as bytes).
 func TestEscapingEncoderPasses(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
@@ -341,7 +341,7 @@ func TestFreshConnectionComparesDefinitions(t *testing.T) {
 
 // TestEveryPageIsChecked: a server that drops ttlMs from page 26 of
 // tools/list fails caching/tools-list, and a correct server of 30 pages
-// passes every check (issue 9: only the first 20 pages were read).
+// passes every check (measured before the fix: only the first 20 pages were read).
 func TestEveryPageIsChecked(t *testing.T) {
 	res, _ := evaluateFixture(t, "http", mcptest.Options{ExtraTools: 60, Defects: mcptest.ParseDefects(mcptest.DefectLatePageTTL)}, Options{}, 0)
 	c := byID(res)["caching/tools-list"]
@@ -349,7 +349,7 @@ func TestEveryPageIsChecked(t *testing.T) {
 		t.Errorf("caching/tools-list: %s %q, want a failure on page 26", c.Status, c.Message)
 	}
 	// The page's evidence counts its items rather than quoting them: a
-	// walk keeps the evidence of every page (issue 21).
+	// walk keeps the evidence of every page.
 	if ev := string(c.Evidence); !strings.Contains(ev, `(2 items, not shown)`) || strings.Contains(ev, `"inputSchema"`) || !strings.Contains(ev, `"nextCursor"`) {
 		t.Errorf("caching/tools-list evidence %s", ev)
 	}

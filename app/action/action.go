@@ -315,7 +315,7 @@ func writeTemp(dir, pattern string, r *report.Report) (string, error) {
 	return f.Name(), nil
 }
 
-// dryRun is the dry-run input (layer1, issue 20): the model layers' plan
+// dryRun is the dry-run input (layer1): the model layers' plan
 // whatever the event, since it calls no model; the plan goes to the log
 // and the job summary, and the outputs say whether it passed. Nothing is
 // commented and no baseline is fetched.

@@ -1,6 +1,6 @@
 package config
 
-// The options of the auth checks' probes (issue 17: conformance/checks_auth.go),
+// The options of the auth checks' probes (conformance/checks_auth.go),
 // declared in the option registry (declare) next to the --oauth-* options.
 
 import (

@@ -1,6 +1,6 @@
 package config
 
-// The --oauth-* options (issue 17: reaching a protected server), declared
+// The --oauth-* options (reaching a protected server), declared
 // in the option registry (declare) and validated before any request.
 
 import (

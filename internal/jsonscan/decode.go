@@ -13,7 +13,7 @@ import (
 // github.com/santhosh-tekuri/jsonschema/v6's UnmarshalJSON returns for
 // such bytes, which the JSON Schema library validates: mcp-eval decodes
 // every schema it compiles and every message it validates, and
-// encoding/json's reflection was most of that cost (issue 21). FuzzDecode
+// encoding/json's reflection was most of that cost. FuzzDecode
 // holds it to encoding/json.
 func Decode(b []byte) (any, bool) {
 	if !Valid(b) {
