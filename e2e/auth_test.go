@@ -68,6 +68,12 @@ var authPins = map[string]map[string]string{
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
 		"auth/no-error-without-credentials": "fail",
 	},
+	"zitadel-op/go-sdk": {
+		"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"zitadel-op/ts-sdk": {
+		"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail", "auth/no-error-without-credentials": "fail",
+	},
 	// TestAuthHydraJWTBearer: the jwt-bearer grant (an assertion of an
 	// issuer Hydra trusts, with client authentication).
 	"hydra/go-sdk/jwt-bearer": {
@@ -79,13 +85,16 @@ var authPins = map[string]map[string]string{
 // authDeps are what .ci/install-deps.sh installs for the auth corpus.
 type authDeps struct {
 	Node, Node22, Hydra, OIDCProvider, TSAuthServer string
+	// ZitadelOP is checked where it is used (startZitadelOP), so
+	// an env.sh from before it skips only its runs.
+	ZitadelOP string
 }
 
 func requireAuthDeps(t *testing.T) authDeps {
 	t.Helper()
 	requireDeps(t)
 	d := authDeps{Node: os.Getenv("MCP_EVAL_NODE"), Node22: os.Getenv("MCP_EVAL_NODE22"), Hydra: os.Getenv("MCP_EVAL_HYDRA"),
-		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER")}
+		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER"), ZitadelOP: os.Getenv("MCP_EVAL_ZITADEL_OP")}
 	var missing []string
 	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer} {
 		if v == "" {
@@ -209,6 +218,29 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 	return as
 }
 
+// startZitadelOP runs testdata/tools/zitadel-op (zitadel/oidc v3's op
+// package): like oidc-provider, one client allowed any loopback resource
+// and the probe's other resource, JWT access tokens of authTTL whose aud
+// is the resource asked for.
+func startZitadelOP(t *testing.T, d authDeps) *authServerUnderTest {
+	if d.ZitadelOP == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (CI=true; unset: MCP_EVAL_ZITADEL_OP)", notInstalled)
+		}
+		t.Skip(notInstalled + " (MCP_EVAL_ZITADEL_OP)")
+	}
+	const id = "mcp-eval-e2e"
+	srv := startHTTPServer(t, httpServerSpec{Name: "zitadel-op", Path: "", Command: func(port int) ([]string, []string) {
+		return []string{d.ZitadelOP, "-port", strconv.Itoa(port), "-client", id + ":" + authClientSecret,
+			"-resource", "http://127.0.0.1:*", "-resource", conformance.DefaultOtherResource,
+			"-scope", authScopes, "-ttl", strconv.Itoa(int(authTTL / time.Second))}, nil
+	}})
+	as := &authServerUnderTest{Name: "zitadel-op", Issuer: srv.URL,
+		client: func(*testing.T, ...string) string { return id }}
+	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
+	return as
+}
+
 // waitMetadata waits until url answers 200 (30 s at most).
 func waitMetadata(t *testing.T, url string) {
 	t.Helper()
@@ -306,9 +338,14 @@ func TestAuthCorpus(t *testing.T) {
 	d := requireAuthDeps(t)
 	t.Setenv(authSecretVar, authClientSecret)
 	goBin := buildGoAuthServer(t)
-	for _, start := range []func(*testing.T, authDeps) *authServerUnderTest{startOIDCProvider, startHydra} {
-		as := start(t, d)
-		t.Run(as.Name, func(t *testing.T) {
+	for _, start := range []struct {
+		name  string
+		start func(*testing.T, authDeps) *authServerUnderTest
+	}{{"oidc-provider", startOIDCProvider}, {"hydra", startHydra}, {"zitadel-op", startZitadelOP}} {
+		t.Run(start.name, func(t *testing.T) {
+			// Started inside the subtest, so -run picks one; its
+			// cleanup waits for the parallel runs below.
+			as := start.start(t, d)
 			for _, kind := range []string{"go-sdk", "ts-sdk"} {
 				type variant struct{ defect, check string }
 				variants := []variant{{}}
