@@ -120,9 +120,12 @@ type authServerUnderTest struct {
 	client func(t *testing.T, resources ...string) string
 	// grants are the grant types client registers (client_credentials).
 	grants []string
-	// trustIssuer (Hydra) trusts a JWT issuer for the jwt-bearer grant and
-	// returns an assertion of it for subject.
-	trustIssuer func(t *testing.T, subject string) string
+	// trustIssuer (Hydra) trusts a JWT issuer of the test for the
+	// jwt-bearer grant and returns what signs an assertion of it for
+	// subject, with jti when not "".
+	trustIssuer func(t *testing.T, subject string) func(jti string) string
+	// trustKey (Hydra) trusts issuer's key for subject's assertions.
+	trustKey func(t *testing.T, issuer, subject, kid string, key *rsa.PublicKey)
 }
 
 // startOIDCProvider runs testdata/servers/oidc-provider on Node 22: any
@@ -144,6 +147,13 @@ func startOIDCProvider(t *testing.T, d authDeps) *authServerUnderTest {
 // tokens of authTTL); clients are registered through its admin API with
 // the audiences they may ask for.
 func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
+	return startHydraWith(t, d, true, authTTL)
+}
+
+// startHydraWith is startHydra with jti required in jwt-bearer assertions
+// unless jtiOptional (Hydra then refuses an assertion whose jti it saw
+// before), and access tokens of ttl.
+func startHydraWith(t *testing.T, d authDeps, jtiOptional bool, ttl time.Duration) *authServerUnderTest {
 	admin := freePort(t)
 	srv := startHTTPServer(t, httpServerSpec{Name: "hydra", Path: "", Command: func(port int) ([]string, []string) {
 		return []string{d.Hydra, "serve", "all", "--dev", "--sqa-opt-out"}, []string{
@@ -151,8 +161,8 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 			"URLS_SELF_ISSUER=http://127.0.0.1:" + strconv.Itoa(port),
 			"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT=" + strconv.Itoa(port),
 			"SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT=" + strconv.Itoa(admin),
-			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + authTTL.String(), "LOG_LEVEL=warn",
-			"OAUTH2_GRANT_JWT_JTI_OPTIONAL=true", "OAUTH2_GRANT_JWT_IAT_OPTIONAL=true",
+			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + ttl.String(), "LOG_LEVEL=warn",
+			"OAUTH2_GRANT_JWT_JTI_OPTIONAL=" + strconv.FormatBool(jtiOptional), "OAUTH2_GRANT_JWT_IAT_OPTIONAL=true",
 		}
 	}})
 	adminURL := "http://127.0.0.1:" + strconv.Itoa(admin)
@@ -173,12 +183,7 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		}
 		return id
 	}}
-	as.trustIssuer = func(t *testing.T, subject string) string {
-		key, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const issuer, kid = "https://workload.mcp-eval-e2e.invalid", "mcp-eval-e2e-workload"
+	as.trustKey = func(t *testing.T, issuer, subject, kid string, key *rsa.PublicKey) {
 		jwk := map[string]any{"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
 			"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
 			"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes())}
@@ -193,11 +198,23 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("hydra: trust issuer: HTTP %d %s", resp.StatusCode, b)
 		}
-		now := time.Now()
-		// No jti: the file is presented for every token request
-		// (OAUTH2_GRANT_JWT_JTI_OPTIONAL), and Hydra refuses a jti twice.
-		return oauthtest.SignRS256(key, kid, map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
-			"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()})
+	}
+	as.trustIssuer = func(t *testing.T, subject string) func(string) string {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const issuer, kid = "https://workload.mcp-eval-e2e.invalid", "mcp-eval-e2e-workload"
+		as.trustKey(t, issuer, subject, kid, &key.PublicKey)
+		return func(jti string) string {
+			now := time.Now()
+			claims := map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
+				"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()}
+			if jti != "" {
+				claims["jti"] = jti
+			}
+			return oauthtest.SignRS256(key, kid, claims)
+		}
 	}
 	// The first discovery request makes Hydra generate its signing keys;
 	// the first token request generates the access-token keys (seconds of
@@ -223,6 +240,11 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 // and the probe's other resource, JWT access tokens of authTTL whose aud
 // is the resource asked for.
 func startZitadelOP(t *testing.T, d authDeps) *authServerUnderTest {
+	return startZitadelOPWith(t, d)
+}
+
+// startZitadelOPWith is startZitadelOP with more of its flags.
+func startZitadelOPWith(t *testing.T, d authDeps, flags ...string) *authServerUnderTest {
 	if d.ZitadelOP == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s (CI=true; unset: MCP_EVAL_ZITADEL_OP)", notInstalled)
@@ -231,9 +253,9 @@ func startZitadelOP(t *testing.T, d authDeps) *authServerUnderTest {
 	}
 	const id = "mcp-eval-e2e"
 	srv := startHTTPServer(t, httpServerSpec{Name: "zitadel-op", Path: "", Command: func(port int) ([]string, []string) {
-		return []string{d.ZitadelOP, "-port", strconv.Itoa(port), "-client", id + ":" + authClientSecret,
+		return append([]string{d.ZitadelOP, "-port", strconv.Itoa(port), "-client", id + ":" + authClientSecret,
 			"-resource", "http://127.0.0.1:*", "-resource", conformance.DefaultOtherResource,
-			"-scope", authScopes, "-ttl", strconv.Itoa(int(authTTL / time.Second))}, nil
+			"-scope", authScopes, "-ttl", strconv.Itoa(int(authTTL / time.Second))}, flags...), nil
 	}})
 	as := &authServerUnderTest{Name: "zitadel-op", Issuer: srv.URL,
 		client: func(*testing.T, ...string) string { return id }}
@@ -502,7 +524,10 @@ func TestAuthHydraJWTBearer(t *testing.T) {
 	as.grants = []string{oauth.GrantJWTBearer}
 	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, ""))
 	id := as.client(t, srv.URL, siblingResource(srv.URL), conformance.DefaultOtherResource)
-	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")
+	// No jti: the file is presented for every token request
+	// (OAUTH2_GRANT_JWT_JTI_OPTIONAL), and Hydra refuses a jti twice
+	// (TestAuthHydraSingleUseAssertion).
+	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")("")
 	file := filepath.Join(t.TempDir(), "assertion.jwt")
 	if err := os.WriteFile(file, []byte(assertion), 0o600); err != nil {
 		t.Fatal(err)
