@@ -159,7 +159,7 @@ build_mcp_go() {
 		(cd "$mcpgo_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$mcpgo_bin" .)
 }
 install_mcp_go() {
-	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" -- build_mcp_go || return
+	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" "$mcpgo_dir/auth.go" -- build_mcp_go || return
 	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
 }
 

@@ -68,6 +68,11 @@ var authPins = map[string]map[string]string{
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
 		"auth/no-error-without-credentials": "fail",
 	},
+	"oidc-provider/mcp-go": {"auth/as-client-registration": "fail"},
+	"hydra/mcp-go": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+	},
+	"zitadel-op/mcp-go": {"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail"},
 	"zitadel-op/go-sdk": {
 		"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
 	},
@@ -88,15 +93,19 @@ type authDeps struct {
 	// ZitadelOP is checked where it is used (startZitadelOP), so
 	// an env.sh from before it skips only its runs.
 	ZitadelOP string
+	// MCPGo is testdata/servers/mcp-go's binary (-issuer protects it).
+	MCPGo string
 }
 
 func requireAuthDeps(t *testing.T) authDeps {
 	t.Helper()
 	requireDeps(t)
 	d := authDeps{Node: os.Getenv("MCP_EVAL_NODE"), Node22: os.Getenv("MCP_EVAL_NODE22"), Hydra: os.Getenv("MCP_EVAL_HYDRA"),
-		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER"), ZitadelOP: os.Getenv("MCP_EVAL_ZITADEL_OP")}
+		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER"), ZitadelOP: os.Getenv("MCP_EVAL_ZITADEL_OP"),
+		MCPGo: os.Getenv("MCP_EVAL_MCP_GO")}
 	var missing []string
-	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer} {
+	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer,
+		"MCP_EVAL_MCP_GO": d.MCPGo} {
 		if v == "" {
 			missing = append(missing, name)
 		} else if _, err := os.Stat(v); err != nil {
@@ -288,6 +297,13 @@ func waitMetadata(t *testing.T, url string) {
 // "audience-host-only" (go-sdk only): the server's flag of that name.
 func protectedServer(d authDeps, goBin, kind, issuer string, defect string) httpServerSpec {
 	return httpServerSpec{Name: kind, Path: "/mcp", Command: func(port int) ([]string, []string) {
+		if kind == "mcp-go" {
+			argv := []string{d.MCPGo, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
+			if defect != "" {
+				argv = append(argv, "-"+defect)
+			}
+			return argv, nil
+		}
 		if kind == "go-sdk" {
 			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
 			if defect != "" {
@@ -310,8 +326,8 @@ var authDefects = []struct {
 	Flag, Check string
 	Kinds       []string
 }{
-	{"no-audience", "auth/other-audience-refused", []string{"go-sdk", "ts-sdk"}},
-	{"no-signature", "auth/forged-token-refused", []string{"go-sdk", "ts-sdk"}},
+	{"no-audience", "auth/other-audience-refused", []string{"go-sdk", "ts-sdk", "mcp-go"}},
+	{"no-signature", "auth/forged-token-refused", []string{"go-sdk", "ts-sdk", "mcp-go"}},
 	{"audience-host-only", "auth/other-audience-refused", []string{"go-sdk"}},
 }
 
@@ -368,7 +384,7 @@ func TestAuthCorpus(t *testing.T) {
 			// Started inside the subtest, so -run picks one; its
 			// cleanup waits for the parallel runs below.
 			as := start.start(t, d)
-			for _, kind := range []string{"go-sdk", "ts-sdk"} {
+			for _, kind := range []string{"go-sdk", "ts-sdk", "mcp-go"} {
 				type variant struct{ defect, check string }
 				variants := []variant{{}}
 				for _, df := range authDefects {
