@@ -342,12 +342,15 @@ func siblingResource(serverURL string) string {
 const authSecretVar = "MCP_EVAL_E2E_CLIENT_SECRET"
 
 // evaluateAuthGroup runs the binary's auth group against url as a user
-// with a client id and a secret does, and returns its checks.
-func evaluateAuthGroup(t *testing.T, url, clientID string) []check {
+// with a client id and a secret does, and returns its checks and exit code.
+func evaluateAuthGroup(t *testing.T, url, clientID string) ([]check, int) {
 	t.Helper()
 	run := runMCPEval(t, "--server-url", url, "--oauth-client-id", clientID, "--oauth-client-secret", "$"+authSecretVar,
 		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
 	rep := run.mustReport(t)
+	// The auth group's own time (for the note; no bound asserted):
+	// go test ./e2e -run TestAuthCorpus -v | grep 'auth group took'.
+	t.Logf("auth group took %.1f s (exit %d)", run.Wall.Seconds(), run.Exit)
 	hardFailed := false
 	for _, c := range rep.Checks {
 		if c.Hard && (c.Status == "fail" || c.Status == "error") {
@@ -357,7 +360,7 @@ func evaluateAuthGroup(t *testing.T, url, clientID string) []check {
 	if want := map[bool]int{false: 0, true: 1}[hardFailed]; run.Exit != want {
 		t.Errorf("exit %d, want %d (hard auth failure: %v)", run.Exit, want, hardFailed)
 	}
-	return rep.Checks
+	return rep.Checks, run.Exit
 }
 
 func buildGoAuthServer(t *testing.T) string {
@@ -406,8 +409,13 @@ func TestAuthCorpus(t *testing.T) {
 						t.Parallel()
 						srv := startHTTPServer(t, protectedServer(d, goBin, kind, as.Issuer, v.defect))
 						id := as.client(t, srv.URL, siblingResource(srv.URL), conformance.DefaultOtherResource)
-						checks := evaluateAuthGroup(t, srv.URL, id)
+						checks, exit := evaluateAuthGroup(t, srv.URL, id)
 						wantAuthVerdicts(t, key, checks, pins)
+						// Every defect's check is a MUST: the correct
+						// server passes the run, each defect fails it.
+						if want := map[bool]int{false: 0, true: 1}[v.defect != ""]; exit != want {
+							t.Errorf("%s: exit %d, want %d", key, exit, want)
+						}
 					})
 				}
 			}
