@@ -118,8 +118,8 @@ func TestAuthHydraSingleUseAssertion(t *testing.T) {
 func TestAuthZitadelNoResource(t *testing.T) {
 	d := requireAuthDeps(t)
 	t.Setenv(authSecretVar, authClientSecret)
+	as := startZitadelOPWith(t, d, "-no-resource") // skips first without it
 	goBin := buildGoAuthServer(t)
-	as := startZitadelOPWith(t, d, "-no-resource")
 	for _, defect := range []string{"", "no-audience"} {
 		srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, defect))
 		run := runMCPEval(t, "--server-url", srv.URL, "--oauth-client-id", as.client(t), "--oauth-client-secret", "$"+authSecretVar,
