@@ -21,7 +21,9 @@
 #   $MCP_EVAL_DEPS/bin/everything-server  go install of the Go SDK's conformance server
 #   auth corpus (e2e/auth_test.go): testdata/servers/ts-v2-auth/node_modules and
 #       testdata/servers/oidc-provider/node_modules (npm ci), and $MCP_EVAL_DEPS/bin/hydra,
-#       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags)
+#       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags),
+#       and $MCP_EVAL_DEPS/bin/zitadel-op, an OpenID provider on github.com/zitadel/oidc/v3 v3.52.0
+#       built from the nested module testdata/tools/zitadel-op
 #   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
 #       a nested module: the project's go.mod does not require mcp-go)
 #   $MCP_EVAL_DEPS/bin/registry           go install of the distribution project's OCI registry
@@ -157,7 +159,7 @@ build_mcp_go() {
 		(cd "$mcpgo_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$mcpgo_bin" .)
 }
 install_mcp_go() {
-	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" -- build_mcp_go || return
+	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" "$mcpgo_dir/auth.go" -- build_mcp_go || return
 	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
 }
 
@@ -190,6 +192,20 @@ install_hydra() {
 	# A stamp without the binary (deleted by hand) is no stamp.
 	[ -x "$hydra_bin" ] || rm -f "$deps/bin/.hydra-stamp"
 	stamped "$deps/bin/.hydra-stamp" "$hydra_dir/go.mod" "$hydra_dir/go.sum" -- build_hydra
+}
+
+# A third authorization server: the op package of zitadel/oidc v3 (a library:
+# each deployment writes its storage; testdata/tools/zitadel-op's main.go says
+# what it adds to the example's). A nested module, like Hydra's.
+zitadel_dir=$repo/testdata/tools/zitadel-op
+zitadel_bin=$deps/bin/zitadel-op
+build_zitadel() {
+	mkdir -p "$deps/bin" &&
+		(cd "$zitadel_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$zitadel_bin" .)
+}
+install_zitadel() {
+	[ -x "$zitadel_bin" ] || rm -f "$deps/bin/.zitadel-op-stamp"
+	stamped "$deps/bin/.zitadel-op-stamp" "$zitadel_dir/go.mod" "$zitadel_dir/go.sum" "$zitadel_dir/main.go" -- build_zitadel
 }
 
 # --- (h) an OCI registry for the release emulation (release_emulated_test.go) ---------
@@ -239,6 +255,7 @@ export MCP_EVAL_SERVER_MEMORY='$memory_js'
 export MCP_EVAL_TS_AUTH_SERVER='$ts_auth_dir/server.mjs'
 export MCP_EVAL_OIDC_PROVIDER='$oidc_dir/provider.mjs'
 export MCP_EVAL_HYDRA='$hydra_bin'
+export MCP_EVAL_ZITADEL_OP='$zitadel_bin'
 export MCP_EVAL_REGISTRY='$registry_bin'
 EOF
 	STEP_RESULT=$deps/env.sh
@@ -255,6 +272,7 @@ step "server-filesystem, server-memory" check_legacy_servers
 step "go everything-server $GO_SDK_VERSION" install_go_everything
 step "auth servers (npm ci)" install_auth_npm
 step "hydra v2.3.0 (go build)" install_hydra
+step "zitadel/oidc v3.52.0 OP" install_zitadel
 step "mcp-go v1.2.1 server" install_mcp_go
 step "OCI registry $REGISTRY_VERSION" install_registry
 step "node for ts-v2" pick_node
