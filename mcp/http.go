@@ -147,7 +147,8 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	// the limit counts decompressed bytes.
 	g := &grant{ctx: ctx, limit: h.maxBytes()}
 	defer g.done()
-	answer := &budgetReader{r: resp.Body, g: g}
+	framed := &framedBody{r: resp.Body} // framing.go
+	answer := &budgetReader{r: framed, g: g}
 	if ct == "text/event-stream" && out.ID == nil && req.Method != http.MethodPost {
 		// A GET (or DELETE) carries no JSON-RPC message to answer: the
 		// status and an event stream are the whole answer, and the
@@ -160,6 +161,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	} else {
 		err = h.readJSON(answer, out, x)
 	}
+	h.noteFraming(rctx, out, resp, framed, x)
 	if err != nil {
 		return x, classifyNetErr(ctx, out.Method, err)
 	}
