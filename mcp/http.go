@@ -54,6 +54,7 @@ func NewHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 32
 	tr.ResponseHeaderTimeout = 0
+	watchIdle(tr) // idlebytes.go: bytes after a response are a finding
 	return &http.Client{
 		Transport: tr,
 		// Redirects are followed by net/http only for 307/308 with a body;
@@ -68,6 +69,7 @@ func (h *HTTP) httpClient() *http.Client {
 		if h.client == nil {
 			h.client = NewHTTPClient()
 		}
+		attachIdle(h.client, h.record)
 		if h.health == nil {
 			h.health = &health{}
 		}
