@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"strings"
+
 	"github.com/mcp-eval/mcp-eval/internal/jsonscan"
 )
 
@@ -131,10 +133,24 @@ func shadowed(s *Schema, answering string, raw []byte, ds []jsonscan.Duplicate, 
 		if known[[2]string{v.Pointer, v.Keyword}] {
 			continue
 		}
-		v.Message = "where a duplicated member's first value is read (RFC 8259 §4: readers differ): " + v.Message
+		v.Message = shadowNote + v.Message
 		out = append(out, v)
 	}
 	return out
+}
+
+// shadowNote starts the message of a violation found only in the reading
+// that keeps a duplicated member's first value.
+const shadowNote = "where a duplicated member's first value is read (RFC 8259 §4: readers differ): "
+
+// valueOf is the offending value of v in raw, read as v was found.
+func valueOf(raw []byte, v Violation) string {
+	if strings.HasPrefix(v.Message, shadowNote) {
+		if first, ok := jsonscan.FirstWins(raw); ok {
+			return valueAt(first, v.Pointer)
+		}
+	}
+	return valueAt(raw, v.Pointer)
 }
 
 // Duplicates returns what the Recorder found of duplicate member names so

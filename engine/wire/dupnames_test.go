@@ -35,7 +35,7 @@ func TestRecorderDuplicates(t *testing.T) {
 	if len(s.Findings) != 1 {
 		t.Fatalf("schema findings %+v, want the shadowed tools only", s.Findings)
 	}
-	if v := s.Findings[0]; v.Method != "tools/list" || v.Pointer != "/result/tools" || !strings.Contains(v.Message, "first value") || v.Count != 3 {
+	if v := s.Findings[0]; v.Method != "tools/list" || v.Pointer != "/result/tools" || !strings.Contains(v.Message, "first value") || v.Count != 3 || v.Value != `"none"` {
 		t.Errorf("shadowed finding %+v", v)
 	}
 }

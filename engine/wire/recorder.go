@@ -231,7 +231,7 @@ func (r *Recorder) judge(h held) {
 			continue
 		}
 		r.findings[fk] = &Finding{Method: h.method, Violation: v, Count: 1,
-			Value: valueAt(h.raw, v.Pointer), Example: clip(h.raw, excerptBytes)}
+			Value: valueOf(h.raw, v), Example: clip(h.raw, excerptBytes)}
 		r.order = append(r.order, fk)
 	}
 }
