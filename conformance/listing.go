@@ -56,6 +56,9 @@ type listing struct {
 type listPage struct {
 	m  map[string]json.RawMessage
 	ev map[string]any
+	// first is m as a reader that keeps a duplicated member's first value
+	// sees it, when that differs (shadowed.go); nil otherwise.
+	first map[string]json.RawMessage
 }
 
 // pageEvidence is the evidence of a listing page's exchange, quoting the
@@ -253,7 +256,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod, keepPages 
 			for k, v := range m {
 				m[k] = bytes.Clone(v)
 			}
-			l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present)})
+			l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present), first: firstValues(x, m)})
 		}
 		if lm.member == "" || !ok || string(next) == "null" {
 			break
