@@ -55,7 +55,7 @@ type Options struct {
 	// Replicas are the other endpoints that serve this server under one
 	// name (--server-url given more than once): surface/replicas lists
 	// their tools and compares them with the run's.
-	Replicas []*mcp.HTTPTarget
+	Replicas []Replica
 	// Progress, if set, is told the check runs planned and done (the
 	// run's heartbeat on stderr).
 	Progress check.Progress

@@ -41,10 +41,14 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 	}
 	hb := progress.Of(p.env.Stderr)
 	if p.has(report.LayerConformance) {
+		replicas, rerr := p.replicas(s)
+		if rerr != nil {
+			return nil, rerr
+		}
 		opts := conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
-			Replicas: p.replicas(s.target),
+			Replicas: replicas,
 		}
 		if hb != nil {
 			opts.Progress = hb.Steps("conformance", "check runs")
