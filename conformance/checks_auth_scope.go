@@ -206,8 +206,12 @@ func singleChallenge(ctx context.Context, e *Env) Outcome {
 	}
 	x := p.x
 	c := bearerChallenge(x)
-	if x == nil || x.Status != http.StatusForbidden || c == nil || c.Error() != "insufficient_scope" || c.Scope() == "" {
-		return check.Skip(fmt.Sprintf("the token with %s got %s, not a 403 insufficient_scope challenge naming a scope to re-authorize with (see auth/insufficient-scope)", p.label, describeExchange(x, p.err)))
+	// A 403 whose Bearer challenge names a scope is one to re-authorize
+	// from even without error="insufficient_scope" (auth/insufficient-scope
+	// reports that): what it names is still what the server says the
+	// operation needs.
+	if x == nil || x.Status != http.StatusForbidden || c == nil || (c.Error() != "" && c.Error() != "insufficient_scope") || c.Scope() == "" {
+		return check.Skip(fmt.Sprintf("the token with %s got %s, not a 403 challenge naming a scope to re-authorize with (see auth/insufficient-scope)", p.label, describeExchange(x, p.err)))
 	}
 	ev := check.With(e.authEvidence(x), "tokenScope", strings.Join(p.had(), " "))
 	if n := bearerCount(x); n > 1 {
