@@ -55,7 +55,7 @@ type Options struct {
 	// Replicas are the other endpoints that serve this server under one
 	// name (--server-url given more than once): surface/replicas lists
 	// their tools and compares them with the run's.
-	Replicas []*mcp.HTTPTarget
+	Replicas []Replica
 	// Progress, if set, is told the check runs planned and done (the
 	// run's heartbeat on stderr).
 	Progress check.Progress
@@ -74,6 +74,8 @@ type Result struct {
 	Migration []string
 	// Surface holds the raw tools, prompts and resource templates lists.
 	Tools, Prompts, Templates []json.RawMessage
+
+	passthrough *passthroughRejudge // see PassthroughCheck
 }
 
 // Run executes every applicable check against the server behind c, each
@@ -113,6 +115,7 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 		res.Checks = append(res.Checks, check.Fold(ch, report.LayerConformance, outs[i]))
 	}
 	sort.Slice(res.Checks, func(a, b int) bool { return res.Checks[a].ID < res.Checks[b].ID })
+	e.keepPassthrough(ctx, res, checks)
 	return res, nil
 }
 

@@ -72,7 +72,7 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 		// same name for surface/replicas.
 		rs := httptest.NewServer(mcptest.NewHandler(fo))
 		t.Cleanup(rs.Close)
-		opts.Replicas = append(opts.Replicas, &mcp.HTTPTarget{URL: rs.URL + "/mcp"})
+		opts.Replicas = append(opts.Replicas, Replica{HTTPTarget: &mcp.HTTPTarget{URL: rs.URL + "/mcp"}})
 		if maxConns > 0 {
 			ht.Client = mcp.NewHTTPClient()
 			ht.Client.Transport.(*http.Transport).MaxConnsPerHost = maxConns

@@ -510,7 +510,7 @@ func TestAuthStaticHeader(t *testing.T) {
 	want := map[string]string{
 		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail",
 		"auth/as-client-credentials-metadata": "skip", "auth/as-grant-type": "skip",
-		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip",
+		"auth/insufficient-scope": "skip", "auth/single-challenge": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("verdicts %v, want %v", got, want)
