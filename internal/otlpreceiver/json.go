@@ -37,10 +37,10 @@ type jsonKeyValue struct {
 }
 
 type jsonAnyValue struct {
-	StringValue *string         `json:"stringValue"`
-	BoolValue   *bool           `json:"boolValue"`
-	IntValue    json.Number     `json:"intValue"` // a string or a number
-	DoubleValue *json.Number    `json:"doubleValue"`
+	StringValue *string      `json:"stringValue"`
+	BoolValue   *bool        `json:"boolValue"`
+	IntValue    json.Number  `json:"intValue"` // a string or a number
+	DoubleValue *json.Number `json:"doubleValue"`
 	ArrayValue  *struct {
 		Values []json.RawMessage `json:"values"`
 	} `json:"arrayValue"`
