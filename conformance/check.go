@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-eval/mcp-eval/internal/otlpreceiver"
 	"slices"
 	"sort"
 	"strings"
@@ -56,6 +57,9 @@ type Options struct {
 	// name (--server-url given more than once): surface/replicas lists
 	// their tools and compares them with the run's.
 	Replicas []*mcp.HTTPTarget
+	// Traces is the run's OTLP receiver (--otlp-receiver), nil without
+	// one: the trace checks judge the server's spans that reach it.
+	Traces *otlpreceiver.Receiver
 	// Progress, if set, is told the check runs planned and done (the
 	// run's heartbeat on stderr).
 	Progress check.Progress
