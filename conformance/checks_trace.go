@@ -18,7 +18,8 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
-// Trace context (SEP-414, Final: https://modelcontextprotocol.io/seps/414-request-meta)
+// Trace context (SEP-414, Final:
+// https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/414-request-meta.md)
 // travels in a request's params._meta as W3C traceparent, tracestate and
 // baggage; it is the only propagation a stdio server has. What a server
 // does with it is written in the OpenTelemetry semantic conventions for
@@ -207,7 +208,10 @@ func (e *Env) traced(ctx context.Context) *traceState {
 		locate(s.probes, spans)
 		s.spans = len(spans)
 		if all {
-			s.waited = fmt.Sprintf("every span arrived within %s", time.Since(start).Round(time.Millisecond))
+			s.waited = "every span had arrived by the answers"
+			if d := time.Since(start).Round(time.Millisecond); d > 0 {
+				s.waited = fmt.Sprintf("every span arrived within %s of the answers", d)
+			}
 		} else {
 			s.waited = fmt.Sprintf("waited %s for them", time.Since(start).Round(100*time.Millisecond))
 		}
