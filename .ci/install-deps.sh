@@ -26,6 +26,8 @@
 #       built from the nested module testdata/tools/zitadel-op
 #   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
 #       a nested module: the project's go.mod does not require mcp-go)
+#   $MCP_EVAL_DEPS/bin/go-sdk-otel-server go build of testdata/servers/go-sdk-otel (go-sdk v1.8.0 with the
+#       OpenTelemetry Go SDK and otlptracehttp v1.47.0, a nested module: the trace checks' server)
 #   $MCP_EVAL_DEPS/bin/registry           go install of the distribution project's OCI registry
 #       (github.com/distribution/distribution/v3/cmd/registry), the release emulation's ghcr.io
 set -euo pipefail
@@ -163,6 +165,18 @@ install_mcp_go() {
 	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
 }
 
+# --- (f2) the trace checks' server: go-sdk v1.8.0 + OpenTelemetry (testdata/servers/go-sdk-otel)
+otel_dir=$repo/testdata/servers/go-sdk-otel
+otel_bin=$deps/bin/go-sdk-otel-server
+build_go_sdk_otel() {
+	mkdir -p "$deps/bin" &&
+		(cd "$otel_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$otel_bin" .)
+}
+install_go_sdk_otel() {
+	stamped "$deps/bin/.go-sdk-otel-server.stamp" "$otel_dir/go.mod" "$otel_dir/go.sum" "$otel_dir/main.go" -- build_go_sdk_otel || return
+	test -x "$otel_bin" || { echo "no $otel_bin after the build"; return 1; }
+}
+
 # --- (g) the auth corpus: the TS SDK v2 protected server, oidc-provider, Ory Hydra ---
 ts_auth_dir=$repo/testdata/servers/ts-v2-auth
 oidc_dir=$repo/testdata/servers/oidc-provider
@@ -247,6 +261,7 @@ export MCP_EVAL_NODE22='$node22'
 export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
 export MCP_EVAL_MCP_GO='$mcpgo_bin'
+export MCP_EVAL_GO_SDK_OTEL='$otel_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_APPS_SERVER='$apps_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
@@ -274,6 +289,7 @@ step "auth servers (npm ci)" install_auth_npm
 step "hydra v2.3.0 (go build)" install_hydra
 step "zitadel/oidc v3.52.0 OP" install_zitadel
 step "mcp-go v1.2.1 server" install_mcp_go
+step "go-sdk + OpenTelemetry server" install_go_sdk_otel
 step "OCI registry $REGISTRY_VERSION" install_registry
 step "node for ts-v2" pick_node
 step "env.sh" write_env

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/engine/wire"
+	"github.com/mcp-eval/mcp-eval/internal/otlpreceiver"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -56,6 +57,9 @@ type Options struct {
 	// name (--server-url given more than once): surface/replicas lists
 	// their tools and compares them with the run's.
 	Replicas []Replica
+	// Traces is the run's OTLP receiver (--otlp-receiver), nil without
+	// one: the trace checks judge the server's spans that reach it.
+	Traces *otlpreceiver.Receiver
 	// Progress, if set, is told the check runs planned and done (the
 	// run's heartbeat on stderr).
 	Progress check.Progress

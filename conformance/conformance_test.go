@@ -61,6 +61,12 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
 	fo.Tasks, fo.Apps = true, true
+	if opts.Traces == nil && fo.Traces == "" {
+		// The fixture exports its spans to the run's OTLP receiver
+		// (the trace checks).
+		opts.Traces = traceReceiver(t)
+		fo.Traces = opts.Traces.Endpoint()
+	}
 	var target mcp.Target
 	var srv *mcptest.Server
 	if transport == "http" {

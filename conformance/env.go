@@ -77,7 +77,9 @@ type Env struct {
 
 	// authz is the auth group's shared discovery (auth.go); docHTTP fetches
 	// its metadata documents.
-	authz   authState
+	authz authState
+	// trace is the trace checks' probes and spans (checks_trace.go).
+	trace   traceState
 	docOnce sync.Once
 	docHTTP *http.Client
 }

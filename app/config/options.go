@@ -37,6 +37,7 @@ func (c *Config) declare() *option.Set {
 	c.declareServer(s)
 	c.OAuth.declare(s)
 	c.AuthChecks.declare(s)
+	c.TraceChecks.declare(s)
 	c.declareRun(s)
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)

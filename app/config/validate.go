@@ -24,7 +24,7 @@ var layerAliases = map[string]string{"behaviour": "behavior"}
 func (c *Config) validate(getenv func(string) string) error {
 	_, errHeaders := c.ExpandHeaders(getenv)
 	return errors.Join(c.validateServer(), c.validateLayers(), errHeaders, c.validateChecks(), c.validateSecrets(),
-		c.validateOAuth(getenv), c.validateAuthChecks())
+		c.validateOAuth(getenv), c.validateAuthChecks(), c.validateTraceChecks())
 }
 
 // validateServer: exactly one server, and a URL that is one.

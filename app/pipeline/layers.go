@@ -48,7 +48,7 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 		opts := conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
-			Replicas: replicas,
+			Replicas: replicas, Traces: s.traces,
 		}
 		if hb != nil {
 			opts.Progress = hb.Steps("conformance", "check runs")

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/otlpreceiver"
 	"github.com/mcp-eval/mcp-eval/internal/passthrough"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
@@ -28,7 +29,9 @@ type session struct {
 	auth *oauth.Session
 	// passthrough is the --passthrough-listener, nil without one.
 	passthrough *passthrough.Listener
-	undo        []func()
+	// traces is the --otlp-receiver, nil without one.
+	traces *otlpreceiver.Receiver
+	undo   []func()
 }
 
 func (s *session) close() {
@@ -59,6 +62,13 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 			return nil, exitcode.Usagef("--passthrough-listener %s: %v", addr, err)
 		}
 		s.undo = append(s.undo, func() { _ = s.passthrough.Close() })
+	}
+	if addr := cfg.TraceChecks.OTLPReceiver; addr != "" {
+		// Up before the server starts: its exporter may send at once.
+		if s.traces, err = otlpreceiver.Listen(addr); err != nil {
+			return nil, exitcode.Usagef("--otlp-receiver %s: %v", addr, err)
+		}
+		s.undo = append(s.undo, func() { _ = s.traces.Close() })
 	}
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
