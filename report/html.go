@@ -236,16 +236,16 @@ type htmlPage struct {
 	GateReasons                     []string
 	// Failed are the failed checks and cases, one line each, first on
 	// the page; JudgeText says which judge graded the run.
-	Failed    []htmlFailed
-	JudgeText string
-	Judge                           *JudgeInfo
-	SelfGraded                      string
-	Models                          []string
-	Rows                            []htmlRow
-	Details                         []htmlCaseDetail
-	Confusions                      []htmlConfusion
-	Scores                          []htmlScore
-	Latency, Cost                   *svgChart
+	Failed        []htmlFailed
+	JudgeText     string
+	Judge         *JudgeInfo
+	SelfGraded    string
+	Models        []string
+	Rows          []htmlRow
+	Details       []htmlCaseDetail
+	Confusions    []htmlConfusion
+	Scores        []htmlScore
+	Latency, Cost *svgChart
 }
 
 type htmlGroup struct {
