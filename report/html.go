@@ -234,18 +234,19 @@ type htmlPage struct {
 	Groups                          []htmlGroup
 	Pass                            bool
 	GateReasons                     []string
+	Judge                           *JudgeInfo
+	SelfGraded                      string
+	Models                          []string
+	Rows                            []htmlRow
+	Details                         []htmlCaseDetail
+	Confusions                      []htmlConfusion
+	Scores                          []htmlScore
+	Latency, Cost                   *svgChart
+
 	// Failed are the failed checks and cases, one line each, first on
 	// the page; JudgeText says which judge graded the run.
-	Failed        []htmlFailed
-	JudgeText     string
-	Judge         *JudgeInfo
-	SelfGraded    string
-	Models        []string
-	Rows          []htmlRow
-	Details       []htmlCaseDetail
-	Confusions    []htmlConfusion
-	Scores        []htmlScore
-	Latency, Cost *svgChart
+	Failed    []htmlFailed
+	JudgeText string
 }
 
 type htmlGroup struct {
