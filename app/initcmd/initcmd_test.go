@@ -27,7 +27,7 @@ func TestDraftCases(t *testing.T) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"place":{"type":"string","examples":["Oslo"]}},"required":["place"]}`)},
 		mcp.Tool{Name: "weird.name/v2", Description: "", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":3}},"required":["n"]}`)})
 	cases := draftCases(tools)
-	b, err := goldenFile("srv", len(tools), cases, "")
+	b, err := goldenFile("srv", len(tools), cases, "", stubTools(tools))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,7 @@ func TestKindOf(t *testing.T) {
 		{config.Config{ServerCmd: "uvx my-server"}, true, "Python"},
 		{config.Config{ServerCmd: "go run ./examples/weather-server"}, true, "with go"},
 		{config.Config{ServerCmd: "./bin/server --stdio"}, false, "a binary in the workspace"},
+		{config.Config{ServerCmd: "/usr/local/bin/foo --stdio"}, true, "/usr/local/bin/foo is outside this repository"},
 	} {
 		k := kindOf(&tt.cfg)
 		if k.Host != tt.host || !strings.Contains(k.Why, tt.why) {
@@ -131,6 +132,8 @@ func TestWorkflows(t *testing.T) {
 		{ServerStart: "python -m my_server --port 8080", ServerURL: "http://127.0.0.1:8080/mcp", Headers: config.ListFlag{Vals: []string{"Authorization: Bearer $MCP_TOKEN"}}},
 		with(config.Config{ServerCmd: "./server"}, "anthropic:claude-sonnet-4-5"),
 		{ServerCmd: "go run ./cmd/server --name 'it''s'"},
+		{ServerStart: "/home/me/bin/foo --port 8080", ServerURL: "http://127.0.0.1:8080/mcp"},
+		{ServerCmd: "/opt/foo server/bin"},
 	} {
 		wf := workflowFile(&cfg, "srv", kindOf(&cfg))
 		for _, m := range pinned.FindAllStringSubmatch(wf, -1) {
