@@ -56,6 +56,7 @@ func Checks() []*Check {
 		all = append(all, authChecks()...)
 		all = append(all, utf8Checks()...)
 		all = append(all, appsChecks()...)
+		all = append(all, skillsChecks()...)
 		all = append(all, surfaceChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
