@@ -46,6 +46,9 @@ const (
 	// maxSkillPages bounds the skills/list pages followed.
 	maxSkillPages = 10
 	dirMIME       = "inode/directory"
+	// The per-skill limits of SEP-2640 §Limits.
+	maxSkillEntries = 512
+	maxSkillBytes   = 16 << 20
 )
 
 func skillsChecks() []*Check {
@@ -74,6 +77,14 @@ func skillsChecks() []*Check {
 			SpecRef: skillsRef + "#frontmatter",
 			Title:   "a listed skill's SKILL.md begins with YAML frontmatter holding name and description, the same in content as the entry's frontmatter (up to 10)",
 			Run:     skillsFrontmatter}),
+		skillsCheck(&Check{ID: "skills/limits", Reqs: []string{"skills/limits"}, Level: report.LevelShould,
+			SpecRef: skillsRef + "#limits",
+			Title:   "no listed skill exceeds 512 files or 16 MiB in all (the sizes its resources list)",
+			Run:     skillsLimits}),
+		skillsCheck(&Check{ID: "skills/skillmd-mime", Reqs: []string{"skills/skillmd-metadata"}, Level: report.LevelShould,
+			SpecRef: skillsRef + "#resource-metadata",
+			Title:   "a listed skill's SKILL.md reads as text/markdown (up to 10)",
+			Run:     skillsSkillMDMIME}),
 		skillsCheck(&Check{ID: "skills/directory-read", Reqs: []string{"skills/directory-read", "skills/directory-read-unknown"}, Level: report.LevelMust,
 			SpecRef: skillsRef + "#resourcesdirectoryread",
 			Title:   "with directoryRead declared, resources/directory/read of a skill's root lists its direct children (SKILL.md among them, subdirectories as inode/directory), and of a URI that is no directory is refused with -32602",
@@ -802,4 +813,95 @@ func (e *Env) directoryProblem(ctx context.Context, dir string, s skillEntry) (s
 		return "does not list the skill's SKILL.md among its children", ev
 	}
 	return "", ev
+}
+
+// skillsLimits: SEP-2640 §Limits, "Servers SHOULD NOT serve a skill that
+// exceeds either limit": 512 entries in its resources, SKILL.md included,
+// and 16 MiB (16,777,216 bytes) as the sum of their sizes. Every listed
+// skill is counted (the listing alone tells).
+func skillsLimits(ctx context.Context, e *Env) Outcome {
+	skills, o := e.listSkills(ctx)
+	if o != nil {
+		if o.Status == report.StatusError {
+			return *o
+		}
+		return check.Skip("skills/list gave no listing (see skills/list)")
+	}
+	var p problems
+	counted := 0
+	for _, s := range skills {
+		if s.files == nil {
+			continue // "dynamic", or skills/list's
+		}
+		counted++
+		var total int64
+		for _, f := range s.files {
+			if n, ok := skillSize(f.Size); ok {
+				total += n
+			}
+		}
+		if len(s.files) > maxSkillEntries {
+			p = append(p, fmt.Sprintf("%s: %d files, more than %d", s.uri, len(s.files), maxSkillEntries))
+		}
+		if total > maxSkillBytes {
+			p = append(p, fmt.Sprintf("%s: %d bytes in all, more than 16 MiB (%d)", s.uri, total, maxSkillBytes))
+		}
+	}
+	if counted == 0 {
+		return check.Skip("no listed skill has a resources array of files")
+	}
+	if len(p) == 0 {
+		return check.PassInfo(fmt.Sprintf("%d skills within 512 files and 16 MiB", counted))
+	}
+	return p.outcome("skills over the limits every host accepts (a host need not load them)")
+}
+
+// skillsSkillMDMIME: SEP-2640 §Resource Metadata, for each SKILL.md
+// resource "mimeType SHOULD be text/markdown", read from what
+// resources/read answers (skill resources need not be in resources/list).
+// A mimeType with parameters (text/markdown; charset=utf-8) is the type.
+func skillsSkillMDMIME(ctx context.Context, e *Env) Outcome {
+	skills, o := e.listedSkills(ctx)
+	if o != nil {
+		return *o
+	}
+	var p problems
+	read := 0
+	for _, s := range skills {
+		if s.uri == "" {
+			continue
+		}
+		call, x, err := e.send(ctx, "resources/read", map[string]any{"uri": s.uri}, nil)
+		m, o := resultMembers(call, x, err)
+		if o != nil {
+			if o.Status == report.StatusError {
+				return *o
+			}
+			continue // skills/file-digest's
+		}
+		var contents []struct {
+			URI      string `json:"uri"`
+			MIMEType string `json:"mimeType"`
+		}
+		if json.Unmarshal(m["contents"], &contents) != nil || len(contents) == 0 {
+			continue
+		}
+		read++
+		mt := contents[0].MIMEType
+		for _, c := range contents {
+			if c.URI == s.uri {
+				mt = c.MIMEType
+			}
+		}
+		if base, _, _ := strings.Cut(mt, ";"); !strings.EqualFold(strings.TrimSpace(base), "text/markdown") {
+			p = append(p, fmt.Sprintf("%s: mimeType %q", s.uri, mt))
+		}
+	}
+	if read == 0 {
+		return check.Skip("no listed skill's SKILL.md could be read (see skills/file-digest)")
+	}
+	if len(p) == 0 {
+		return check.PassInfo(fmt.Sprintf("%d SKILL.md files read as text/markdown", read))
+	}
+	return p.outcome("SKILL.md files not served as text/markdown")
 }

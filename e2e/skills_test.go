@@ -34,7 +34,7 @@ func skillsServer(t *testing.T) (node, server string) {
 // asserted, as in TestAppsServer.
 func TestSkillsServer(t *testing.T) {
 	node, server := skillsServer(t)
-	const want = 7 // the skills/* checks
+	const want = 9 // the skills/* checks
 	for _, tc := range []struct {
 		name   string
 		stdio  bool
