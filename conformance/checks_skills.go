@@ -59,7 +59,7 @@ func skillsChecks() []*Check {
 			Run:     skillsList}),
 		skillsCheck(&Check{ID: "skills/uri-name", Reqs: []string{"skills/uri-name", "skills/name-rules"}, Level: report.LevelMust,
 			SpecRef: skillsRef + "#resource-mapping",
-			Title:   "a listed skill's uri ends in <name>/SKILL.md, <name> its frontmatter name, a name of the Agent Skills rules",
+			Title:   "a listed skill's uri ends in /SKILL.md after a last path segment equal to its frontmatter name, a name of the Agent Skills naming rules",
 			Run:     skillsURIName}),
 		skillsCheck(&Check{ID: "skills/get", Reqs: []string{"skills/get-method", "skills/get-entry"}, Level: report.LevelMust,
 			SpecRef: skillsRef + "#retrieval-via-skillsget",
