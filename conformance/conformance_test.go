@@ -56,11 +56,11 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 }
 
 // evaluateFixture runs the checks against a fixture with options fo, which
-// serves the tasks and MCP Apps extensions too; over HTTP a second instance
+// serves the tasks, MCP Apps and Skills extensions too; over HTTP a second instance
 // of it is the run's replica.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
-	fo.Tasks, fo.Apps = true, true
+	fo.Tasks, fo.Apps, fo.Skills = true, true, true
 	if opts.Traces == nil && fo.Traces == "" {
 		// The fixture exports its spans to the run's OTLP receiver
 		// (the trace checks).
