@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
 	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
+	"gopkg.in/yaml.v3"
 )
 
 // TestDraftCases: a case per tool with arguments that validate, a negative
@@ -143,6 +144,27 @@ func TestWorkflows(t *testing.T) {
 		}
 		if !strings.Contains(wf, "\npermissions: {}\n") || !strings.Contains(wf, "github.event.label.name == 'run-evals'") {
 			t.Errorf("workflow %d lacks the least permissions or the label rule:\n%s", i, wf)
+		}
+		// The label rule of the example workflows (TestExampleWorkflows):
+		// a workflow-level group is claimed before the job's if: is read,
+		// so any other label would cancel a running evaluation.
+		var parsed struct {
+			Concurrency any `yaml:"concurrency"`
+			Jobs        map[string]struct {
+				Concurrency struct {
+					Group  string `yaml:"group"`
+					Cancel string `yaml:"cancel-in-progress"`
+				} `yaml:"concurrency"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(wf), &parsed); err != nil {
+			t.Fatalf("workflow %d: %v", i, err)
+		}
+		if parsed.Concurrency != nil {
+			t.Errorf("workflow %d: a workflow-level concurrency group in a label-triggered workflow: any other label cancels a running evaluation", i)
+		}
+		if c := parsed.Jobs["eval"].Concurrency; !strings.Contains(c.Group, "github.run_id") || c.Cancel != "${{ github.event_name == 'pull_request' }}" {
+			t.Errorf("workflow %d: the eval job's concurrency %+v, want its own group per PR and a run of its own for schedules", i, c)
 		}
 		if strings.Contains(cfg.Models, "anthropic") && !strings.Contains(wf, "ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}") {
 			t.Errorf("workflow %d does not pass the model's key:\n%s", i, wf)

@@ -176,14 +176,18 @@ func workflowFile(cfg *config.Config, target string, k serverKind) string {
 	w("")
 	w("permissions: {}")
 	w("")
-	w("concurrency:")
-	w("  # Scheduled and manual runs get a group of their own, so no push cancels the nightly run.")
-	w("  group: mcp-eval-${{ (github.event_name == 'schedule' || github.event_name == 'workflow_dispatch') && github.run_id || github.event.pull_request.number || github.ref }}")
-	w("  cancel-in-progress: ${{ github.event_name == 'pull_request' }}")
-	w("")
 	w("jobs:")
 	w("  eval:")
 	w("    if: github.event.action != 'labeled' || github.event.label.name == 'run-evals'")
+	// On the job, not the workflow: GitHub claims a workflow's group before
+	// it evaluates a job's if:, so any other label added to a pull request
+	// would cancel a running evaluation; a skipped job claims no group
+	// (https://docs.github.com/en/actions/using-jobs/using-concurrency).
+	w("    # On the job: a workflow-level group would let any other label cancel a running evaluation.")
+	w("    # Scheduled and manual runs get a group of their own, so no push cancels the nightly run.")
+	w("    concurrency:")
+	w("      group: mcp-eval-${{ (github.event_name == 'schedule' || github.event_name == 'workflow_dispatch') && github.run_id || github.event.pull_request.number || github.ref }}")
+	w("      cancel-in-progress: ${{ github.event_name == 'pull_request' }}")
 	w("    runs-on: ubuntu-latest")
 	w("    timeout-minutes: 30")
 	w("    permissions:")
