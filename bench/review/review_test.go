@@ -359,9 +359,17 @@ func runCase(t *testing.T, i int, k kase) (res result) {
 	select {
 	case <-done:
 	case <-time.After(hard):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		why = append(why, fmt.Sprintf("still running %s after its start: killed", hard.Round(time.Second)))
+		// SIGTERM first, as a CI runner's cancel does: mcp-eval may still
+		// stop its servers; SIGKILL to its group 5 s later.
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+			why = append(why, fmt.Sprintf("still running %s after its start: ended by SIGTERM", hard.Round(time.Second)))
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+			why = append(why, fmt.Sprintf("still running %s after its start, and 5 s after SIGTERM: killed", hard.Round(time.Second)))
+		}
 	}
 	res.wall = time.Since(begin)
 	cancel()
