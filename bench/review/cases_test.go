@@ -468,7 +468,14 @@ func httpCases() []kase {
 			addr := freeAddr()
 			args := httpArgs("http://" + addr + "/mcp")
 			args = append(args, "--server-start", reviewHostile+" -mode "+mode+" -addr "+addr)
-			return spec{args: args, forbid: []string{noMCP}}
+			s := spec{args: args, forbid: []string{noMCP}}
+			if mode == "gzip" {
+				// It compresses its 1 GiB bomb before it listens: the
+				// start is --start-timeout's, not part of the bound.
+				s.args = append(s.args, "--start-timeout", "40s")
+				s.bound = 3*c.timeout + 2*time.Second + 40*time.Second
+			}
+			return s
 		}})
 	}
 	ks = append(ks,
