@@ -525,6 +525,7 @@ func stdioCases() []kase {
 		{mode: "grandchildren", exits: ok, forbid: true},
 		{mode: "fifty-children", exits: ok, forbid: true},
 		{mode: "setsid-child", exits: ok, forbid: true},
+		{mode: "setsid-clean-env", exits: ok, forbid: true},
 		{mode: "ignore-sigterm", exits: ok, forbid: true},
 		{mode: "stderr-flood", exits: ok, forbid: true},
 		{mode: "stderr-secrets", exits: []int{3}},
@@ -957,15 +958,6 @@ func moreExamples(v string) []redacttest.Example {
 		redacttest.Example{Name: "hex of the Bearer header", Text: hex.EncodeToString([]byte("Bearer " + v))},
 	)
 	return ex
-}
-
-func chunks(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	return append(out, s)
 }
 
 // pick returns the examples of those names, in that order; a name that

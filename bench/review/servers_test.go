@@ -224,6 +224,12 @@ func serveStdioMode(mode string) {
 		spawn(true, "sleep", "300")
 		correct()
 		return
+	case "setsid-clean-env":
+		// A daemon that leaves the session and clears its environment:
+		// only its command line still carries the case's marker.
+		spawn(true, "env", "-i", "/bin/sh", "-c", "while :; do sleep 1; done; : "+os.Getenv(markEnv))
+		correct()
+		return
 	case "ignore-sigterm":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		correct()
