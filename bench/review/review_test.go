@@ -1,4 +1,4 @@
-// Package review is the hostile review of issue 27 made reproducible: the
+// Package review is a hostile review of mcp-eval made reproducible: the
 // built mcp-eval binary against a few hundred hostile cases (HTTP servers,
 // stdio servers, files, signals, secrets echoed back), each judged by the
 // same four oracles, and a table of what held and what broke.
@@ -584,7 +584,7 @@ func firstMatchLine(s, re string) string {
 
 // TestCases checks the review's case list without running it: at least
 // the 217 cases of the review it repeats, names unique, every category of
-// issue 27 present.
+// the hostile review present.
 func TestCases(t *testing.T) {
 	cases := allCases()
 	seen := map[string]bool{}
