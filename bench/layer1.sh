@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20's benchmark: what Layer 1 costs before a model is ever called.
+# The pre-flight benchmark: what Layer 1 costs before a model is ever called.
 #
 #   bash bench/layer1.sh [-n RUNS] [BASE_REV]
 #

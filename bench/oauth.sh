@@ -8,10 +8,11 @@
 #           itself (once: the token outlives the run),
 # so that drift on a shared machine hits both alike.
 #
-#   bash bench/oauth.sh [-n RUNS] [--as oidc-provider|hydra|both]
+#   bash bench/oauth.sh [-n RUNS] [--as oidc-provider|hydra|zitadel-op|both|all]
 #
 # Env: MCP_EVAL_DEPS (default .cache/deps; .ci/install-deps.sh runs first if
-# its env.sh is missing: oidc-provider, Hydra, Node 22), BENCH_RUNS (default
+# its env.sh is missing: oidc-provider, Hydra, zitadel-op, Node 22; both is
+# oidc-provider and Hydra, all the three), BENCH_RUNS (default
 # 7; -n overrides), BENCH_OUT (default bench/out-oauth, git-ignored).
 # Prints per authorization server the medians, the difference (the time
 # authentication adds) and the oauth/header ratio. Exit status: 0 when every
@@ -27,14 +28,15 @@ which_as=both
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=${2:?-n needs a number}; shift 2 ;;
-	--as) which_as=${2:?--as needs oidc-provider, hydra or both}; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	--as) which_as=${2:?--as needs oidc-provider, hydra, zitadel-op, both or all}; shift 2 ;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "bench: runs must be a positive integer, not '$runs'" >&2; exit 2 ;; esac
-case $which_as in oidc-provider) ases=(oidc-provider) ;; hydra) ases=(hydra) ;; both) ases=(oidc-provider hydra) ;;
-*) echo "bench: --as wants oidc-provider, hydra or both, not '$which_as'" >&2; exit 2 ;; esac
+case $which_as in oidc-provider) ases=(oidc-provider) ;; hydra) ases=(hydra) ;; zitadel-op) ases=(zitadel-op) ;;
+both) ases=(oidc-provider hydra) ;; all) ases=(oidc-provider hydra zitadel-op) ;;
+*) echo "bench: --as wants oidc-provider, hydra, zitadel-op, both or all, not '$which_as'" >&2; exit 2 ;; esac
 
 out=${BENCH_OUT:-$repo/bench/out-oauth}
 rm -rf "$out"
@@ -45,11 +47,11 @@ mkdir -p "$out"
 bench_tools
 need=(MCP_EVAL_NODE22)
 for as in "${ases[@]}"; do
-	case $as in oidc-provider) need+=(MCP_EVAL_OIDC_PROVIDER) ;; hydra) need+=(MCP_EVAL_HYDRA) ;; esac
+	case $as in oidc-provider) need+=(MCP_EVAL_OIDC_PROVIDER) ;; hydra) need+=(MCP_EVAL_HYDRA) ;; zitadel-op) need+=(MCP_EVAL_ZITADEL_OP) ;; esac
 done
 for v in "${need[@]}"; do
 	if [ -z "${!v:-}" ]; then
-		echo "bench: $v is not set: run .ci/install-deps.sh (it installs oidc-provider and Hydra)" >&2
+		echo "bench: $v is not set: run .ci/install-deps.sh (it installs oidc-provider, Hydra and zitadel-op)" >&2
 		exit 2
 	fi
 done
@@ -103,6 +105,12 @@ for as in "${ases[@]}"; do
 		wait_200 "$issuer/.well-known/openid-configuration"
 		curl -sf -o /dev/null -X POST "http://127.0.0.1:$admin_port/admin/clients" -H 'Content-Type: application/json' \
 			-d "{\"client_id\":\"$client\",\"client_secret\":\"$BENCH_CLIENT_SECRET\",\"grant_types\":[\"client_credentials\"],\"audience\":[\"$url\"],\"scope\":\"mcp:tools\",\"token_endpoint_auth_method\":\"client_secret_basic\"}"
+		;;
+	zitadel-op)
+		"$MCP_EVAL_ZITADEL_OP" -port "$as_port" -client "$client:$BENCH_CLIENT_SECRET" -resource "$url" -scope 'mcp:tools' \
+			-ttl "$ttl" >"$out/$as.log" 2>&1 &
+		pids+=($!)
+		wait_200 "$issuer/.well-known/openid-configuration"
 		;;
 	esac
 	"$out/go-sdk-auth" -http "127.0.0.1:$srv_port" -issuer "$issuer" >"$out/$as-server.log" 2>&1 &

@@ -1,6 +1,6 @@
 package bench
 
-// Masking cost on a large report (issue 21, "Secrets"): a 50 MB report.json
+// Masking cost on a large report ("Secrets"): a 50 MB report.json
 // and its Markdown rendering masked with six secrets, as the outputs are.
 //
 //	MCP_EVAL_BENCH_SPEED=1 go test ./bench -run TestRedactLargeReport -v

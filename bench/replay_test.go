@@ -1,6 +1,6 @@
 package bench
 
-// Own CPU on a big server (issue 21): mcp-eval's conformance run against a
+// Own CPU on a big server: mcp-eval's conformance run against a
 // correct fixture of N generated tools, next to a minimal client replaying
 // the very same HTTP requests (recorded from that run: method, headers and
 // body, in the order they arrived) with as many at once as mcp-eval's

@@ -1,6 +1,6 @@
 package bench
 
-// The Layer 0 scale requirement (issue 9, "Speed"): the cost of a
+// The Layer 0 scale requirement ("Speed"): the cost of a
 // conformance run grows linearly with the server. A correct fixture server
 // with N generated tools (realistic descriptions and schemas, 50 per page,
 // internal/mcptest bigTools) is judged by the mcp-eval binary at the

@@ -1,6 +1,6 @@
 package bench
 
-// The Layer 3 speed requirement (issue 5, "Speed" and "Tests"): the
+// The Layer 3 speed requirement : the
 // harness's own overhead around a tool call stays under 0.5 ms at p50, and
 // a 50 ms tool measures 50 ms within ±2 ms at p50 over loopback.
 //

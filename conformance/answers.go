@@ -151,8 +151,8 @@ func needs(capability string) func(*Env) string {
 // there): server/discover when the server answered it on the client in
 // use, a small answer, else tools/list. The first page of tools/list is
 // the whole list on a server that pages by 1 000: refetched by a dozen
-// probes in every run, it was most of the memory of a big server's run
-// (issue 21); what the list holds is judged on the run's walk instead.
+// probes in every run, it was most of the memory of a big server's run;
+// what the list holds is judged on the run's walk instead.
 func (e *Env) vehicle() string {
 	if e.discover != nil && e.era() == mcp.EraModern && e.client == e.modern {
 		return "server/discover"

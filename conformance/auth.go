@@ -174,6 +174,11 @@ type authState struct {
 	// minted are the tokens the auth checks obtained, masked in evidence.
 	minted []string
 	memo   map[string]*probeResult
+
+	// scoped is the under-scoped token's probe, shared by
+	// auth/insufficient-scope and auth/single-challenge.
+	scopedOnce sync.Once
+	scoped     scopedProbe
 }
 
 // sentProbe is one auth probe: the credentials it carried and what came

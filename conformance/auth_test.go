@@ -154,7 +154,7 @@ func TestAuthSkipsWithReasons(t *testing.T) {
 		}
 	}
 	want := map[string]string{"auth/as-client-credentials-metadata": "skip", "auth/as-grant-type": "skip", "auth/expired-token": "skip",
-		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip"}
+		"auth/insufficient-scope": "skip", "auth/single-challenge": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("static token only (-want +got):\n%s", diff)
 	}

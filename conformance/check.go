@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/engine/check"
 	"github.com/mcp-eval/mcp-eval/engine/describe"
 	"github.com/mcp-eval/mcp-eval/engine/wire"
+	"github.com/mcp-eval/mcp-eval/internal/otlpreceiver"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 )
@@ -55,7 +56,10 @@ type Options struct {
 	// Replicas are the other endpoints that serve this server under one
 	// name (--server-url given more than once): surface/replicas lists
 	// their tools and compares them with the run's.
-	Replicas []*mcp.HTTPTarget
+	Replicas []Replica
+	// Traces is the run's OTLP receiver (--otlp-receiver), nil without
+	// one: the trace checks judge the server's spans that reach it.
+	Traces *otlpreceiver.Receiver
 	// Progress, if set, is told the check runs planned and done (the
 	// run's heartbeat on stderr).
 	Progress check.Progress
@@ -74,6 +78,8 @@ type Result struct {
 	Migration []string
 	// Surface holds the raw tools, prompts and resource templates lists.
 	Tools, Prompts, Templates []json.RawMessage
+
+	passthrough *passthroughRejudge // see PassthroughCheck
 }
 
 // Run executes every applicable check against the server behind c, each
@@ -113,6 +119,7 @@ func Run(ctx context.Context, c *mcp.Client, opts Options) (*Result, error) {
 		res.Checks = append(res.Checks, check.Fold(ch, report.LayerConformance, outs[i]))
 	}
 	sort.Slice(res.Checks, func(a, b int) bool { return res.Checks[a].ID < res.Checks[b].ID })
+	e.keepPassthrough(ctx, res, checks)
 	return res, nil
 }
 

@@ -55,8 +55,11 @@ func Checks() []*Check {
 		all = append(all, loggingChecks()...)
 		all = append(all, authChecks()...)
 		all = append(all, utf8Checks()...)
+		all = append(all, framingChecks()...)
 		all = append(all, appsChecks()...)
+		all = append(all, skillsChecks()...)
 		all = append(all, surfaceChecks()...)
+		all = append(all, traceChecks()...)
 		sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 		allChecks = all
 	})

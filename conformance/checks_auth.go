@@ -111,6 +111,8 @@ func authChecks() []*Check {
 			"a token the authorization server issued for another resource → HTTP 401 (audience validation)", otherAudienceRefused),
 		def("auth/insufficient-scope", report.LevelShould, revBoth, authz+"#runtime-insufficient-scope-errors",
 			"a valid token without a required scope → HTTP 403 with error=\"insufficient_scope\" and scope=", insufficientScope),
+		def("auth/single-challenge", report.LevelShould, revModern, authz+"#runtime-insufficient-scope-errors",
+			"one 403 challenge names every scope the request needs: a token with the refused one's scopes and the challenged ones is not refused for scope again", singleChallenge),
 		echo,
 		pass,
 	}
@@ -145,6 +147,7 @@ var authReqs = map[string][]string{
 	"auth/resource-metadata-https":        {"auth/security-follow", "auth/communication-security"},
 	"auth/resource-metadata-resource":     {"auth/prm-resource-identical"},
 	"auth/resource-metadata-valid":        {"auth/prm-implement", "auth/prm-document"},
+	"auth/single-challenge":               {"auth/single-challenge", "auth/insufficient-scope-scopes"},
 	"auth/unauthenticated-401":            {"auth/www-authenticate", "auth/status-codes", "auth/validate-before-processing", "http/authentication"},
 }
 
@@ -954,129 +957,6 @@ func notVerified(err error, what string) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	return check.Errored(fmt.Errorf("not verified: %s could not be had: %w", what, err), nil), true
-}
-
-// insufficientScope: basic/authorization §Runtime Insufficient Scope
-// Errors, "When a client makes a request with an access token with
-// insufficient scope during runtime operations, the server SHOULD respond
-// with: HTTP 403 Forbidden … WWW-Authenticate header with the Bearer scheme
-// and … error="insufficient_scope" … scope="required_scope1 …" …
-// resource_metadata". A scope is known to be required when the server's
-// 401 challenge names it (scope=, "required to satisfy the current
-// request"); the probe token carries --oauth-scope-insufficient, or a scope
-// of scopes_supported outside the required ones.
-func insufficientScope(ctx context.Context, e *Env) Outcome {
-	a := e.opts.Auth
-	if a == nil || a.Tokens == nil {
-		return check.Skip("the run has no OAuth client (--oauth-*) to ask for a token with fewer scopes")
-	}
-	s := e.authState(ctx)
-	var required []string
-	if s.challenge != nil {
-		required = strings.Fields(s.challenge.Scope())
-	}
-	if len(required) == 0 {
-		return unadvertisedScope(ctx, e, a)
-	}
-	scope := a.InsufficientScope
-	if scope == "" {
-		supported, _ := stringList(s.prmJSON, "scopes_supported")
-		for _, sc := range supported {
-			if !slices.Contains(required, sc) {
-				scope = sc
-				break
-			}
-		}
-	}
-	if scope == "" {
-		return check.Skip(fmt.Sprintf("no scope outside the required %v to ask for (scopes_supported has none; name one with --oauth-scope-insufficient)", required))
-	}
-	t, err := e.mint(ctx, TokenRequest{Scope: scope})
-	if err != nil {
-		if o, ok := notVerified(err, fmt.Sprintf("a token with scope %q", scope)); ok {
-			return o
-		}
-		return check.Skip(fmt.Sprintf("the authorization server issues no token with scope %q: %v", scope, err))
-	}
-	if granted := strings.Fields(t.Scope); len(granted) > 0 && containsAll(granted, required) {
-		return check.Skip(fmt.Sprintf("asked for scope %q, the authorization server granted %q, which covers the required %v", scope, t.Scope, required))
-	}
-	x, perr := e.authProbe(ctx, t.AccessToken, nil, "auth/insufficient-scope")
-	if x == nil || x.Status == 0 {
-		return check.Errored(fmt.Errorf("the token with scope %q: %s", scope, describeExchange(x, perr)), nil)
-	}
-	ev := check.With(e.authEvidence(x), "tokenScope", scope)
-	if x.Status < 400 {
-		return check.Failf(ev, "a token with scope %q only was accepted (HTTP %d), although the server's challenge requires %v", scope, x.Status, required)
-	}
-	c, missing := insufficientScopeAnswer(x)
-	if len(missing) > 0 {
-		return check.Failf(ev, "a token with scope %q only (the challenge requires %v): %s", scope, required, strings.Join(missing, "; "))
-	}
-	info := "403 insufficient_scope, scope=" + c.Scope()
-	if c.ResourceMetadata() == "" {
-		info += "; no resource_metadata in the 403 challenge (the spec lists it, for consistency with 401 responses)"
-	}
-	return check.PassInfo(info)
-}
-
-// unadvertisedScope is auth/insufficient-scope for a server whose 401
-// challenge names no scope: a token with --oauth-scope-insufficient, else
-// one requested with no scope, is presented. Accepted, nothing is known to
-// be required (a skip saying so); refused, the refusal is judged as the
-// runtime insufficient-scope rule asks (403, error="insufficient_scope",
-// scope= naming what is needed).
-func unadvertisedScope(ctx context.Context, e *Env, a *Auth) Outcome {
-	req, label := TokenRequest{NoScope: true}, "no scope"
-	if a.InsufficientScope != "" {
-		req, label = TokenRequest{Scope: a.InsufficientScope}, fmt.Sprintf("scope %q only", a.InsufficientScope)
-	}
-	t, err := e.mint(ctx, req)
-	if err != nil {
-		if o, ok := notVerified(err, "a token with "+label); ok {
-			return o
-		}
-		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope, and the authorization server issues no token with %s: %v", label, err))
-	}
-	x, perr := e.authProbe(ctx, t.AccessToken, nil, "auth/insufficient-scope")
-	if x == nil || x.Status == 0 {
-		return check.Errored(fmt.Errorf("the token with %s: %s", label, describeExchange(x, perr)), nil)
-	}
-	if x.Status < 400 {
-		granted := ""
-		if t.Scope != "" {
-			granted = fmt.Sprintf(" (granted %q)", t.Scope)
-		}
-		return check.Skip(fmt.Sprintf("the server's 401 challenge names no scope (scope=), and a token with %s%s was accepted (HTTP %d): no scope is known to be required", label, granted, x.Status))
-	}
-	ev := check.With(e.authEvidence(x), "tokenScope", label)
-	c, missing := insufficientScopeAnswer(x)
-	if len(missing) > 0 {
-		return check.Failf(ev, "a valid token with %s was refused, though the server advertises no required scope (no scope= in its 401 challenge): %s", label, strings.Join(missing, "; "))
-	}
-	return check.PassInfo(fmt.Sprintf("a token with %s: 403 insufficient_scope, scope=%s (a scope its 401 challenge does not name)", label, c.Scope()))
-}
-
-// insufficientScopeAnswer reads the refusal of an under-scoped token: its
-// Bearer challenge, and what it lacks of the answer RFC 6750 §3.1 asks for
-// (HTTP 403, error="insufficient_scope", scope= naming what is needed).
-func insufficientScopeAnswer(x *mcp.Exchange) (c *oauth.Challenge, missing []string) {
-	c = bearerChallenge(x)
-	if x.Status != http.StatusForbidden {
-		missing = append(missing, fmt.Sprintf("HTTP %d, not 403", x.Status))
-	}
-	switch {
-	case c == nil:
-		missing = append(missing, "no WWW-Authenticate: Bearer challenge")
-	default:
-		if c.Error() != "insufficient_scope" {
-			missing = append(missing, fmt.Sprintf("error=%q, not \"insufficient_scope\"", c.Error()))
-		}
-		if c.Scope() == "" {
-			missing = append(missing, "no scope= naming what is needed")
-		}
-	}
-	return c, missing
 }
 
 func containsAll(have, want []string) bool {

@@ -69,6 +69,9 @@ func (e *Env) pages(ctx context.Context, lm listMethod, visit func(page int, m m
 		if o := visit(i, p.m, p.ev); o != nil {
 			return *o
 		}
+		if o := visitFirst(i, p, visit); o != nil {
+			return *o
+		}
 	}
 	if l.fail != nil {
 		return *l.fail

@@ -174,7 +174,7 @@ func hygieneChecks() []*Check {
 				return check.Pass()
 			}},
 		// stdio.mdx: "The server MUST NOT write anything to its stdout that
-		// is not a valid MCP message" (digest §1.6: stdout carries only
+		// is not a valid MCP message" (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio: stdout carries only
 		// valid MCP messages). Over HTTP the same holds for the events of
 		// an SSE response (streamable-http.mdx: the stream carries
 		// JSON-RPC messages). A line after the first message desynchronises

@@ -328,7 +328,7 @@ func eachNearDuplicate(ts []mcp.Tool, yield func(a, b int, sim float64) bool) {
 // for a description of fewer than five words), and how many words there
 // are. The ids are dense, so that the sets, the index and the overlap
 // counts of nearDuplicates are slices, not maps: at 20 000 tools the maps
-// cost a GB of allocations (issue 21); the words themselves are not kept.
+// cost a GB of allocations; the words themselves are not kept.
 func wordSets(ts []mcp.Tool) ([][]int32, int) {
 	dict := map[string]int32{}
 	sets := make([][]int32, len(ts))

@@ -48,7 +48,7 @@ func resourceChecks() []*Check {
 				return p.outcome("resource templates without their required members")
 			}},
 		// server/resources.mdx, Error Handling: the not-found error SHOULD
-		// carry the URI in data.uri (spec digest, Resources). Its code is
+		// carry the URI in data.uri (https://modelcontextprotocol.io/specification/2026-07-28/server/resources). Its code is
 		// errors/resource-not-found's, a hard assertion; this is a SHOULD.
 		{ID: "resources/not-found-uri", Reqs: []string{"features/resource-not-found-uri"}, Level: report.LevelShould, Revision: revModern, SpecRef: spec("server/resources") + "#error-handling",
 			Title: "the -32602 for an unknown resource carries data.uri, the URI requested (resources declared)",

@@ -65,7 +65,7 @@ func surfaceReplicas(ctx context.Context, e *Env) Outcome {
 	var fails []string
 	ev := map[string]any{}
 	for _, r := range e.opts.Replicas {
-		c, err := mcp.Connect(ctx, r, mcp.Options{Timeout: e.client.Timeout(), NoFallback: true})
+		c, err := mcp.Connect(ctx, r.HTTPTarget, mcp.Options{Timeout: e.client.Timeout(), NoFallback: true, Authorizer: r.Authorizer})
 		if err != nil {
 			return check.Errored(fmt.Errorf("replica %s: %w", r.URL, err), nil)
 		}

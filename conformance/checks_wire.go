@@ -64,6 +64,7 @@ func WireCheckID() string { return wireCheckID }
 var recorderJudges = map[string]func(*wire.Recorder) Outcome{
 	wireCheckID:                    func(rec *wire.Recorder) Outcome { return judgeWire(rec.Summary()) },
 	"jsonrpc/id-echo-every-method": func(rec *wire.Recorder) Outcome { return judgeIDs(rec.Summary().IDs) },
+	uniqueNamesID:                  func(rec *wire.Recorder) Outcome { return judgeDuplicates(rec.Duplicates()) },
 }
 
 // RecorderCheckIDs are the ids of the checks judged on the message

@@ -56,11 +56,17 @@ func evaluateWith(t testing.TB, transport, defects string, legacy bool, opts Opt
 }
 
 // evaluateFixture runs the checks against a fixture with options fo, which
-// serves the tasks and MCP Apps extensions too; over HTTP a second instance
+// serves the tasks, MCP Apps and Skills extensions too; over HTTP a second instance
 // of it is the run's replica.
 func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Options, maxConns int) (*Result, *mcptest.Server) {
 	t.Helper()
-	fo.Tasks, fo.Apps = true, true
+	fo.Tasks, fo.Apps, fo.Skills = true, true, true
+	if opts.Traces == nil && fo.Traces == "" {
+		// The fixture exports its spans to the run's OTLP receiver
+		// (the trace checks).
+		opts.Traces = traceReceiver(t)
+		fo.Traces = opts.Traces.Endpoint()
+	}
 	var target mcp.Target
 	var srv *mcptest.Server
 	if transport == "http" {
@@ -72,7 +78,7 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 		// same name for surface/replicas.
 		rs := httptest.NewServer(mcptest.NewHandler(fo))
 		t.Cleanup(rs.Close)
-		opts.Replicas = append(opts.Replicas, &mcp.HTTPTarget{URL: rs.URL + "/mcp"})
+		opts.Replicas = append(opts.Replicas, Replica{HTTPTarget: &mcp.HTTPTarget{URL: rs.URL + "/mcp"}})
 		if maxConns > 0 {
 			ht.Client = mcp.NewHTTPClient()
 			ht.Client.Transport.(*http.Transport).MaxConnsPerHost = maxConns
@@ -145,7 +151,7 @@ func TestCleanFixturePasses(t *testing.T) {
 
 // TestEscapingEncoderPasses runs every check against a server whose JSON
 // encoder escapes non-ASCII ("\u00fc" for "ü", Python's json.dumps
-// default): the same JSON values, so nothing may fail (issue 9: the string
+// default): the same JSON values, so nothing may fail (measured before the fix: the string
 // id echo was compared as bytes).
 func TestEscapingEncoderPasses(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
@@ -341,7 +347,7 @@ func TestFreshConnectionComparesDefinitions(t *testing.T) {
 
 // TestEveryPageIsChecked: a server that drops ttlMs from page 26 of
 // tools/list fails caching/tools-list, and a correct server of 30 pages
-// passes every check (issue 9: only the first 20 pages were read).
+// passes every check (measured before the fix: only the first 20 pages were read).
 func TestEveryPageIsChecked(t *testing.T) {
 	res, _ := evaluateFixture(t, "http", mcptest.Options{ExtraTools: 60, Defects: mcptest.ParseDefects(mcptest.DefectLatePageTTL)}, Options{}, 0)
 	c := byID(res)["caching/tools-list"]
@@ -349,7 +355,7 @@ func TestEveryPageIsChecked(t *testing.T) {
 		t.Errorf("caching/tools-list: %s %q, want a failure on page 26", c.Status, c.Message)
 	}
 	// The page's evidence counts its items rather than quoting them: a
-	// walk keeps the evidence of every page (issue 21).
+	// walk keeps the evidence of every page.
 	if ev := string(c.Evidence); !strings.Contains(ev, `(2 items, not shown)`) || strings.Contains(ev, `"inputSchema"`) || !strings.Contains(ev, `"nextCursor"`) {
 		t.Errorf("caching/tools-list evidence %s", ev)
 	}

@@ -77,7 +77,9 @@ type Env struct {
 
 	// authz is the auth group's shared discovery (auth.go); docHTTP fetches
 	// its metadata documents.
-	authz   authState
+	authz authState
+	// trace is the trace checks' probes and spans (checks_trace.go).
+	trace   traceState
 	docOnce sync.Once
 	docHTTP *http.Client
 }
@@ -162,7 +164,7 @@ func newEnv(ctx context.Context, c *mcp.Client, opts Options) (*Env, error) {
 	}
 	e.modern = c
 	if why := legacyEndpoint(c, opts); why != "" {
-		// The era comes from the answer's content (issue 9): a
+		// The era comes from the answer's content: a
 		// DiscoverResult that does not list 2026-07-28 says this endpoint
 		// serves only older revisions. The checks of both revisions then
 		// talk the revision it serves, as for any legacy server; the

@@ -17,8 +17,8 @@ import (
 
 // TestNotAllowedAfterHang: once the client has stopped sending to a hung
 // server, the GET and DELETE checks say so (an error naming the
-// unresponsive server), not "answered no answer on stdout" as a failure
-// (issue 21): their verdict and wording come from what the transport saw.
+// unresponsive server), not "answered no answer on stdout" as a failure:
+// their verdict and wording come from what the transport saw.
 func TestNotAllowedAfterHang(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {

@@ -161,7 +161,7 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 		{"stdio", mcptest.DefectBanner, "mcp-eval-fixture 1.0.0 ready on stdio"},
 		{"stdio", mcptest.DefectStrayResponse, `"kind":"duplicate"`},
 		{"http", mcptest.DefectStrayResponse, `fixture-never-sent`},
-		// The answer twice in one SSE stream (issue 21: seen on stdio only).
+		// The answer twice in one SSE stream (measured before the fix: seen on stdio only).
 		{"http", mcptest.DefectStrayResponse, `"duplicate":`},
 		{"stdio", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
 		{"http", mcptest.DefectLogOnStdout, "INFO tools/call finished"},
@@ -181,7 +181,7 @@ func TestHygieneEvidenceOnTheWire(t *testing.T) {
 }
 
 // TestBannerCountsLinesPerProcess: a one-line banner is one line, however
-// many server processes the run started (issue 21: "wrote 3 line(s)").
+// many server processes the run started (measured before the fix: "wrote 3 line(s)").
 func TestBannerCountsLinesPerProcess(t *testing.T) {
 	t.Parallel()
 	res, _ := evaluate(t, "stdio", mcptest.DefectBanner, false, Options{Runs: 2})
@@ -194,7 +194,7 @@ func TestBannerCountsLinesPerProcess(t *testing.T) {
 // TestWrongIDEverywhere: a server that answers every request under another
 // id, the era probe included, is judged the same way over stdio as over
 // HTTP, within the request timeout: the id echo checks fail on what came
-// back, and no check times out waiting (issue 21: over stdio the whole
+// back, and no check times out waiting (measured before the fix: over stdio the whole
 // start-up budget was waited, then "no JSON-RPC message on stdout").
 func TestWrongIDEverywhere(t *testing.T) {
 	verdicts := map[string]map[string]report.Status{}

@@ -29,7 +29,7 @@ func TestAliveWithin(t *testing.T) {
 // TestBadLineWaitIgnoresStartUp: a stdio server slow to start but quick
 // once running, which stops reading after a batch line, is waited for after
 // the line by what a steady request takes, not by what its first one took
-// (issue 21: the wait grew to 1.6 s under load, since it counted start-up).
+// (measured before the fix: the wait grew to 1.6 s under load, since it counted start-up).
 func TestBadLineWaitIgnoresStartUp(t *testing.T) {
 	t.Parallel()
 	fo := mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectBatch), StartDelay: 300 * time.Millisecond}

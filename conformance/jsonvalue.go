@@ -34,7 +34,7 @@ func jsonIs(raw []byte, v any) bool {
 // field case-insensitively, the last of several wins, a value of the wrong
 // type leaves the field as it was), since that is what the checks have
 // always judged, but from the bytes split in place: decoding each schema
-// into structs and maps was a tenth of a big server's run (issue 21).
+// into structs and maps was a tenth of a big server's run.
 // TestFieldsAsDecoded and FuzzFieldsAsDecoded hold them to encoding/json.
 // raw is checked to be JSON once, by the outermost call (valid, when the
 // caller has checked it).

@@ -20,8 +20,8 @@ import (
 // listing (mcp.MaxListItems, mcp.MaxListPages, mcp.MaxListTime), the same
 // the client's own listings keep. They are mcp-eval's, not the server's:
 // reaching one is reported as mcp-eval stopping, naming the bound, and
-// what was read is judged (issue 9: a correct server of 1 503 tools at 10
-// per page failed 6 hard checks against a 100-page limit; issue 21: a list
+// what was read is judged (measured before the fix: a correct server of 1 503 tools at 10
+// per page failed 6 hard checks against a 100-page limit; before the fix, a list
 // without end was walked for 300 s).
 
 // A run of the checks reads each list once: every check of run r that
@@ -56,6 +56,9 @@ type listing struct {
 type listPage struct {
 	m  map[string]json.RawMessage
 	ev map[string]any
+	// first is m as a reader that keeps a duplicated member's first value
+	// sees it, when that differs (shadowed.go); nil otherwise.
+	first map[string]json.RawMessage
 }
 
 // pageEvidence is the evidence of a listing page's exchange, quoting the
@@ -253,7 +256,7 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod, keepPages 
 			for k, v := range m {
 				m[k] = bytes.Clone(v)
 			}
-			l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present)})
+			l.pages = append(l.pages, listPage{m: m, ev: pageEvidence(x, m, lm.member, len(prev), present), first: firstValues(x, m)})
 		}
 		if lm.member == "" || !ok || string(next) == "null" {
 			break
@@ -329,7 +332,7 @@ func (in *interner) add(items []json.RawMessage) {
 // they are the next items of the list being matched, byte for byte and in
 // order: found by comparing each with the bytes expected where it starts
 // rather than by scanning the page (a big server's runs list the same pages
-// again and again; splitting them was a tenth of the run, issue 21). Each
+// again and again; splitting them was a tenth of the run). Each
 // expected item is one whole JSON value, so when it is followed by a comma
 // or the closing bracket it is the element there. false, and no items,
 // when any of it differs: the caller splits the page.

@@ -13,7 +13,7 @@ import (
 // TestInvalidUTF8NeverReachesTheReport: a server whose tool answers hold a
 // byte that is not UTF-8 fails jsonrpc/valid-utf8 with the bytes quoted
 // as escapes, and the evidence of another failing check that quotes the
-// same answer is valid UTF-8 (U+FFFD in its place) and says so (issue 21:
+// same answer is valid UTF-8 (U+FFFD in its place) and says so (before the fix,
 // the raw byte was copied into report.json, which strict parsers refuse).
 func TestInvalidUTF8NeverReachesTheReport(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {

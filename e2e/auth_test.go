@@ -68,6 +68,17 @@ var authPins = map[string]map[string]string{
 		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
 		"auth/no-error-without-credentials": "fail",
 	},
+	"oidc-provider/mcp-go": {"auth/as-client-registration": "fail"},
+	"hydra/mcp-go": {
+		"auth/as-client-credentials-metadata": "fail", "auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail",
+	},
+	"zitadel-op/mcp-go": {"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail"},
+	"zitadel-op/go-sdk": {
+		"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail", "auth/invalid-token-error": "fail", "auth/insufficient-scope": "fail",
+	},
+	"zitadel-op/ts-sdk": {
+		"auth/as-client-registration": "fail", "auth/as-iss-parameter": "fail", "auth/no-error-without-credentials": "fail",
+	},
 	// TestAuthHydraJWTBearer: the jwt-bearer grant (an assertion of an
 	// issuer Hydra trusts, with client authentication).
 	"hydra/go-sdk/jwt-bearer": {
@@ -79,15 +90,22 @@ var authPins = map[string]map[string]string{
 // authDeps are what .ci/install-deps.sh installs for the auth corpus.
 type authDeps struct {
 	Node, Node22, Hydra, OIDCProvider, TSAuthServer string
+	// ZitadelOP is checked where it is used (startZitadelOP), so
+	// an env.sh from before it skips only its runs.
+	ZitadelOP string
+	// MCPGo is testdata/servers/mcp-go's binary (-issuer protects it).
+	MCPGo string
 }
 
 func requireAuthDeps(t *testing.T) authDeps {
 	t.Helper()
 	requireDeps(t)
 	d := authDeps{Node: os.Getenv("MCP_EVAL_NODE"), Node22: os.Getenv("MCP_EVAL_NODE22"), Hydra: os.Getenv("MCP_EVAL_HYDRA"),
-		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER")}
+		OIDCProvider: os.Getenv("MCP_EVAL_OIDC_PROVIDER"), TSAuthServer: os.Getenv("MCP_EVAL_TS_AUTH_SERVER"), ZitadelOP: os.Getenv("MCP_EVAL_ZITADEL_OP"),
+		MCPGo: os.Getenv("MCP_EVAL_MCP_GO")}
 	var missing []string
-	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer} {
+	for name, v := range map[string]string{"MCP_EVAL_HYDRA": d.Hydra, "MCP_EVAL_OIDC_PROVIDER": d.OIDCProvider, "MCP_EVAL_TS_AUTH_SERVER": d.TSAuthServer,
+		"MCP_EVAL_MCP_GO": d.MCPGo} {
 		if v == "" {
 			missing = append(missing, name)
 		} else if _, err := os.Stat(v); err != nil {
@@ -111,9 +129,12 @@ type authServerUnderTest struct {
 	client func(t *testing.T, resources ...string) string
 	// grants are the grant types client registers (client_credentials).
 	grants []string
-	// trustIssuer (Hydra) trusts a JWT issuer for the jwt-bearer grant and
-	// returns an assertion of it for subject.
-	trustIssuer func(t *testing.T, subject string) string
+	// trustIssuer (Hydra) trusts a JWT issuer of the test for the
+	// jwt-bearer grant and returns what signs an assertion of it for
+	// subject, with jti when not "".
+	trustIssuer func(t *testing.T, subject string) func(jti string) string
+	// trustKey (Hydra) trusts issuer's key for subject's assertions.
+	trustKey func(t *testing.T, issuer, subject, kid string, key *rsa.PublicKey)
 }
 
 // startOIDCProvider runs testdata/servers/oidc-provider on Node 22: any
@@ -135,6 +156,13 @@ func startOIDCProvider(t *testing.T, d authDeps) *authServerUnderTest {
 // tokens of authTTL); clients are registered through its admin API with
 // the audiences they may ask for.
 func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
+	return startHydraWith(t, d, true, authTTL)
+}
+
+// startHydraWith is startHydra with jti required in jwt-bearer assertions
+// unless jtiOptional (Hydra then refuses an assertion whose jti it saw
+// before), and access tokens of ttl.
+func startHydraWith(t *testing.T, d authDeps, jtiOptional bool, ttl time.Duration) *authServerUnderTest {
 	admin := freePort(t)
 	srv := startHTTPServer(t, httpServerSpec{Name: "hydra", Path: "", Command: func(port int) ([]string, []string) {
 		return []string{d.Hydra, "serve", "all", "--dev", "--sqa-opt-out"}, []string{
@@ -142,8 +170,8 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 			"URLS_SELF_ISSUER=http://127.0.0.1:" + strconv.Itoa(port),
 			"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT=" + strconv.Itoa(port),
 			"SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT=" + strconv.Itoa(admin),
-			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + authTTL.String(), "LOG_LEVEL=warn",
-			"OAUTH2_GRANT_JWT_JTI_OPTIONAL=true", "OAUTH2_GRANT_JWT_IAT_OPTIONAL=true",
+			"STRATEGIES_ACCESS_TOKEN=jwt", "TTL_ACCESS_TOKEN=" + ttl.String(), "LOG_LEVEL=warn",
+			"OAUTH2_GRANT_JWT_JTI_OPTIONAL=" + strconv.FormatBool(jtiOptional), "OAUTH2_GRANT_JWT_IAT_OPTIONAL=true",
 		}
 	}})
 	adminURL := "http://127.0.0.1:" + strconv.Itoa(admin)
@@ -164,12 +192,7 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		}
 		return id
 	}}
-	as.trustIssuer = func(t *testing.T, subject string) string {
-		key, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const issuer, kid = "https://workload.mcp-eval-e2e.invalid", "mcp-eval-e2e-workload"
+	as.trustKey = func(t *testing.T, issuer, subject, kid string, key *rsa.PublicKey) {
 		jwk := map[string]any{"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
 			"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
 			"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes())}
@@ -184,11 +207,23 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("hydra: trust issuer: HTTP %d %s", resp.StatusCode, b)
 		}
-		now := time.Now()
-		// No jti: the file is presented for every token request
-		// (OAUTH2_GRANT_JWT_JTI_OPTIONAL), and Hydra refuses a jti twice.
-		return oauthtest.SignRS256(key, kid, map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
-			"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()})
+	}
+	as.trustIssuer = func(t *testing.T, subject string) func(string) string {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const issuer, kid = "https://workload.mcp-eval-e2e.invalid", "mcp-eval-e2e-workload"
+		as.trustKey(t, issuer, subject, kid, &key.PublicKey)
+		return func(jti string) string {
+			now := time.Now()
+			claims := map[string]any{"iss": issuer, "sub": subject, "aud": as.Issuer + "/oauth2/token",
+				"iat": now.Unix(), "exp": now.Add(30 * time.Minute).Unix()}
+			if jti != "" {
+				claims["jti"] = jti
+			}
+			return oauthtest.SignRS256(key, kid, claims)
+		}
 	}
 	// The first discovery request makes Hydra generate its signing keys;
 	// the first token request generates the access-token keys (seconds of
@@ -206,6 +241,34 @@ func startHydra(t *testing.T, d authDeps) *authServerUnderTest {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("hydra: first token request: HTTP %d", resp.StatusCode)
 	}
+	return as
+}
+
+// startZitadelOP runs testdata/tools/zitadel-op (zitadel/oidc v3's op
+// package): like oidc-provider, one client allowed any loopback resource
+// and the probe's other resource, JWT access tokens of authTTL whose aud
+// is the resource asked for.
+func startZitadelOP(t *testing.T, d authDeps) *authServerUnderTest {
+	return startZitadelOPWith(t, d)
+}
+
+// startZitadelOPWith is startZitadelOP with more of its flags.
+func startZitadelOPWith(t *testing.T, d authDeps, flags ...string) *authServerUnderTest {
+	if d.ZitadelOP == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (CI=true; unset: MCP_EVAL_ZITADEL_OP)", notInstalled)
+		}
+		t.Skip(notInstalled + " (MCP_EVAL_ZITADEL_OP)")
+	}
+	const id = "mcp-eval-e2e"
+	srv := startHTTPServer(t, httpServerSpec{Name: "zitadel-op", Path: "", Command: func(port int) ([]string, []string) {
+		return append([]string{d.ZitadelOP, "-port", strconv.Itoa(port), "-client", id + ":" + authClientSecret,
+			"-resource", "http://127.0.0.1:*", "-resource", conformance.DefaultOtherResource,
+			"-scope", authScopes, "-ttl", strconv.Itoa(int(authTTL / time.Second))}, flags...), nil
+	}})
+	as := &authServerUnderTest{Name: "zitadel-op", Issuer: srv.URL,
+		client: func(*testing.T, ...string) string { return id }}
+	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
 	return as
 }
 
@@ -234,6 +297,13 @@ func waitMetadata(t *testing.T, url string) {
 // "audience-host-only" (go-sdk only): the server's flag of that name.
 func protectedServer(d authDeps, goBin, kind, issuer string, defect string) httpServerSpec {
 	return httpServerSpec{Name: kind, Path: "/mcp", Command: func(port int) ([]string, []string) {
+		if kind == "mcp-go" {
+			argv := []string{d.MCPGo, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
+			if defect != "" {
+				argv = append(argv, "-"+defect)
+			}
+			return argv, nil
+		}
 		if kind == "go-sdk" {
 			argv := []string{goBin, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-issuer", issuer}
 			if defect != "" {
@@ -256,8 +326,8 @@ var authDefects = []struct {
 	Flag, Check string
 	Kinds       []string
 }{
-	{"no-audience", "auth/other-audience-refused", []string{"go-sdk", "ts-sdk"}},
-	{"no-signature", "auth/forged-token-refused", []string{"go-sdk", "ts-sdk"}},
+	{"no-audience", "auth/other-audience-refused", []string{"go-sdk", "ts-sdk", "mcp-go"}},
+	{"no-signature", "auth/forged-token-refused", []string{"go-sdk", "ts-sdk", "mcp-go"}},
 	{"audience-host-only", "auth/other-audience-refused", []string{"go-sdk"}},
 }
 
@@ -272,12 +342,15 @@ func siblingResource(serverURL string) string {
 const authSecretVar = "MCP_EVAL_E2E_CLIENT_SECRET"
 
 // evaluateAuthGroup runs the binary's auth group against url as a user
-// with a client id and a secret does, and returns its checks.
-func evaluateAuthGroup(t *testing.T, url, clientID string) []check {
+// with a client id and a secret does, and returns its checks and exit code.
+func evaluateAuthGroup(t *testing.T, url, clientID string) ([]check, int) {
 	t.Helper()
 	run := runMCPEval(t, "--server-url", url, "--oauth-client-id", clientID, "--oauth-client-secret", "$"+authSecretVar,
 		"--oauth-scope-insufficient", authExtraScope, "--checks", "auth", "--runs", "1")
 	rep := run.mustReport(t)
+	// The auth group's own time (for the note; no bound asserted):
+	// go test ./e2e -run TestAuthCorpus -v | grep 'auth group took'.
+	t.Logf("auth group took %.1f s (exit %d)", run.Wall.Seconds(), run.Exit)
 	hardFailed := false
 	for _, c := range rep.Checks {
 		if c.Hard && (c.Status == "fail" || c.Status == "error") {
@@ -287,7 +360,7 @@ func evaluateAuthGroup(t *testing.T, url, clientID string) []check {
 	if want := map[bool]int{false: 0, true: 1}[hardFailed]; run.Exit != want {
 		t.Errorf("exit %d, want %d (hard auth failure: %v)", run.Exit, want, hardFailed)
 	}
-	return rep.Checks
+	return rep.Checks, run.Exit
 }
 
 func buildGoAuthServer(t *testing.T) string {
@@ -306,10 +379,15 @@ func TestAuthCorpus(t *testing.T) {
 	d := requireAuthDeps(t)
 	t.Setenv(authSecretVar, authClientSecret)
 	goBin := buildGoAuthServer(t)
-	for _, start := range []func(*testing.T, authDeps) *authServerUnderTest{startOIDCProvider, startHydra} {
-		as := start(t, d)
-		t.Run(as.Name, func(t *testing.T) {
-			for _, kind := range []string{"go-sdk", "ts-sdk"} {
+	for _, start := range []struct {
+		name  string
+		start func(*testing.T, authDeps) *authServerUnderTest
+	}{{"oidc-provider", startOIDCProvider}, {"hydra", startHydra}, {"zitadel-op", startZitadelOP}} {
+		t.Run(start.name, func(t *testing.T) {
+			// Started inside the subtest, so -run picks one; its
+			// cleanup waits for the parallel runs below.
+			as := start.start(t, d)
+			for _, kind := range []string{"go-sdk", "ts-sdk", "mcp-go"} {
 				type variant struct{ defect, check string }
 				variants := []variant{{}}
 				for _, df := range authDefects {
@@ -331,8 +409,13 @@ func TestAuthCorpus(t *testing.T) {
 						t.Parallel()
 						srv := startHTTPServer(t, protectedServer(d, goBin, kind, as.Issuer, v.defect))
 						id := as.client(t, srv.URL, siblingResource(srv.URL), conformance.DefaultOtherResource)
-						checks := evaluateAuthGroup(t, srv.URL, id)
+						checks, exit := evaluateAuthGroup(t, srv.URL, id)
 						wantAuthVerdicts(t, key, checks, pins)
+						// Every defect's check is a MUST: the correct
+						// server passes the run, each defect fails it.
+						if want := map[bool]int{false: 0, true: 1}[v.defect != ""]; exit != want {
+							t.Errorf("%s: exit %d, want %d", key, exit, want)
+						}
 					})
 				}
 			}
@@ -427,7 +510,7 @@ func TestAuthStaticHeader(t *testing.T) {
 	want := map[string]string{
 		"auth/as-client-registration": "fail", "auth/invalid-token-error": "fail",
 		"auth/as-client-credentials-metadata": "skip", "auth/as-grant-type": "skip",
-		"auth/insufficient-scope": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip",
+		"auth/insufficient-scope": "skip", "auth/single-challenge": "skip", "auth/other-audience-refused": "skip", "auth/no-token-passthrough": "skip",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("verdicts %v, want %v", got, want)
@@ -465,7 +548,10 @@ func TestAuthHydraJWTBearer(t *testing.T) {
 	as.grants = []string{oauth.GrantJWTBearer}
 	srv := startHTTPServer(t, protectedServer(d, goBin, "go-sdk", as.Issuer, ""))
 	id := as.client(t, srv.URL, siblingResource(srv.URL), conformance.DefaultOtherResource)
-	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")
+	// No jti: the file is presented for every token request
+	// (OAUTH2_GRANT_JWT_JTI_OPTIONAL), and Hydra refuses a jti twice
+	// (TestAuthHydraSingleUseAssertion).
+	assertion := as.trustIssuer(t, "mcp-eval-e2e-workload")("")
 	file := filepath.Join(t.TempDir(), "assertion.jwt")
 	if err := os.WriteFile(file, []byte(assertion), 0o600); err != nil {
 		t.Fatal(err)

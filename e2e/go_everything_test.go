@@ -56,9 +56,9 @@ var goDeviations = []deviation{
 // io.modelcontextprotocol/protocolVersion as a 2025-era request
 // (mcp/shared.go validateRequestMeta), where server/discover does not exist
 // (-32601). Over stdio nothing else marks a request as modern, and a dual-era
-// server picks the era per request (§1.4), so mcp-eval passes it with this
+// server picks the era per request (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning), so mcp-eval passes it with this
 // info; over HTTP the MCP-Protocol-Version header does, and the SDK answers
-// -32602/400 as §1.3 requires.
+// -32602/400 as https://modelcontextprotocol.io/specification/2026-07-28/basic requires.
 var goStdioInfo = map[string]string{
 	"errors/missing-meta":                  "legacy request",
 	"errors/missing-meta-protocol-version": "legacy request",

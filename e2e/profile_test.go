@@ -99,6 +99,8 @@ func assertModern(t *testing.T, run evalRun, p profile) {
 				// The tasks extension is optional; no server here declares it.
 			case strings.HasPrefix(c.ID, "apps/") && strings.Contains(c.Message, "does not declare the extension io.modelcontextprotocol/ui"):
 				// MCP Apps is optional too (e2e/apps_test.go has a server of it).
+			case strings.HasPrefix(c.ID, "skills/") && strings.Contains(c.Message, "does not declare the extension io.modelcontextprotocol/skills"):
+				// So is Skills (e2e/skills_test.go has a server of it).
 			case c.ID == "surface/replicas" && strings.Contains(c.Message, "one server URL"):
 				// A run of one --server-url has no replica to compare.
 			case c.Group == "auth" && strings.Contains(c.Message, "it is not protected"):

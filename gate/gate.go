@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-eval/mcp-eval/internal/stats"
 	"github.com/mcp-eval/mcp-eval/report"
@@ -391,8 +392,22 @@ func checkFailure(c report.Check) (what, action string) {
 		what = fmt.Sprintf("Check %s (%s)", c.ID, cmp.Or(string(c.Level), "not hard"))
 	}
 	verb := "failed"
+	notVerified := false
 	if c.Status == report.StatusError {
-		verb = "errored (timed out or got an unreadable answer)"
+		// The check's own message says why it errored: a guess ("timed
+		// out") would blame the server for what was the run's own limit,
+		// such as a single-use assertion that could not yield a second
+		// token.
+		why, nv := errorCause(c.Message)
+		notVerified = nv
+		switch {
+		case nv:
+			verb = "was not verified (" + why + ")"
+		case why != "":
+			verb = "errored (" + why + ")"
+		default:
+			verb = "errored (timed out or got an unreadable answer)"
+		}
 	}
 	what += " " + verb
 	if c.Runs > 0 {
@@ -402,7 +417,30 @@ func checkFailure(c report.Check) (what, action string) {
 	if !c.Hard {
 		action = "fix it, drop --strict, or accept the failure with a reason in " + DefaultWaiverFile
 	}
+	if notVerified {
+		action = "give the run what the check needs (its message says what), or accept the gap with an id and a reason in " + DefaultWaiverFile
+	}
 	return what, action
+}
+
+// errorCause is the first clause of an errored check's message, at most
+// 120 bytes, and whether the check says it could not be verified.
+func errorCause(msg string) (why string, notVerified bool) {
+	msg = strings.TrimSpace(msg)
+	if rest, ok := strings.CutPrefix(msg, "not verified: "); ok {
+		msg, notVerified = rest, true
+	}
+	if i := strings.IndexAny(msg, ";\n"); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 120 {
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return strings.TrimSpace(msg), notVerified
 }
 
 // checkCounts returns a check's passed and judged runs. A report that did

@@ -160,6 +160,18 @@ func TestEvaluateItems(t *testing.T) {
 			reasons: []string{"Hard check caching/tools-list errored (timed out or got an unreadable answer)"},
 		},
 		{
+			name: "an error says its own cause",
+			cur:  conf(withMessage(check("caching/tools-list", true, report.StatusError, 1, 0), "the server closed the stream before its answer; 3 bytes read")), base: conf(hardPass("caching/tools-list")),
+			want:    outcome{Regressions: []string{"caching/tools-list"}},
+			reasons: []string{"Hard check caching/tools-list errored (the server closed the stream before its answer), passing 0 of 1 runs"},
+		},
+		{
+			name: "not verified is not blamed on the server",
+			cur:  conf(withMessage(check("auth/expired-token", true, report.StatusError, 1, 0), "not verified: a token to let expire could not be had: the assertion was presented before; give a source that yields a fresh one")), base: conf(hardPass("auth/expired-token")),
+			want:    outcome{Regressions: []string{"auth/expired-token"}},
+			reasons: []string{"Hard check auth/expired-token was not verified (a token to let expire could not be had: the assertion was presented before), passing 0 of 1 runs; it passed in the baseline: give the run what the check needs"},
+		},
+		{
 			name: "skipped in the baseline",
 			cur:  conf(hardFail("caching/prompts-list")), base: conf(check("caching/prompts-list", true, report.StatusSkip, 0, 0)),
 			want:    outcome{New: []string{"caching/prompts-list"}},
@@ -972,3 +984,6 @@ func TestJudgeSwapIsNamed(t *testing.T) {
 		t.Errorf("same judge: %q; want model drift", d.DriftMessage)
 	}
 }
+
+// withMessage is c with its message set.
+func withMessage(c report.Check, msg string) report.Check { c.Message = msg; return c }

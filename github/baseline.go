@@ -20,6 +20,7 @@ import (
 	gh "github.com/google/go-github/v93/github"
 
 	"github.com/mcp-eval/mcp-eval/internal/clip"
+	"github.com/mcp-eval/mcp-eval/internal/jsonfile"
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
@@ -613,6 +614,12 @@ func safeEntryName(name string) bool {
 // decodeReport checks schemaVersion before anything else, so that a report
 // written by a newer mcp-eval is named as such rather than half-read.
 func decodeReport(b []byte) (*report.Report, string) {
+	// A name given twice (or a BOM) is refused with its line, as the
+	// --baseline file is (internal/jsonfile): which value a reader keeps
+	// is unpredictable (RFC 8259 §4).
+	if err := jsonfile.Check(b); err != nil {
+		return nil, "report.json: " + err.Error()
+	}
 	var head struct {
 		SchemaVersion *int `json:"schemaVersion"`
 	}

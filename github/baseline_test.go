@@ -568,6 +568,7 @@ func TestDecodeArtifactPlainJSON(t *testing.T) {
 	for _, tc := range []struct{ b, why string }{
 		{`{"schemaVersion":1,"scores":"nope"}`, "does not match the report format"},
 		{`{"tool":{}}`, "no schemaVersion"},
+		{"{\"schemaVersion\":1,\n\"scores\":{\"conformance.passRate\":0,\"conformance.passRate\":1}}", `report.json: line 2: member "conformance.passRate" twice in one object`},
 	} {
 		if _, _, why := decodeArtifact([]byte(tc.b), 1<<20); !strings.Contains(why, tc.why) {
 			t.Errorf("decodeArtifact(%s) = %q, want %q", tc.b, why, tc.why)

@@ -185,7 +185,7 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 func (mr *ModelRun) JudgeInfo(cost func(model string, u llm.Usage) (float64, bool)) *report.JudgeInfo {
 	p := mr.plan
 	info := &report.JudgeInfo{Model: p.judgeSpec, PromptSHA256: p.judgePrompt.SHA256, PromptFile: p.judgePrompt.File,
-		Disabled: p.judgeSpec == ""}
+		Disabled: p.judgeSpec == "", Default: p.judgeDefault}
 	if p.selfGradingWarning() != "" {
 		// Only when the judge grades something: a judge that is never
 		// asked flatters nobody.

@@ -328,5 +328,16 @@ func (p *Plan) Probe(ctx context.Context) error {
 // JudgeSpec is the judge's provider:model, "" with --judge-model none.
 func (p *Plan) JudgeSpec() string { return p.judgeSpec }
 
+// JudgeTested says, before any model is called, that the judge is one of
+// the tested models, and whether it is so by default (no --judge-model).
+func (p *Plan) JudgeTested() (tested, byDefault bool) {
+	for _, m := range p.Models {
+		if p.judgeSpec != "" && strings.EqualFold(m, p.judgeSpec) {
+			return true, p.judgeDefault
+		}
+	}
+	return false, false
+}
+
 // JudgePrompt is the judge's prompt (the built-in one or --judge-prompt's).
 func (p *Plan) JudgePrompt() *judge.Prompt { return p.judgePrompt }

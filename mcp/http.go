@@ -55,6 +55,7 @@ func NewHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 32
 	tr.ResponseHeaderTimeout = 0
+	watchIdle(tr) // idlebytes.go: bytes after a response are a finding
 	return &http.Client{
 		Transport: tr,
 		// Redirects are followed by net/http only for 307/308 with a body;
@@ -69,6 +70,7 @@ func (h *HTTP) httpClient() *http.Client {
 		if h.client == nil {
 			h.client = NewHTTPClient()
 		}
+		attachIdle(h.client, h.record)
 		if h.health == nil {
 			h.health = &health{}
 		}
@@ -150,7 +152,8 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	// the limit counts decompressed bytes.
 	g := &grant{ctx: ctx, limit: h.maxBytes()}
 	defer g.done()
-	answer := &budgetReader{r: seen.reader(resp.Body), g: g}
+	framed := &framedBody{r: resp.Body} // framing.go
+	answer := &budgetReader{r: seen.reader(framed), g: g}
 	if ct == "text/event-stream" && out.ID == nil && req.Method != http.MethodPost {
 		// A GET (or DELETE) carries no JSON-RPC message to answer: the
 		// status and an event stream are the whole answer, and the
@@ -163,6 +166,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	} else {
 		err = h.readJSON(answer, out, x)
 	}
+	h.noteFraming(rctx, out, resp, framed, x)
 	if err != nil {
 		return x, seen.fail(out.Method, x, classifyNetErr(ctx, out.Method, err))
 	}

@@ -141,7 +141,7 @@ func parseOwned(raw []byte) (*Message, error) {
 	}
 	// One pass checks the message and finds its members and its result's
 	// (at 1 000 tools, scanning each answer three times was a tenth of a
-	// run, issue 21).
+	// run).
 	split, ok := jsonscan.ValidMembers(raw, nil)
 	if !ok {
 		// Only now pay for encoding/json's account of what is wrong.

@@ -13,7 +13,7 @@ import (
 )
 
 // A --server-start server that never answers at the URL is reported every
-// few seconds, with the URL it printed when that is another one (issue 21:
+// few seconds, with the URL it printed when that is another one (before the fix,
 // a wrong port waited the whole --start-timeout in silence), and the error
 // quotes that line.
 func TestStartServerProgress(t *testing.T) {

@@ -234,7 +234,7 @@ func TestConnectStdio(t *testing.T) {
 		// fallback must start a fresh process (go-sdk#1177).
 		{"exit-on-unknown", EraLegacy},
 		// A modern server without server/discover refuses initialize with
-		// a modern error: modern, as over HTTP (issue 21).
+		// a modern error: modern, as over HTTP.
 		{"no-discover", EraModern},
 	}
 	for _, tt := range tests {
@@ -513,7 +513,7 @@ func TestStdioNotMCP(t *testing.T) {
 
 // An HTTP server given as a stdio command is told at once, not after the
 // request timeout, when it answers HTTP at the loopback URL it printed,
-// and the error quotes that URL (issue 21: a full --timeout, then the
+// and the error quotes that URL (measured before the fix: a full --timeout, then the
 // legacy fallback's another); a stdio server that names a URL elsewhere
 // and is slow to answer is still waited for.
 func TestStdioHTTPServerToldEarly(t *testing.T) {
@@ -627,7 +627,7 @@ func TestStdioClosedStdout(t *testing.T) {
 
 // Close of a server that exits on stdin EOF returns once it has exited:
 // the stdout reader and the exit watcher do not wait out each other's
-// grace (issue 21: a circular wait cost a fixed 200 ms at every close).
+// grace (measured before the fix: a circular wait cost a fixed 200 ms at every close).
 func TestStdioCloseWaitsNoGrace(t *testing.T) {
 	old := drainGrace
 	drainGrace = 60 * time.Second // what a circular wait would cost: far over a loaded machine's Close
@@ -649,7 +649,7 @@ func TestStdioCloseWaitsNoGrace(t *testing.T) {
 // for: its answer to the start-up probe, the only request in flight, is
 // that request's answer (as an HTTP answer is to its POST), named as such,
 // and from then on requests go one at a time so each answer is paired the
-// same way (issue 21: the whole start-up budget was waited, then "the
+// same way (measured before the fix: the whole start-up budget was waited, then "the
 // process wrote no JSON-RPC message on stdout").
 func TestStdioWrongIDAtStart(t *testing.T) {
 	start := time.Now()
@@ -698,7 +698,7 @@ func TestStdioOrphanAfterStartIsNoAnswer(t *testing.T) {
 }
 
 // What a crashed server's stderr says: the line naming the error, not the
-// runtime's closing line (issue 21: "last stderr line: Node.js v20.20.2").
+// runtime's closing line (measured before the fix: "last stderr line: Node.js v20.20.2").
 func TestStderrErrorLine(t *testing.T) {
 	for _, tt := range []struct{ name, stderr, want string }{
 		{"node", "node:fs:573\n  return binding.open(\n                 ^\n\nError: ENOENT: no such file or directory, open '/x/config.json'\n    at Object.openSync (node:fs:573:18)\n  code: 'ENOENT'\n}\n\nNode.js v20.20.2\n",

@@ -92,6 +92,7 @@ func WriteComment(w io.Writer, r *Report, o CommentOptions) error {
 	if l := c.selectionLine(); l != nil {
 		sections = append(sections, section{head: l})
 	}
+	sections = append(sections, c.whatFailed())
 	if r.Gate != nil && !r.Gate.Passed {
 		sections = append(sections, c.reasons())
 	}
@@ -234,7 +235,13 @@ func (c commentBuilder) reasons() section {
 	if len(g.Reasons) == 0 {
 		return section{}
 	}
+	// Folded under the failed items when there are some (a sentence a
+	// reason, often alike); open when they are all there is.
 	s := section{head: []string{fmt.Sprintf("**Why the gate failed (%d):**", len(g.Reasons)), ""}, tail: []string{""}, more: moreItems}
+	if len(failedItems(c.r, c.j)) > 0 {
+		s.head = []string{fmt.Sprintf("<details><summary>Why the gate failed (%s)</summary>", plural(len(g.Reasons), "reason")), ""}
+		s.tail = []string{"", "</details>", ""}
+	}
 	for _, reason := range g.Reasons {
 		s.rows = append(s.rows, "- "+escapeMarkdown(cutRunes(reason, commentTextMax)))
 	}

@@ -19,7 +19,7 @@ const BytesPerToken = 4
 // It is the length of what encoding/json writes for
 // {"name","description","inputSchema"} (the schema compacted, strings and
 // the schema escaped for HTML as json.Marshal escapes them), counted rather
-// than written: at 1 000 tools, writing it was 3% of a run (issue 21).
+// than written: at 1 000 tools, writing it was 3% of a run.
 // TestToolBytesAsMarshal and FuzzToolBytes hold the count to the writing.
 func ToolBytes(name, description string, inputSchema json.RawMessage) int {
 	n := len(`{"name":}`) + jsonStringLen(name)

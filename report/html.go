@@ -61,6 +61,16 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 	if r.Gate != nil {
 		page.GateReasons = r.Gate.Reasons
 	}
+	for _, it := range failedItems(r, j) {
+		// Words, not the emoji: a browser without an emoji font shows
+		// those as boxes.
+		f := htmlFailed{Class: "fail", Status: "fail", Text: it.text}
+		if it.mark == "❗" {
+			f.Class, f.Status = "error", "error"
+		}
+		page.Failed = append(page.Failed, f)
+	}
+	page.JudgeText = judgeText(r.Judge)
 	if r.Judge != nil && len(r.Judge.SelfGraded) > 0 {
 		page.SelfGraded = selfGradedText(r.Judge)
 	}
@@ -212,6 +222,9 @@ func showControls(page []byte) []byte {
 	return append(out, page[last:]...)
 }
 
+// htmlFailed is a line of What failed.
+type htmlFailed struct{ Class, Status, Text string }
+
 type htmlPage struct {
 	Title, Verdict, Server, Started string
 	Transport, Era, Protocol        string
@@ -229,6 +242,11 @@ type htmlPage struct {
 	Confusions                      []htmlConfusion
 	Scores                          []htmlScore
 	Latency, Cost                   *svgChart
+
+	// Failed are the failed checks and cases, one line each, first on
+	// the page; JudgeText says which judge graded the run.
+	Failed    []htmlFailed
+	JudgeText string
 }
 
 type htmlGroup struct {
@@ -462,6 +480,7 @@ td.diag{font-weight:600;background:#dafbe1}td.off{background:#ffebe9}td.zero{col
 .tip{border-left:4px solid #1a7f37;background:#dafbe1;padding:6px 10px;margin:8px 0}
 table.checks td:first-child{max-width:420px;word-break:break-word}
 details{margin:6px 0}summary{cursor:pointer}pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;font:12px ui-monospace,Menlo,monospace}
+span.status{padding:0 6px;border-radius:4px}span.fail{background:#ffebe9}span.error{background:#ffd8b5}
 .case.fail summary,.case.error summary{color:#cf222e}.case.warn summary{color:#9a6700}
 svg text{font:12px system-ui,sans-serif}
 </style>
@@ -471,10 +490,11 @@ svg text{font:12px system-ui,sans-serif}
 <div>server <code>{{.Server}}</code>{{if .Transport}} · {{.Transport}}{{end}}{{if .Era}} · era {{.Era}}{{end}}{{if .Protocol}} · protocol {{.Protocol}}{{end}} · started {{.Started}}</div>
 <div id="tally">{{if .Checks}}checks: {{.Checks}}{{end}}{{if and .Checks .Cases}} · {{end}}{{if .Cases}}cases: {{.Cases}}{{end}}</div>
 {{if .Interrupted}}<div class="warning" id="interrupted">Interrupted by {{.Interrupted}}. This report is partial.</div>{{end}}
-{{if .GateReasons}}<h2>Gate</h2><ul id="gate">{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Failed}}<h2>What failed</h2><ul id="failed">{{range .Failed}}<li><span class="status {{.Class}}">{{.Status}}</span> {{.Text}}</li>{{end}}</ul>{{end}}
+{{if .GateReasons}}<details id="gate"{{if not .Failed}} open{{end}}><summary>Why the gate failed ({{len .GateReasons}})</summary><ul>{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
 {{if .Migration}}<h2>Migrating to 2026-07-28</h2><ul id="migration">{{range .Migration}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .LegacyHint}}<div class="tip" id="legacy-hint">{{.LegacyHint}}</div>{{end}}
-{{with .Judge}}<div id="judge">judge {{if .Disabled}}none (--judge-model none){{else}}<code>{{or .Model "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
+{{with .Judge}}<div id="judge">judge {{if $.JudgeText}}{{$.JudgeText}}{{else}}<code>{{or .Model "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
 {{if .SelfGraded}}<div class="warning" id="self-graded">⚠ {{.SelfGraded}}</div>{{end}}
 {{if .Rows}}
 <h2>Cases × models</h2>

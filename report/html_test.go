@@ -135,7 +135,7 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	dom := string(out)
 	wantContains(t, dom, `id="matrix"`, `id="confusion"`, `id="transcripts"`, `<svg class="chart"`, `<rect`, "weather-paris", "3/5 · 95% CI 23–88% flaky",
-		`id="checks"`, "caching/tools-list", "headers/missing-method, headers/name-base64")
+		`id="checks"`, "caching/tools-list", "headers/missing-method, headers/name-base64", `<ul id="failed">`)
 	// The hostile text stayed text: no element came of it.
 	if strings.Contains(dom, "<script>alert(1)") || strings.Contains(dom, "<script>alert(3)") || strings.Contains(dom, "<img src=\"x\"") {
 		t.Error("markup from the report became elements in the DOM")

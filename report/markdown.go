@@ -49,6 +49,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	var b bytes.Buffer
 	m := &mdWriter{b: &b, j: newJudge(r)}
 	m.status(r)
+	m.whatFailed(r)
 	m.server(r)
 	if len(r.Server.Migration) > 0 {
 		m.migration(r)
@@ -146,6 +147,9 @@ func (m *mdWriter) status(r *Report) {
 			m.p("- **Gate:** failed (%d reasons)", len(r.Gate.Reasons))
 		}
 	}
+	if j := judgeText(r.Judge); j != "" {
+		m.p("- **Judge:** %s", escapeMarkdown(j))
+	}
 	if r.Strict {
 		m.p("- Run with `--strict`: warnings fail the run.")
 	}
@@ -159,6 +163,9 @@ func (m *mdWriter) status(r *Report) {
 
 func (m *mdWriter) server(r *Report) {
 	s := r.Server
+	// Folded: the verdict and what failed come first.
+	m.p("<details><summary>The server and the run</summary>")
+	m.p("")
 	m.tableHead("server", "")
 	m.row("target", codeSpan(s.Target))
 	if name := serverName(s.ServerInfo); name != "" {
@@ -188,6 +195,8 @@ func (m *mdWriter) server(r *Report) {
 	if r.DurationMs > 0 {
 		m.row("duration", fmt.Sprintf("%.1f s", float64(r.DurationMs)/1000))
 	}
+	m.p("")
+	m.p("</details>")
 	m.p("")
 }
 
@@ -645,14 +654,9 @@ func (m *mdWriter) gate(g *Gate) {
 		m.p("Baseline: %s", escapeMarkdown(cutRunes(g.Baseline, mdMessageMax)))
 	}
 	m.p("")
-	for i, reason := range g.Reasons {
-		if i == mdReasonsMax {
-			m.p("- … %d more reasons, one per failing item: report.json (`gate.reasons`) lists them all", len(g.Reasons)-i)
-			break
-		}
-		m.p("- ❌ %s", escapeMarkdown(cutRunes(reason, mdMessageMax)))
-	}
 	if len(g.Reasons) > 0 {
+		// Listed once, under What failed at the top.
+		m.p("- ❌ %s: under *What failed* at the top.", plural(len(g.Reasons), "reason"))
 		m.p("")
 	}
 	switch {

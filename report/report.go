@@ -278,6 +278,9 @@ type JudgeInfo struct {
 	// SelfGraded lists the tested models the judge is itself: their
 	// rubric and semantic scores are a model grading its own runs.
 	SelfGraded []string `json:"selfGraded,omitempty"`
+	// Default: no --judge-model was given, so the first of --models is
+	// the judge.
+	Default bool `json:"default,omitempty"`
 	// Calls, InputTokens and OutputTokens are the judge's own model use,
 	// and CostUSD its price, kept apart from the tested models' cost; the
 	// cost is absent when unknown.

@@ -166,6 +166,74 @@ func (t *textWriter) tally(r *Report) {
 		tl += "\n      cases: " + cases.String() + draftNote(r)
 	}
 	t.line(tl)
+	t.layer1(r)
+}
+
+// tallyCasesMax is how many cases that did not pass the verdict names.
+const tallyCasesMax = 5
+
+// layer1 is Layer 1's result under the verdict, where a reader looks
+// first: the pass rate per model, the cases that did not pass, and the
+// judge; the case table above has the detail.
+func (t *textWriter) layer1(r *Report) {
+	if len(r.Cases) == 0 {
+		return
+	}
+	var rates []string
+	for _, m := range sortedKeys(r.ScoresByModel) {
+		if v, ok := r.ScoresByModel[m]["behavior.passRate"]; ok {
+			rates = append(rates, oneLine(m, textIDMax)+" "+percent(v))
+		}
+	}
+	if len(rates) == 0 {
+		if v, ok := r.Scores["behavior.passRate"]; ok {
+			rates = append(rates, percent(v))
+		}
+	}
+	if len(rates) > 0 {
+		t.line("      layer 1 pass rate: " + strings.Join(rates, " · "))
+	}
+	var bad []string
+	n := 0
+	for _, c := range r.Cases {
+		oc := t.j.kase(c)
+		if oc != outFail && oc != outError {
+			continue
+		}
+		n++
+		if len(bad) < tallyCasesMax {
+			bad = append(bad, fmt.Sprintf("%s %s %d/%d", t.paint(marks[oc].color, marks[oc].mark), oneLine(c.Key(), textIDMax*2), c.Passed, c.Runs))
+		}
+	}
+	if n > 0 {
+		more := ""
+		if n > len(bad) {
+			more = fmt.Sprintf(" … and %d more (cases, above)", n-len(bad))
+		}
+		t.line("      did not pass: " + strings.Join(bad, ", ") + more)
+	}
+	if j := judgeText(r.Judge); j != "" {
+		t.line("      judge: " + oneLine(j, textValueMax))
+	}
+}
+
+// judgeText says which judge graded the run's rubrics and semantic
+// arguments, and why that one; "" when no judge was set up (no Layer 1).
+func judgeText(j *JudgeInfo) string {
+	switch {
+	case j == nil:
+		return ""
+	case j.Disabled || j.Model == "":
+		return "none (--judge-model none): rubric cases skipped, semantic arguments by word overlap"
+	}
+	s := j.Model
+	if j.Default {
+		s += " (no --judge-model was given: the first of --models)"
+	}
+	if len(j.SelfGraded) > 0 {
+		return s + ", also a tested model: it graded its own runs"
+	}
+	return s + ", not a tested model"
 }
 
 type textWriter struct {

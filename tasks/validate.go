@@ -272,8 +272,8 @@ var (
 	idValue = regexp.MustCompile(`^(?:[A-Za-z]*[0-9][A-Za-z0-9]*|[A-Za-z0-9]+(?:[-_./:#][A-Za-z0-9]+)+)$`)
 )
 
-// defaultMode is the mode an argument gets when arg_match leaves it open
-// (issue #3): exact where the schema pins the value down (enum, const,
+// defaultMode is the mode an argument gets when arg_match leaves it open:
+// exact where the schema pins the value down (enum, const,
 // number, integer, boolean, formatted text), normalized for other text.
 // Where the schema says nothing, the expected value decides.
 func (p propSchema) defaultMode(name string, expected json.RawMessage) MatchMode {

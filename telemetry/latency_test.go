@@ -138,7 +138,7 @@ func TestMeasuredLatencyMatchesInjected(t *testing.T) {
 	// The lower bound is exact: the injected delay is inside what is
 	// measured, whatever the load. Above it, a loaded machine adds
 	// scheduling time that does not scale with the delay, so the upper
-	// bound is the tolerance plus a fixed allowance (issue 12: a bound of
+	// bound is the tolerance plus a fixed allowance (measured: a bound of
 	// +15% alone failed 5 of 7 runs on a busy 2-core machine).
 	const loadAllowanceMs = 400
 	within := func(what string, got float64, want time.Duration, tol float64) {

@@ -176,7 +176,18 @@ func (a *action) selectLayers(ctx context.Context) (flags []string, given *repor
 		for _, l := range ev.PullRequest.Labels {
 			labelPresent = labelPresent || strings.EqualFold(l, in.EvalLabel)
 		}
-		if a.client != nil {
+		readOnly, why := ev.ReadOnly()
+		switch {
+		case readOnly:
+			// A fork's or Dependabot's token is read-only whatever the
+			// workflow's permissions: say, and the run has no secrets, so
+			// the label cannot run the model layers here: it is not read
+			// (a 403 on it would suggest a permission that cannot help).
+			// https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication#permissions-for-the-github_token
+			if labelPresent {
+				a.notes = append(a.notes, markdownNote(forkLabelNote(why, in.EvalLabel)))
+			}
+		case a.client != nil:
 			if ok, err := a.client.LabelPresent(ctx, ev.PullRequest.Number, in.EvalLabel); err != nil {
 				a.warn(err)
 			} else {
@@ -218,6 +229,15 @@ func (a *action) selectLayers(ctx context.Context) (flags []string, given *repor
 	a.sel = sel
 	a.notes = append([]note{markdownNote(sel.Reason)}, a.notes...)
 	return flags, given, nil
+}
+
+// forkLabelNote says why the eval label runs no model layer on a
+// read-only pull request, and what does.
+func forkLabelNote(why, label string) string {
+	return fmt.Sprintf("The `%s` label does not run the model layers here: %s, whatever the workflow's `permissions:` say, so no permission can change it. "+
+		"To comment on fork pull requests, add the `workflow_run` workflow of examples/workflows/mcp-eval-fork-comment.yml (it never runs the fork's code); "+
+		"to run the model layers on the change, push it to a branch of this repository after review and label that pull request, or run the workflow by hand (`workflow_dispatch`).",
+		label, why)
 }
 
 // configure parses the flags into the run's Config, builds its redactor,
@@ -315,7 +335,7 @@ func writeTemp(dir, pattern string, r *report.Report) (string, error) {
 	return f.Name(), nil
 }
 
-// dryRun is the dry-run input (layer1, issue 20): the model layers' plan
+// dryRun is the dry-run input (layer1): the model layers' plan
 // whatever the event, since it calls no model; the plan goes to the log
 // and the job summary, and the outputs say whether it passed. Nothing is
 // commented and no baseline is fetched.

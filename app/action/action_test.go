@@ -2,8 +2,12 @@ package action
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcp-eval/mcp-eval/github"
@@ -66,5 +70,57 @@ func TestMissingPermissionIsAnnotated(t *testing.T) {
 	}
 	if len(a.notes) != 2 {
 		t.Errorf("%d notes, want both in the summary", len(a.notes))
+	}
+}
+
+// TestForkLabelNoUselessPermission: on a fork pull request the token is
+// read-only whatever permissions: says, so the eval label is not read
+// (no 403 whose hint names a permission that cannot help); the summary
+// says why the label runs no model layer and what does.
+func TestForkLabelNoUselessPermission(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		http.Error(w, `{"message":"Resource not accessible by integration"}`, http.StatusForbidden)
+	}))
+	defer api.Close()
+	b, err := os.ReadFile("../../github/testdata/pull_request_fork.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := github.Env{Actions: true, EventName: "pull_request", Repository: "acme/weather-mcp", RunID: 1, APIURL: api.URL + "/"}
+	ev, err := github.ParseEvent(env, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := github.NewClient(env, ev, github.Config{Token: "ghs_0123456789abcdefFORK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	a := &action{env: env, ev: ev, in: github.Inputs{EvalLabel: "run-evals", Layers: "auto", Models: "openai:gpt-4.1-mini"},
+		client: client, stdout: &stdout, stderr: &stderr, red: tokenRedactor("")}
+	if _, _, err := a.selectLayers(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(a.sel.Layers, ",") != "conformance" {
+		t.Errorf("layers %v, want conformance only on a fork", a.sel.Layers)
+	}
+	var notes []string
+	for _, n := range a.notes {
+		notes = append(notes, n.text)
+	}
+	all := strings.Join(notes, "\n")
+	if len(asked) > 0 || strings.Contains(all, "pull-requests: read") || strings.Contains(stdout.String(), "::warning") {
+		t.Errorf("the labels were read (%v) or a permission suggested:\n%s\n%s", asked, all, stdout.String())
+	}
+	for _, want := range []string{"`run-evals` label does not run the model layers here", "whatever the workflow's `permissions:` say",
+		"examples/workflows/mcp-eval-fork-comment.yml"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the notes lack %q:\n%s", want, all)
+		}
 	}
 }

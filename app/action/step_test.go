@@ -83,7 +83,7 @@ func TestActionEndToEnd(t *testing.T) {
 				t.Errorf("summary:\n%s", sum)
 			}
 			// Our notes are Markdown: the label is one code span, not an
-			// escaped backtick (issue 8: code spans escaped twice).
+			// escaped backtick (a regression once: code spans escaped twice).
 			if !bytes.Contains(sum, []byte("`run-evals`")) || bytes.Contains(sum, []byte("\\`")) {
 				t.Errorf("the notes escape their own code spans:\n%s", sum)
 			}

@@ -95,7 +95,7 @@ func EchoingAuthServerDeclared(t testing.TB, o oauthtest.Options, client oauthte
 	return as, res, func(method string) bool { mu.Lock(); defer mu.Unlock(); return declared[method] }
 }
 
-// The client half of issue 17 against real components: the Go SDK
+// The OAuth client against real components: the Go SDK
 // v1.8.0's protected server (testdata/servers/go-sdk-auth) behind
 // oidc-provider 9.13.3 and Ory Hydra v2.3.0, as .ci/install-deps.sh
 // installs them. Each test skips with one line without them (fails under

@@ -1,6 +1,6 @@
 package config
 
-// The options of the auth checks' probes (issue 17: conformance/checks_auth.go),
+// The options of the auth checks' probes (conformance/checks_auth.go),
 // declared in the option registry (declare) next to the --oauth-* options.
 
 import (
@@ -37,7 +37,7 @@ func (a *AuthCheckFlags) declare(s *option.Set) {
 		Doc: "for the `auth` checks: another resource the same authorization server issues tokens for; `auth/other-audience-refused` presents such a token (default `https://mcp-eval-probe.invalid/mcp`, which the authorization server must know)"},
 		option.String(&a.OtherResource, ""))
 	s.Add(option.Def{Name: "passthrough-listener", Help: "run a listener at `HOST:PORT` for the server's upstream: auth/no-token-passthrough fails when a token mcp-eval presented to the server arrives there",
-		Doc: "for the `auth` checks: mcp-eval listens at this address while it runs; point the server's upstream API at it (`--server-start` can pass it) and `auth/no-token-passthrough` fails the run when a token mcp-eval presented to the server arrives there (token passthrough, which the authorization chapter forbids); every request is answered 502"},
+		Doc: "for the `auth` checks: mcp-eval listens at this address while it runs; point the server's upstream API at it (`--server-start` can pass it) and `auth/no-token-passthrough` fails the run when a token mcp-eval presented to the server arrives there, during the conformance probes or the model layers' tool calls (token passthrough, which the authorization chapter forbids); every request is answered 502"},
 		option.String(&a.PassthroughListener, ""))
 }
 

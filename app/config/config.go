@@ -72,6 +72,8 @@ type Config struct {
 	OAuth OAuthFlags
 	// AuthChecks holds the auth probes' options (authchecks.go).
 	AuthChecks AuthCheckFlags
+	// TraceChecks holds the trace checks' option (tracechecks.go).
+	TraceChecks TraceCheckFlags
 	// runsSet says --runs came from the command line or the config file,
 	// so it overrides the runs a golden file sets.
 	runsSet bool

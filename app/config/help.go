@@ -90,7 +90,7 @@ type flagGroup struct {
 // flagGroups orders --help by purpose; a flag in none is listed under
 // "other".
 var flagGroups = []flagGroup{
-	{"The server", []string{"server-url", "server-cmd", "server-start", "start-timeout", "header", "timeout", "protocol-version", "max-message-bytes", "safe-tools", "stub-tools"}},
+	{"The server", []string{"server-url", "server-cmd", "server-start", "start-timeout", "header", "timeout", "protocol-version", "max-message-bytes", "safe-tools", "stub-tools", "otlp-receiver"}},
 	{"Its authorization (OAuth)", []string{"oauth-client-id", "oauth-client-secret", "oauth-scope", "oauth-federation", "oauth-assertion", "oauth-assertion-file", "oauth-scope-insufficient", "oauth-other-resource", "passthrough-listener"}},
 	{"What runs", []string{"layers", "checks", "runs", "concurrency", "config", "shard", "dry-run", "payloads", "secrets", "select", "sample", "rerun-failed"}},
 	{"Models (behaviour, resilience)", []string{"models", "golden", "judge-model", "judge-prompt", "model-budget", "model-concurrency", "model-max-tokens", "model-retry-budget", "model-timeout", "max-calls-per-turn", "max-runs", "batch", "prices", "cache-dir", "no-cache"}},

@@ -1,6 +1,6 @@
 package config
 
-// The --oauth-* options (issue 17: reaching a protected server), declared
+// The --oauth-* options (reaching a protected server), declared
 // in the option registry (declare) and validated before any request.
 
 import (
@@ -241,6 +241,33 @@ func fileAssertion(path string) func(context.Context, string) (string, error) {
 		if s == "" {
 			return "", fmt.Errorf("%s is empty", path)
 		}
+		if !compactJWT(s) {
+			// Whatever the file holds goes to a token endpoint the
+			// server's metadata names: a path that resolves to something
+			// else (a symlink to /proc/self/environ) must not send it.
+			return "", fmt.Errorf("%s: not a JWT (RFC 7519 §7.2: three or five base64url parts separated by dots); its %d bytes are not sent", path, len(s))
+		}
 		return s, nil
 	}
+}
+
+// compactJWT reports whether s has the shape of a JWT in compact
+// serialization: a JWS of three base64url parts (RFC 7515 §7.1) or a JWE
+// of five (RFC 7516 §7.1), separated by dots. Nothing is decoded.
+func compactJWT(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 && len(parts) != 5 {
+		return false
+	}
+	for i, p := range parts {
+		if p == "" && i == 0 {
+			return false
+		}
+		for _, c := range []byte(p) {
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -37,6 +37,7 @@ func (c *Config) declare() *option.Set {
 	c.declareServer(s)
 	c.OAuth.declare(s)
 	c.AuthChecks.declare(s)
+	c.TraceChecks.declare(s)
 	c.declareRun(s)
 	c.declareGate(s)
 	c.PlanFlags.Declare(s)
@@ -50,7 +51,7 @@ func (c *Config) declare() *option.Set {
 // declareServer: the server under test and how to reach it.
 func (c *Config) declareServer(s *option.Set) {
 	s.Add(option.Def{Name: "server-url", Help: "`URL` of the Streamable HTTP endpoint of the server under test; repeat it for each replica behind the same name",
-		Doc:   "Streamable HTTP endpoint; given again, each further URL is a replica of the same server, whose tool surface `surface/replicas` compares with the first's",
+		Doc:   "Streamable HTTP endpoint; given again (in the config file: a list), each further URL is a replica of the same server, whose tool surface `surface/replicas` compares with the first's (with `--oauth-*`, each replica gets a token of its own for the resource its metadata names)",
 		Input: &option.Input{Doc: "Streamable HTTP endpoint of the server under test: a service container by its label (http://server:8080/mcp) or the host gateway. One of server-url and server-cmd is required (or set in config)."}},
 		&serverURLs{first: &c.ServerURL, rest: &c.Replicas})
 	s.Add(option.Def{Name: "server-cmd", Help: "`command` that runs a stdio server, e.g. 'node server.js'",
@@ -177,6 +178,10 @@ func (u *serverURLs) String() string {
 	}
 	return *u.first
 }
+
+// IsListFlag: in the config file, server-url takes a list (the server,
+// then its replicas), each item a use of the flag.
+func (u *serverURLs) IsListFlag() bool { return true }
 
 func (u *serverURLs) Set(s string) error {
 	if *u.first == "" {

@@ -24,7 +24,7 @@ var layerAliases = map[string]string{"behaviour": "behavior"}
 func (c *Config) validate(getenv func(string) string) error {
 	_, errHeaders := c.ExpandHeaders(getenv)
 	return errors.Join(c.validateServer(), c.validateLayers(), errHeaders, c.validateChecks(), c.validateSecrets(),
-		c.validateOAuth(getenv), c.validateAuthChecks())
+		c.validateOAuth(getenv), c.validateAuthChecks(), c.validateTraceChecks())
 }
 
 // validateServer: exactly one server, and a URL that is one.
@@ -40,12 +40,12 @@ func (c *Config) validateServer() error {
 	case c.ServerURL != "" && !strings.HasPrefix(c.ServerURL, "http://") && !strings.HasPrefix(c.ServerURL, "https://"):
 		return exitcode.Usagef("%s must be an http:// or https:// URL, got %q", src("server-url"), c.ServerURL)
 	}
-	for _, r := range c.Replicas {
+	for i, r := range c.Replicas {
 		if !strings.HasPrefix(r, "http://") && !strings.HasPrefix(r, "https://") {
-			return exitcode.Usagef("--server-url (a replica) must be an http:// or https:// URL, got %q", r)
+			return exitcode.Usagef("%s (a replica) must be an http:// or https:// URL, got %q", c.Source("server-url", i+1), r)
 		}
-		if r == c.ServerURL {
-			return exitcode.Usagef("--server-url %s is given twice: a replica is another endpoint of the same server", r)
+		if r == c.ServerURL || slices.Contains(c.Replicas[:i], r) {
+			return exitcode.Usagef("%s: %s is given twice: a replica is another endpoint of the same server", c.Source("server-url", i+1), r)
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -23,8 +22,8 @@ type draftCase struct {
 	Forbid  []string       // forbid_tools
 	// ArgsNote says why expect_args is left out.
 	ArgsNote string
-	// ask is the request for a model to draft the prompt ("" keeps the
-	// template's).
+	// ask is the request for a model to draft the prompt ("" keeps
+	// userPrompt's).
 	ask string
 }
 
@@ -52,7 +51,7 @@ func draftCases(tools []mcp.Tool) []*draftCase {
 		byName[t.Name] = t
 		c := &draftCase{ID: id(t.Name), Tool: t.Name}
 		c.Args, c.ArgsNote = exampleArgs(t)
-		c.Prompt = templatePrompt(t, c.Args)
+		c.Prompt = userPrompt(t, c.Args)
 		c.Comment = t.Name + ": " + firstSentence(t.Description)
 		if t.Description == "" {
 			c.Comment = t.Name + " (it has no description: a model can only guess what it is for)"
@@ -73,7 +72,7 @@ func draftCases(tools []mcp.Tool) []*draftCase {
 		a := byName[p.A]
 		c := &draftCase{ID: id(p.A + "-not-" + p.B), Tool: p.A, Forbid: []string{p.B}}
 		c.Args, c.ArgsNote = exampleArgs(a)
-		c.Prompt = templatePrompt(a, c.Args)
+		c.Prompt = userPrompt(a, c.Args)
 		c.Comment = fmt.Sprintf("%s and %s have near-duplicate descriptions (%.0f%% alike): make this a request only %s is for; a call of %s fails the run",
 			p.A, p.B, 100*p.Similarity, p.A, p.B)
 		c.ask = fmt.Sprintf("Two tools have almost the same description.\nTool %s: %s\nTool %s: %s\n\n"+
@@ -161,34 +160,6 @@ func describedExample(desc string) string {
 		return ""
 	}
 	return ex
-}
-
-// templatePrompt is a prompt made from the tool's description and
-// arguments, for an editor to make into what a user would say.
-func templatePrompt(t mcp.Tool, args map[string]any) string {
-	what := firstSentence(t.Description)
-	if what == "" {
-		what = "Use " + t.Name
-	}
-	what = strings.TrimRight(what, ".!?: ")
-	if len(args) == 0 {
-		return what + "."
-	}
-	names := make([]string, 0, len(args))
-	for n := range args {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, n := range names {
-		b, _ := json.Marshal(args[n])
-		v := string(b)
-		if s, ok := args[n].(string); ok {
-			v = s
-		}
-		parts[i] = n + ": " + v
-	}
-	return what + " (" + strings.Join(parts, ", ") + ")."
 }
 
 // firstSentence is the description's first sentence, on one line.

@@ -8,11 +8,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
+	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
 // goldenFile writes the cases in the short form (a top-level list, as
-// examples/golden/seed.yaml), each with draft: true and what to edit.
-func goldenFile(target string, ntools int, cases []*draftCase, drafted string) ([]byte, error) {
+// examples/golden/seed.yaml), each with draft: true and what to edit; when
+// a tool is not marked read-only, in the long form, whose defaults stub it
+// for every case (stubTools), so that no draft executes it.
+func goldenFile(target string, ntools int, cases []*draftCase, drafted string, stubs []string) ([]byte, error) {
 	list := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, c := range cases {
 		m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: c.Comment}
@@ -62,13 +65,54 @@ func goldenFile(target string, ntools int, cases []*draftCase, drafted string) (
 #   mcp-eval run --dry-run     checks this file against the server, and prices a run
 #
 `, target, ntools, drafted)
+	doc := list
+	if len(stubs) > 0 {
+		doc = stubbedSuite(list, stubs)
+	}
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(list); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	enc.Close()
 	return b.Bytes(), nil
+}
+
+// stubbedSuite is the long form of the cases: version 1, defaults whose
+// stub_results answer each of stubs without executing it, and the cases.
+func stubbedSuite(cases *yaml.Node, stubs []string) *yaml.Node {
+	results := &yaml.Node{Kind: yaml.MappingNode}
+	for _, name := range stubs {
+		k := scalar(name)
+		k.HeadComment = name + " is not marked readOnlyHint: true, so a model's call is answered with this and never executed;\n" +
+			"make it what the tool returns, or delete this entry if running it is safe"
+		v := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		item := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		item.Content = []*yaml.Node{scalar("type"), scalar("text"), scalar("text"), scalar("OK (stubbed: " + name + " was not executed)")}
+		item.Content[3].Style = 0
+		v.Content = []*yaml.Node{scalar("content"), {Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: []*yaml.Node{item}}}
+		results.Content = append(results.Content, k, v)
+	}
+	defaults := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("stub_results"), results}}
+	version := &yaml.Node{Kind: yaml.ScalarNode, Value: "1", Tag: "!!int"}
+	dk := scalar("defaults")
+	dk.HeadComment = "every case takes these defaults"
+	return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		scalar("version"), version, dk, defaults, scalar("cases"), cases}}
+}
+
+// stubTools are the tools a draft must not execute: those the server does
+// not mark readOnlyHint: true. An absent hint is not read-only: the
+// spec's default is false
+// (https://modelcontextprotocol.io/specification/2025-11-25/schema#toolannotations).
+func stubTools(tools []mcp.Tool) []string {
+	var out []string
+	for _, t := range tools {
+		if !t.ReadOnly() {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Tag: "!!str"} }

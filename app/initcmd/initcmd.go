@@ -85,7 +85,8 @@ func Run(ctx context.Context, cfg *config.Config, o *config.InitOptions, env pip
 		model.draft(ctx, cases)
 		drafted = ", prompts by " + cfg.Models
 	}
-	golden, err := goldenFile(target, len(desc.Tools), cases, drafted)
+	stubs := stubTools(desc.Tools)
+	golden, err := goldenFile(target, len(desc.Tools), cases, drafted, stubs)
 	if err != nil {
 		return err
 	}
@@ -119,6 +120,13 @@ func Run(ctx context.Context, cfg *config.Config, o *config.InitOptions, env pip
 	fmt.Fprintf(stdout, "wrote %s (%d draft cases: %d tools, 1 negative, %d near-duplicate pairs to tell apart; all draft: true)\n",
 		cfg.Golden, len(cases), len(desc.Tools), pairs)
 	fmt.Fprintf(stdout, "wrote %s (%s)\n", o.Workflow, kind.Why)
+	if kind.Outside != "" {
+		fmt.Fprintf(stdout, "note: %s is outside this repository, so a runner does not have it: the workflow's \"Install the server\" step stops the job until you make it install it\n", kind.Outside)
+	}
+	if len(stubs) > 0 {
+		fmt.Fprintf(stdout, "note: %s %s not marked readOnlyHint: true, so the drafts stub %s (defaults: stub_results): no draft executes %s\n",
+			strings.Join(stubs, ", "), map[bool]string{true: "is", false: "are"}[len(stubs) == 1], map[bool]string{true: "it", false: "them"}[len(stubs) == 1], map[bool]string{true: "it", false: "them"}[len(stubs) == 1])
+	}
 	if model != nil {
 		fmt.Fprintln(stdout, model.summary())
 	}

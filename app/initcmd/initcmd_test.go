@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/tasks"
 	"github.com/mcp-eval/mcp-eval/tasks/taskstest"
+	"gopkg.in/yaml.v3"
 )
 
 // TestDraftCases: a case per tool with arguments that validate, a negative
@@ -27,7 +28,7 @@ func TestDraftCases(t *testing.T) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"place":{"type":"string","examples":["Oslo"]}},"required":["place"]}`)},
 		mcp.Tool{Name: "weird.name/v2", Description: "", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":3}},"required":["n"]}`)})
 	cases := draftCases(tools)
-	b, err := goldenFile("srv", len(tools), cases, "")
+	b, err := goldenFile("srv", len(tools), cases, "", stubTools(tools))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +94,7 @@ func TestKindOf(t *testing.T) {
 		{config.Config{ServerCmd: "uvx my-server"}, true, "Python"},
 		{config.Config{ServerCmd: "go run ./examples/weather-server"}, true, "with go"},
 		{config.Config{ServerCmd: "./bin/server --stdio"}, false, "a binary in the workspace"},
+		{config.Config{ServerCmd: "/usr/local/bin/foo --stdio"}, true, "/usr/local/bin/foo is outside this repository"},
 	} {
 		k := kindOf(&tt.cfg)
 		if k.Host != tt.host || !strings.Contains(k.Why, tt.why) {
@@ -131,6 +133,8 @@ func TestWorkflows(t *testing.T) {
 		{ServerStart: "python -m my_server --port 8080", ServerURL: "http://127.0.0.1:8080/mcp", Headers: config.ListFlag{Vals: []string{"Authorization: Bearer $MCP_TOKEN"}}},
 		with(config.Config{ServerCmd: "./server"}, "anthropic:claude-sonnet-4-5"),
 		{ServerCmd: "go run ./cmd/server --name 'it''s'"},
+		{ServerStart: "/home/me/bin/foo --port 8080", ServerURL: "http://127.0.0.1:8080/mcp"},
+		{ServerCmd: "/opt/foo server/bin"},
 	} {
 		wf := workflowFile(&cfg, "srv", kindOf(&cfg))
 		for _, m := range pinned.FindAllStringSubmatch(wf, -1) {
@@ -140,6 +144,27 @@ func TestWorkflows(t *testing.T) {
 		}
 		if !strings.Contains(wf, "\npermissions: {}\n") || !strings.Contains(wf, "github.event.label.name == 'run-evals'") {
 			t.Errorf("workflow %d lacks the least permissions or the label rule:\n%s", i, wf)
+		}
+		// The label rule of the example workflows (TestExampleWorkflows):
+		// a workflow-level group is claimed before the job's if: is read,
+		// so any other label would cancel a running evaluation.
+		var parsed struct {
+			Concurrency any `yaml:"concurrency"`
+			Jobs        map[string]struct {
+				Concurrency struct {
+					Group  string `yaml:"group"`
+					Cancel string `yaml:"cancel-in-progress"`
+				} `yaml:"concurrency"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(wf), &parsed); err != nil {
+			t.Fatalf("workflow %d: %v", i, err)
+		}
+		if parsed.Concurrency != nil {
+			t.Errorf("workflow %d: a workflow-level concurrency group in a label-triggered workflow: any other label cancels a running evaluation", i)
+		}
+		if c := parsed.Jobs["eval"].Concurrency; !strings.Contains(c.Group, "github.run_id") || c.Cancel != "${{ github.event_name == 'pull_request' }}" {
+			t.Errorf("workflow %d: the eval job's concurrency %+v, want its own group per PR and a run of its own for schedules", i, c)
 		}
 		if strings.Contains(cfg.Models, "anthropic") && !strings.Contains(wf, "ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}") {
 			t.Errorf("workflow %d does not pass the model's key:\n%s", i, wf)

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcp-eval/mcp-eval/app/config"
@@ -36,6 +39,12 @@ type serverKind struct {
 	// that builds it, "" for none.
 	Node  bool
 	Build string
+	// Outside is the server's program when it lies outside the
+	// repository (an absolute path elsewhere, ~/…, or a name found on
+	// PATH outside the system's directories): a runner's checkout does
+	// not have it, so the workflow gets a step to install it, which fails
+	// with its name until it is edited.
+	Outside string
 }
 
 // kindOf picks the action for the server as init was given it: a URL a
@@ -44,6 +53,66 @@ type serverKind struct {
 // on the runner's localhost, or by --server-start → host mode (README,
 // "Two actions: which one for which server").
 func kindOf(cfg *config.Config) serverKind {
+	dir, _ := os.Getwd()
+	k := kindOfCmd(cfg)
+	cmd := cfg.ServerCmd
+	if cfg.ServerStart != "" {
+		cmd = cfg.ServerStart
+	}
+	if cfg.ServerStart != "" || cfg.ServerURL == "" {
+		if argv, err := cmdline.Split(cmd); err == nil && len(argv) > 0 {
+			k.Outside = outsideProgram(argv[0], dir, exec.LookPath)
+		}
+	}
+	if k.Outside != "" && !k.Host {
+		k = serverKind{Host: true, Outside: k.Outside, Why: k.Outside + " is outside this repository, so the Docker action's container does not have it: host mode, with a step that installs it on the runner (edit it)"}
+	}
+	return k
+}
+
+// outsideProgram is prog when it lies outside the repository in dir, else
+// "": an absolute path elsewhere, one under ~, or a bare name that PATH
+// finds outside dir and the system's /usr/bin and /bin (a runner has the
+// common runtimes there; kindOfCmd names them).
+func outsideProgram(prog, dir string, lookPath func(string) (string, error)) string {
+	switch {
+	case strings.HasPrefix(prog, "~"):
+		return prog
+	case filepath.IsAbs(prog):
+		if rel, err := filepath.Rel(dir, prog); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return prog
+		}
+		return ""
+	case strings.ContainsRune(prog, '/') || runtimes[path.Base(prog)]:
+		return ""
+	}
+	found, err := lookPath(prog)
+	if err != nil || !filepath.IsAbs(found) {
+		return ""
+	}
+	for _, sys := range []string{"/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/"} {
+		if strings.HasPrefix(found, sys) {
+			return ""
+		}
+	}
+	if rel, err := filepath.Rel(dir, found); err == nil && !strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return found
+}
+
+// runtimes are the programs kindOfCmd knows: the workflow sets them up,
+// or a runner has them.
+var runtimes = map[string]bool{}
+
+func init() {
+	for _, p := range strings.Fields("node npx npm pnpm yarn bun deno tsx python python3 uv uvx pipx poetry pdm hatch go sh bash ruby java dotnet php docker npx.cmd") {
+		runtimes[p] = true
+	}
+}
+
+// kindOfCmd is kindOf by the command's kind alone.
+func kindOfCmd(cfg *config.Config) serverKind {
 	switch {
 	case cfg.ServerStart != "":
 		return serverKind{Host: true, Why: "mcp-eval starts the server (server-start) on the runner's localhost, which the Docker action's container cannot reach, so host mode"}
@@ -107,14 +176,18 @@ func workflowFile(cfg *config.Config, target string, k serverKind) string {
 	w("")
 	w("permissions: {}")
 	w("")
-	w("concurrency:")
-	w("  # Scheduled and manual runs get a group of their own, so no push cancels the nightly run.")
-	w("  group: mcp-eval-${{ (github.event_name == 'schedule' || github.event_name == 'workflow_dispatch') && github.run_id || github.event.pull_request.number || github.ref }}")
-	w("  cancel-in-progress: ${{ github.event_name == 'pull_request' }}")
-	w("")
 	w("jobs:")
 	w("  eval:")
 	w("    if: github.event.action != 'labeled' || github.event.label.name == 'run-evals'")
+	// On the job, not the workflow: GitHub claims a workflow's group before
+	// it evaluates a job's if:, so any other label added to a pull request
+	// would cancel a running evaluation; a skipped job claims no group
+	// (https://docs.github.com/en/actions/using-jobs/using-concurrency).
+	w("    # On the job: a workflow-level group would let any other label cancel a running evaluation.")
+	w("    # Scheduled and manual runs get a group of their own, so no push cancels the nightly run.")
+	w("    concurrency:")
+	w("      group: mcp-eval-${{ (github.event_name == 'schedule' || github.event_name == 'workflow_dispatch') && github.run_id || github.event.pull_request.number || github.ref }}")
+	w("      cancel-in-progress: ${{ github.event_name == 'pull_request' }}")
 	w("    runs-on: ubuntu-latest")
 	w("    timeout-minutes: 30")
 	w("    permissions:")
@@ -133,6 +206,18 @@ func workflowFile(cfg *config.Config, target string, k serverKind) string {
 	}
 	if k.Build != "" {
 		w("      - run: %s", k.Build)
+	}
+	if k.Outside != "" {
+		prog := shellQuote(k.Outside)
+		w("      # mcp-eval init was given %s, which is outside this repository: a runner does not", k.Outside)
+		w("      # have it. Replace this step's run with what installs it there (a release download, a")
+		w("      # package, a build), keeping the check; until then the job stops here, naming it.")
+		w("      - name: Install the server (edit this step)")
+		w("        run: |")
+		w("          if ! command -v %s >/dev/null; then", prog)
+		w("            echo '::error::%s is not on this runner: edit the \"Install the server\" step of .github/workflows/mcp-eval.yml to install it'", strings.ReplaceAll(k.Outside, "'", ""))
+		w("            exit 1")
+		w("          fi")
 	}
 	w("      - uses: %s", cacheAction)
 	w("        with:")

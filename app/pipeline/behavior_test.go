@@ -453,8 +453,12 @@ func TestSelfJudgingWarned(t *testing.T) {
 		t.Errorf("stderr lacks the self-grading warning:\n%s", stderr)
 	}
 	r := apptest.LoadReport(t, path)
-	if r.Judge == nil || len(r.Judge.SelfGraded) != 1 || r.Judge.SelfGraded[0] != "openai:scripted" {
-		t.Fatalf("report judge %+v; want selfGraded [openai:scripted]", r.Judge)
+	if r.Judge == nil || len(r.Judge.SelfGraded) != 1 || r.Judge.SelfGraded[0] != "openai:scripted" || !r.Judge.Default {
+		t.Fatalf("report judge %+v; want selfGraded [openai:scripted], default", r.Judge)
+	}
+	// Which judge, under the verdict.
+	if _, tail, _ := strings.Cut(stdout, "\nPASS  "); !strings.Contains(tail, "judge: openai:scripted (no --judge-model was given: the first of --models), also a tested model") {
+		t.Errorf("the verdict does not say which judge graded the run:\n%s", stdout)
 	}
 	// The judge's usage is its own, apart from the tested model's.
 	if r.Judge.Calls != judgeCalls.Load() || r.Judge.Calls == 0 || r.Judge.InputTokens != 50*r.Judge.Calls {

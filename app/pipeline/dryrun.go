@@ -82,6 +82,9 @@ type DryRunPlan struct {
 	// MaxRuns is --max-runs under the statistical gate: the estimate counts
 	// the first look's runs; an undecided soft case runs again up to this.
 	MaxRuns int `json:"maxRunsPerCase,omitempty"`
+	// JudgeNote warns, before anything is spent, that the judge is a
+	// tested model; "" when it is not, or is not called.
+	JudgeNote string `json:"judgeNote,omitempty"`
 }
 
 // DryRun is `mcp-eval run --dry-run`: the run's plan and its server, no
@@ -350,6 +353,13 @@ func (p *RunPlan) price(plan *DryRunPlan, models []string, est *estimator) {
 	if est.judge.Model != "" {
 		price(est.judge)
 		plan.Judge = est.judge
+		if tested, byDefault := p.models.JudgeTested(); tested && est.judge.Calls > 0 {
+			how := "--judge-model names it"
+			if byDefault {
+				how = "no --judge-model was given, so the first of --models judges"
+			}
+			plan.JudgeNote = fmt.Sprintf("the judge %s is also a tested model (%s): it would grade its own runs; give --judge-model another model, or none", est.judge.Model, how)
+		}
 	}
 	if known && len(models) > 0 {
 		plan.CostUSD = &total
@@ -490,6 +500,9 @@ func WriteDryRun(w io.Writer, p *DryRunPlan) {
 			fmt.Fprint(w, "; no judge")
 		}
 		fmt.Fprintln(w)
+		if p.JudgeNote != "" {
+			fmt.Fprintln(w, "warning: "+p.JudgeNote)
+		}
 	}
 	fmt.Fprintf(w, "estimated cost (the tool list is ≈ %d tokens of every call):\n", p.ToolListTokens)
 	rows := append([]ModelEstimate(nil), p.Models...)

@@ -27,6 +27,8 @@ func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
 		"dry run: golden/tasks.yaml is valid against " + bin + " (3 tools): 25 cases; no model was called",
 		"plan: 25 cases × 5 runs × 2 models = 250 runs, and 60 resilience variant runs",
 		"judge openai:gpt-4.1-mini",
+		// Said before anything is spent: the default judge grades itself.
+		"warning: the judge openai:gpt-4.1-mini is also a tested model (no --judge-model was given, so the first of --models judges): it would grade its own runs; give --judge-model another model, or none\n",
 		"openai:gpt-4.1-mini ", "≈ $", "(built-in 2026-12-01)",
 		"ollama:qwen2.5:7b ", "$0 (free: Ollama runs the model on this machine)",
 		"  total ≈ $",
@@ -38,6 +40,12 @@ func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
 	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("%d requests to a model endpoint", n)
+	}
+	// A judge that is not tested: no warning.
+	_, stdout, _ = runCommand(t, apptest.Env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,
+		"--golden", "golden/tasks.yaml", "--models", "ollama:qwen2.5:7b", "--judge-model", "openai:gpt-4.1", "--out", dir)
+	if !strings.Contains(stdout, "judge openai:gpt-4.1, about") || strings.Contains(stdout, "warning: the judge") {
+		t.Errorf("a judge outside --models: %s", stdout)
 	}
 }
 

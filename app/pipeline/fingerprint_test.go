@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/app/apptest"
 )
 
-// TestFingerprintIndependentOfLayers (issue 11): the server description is
+// TestFingerprintIndependentOfLayers: the server description is
 // taken once after connecting, whatever the layers, so the same server has
 // the same fingerprint, surface, serverInfo and capabilities in every run.
 func TestFingerprintIndependentOfLayers(t *testing.T) {

@@ -41,10 +41,14 @@ func (p *RunPlan) runLayers(ctx context.Context, s *session, desc *describe.Serv
 	}
 	hb := progress.Of(p.env.Stderr)
 	if p.has(report.LayerConformance) {
+		replicas, rerr := p.replicas(s)
+		if rerr != nil {
+			return nil, rerr
+		}
 		opts := conformance.Options{
 			Runs: p.cfg.Runs, Concurrency: p.cfg.Concurrency, SafeTools: p.cfg.SafeTools.Vals,
 			Version: p.cfg.ProtocolVersion, Only: p.cfg.Checks.Vals, Auth: p.authChecks(s), Wire: p.wire, Listed: desc,
-			Replicas: p.replicas(s.target),
+			Replicas: replicas, Traces: s.traces,
 		}
 		if hb != nil {
 			opts.Progress = hb.Steps("conformance", "check runs")
@@ -145,6 +149,7 @@ func (p *RunPlan) resilienceModels(ctx context.Context, mr *golden.ModelRun) (*r
 // each layer found.
 func (p *RunPlan) merge(target mcp.Target, desc *describe.Server, lr *layerResults) *report.Report {
 	p.rejudgeWire(lr.conformance)
+	rejudgePassthrough(lr.conformance)
 	r := buildReport(p.cfg.Strict, p.env.Version, target, desc, lr.conformance, p.layers, p.started)
 	r.Commit = p.env.Getenv("GITHUB_SHA")
 	r.RunID, r.RunURL = runIdentity(p.env.Getenv)
@@ -185,6 +190,22 @@ func (p *RunPlan) rejudgeWire(res *conformance.Result) {
 	for i := range res.Checks {
 		if slices.Contains(conformance.RecorderCheckIDs(), res.Checks[i].ID) && res.Checks[i].Status != report.StatusSkip {
 			res.Checks[i] = conformance.RecorderCheck(res.Checks[i].ID, p.wire)
+		}
+	}
+}
+
+// rejudgePassthrough judges auth/no-token-passthrough again now that every
+// layer has run: the model layers' tool calls, made with the run's token,
+// reach the upstream of a tool that calls it only when called, after Layer
+// 0 ended. The --passthrough-listener is the session's, up until the
+// session closes, after the report is written.
+func rejudgePassthrough(res *conformance.Result) {
+	if res == nil {
+		return
+	}
+	for i := range res.Checks {
+		if c, ok := res.PassthroughCheck(res.Checks[i]); ok {
+			res.Checks[i] = c
 		}
 	}
 }

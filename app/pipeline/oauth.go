@@ -18,6 +18,13 @@ import (
 // runner's log through Env.MaskSecret in the Action); discovery and token
 // requests have --timeout each and a 1 MiB limit.
 func (p *RunPlan) oauthSession() (*oauth.Session, error) {
+	return p.oauthSessionFor(p.cfg.ServerURL)
+}
+
+// oauthSessionFor is oauthSession for the endpoint serverURL: the server
+// under test, or a replica (replicas get a session each, see
+// RunPlan.replicas).
+func (p *RunPlan) oauthSessionFor(serverURL string) (*oauth.Session, error) {
 	cfg := p.cfg
 	f := &oauth.Fetcher{Timeout: cfg.Timeout, MaxBytes: oauth.DefaultMaxBytes}
 	// The auth checks ask the session for tokens concurrently; MaskSecret
@@ -42,7 +49,7 @@ func (p *RunPlan) oauthSession() (*oauth.Session, error) {
 		return nil, err
 	}
 	s, err := oauth.NewSession(oauth.SessionConfig{
-		ServerURL: cfg.ServerURL, Credentials: *cred, Fetcher: f, OnSecret: onSecret,
+		ServerURL: serverURL, Credentials: *cred, Fetcher: f, OnSecret: onSecret,
 		Logf: func(format string, args ...any) { fmt.Fprintf(p.env.Stderr, format+"\n", args...) },
 	})
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/mcp"
 )
 
-// The client half of issue 17 against real components: the Go SDK
+// The OAuth client against real components: the Go SDK
 // v1.8.0's protected server (testdata/servers/go-sdk-auth) behind
 // oidc-provider 9.13.3 and Ory Hydra v2.3.0, as .ci/install-deps.sh
 // installs them. Each test skips with one line without them (fails under

@@ -55,7 +55,7 @@ func echoServer(t *testing.T, spelled string) string {
 	return srv.URL
 }
 
-// TestNoSecretInAnyOutput is the table of issue 13: for each source of a
+// TestNoSecretInAnyOutput is the table of sources × spellings: for each source of a
 // secret and each spelling an echoing server or process gives it, no
 // spelling of the secret is found in any file under --out, on stdout or on
 // stderr.

@@ -1,6 +1,6 @@
 package pipeline_test
 
-// The secrets matrix (issue 21, "Secrets (every sink, every spelling)"):
+// The secrets matrix ("Secrets (every sink, every spelling)"):
 // every source of a secret × every way of writing it (redacttest.Examples,
 // one per row of redact.Table at least) × every file and stream a run
 // writes, through real runs: the fixture server echoes each secret in the

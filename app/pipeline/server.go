@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
+	"github.com/mcp-eval/mcp-eval/internal/otlpreceiver"
 	"github.com/mcp-eval/mcp-eval/internal/passthrough"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/telemetry"
@@ -27,7 +29,9 @@ type session struct {
 	auth *oauth.Session
 	// passthrough is the --passthrough-listener, nil without one.
 	passthrough *passthrough.Listener
-	undo        []func()
+	// traces is the --otlp-receiver, nil without one.
+	traces *otlpreceiver.Receiver
+	undo   []func()
 }
 
 func (s *session) close() {
@@ -58,6 +62,13 @@ func (p *RunPlan) connect(ctx context.Context) (_ *session, err error) {
 			return nil, exitcode.Usagef("--passthrough-listener %s: %v", addr, err)
 		}
 		s.undo = append(s.undo, func() { _ = s.passthrough.Close() })
+	}
+	if addr := cfg.TraceChecks.OTLPReceiver; addr != "" {
+		// Up before the server starts: its exporter may send at once.
+		if s.traces, err = otlpreceiver.Listen(addr); err != nil {
+			return nil, exitcode.Usagef("--otlp-receiver %s: %v", addr, err)
+		}
+		s.undo = append(s.undo, func() { _ = s.traces.Close() })
 	}
 	p.started = time.Now()
 	if cfg.ServerStart != "" {
@@ -179,17 +190,31 @@ func (p *RunPlan) openServerLog() (_ io.Writer, closeLog func(), _ error) {
 	return w, func() { w.Flush(); capped.Close(); f.Close() }, nil
 }
 
-// replicas are the targets of the replicas given with --server-url: the
-// server's own target with another URL (the same headers, bounds and
-// observers, so that their answers are judged like the server's).
-func (p *RunPlan) replicas(main mcp.Target) []*mcp.HTTPTarget {
-	ht, ok := main.(*mcp.HTTPTarget)
+// replicas are the replicas given with --server-url: the server's own
+// target with another URL (the same headers, bounds and observers, so that
+// their answers are judged like the server's). With --oauth-* each replica
+// gets an OAuth session of its own, with the run's credentials: it
+// discovers from the replica's 401 and asks for a token for the resource
+// the replica's metadata names (RFC 9728 §5.1, RFC 8707 §2), and sends it
+// to that replica only. Replicas behind one name that share a resource
+// get tokens for it each; a replica that is a resource of its own gets its
+// own audience. A token is never sent where it was not requested for.
+func (p *RunPlan) replicas(s *session) ([]conformance.Replica, error) {
+	ht, ok := s.target.(*mcp.HTTPTarget)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var out []*mcp.HTTPTarget
+	var out []conformance.Replica
 	for _, u := range p.cfg.Replicas {
-		out = append(out, &mcp.HTTPTarget{URL: u, Header: ht.Header, MaxBytes: ht.MaxBytes, Client: mcp.NewHTTPClient(), Observer: ht.Observer})
+		r := conformance.Replica{HTTPTarget: &mcp.HTTPTarget{URL: u, Header: ht.Header, MaxBytes: ht.MaxBytes, Client: mcp.NewHTTPClient(), Observer: ht.Observer}}
+		if s.auth != nil {
+			a, err := p.oauthSessionFor(u)
+			if err != nil {
+				return nil, err
+			}
+			r.Authorizer = a
+		}
+		out = append(out, r)
 	}
-	return out
+	return out, nil
 }

@@ -26,7 +26,7 @@ func TestAnswerBudgetFollowsMaxMessageBytes(t *testing.T) {
 }
 
 // A --server-cmd process that left processes outside its group has them
-// named on stderr when it stops, as --server-start's are (issue 21: README
+// named on stderr when it stops, as --server-start's are (before the fix, README
 // promised the warning, only --server-start gave it).
 func TestServerCmdNamesEscapees(t *testing.T) {
 	var stderr strings.Builder

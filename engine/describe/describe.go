@@ -23,7 +23,7 @@ type Server struct {
 	Version   string
 	Supported []string
 	// ServerInfo is the server's self-description: _meta serverInfo of the
-	// discover result (spec digest §1.3), or initialize's serverInfo.
+	// discover result (https://modelcontextprotocol.io/specification/2026-07-28/basic), or initialize's serverInfo.
 	ServerInfo   json.RawMessage
 	Capabilities json.RawMessage
 	// Tools are the decoded tools/list entries, each with its raw JSON.
@@ -97,7 +97,7 @@ func (s *Server) ToolsRaw() []json.RawMessage {
 }
 
 // Declared returns the capabilities and serverInfo the server declared:
-// server/discover's (serverInfo from its _meta, spec digest §1.3), else
+// server/discover's (serverInfo from its _meta, https://modelcontextprotocol.io/specification/2026-07-28/basic), else
 // initialize's. known says whether the capabilities were a JSON object;
 // caps is nil only when the server answered neither.
 func Declared(c *mcp.Client) (caps map[string]json.RawMessage, known bool, serverInfo json.RawMessage) {

@@ -89,6 +89,7 @@ type Recorder struct {
 	order    []string
 	sum      Summary
 	ids      idTally
+	dups     dupTally // dupnames.go
 }
 
 type held struct {
@@ -192,6 +193,8 @@ func (r *Recorder) pump() {
 // judge validates one message and records its findings. Only the pump
 // calls it.
 func (r *Recorder) judge(h held) {
+	key := r.key(h)
+	ds := r.scanDups(h, key)
 	r.mu.Lock()
 	s := r.schema
 	if s == nil || !h.modern {
@@ -201,13 +204,13 @@ func (r *Recorder) judge(h held) {
 		r.mu.Unlock()
 		return
 	}
-	key := r.key(h)
 	vs, hit := r.cache[key]
 	r.mu.Unlock()
 	var took time.Duration
 	if !hit {
 		start := time.Now()
 		vs, _ = s.Validate(h.answering, h.raw)
+		vs = append(vs, shadowed(s, h.answering, h.raw, ds, vs)...)
 		took = time.Since(start)
 	}
 	r.mu.Lock()
@@ -228,7 +231,7 @@ func (r *Recorder) judge(h held) {
 			continue
 		}
 		r.findings[fk] = &Finding{Method: h.method, Violation: v, Count: 1,
-			Value: valueAt(h.raw, v.Pointer), Example: clip(h.raw, excerptBytes)}
+			Value: valueOf(h.raw, v), Example: clip(h.raw, excerptBytes)}
 		r.order = append(r.order, fk)
 	}
 }

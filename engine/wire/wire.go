@@ -160,7 +160,7 @@ func Compile(revision string, doc any) (*Schema, error) {
 // trustedBase is where For compiles this package's own schema: the
 // library checks no document under json-schema.org against its
 // metaschema (addRoot in its roots.go), which was half of compiling it
-// and 10 ms of every run's start (issue 21). TestOwnSchemaIsMetaValid
+// and 10 ms of every run's start. TestOwnSchemaIsMetaValid
 // checks the embedded files against the metaschema instead, once, here.
 // The schema's $refs are all fragments, which resolve the same under any
 // base.

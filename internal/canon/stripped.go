@@ -21,7 +21,7 @@ import (
 // and every number are) instead of decoding the object into maps and
 // encoding it again: a big server's listing is fingerprinted item by item
 // before its checks run (engine/surface), and the decode and encode were
-// a tenth of a conformance run's CPU at 1 000 tools (issue 21).
+// a tenth of a conformance run's CPU at 1 000 tools.
 // FuzzStripped holds it to Value's output.
 func Stripped(raw []byte, drop map[string]bool) (c []byte, top map[string][]byte, ok bool) {
 	raw = jsonscan.TrimSpace(raw)

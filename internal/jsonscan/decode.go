@@ -13,7 +13,7 @@ import (
 // github.com/santhosh-tekuri/jsonschema/v6's UnmarshalJSON returns for
 // such bytes, which the JSON Schema library validates: mcp-eval decodes
 // every schema it compiles and every message it validates, and
-// encoding/json's reflection was most of that cost (issue 21). FuzzDecode
+// encoding/json's reflection was most of that cost. FuzzDecode
 // holds it to encoding/json.
 func Decode(b []byte) (any, bool) {
 	if !Valid(b) {
@@ -28,6 +28,8 @@ type decoder struct {
 	b    []byte
 	i    int
 	keys map[string]string
+	// firstWins keeps the first value of a name given twice (FirstWins).
+	firstWins bool
 }
 
 func (d *decoder) value() any {
@@ -43,7 +45,12 @@ func (d *decoder) value() any {
 			k := d.key()
 			d.i = SkipSpace(d.b, d.i)
 			d.i = SkipSpace(d.b, d.i+1) // past the colon
-			m[k] = d.value()
+			v := d.value()
+			if !d.firstWins {
+				m[k] = v
+			} else if _, seen := m[k]; !seen {
+				m[k] = v
+			}
 			d.i = SkipSpace(d.b, d.i)
 			if d.b[d.i] == '}' {
 				d.i++

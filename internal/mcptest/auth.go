@@ -70,6 +70,7 @@ var AuthDefects = []string{
 	"auth/query-token-refused",
 	"auth/other-audience-refused",
 	"auth/insufficient-scope",
+	"auth/single-challenge",
 	"auth/no-token-echo",
 	"auth/no-token-passthrough",
 }
@@ -386,6 +387,13 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request, origin string) bo
 			w.Header().Set("WWW-Authenticate", "Bearer "+params)
 			writeAuthJSON(w, http.StatusForbidden, map[string]string{"error": "forbidden"})
 			return true
+		}
+		if s.has("auth/single-challenge") {
+			// The challenge names the scopes the token was granted, not
+			// those the operation needs (what the 2026-07-28 revision
+			// stopped asking of servers): re-authorizing with them gets
+			// the same refusal.
+			params = strings.Replace(params, fmt.Sprintf("scope=%q", AuthScope), fmt.Sprintf("scope=%q", c.Scope), 1)
 		}
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer error=%q, %s", "insufficient_scope", params))
 		writeAuthJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope"})

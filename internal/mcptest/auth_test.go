@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -227,6 +228,11 @@ func init() {
 	probes["auth/insufficient-scope"] = func(h *harness) bool {
 		r := h.withToken(h.srv.issue(h.url+"/mcp", AuthExtraScope, time.Hour), "")
 		return protected(h) && (r.status != http.StatusForbidden || !strings.Contains(bearerChallenge(r), `error="insufficient_scope"`))
+	}
+	probes["auth/single-challenge"] = func(h *harness) bool {
+		r := h.withToken(h.srv.issue(h.url+"/mcp", AuthExtraScope, time.Hour), "")
+		// The challenge names the refused token's own scope.
+		return protected(h) && r.status == http.StatusForbidden && strings.Contains(bearerChallenge(r), fmt.Sprintf("scope=%q", AuthExtraScope))
 	}
 	probes["auth/no-token-echo"] = func(h *harness) bool {
 		return strings.Contains(string(h.withToken("mcp-eval-probe-malformed", "").body), "mcp-eval-probe-malformed")

@@ -3,7 +3,7 @@ package mcptest
 // resources/not-found-uri: the -32602 for an unknown resource carries
 // no data.uri. server/resources.mdx, Error Handling: servers MUST answer a
 // resource that is not found with -32602 and SHOULD include the URI in the
-// error's data (spec digest, Resources: "SHOULD put data.uri in the error").
+// error's data (https://modelcontextprotocol.io/specification/2026-07-28/server/resources, Error Handling).
 func init() {
 	define(answerDefect{
 		Name: "resources/not-found-uri",

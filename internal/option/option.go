@@ -159,8 +159,12 @@ func (d *Def) IsBool() bool {
 	return ok && b.IsBoolFlag()
 }
 
-// IsList reports whether d takes a list (repeatable, or a comma list).
+// IsList reports whether d takes a list (repeatable, or a comma list): a
+// List value, or one of its own that says so (IsListFlag).
 func (d *Def) IsList() bool {
+	if l, ok := d.Value.(interface{ IsListFlag() bool }); ok {
+		return l.IsListFlag()
+	}
 	_, ok := d.Value.(*listValue)
 	return ok
 }

@@ -35,13 +35,19 @@ type Request struct {
 	At          time.Time
 }
 
-// Listener records the requests that reach it.
+// Listener records the requests that reach it: the first MaxRequests/2,
+// and the latest MaxRequests/2 after them (the listener lives through the
+// whole run, and the model layers' tool calls come last: a token they
+// carry must not be lost because the conformance probes filled the
+// record), counting those in between that were let go.
 type Listener struct {
 	srv *http.Server
 	ln  net.Listener
 
 	mu      sync.Mutex
-	reqs    []Request
+	reqs    []Request // the first MaxRequests/2
+	latest  []Request // a ring of the latest MaxRequests/2 after them
+	next    int       // where the ring's next request goes
 	dropped int
 }
 
@@ -63,22 +69,31 @@ func (l *Listener) Addr() string { return l.ln.Addr().String() }
 
 func (l *Listener) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, MaxBody))
+	req := Request{Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, At: time.Now()}
 	l.mu.Lock()
-	if len(l.reqs) < MaxRequests {
-		l.reqs = append(l.reqs, Request{Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, At: time.Now()})
-	} else {
+	switch half := MaxRequests / 2; {
+	case len(l.reqs) < half:
+		l.reqs = append(l.reqs, req)
+	case len(l.latest) < MaxRequests-half:
+		l.latest = append(l.latest, req)
+	default:
+		l.latest[l.next] = req
+		l.next = (l.next + 1) % len(l.latest)
 		l.dropped++
 	}
 	l.mu.Unlock()
 	http.Error(w, "mcp-eval passthrough listener: not an upstream", http.StatusBadGateway)
 }
 
-// Requests returns what arrived so far, and how many requests beyond
-// MaxRequests were not kept.
+// Requests returns what is kept of what arrived so far, in the order it
+// arrived, and how many requests were not kept (beyond MaxRequests, those
+// between the first and the latest).
 func (l *Listener) Requests() ([]Request, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Request(nil), l.reqs...), l.dropped
+	out := append([]Request(nil), l.reqs...)
+	out = append(out, l.latest[l.next:]...)
+	return append(out, l.latest[:l.next]...), l.dropped
 }
 
 // Close stops the listener within a second.

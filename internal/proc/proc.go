@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// The shutdown sequence of basic/transports/stdio.mdx §Shutdown, in the
-// spec digest's words: "The client closes stdin, waits, then escalates
+// The shutdown sequence of
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
+// (Shutdown), in summary: "The client closes stdin, waits, then escalates
 // SIGTERM → SIGKILL (or TerminateProcess on Windows). The server SHOULD
 // exit on stdin EOF." Each wait is bounded and short, so stopping a hung
 // server costs at most StdinGrace + TermGrace before SIGKILL, never a sum

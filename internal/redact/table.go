@@ -48,6 +48,8 @@ var Table = []Spelling{
 		Doc: "base32 (RFC 4648 §6 and the extended hex alphabet of §7), padded or not"},
 	{Name: "base64 inside a longer blob", Encode: blob(base64.StdEncoding, 1), Forms: blobForms,
 		Doc: "the characters of a base64 (standard or URL alphabet) text that encode only the secret, at each of the three alignments it may start at inside a longer encoded value; the one or two characters at each edge that mix in the bytes around it are left"},
+	{Name: "base32 inside a longer blob", Encode: blob32(base32.StdEncoding, 1), Forms: blob32Forms,
+		Doc: "the characters of a base32 text (either alphabet, upper or lower case) that encode only the secret, at each of the five alignments it may start at inside a longer encoded value (a TOTP seed, a token blob); the characters at each edge that mix in the bytes around it are left"},
 	{Name: "hex with separators", Encode: hexSep(":", false), Forms: hexSepForms,
 		Doc: "hexadecimal, either case, a byte at a time with \":\", \"-\" or a space between (fingerprints, dumps)"},
 	{Name: "form", Encode: func(v string) string { return strings.ReplaceAll(v, " ", "+") },
@@ -109,6 +111,36 @@ func blobForms(v string) []string {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		for off := range 3 {
 			out = append(out, blob(enc, off)(v))
+		}
+	}
+	return out
+}
+
+// blob32 is blob for base32, 5 bits a character: a value holding v at
+// byte offset off (mod 5).
+func blob32(enc *base32.Encoding, off int) func(string) string {
+	return func(v string) string {
+		b := make([]byte, off+len(v))
+		copy(b[off:], v)
+		s := enc.WithPadding(base32.NoPadding).EncodeToString(b)
+		first := (8*off + 4) / 5
+		last := 8 * (off + len(v)) / 5
+		if first >= last {
+			return ""
+		}
+		return s[first:last]
+	}
+}
+
+// blob32Forms: both alphabets, every alignment, either case (RFC 4648
+// §6 writes upper case; TOTP seeds, onion names and Python's lower() of
+// one are lower case).
+func blob32Forms(v string) []string {
+	var out []string
+	for _, enc := range []*base32.Encoding{base32.StdEncoding, base32.HexEncoding} {
+		for off := range 5 {
+			s := blob32(enc, off)(v)
+			out = append(out, s, strings.ToLower(s))
 		}
 	}
 	return out

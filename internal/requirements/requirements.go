@@ -108,7 +108,7 @@ type Chapter struct {
 }
 
 // order is the order of the chapters in docs/requirements.md.
-var order = []string{"base", "http", "stdio", "features", "utilities", "auth", "tasks", "apps", "guidance"}
+var order = []string{"base", "http", "stdio", "features", "utilities", "auth", "tasks", "apps", "skills", "trace", "guidance"}
 
 // Chapters returns every chapter, in the document's order, validated.
 func Chapters() ([]Chapter, error) {

@@ -19,7 +19,7 @@ import (
 // The library's check is a validation of the whole document against a
 // metaschema of about 90 subschemas, every keyword of every subschema
 // evaluated through $dynamicRef; at 1 000 tools it was half of compiling
-// their schemas and a sixth of a conformance run's CPU (issue 21). A
+// their schemas and a sixth of a conformance run's CPU. A
 // schema that passes here is compiled without it (Check); TestCheckAsCompile
 // and FuzzCheck hold Check to what Compile says.
 func surelyMetaValid(doc any, re *regexpEngine) bool {
@@ -239,7 +239,7 @@ func uriReference(s string) bool {
 // surelyMetaValid passed, whose references refs found (findPlainRefs),
 // without an error, and checkFanout then passes it: what Check wants to
 // know, answered without building the compiled schema, which at 1 000
-// tools was three quarters of checking their schemas (issue 21). As for
+// tools was three quarters of checking their schemas. As for
 // surelyMetaValid, false means "not certain": Check then compiles. It is
 // certain when
 //   - every $ref is "#" or a JSON pointer of plain tokens (no escapes, no

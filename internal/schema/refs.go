@@ -11,7 +11,7 @@ import (
 // in a fixed walk order, and returns an error for the first one that does
 // not resolve inside the document.
 //
-// MCP 2026-07-28 §JSON Schema Usage (spec-2026-07-28.md §1.10): clients MUST
+// MCP 2026-07-28 §JSON Schema Usage (https://modelcontextprotocol.io/specification/2026-07-28/basic): clients MUST
 // NOT dereference $refs that resolve to network URIs, and a schema with an
 // unresolved external $ref SHOULD be rejected rather than treated as
 // permissive. The audit runs before the library compiles, for three reasons:

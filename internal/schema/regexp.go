@@ -66,7 +66,7 @@ func (e *regexpEngine) compileUncached(pattern string) (jsonschema.Regexp, error
 // A compiled pattern is shared by every schema of the process that uses
 // it: a big server's tools repeat a few patterns (an identifier format, a
 // date) in every schema, and compiling one was a tenth of checking a
-// schema (issue 21). A *regexp.Regexp is safe for concurrent use. Short
+// schema. A *regexp.Regexp is safe for concurrent use. Short
 // patterns only, and so many, so that the cache stays small (a few MB at
 // most) whatever a server sends.
 const (

@@ -2,7 +2,7 @@
 // publishes as a tool's inputSchema and outputSchema.
 //
 // Those schemas are untrusted input (MCP 2026-07-28 §JSON Schema Usage,
-// spec-2026-07-28.md §1.10), so this package wraps
+// https://modelcontextprotocol.io/specification/2026-07-28/basic), so this package wraps
 // github.com/santhosh-tekuri/jsonschema/v6 with a loader that refuses every
 // URL: a $ref must resolve inside the document or compilation fails, and
 // nothing is ever read from the network or the file system. It bounds the
@@ -180,7 +180,7 @@ func compile(raw []byte, check bool) (*Schema, error) {
 	}
 	// auditRefs finds nothing in a document whose every $ref surely
 	// resolves, and walks it building pointers: a tenth of checking a big
-	// server's schemas (issue 21).
+	// server's schemas.
 	var refs plainRefs
 	if dialect == Draft2020 {
 		refs = findPlainRefs(doc)
@@ -224,7 +224,7 @@ func newCompiler(re *regexpEngine) *jsonschema.Compiler {
 	c.DefaultDraft(jsonschema.Draft2020)
 	// The library's default loader reads file URLs (newRoots in roots.go).
 	// The spec forbids dereferencing network URIs and says an unresolved
-	// external $ref SHOULD make the schema fail (§1.10); files are refused
+	// external $ref SHOULD make the schema fail (https://modelcontextprotocol.io/specification/2026-07-28/basic); files are refused
 	// for the same reason. Metaschemas come from the library's embedded
 	// copies and never reach this loader.
 	c.UseLoader(refusingLoader{})

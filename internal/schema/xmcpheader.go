@@ -10,7 +10,7 @@ import (
 
 // The x-mcp-header rules are in MCP 2026-07-28 server/tools.mdx §x-mcp-header
 // and basic/transports/streamable-http.mdx §Custom Headers from Tool
-// Parameters (spec-2026-07-28.md §1.5). A client on Streamable HTTP MUST
+// Parameters (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http). A client on Streamable HTTP MUST
 // drop a tool whose annotations break them, so each broken rule is an issue.
 
 // HeaderParam is an x-mcp-header annotation that follows every rule: the

@@ -74,6 +74,16 @@ func Examples(v string) []Example {
 			Text: base64.StdEncoding.EncodeToString([]byte("id:" + v + "|exp=1"))},
 		{Name: "base64 url in a blob at offset 2", Row: "base64 inside a longer blob", Ragged: true,
 			Text: base64.RawURLEncoding.EncodeToString([]byte(`{"tok":"` + v + `"}`))},
+		// The same for base32 (5 bytes a group: five alignments), and in
+		// lower case.
+		{Name: "base32 in a blob at offset 3", Row: "base32 inside a longer blob", Ragged: true,
+			Text: base32.StdEncoding.EncodeToString([]byte("otp" + v + "\x00"))},
+		{Name: "base32 in a blob at offset 1", Row: "base32 inside a longer blob", Ragged: true,
+			Text: base32.StdEncoding.EncodeToString([]byte("k" + v))},
+		{Name: "base32 lower case in a blob at offset 4", Row: "base32 inside a longer blob", Ragged: true,
+			Text: strings.ToLower(base32.StdEncoding.EncodeToString([]byte("seed" + v + "!")))},
+		{Name: "base32 hex alphabet in a blob at offset 2", Row: "base32 inside a longer blob", Ragged: true,
+			Text: base32.HexEncoding.EncodeToString([]byte("id" + v))},
 		{Name: "hex", Row: "hex", Text: hex.EncodeToString([]byte(v))},
 		{Name: "hex colons", Row: "hex with separators", Text: separated(hex.EncodeToString([]byte(v)), ":")},
 		{Name: "HEX dashes", Row: "hex with separators", Text: separated(strings.ToUpper(hex.EncodeToString([]byte(v))), "-")},

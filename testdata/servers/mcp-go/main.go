@@ -5,6 +5,16 @@
 // (ServeStdio) or, with -http ADDR, Streamable HTTP (NewStreamableHTTPServer at
 // /mcp). It is a nested module, so the project's go.mod never requires mcp-go;
 // .ci/install-deps.sh builds it for the e2e corpus.
+//
+//	mcp-go-server -http 127.0.0.1:PORT -issuer http://127.0.0.1:AS_PORT [-scope 'mcp:tools'] [-no-audience] [-no-signature]
+//
+// protects /mcp for the auth corpus: the RFC 9728 metadata is mcp-go's own
+// (WithProtectedResourceMetadata, at the path-inserted well-known URI), the
+// token check a middleware in front of the handler (auth.go), since mcp-go
+// validates no token. The endpoint is also the resource identifier.
+// -no-audience accepts tokens whatever their audience, -no-signature reads
+// the claims without verifying the signature (iss, exp, aud and scope still
+// checked): the negative corpus.
 package main
 
 import (
@@ -12,7 +22,9 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -20,6 +32,10 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP at ADDR (endpoint /mcp) instead of stdio")
+	issuer := flag.String("issuer", "", "with -http: protect /mcp with access tokens of this authorization server")
+	scope := flag.String("scope", "mcp:tools", "with -issuer: space-separated scopes every request needs")
+	noAudience := flag.Bool("no-audience", false, "with -issuer: accept tokens whatever their audience (a defect, for the negative corpus)")
+	noSignature := flag.Bool("no-signature", false, "with -issuer: read the claims without verifying the signature (a defect, for the negative corpus)")
 	flag.Parse()
 
 	s := server.NewMCPServer(
@@ -61,6 +77,23 @@ func main() {
 		return mcp.NewToolResultText(strings.ToUpper(text)), nil
 	})
 
+	if *addr != "" && *issuer != "" {
+		resource := "http://" + *addr + "/mcp"
+		v := &verifier{issuer: *issuer, resource: resource, scopes: strings.Fields(*scope),
+			metadataURL:   "http://" + *addr + server.ProtectedResourceMetadataPath(resource),
+			checkAudience: !*noAudience, checkSignature: !*noSignature, hc: &http.Client{Timeout: 10 * time.Second}}
+		h := server.NewStreamableHTTPServer(s, server.WithEndpointPath("/mcp"),
+			server.WithProtectedResourceMetadata(server.ProtectedResourceMetadataConfig{
+				Resource: resource, AuthorizationServers: []string{*issuer}, ScopesSupported: v.scopes,
+				BearerMethodsSupported: []string{"header"}, ResourceName: "mcp-go corpus server",
+			}))
+		mux := http.NewServeMux()
+		mux.Handle(server.ProtectedResourceMetadataPath(resource), h)
+		mux.Handle("/mcp", v.middleware(h))
+		srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		log.Printf("serving %s (issuer %s)", resource, *issuer)
+		log.Fatal(srv.ListenAndServe())
+	}
 	if *addr != "" {
 		h := server.NewStreamableHTTPServer(s, server.WithEndpointPath("/mcp"))
 		if err := h.Start(*addr); err != nil {
