@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -79,8 +80,13 @@ func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) er
 		render func(io.Writer, *report.Report) error
 		mask   func([]byte) []byte
 	}
+	// report.json goes straight to its file, masked piece by piece: on a
+	// big server it is tens of MB, which a buffer and its masked copy
+	// would hold twice more.
+	if err := writeReportJSON(filepath.Join(cfg.Out, "report.json"), r, red); err != nil {
+		return err
+	}
 	files := []outputFile{
-		{"report.json", report.WriteJSON, red.JSON},
 		{"summary.md", report.WriteMarkdown, red.Bytes},
 		{"junit.xml", report.WriteJUnit, red.Bytes},
 		{"results.sarif", report.WriteSARIF, red.JSON},
@@ -112,6 +118,27 @@ func writeOutputs(cfg *config.Config, r *report.Report, red *redact.Redactor) er
 		if err := os.WriteFile(filepath.Join(cfg.Out, f.name), bufs[i], 0o644); err != nil {
 			return exitcode.Configf("--out: %v", err)
 		}
+	}
+	return nil
+}
+
+// writeReportJSON writes report.json at path through a buffer, each
+// piece masked (report.WriteJSONMasked).
+func writeReportJSON(path string, r *report.Report, red *redact.Redactor) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return exitcode.Configf("--out: %v", err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = report.WriteJSONMasked(bw, r, red.JSON)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = exitcode.Configf("--out: %v", cerr)
+	}
+	if err != nil {
+		return fmt.Errorf("render report.json: %w", err)
 	}
 	return nil
 }
