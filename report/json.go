@@ -93,4 +93,3 @@ func writeAll(w io.Writer, parts ...[]byte) error {
 	}
 	return nil
 }
-

@@ -43,7 +43,9 @@ func TestWriteJSONStreamedIsTheSame(t *testing.T) {
 			// A mask that rewrites the placeholder: the report is written
 			// whole, and still the same.
 			var whole bytes.Buffer
-			rewrite := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(`mcp-eval: surface tools`), []byte(`mcp-eval: surface tool`)) }
+			rewrite := func(b []byte) []byte {
+				return bytes.ReplaceAll(b, []byte(`mcp-eval: surface tools`), []byte(`mcp-eval: surface tool`))
+			}
 			if err := WriteJSONMasked(&whole, r, rewrite); err != nil {
 				t.Fatal(err)
 			}
