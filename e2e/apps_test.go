@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,17 +12,7 @@ import (
 func appsServer(t *testing.T) (node, server string) {
 	t.Helper()
 	d := requireDeps(t)
-	server = os.Getenv("MCP_EVAL_APPS_SERVER")
-	if server == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (CI=true; unset: MCP_EVAL_APPS_SERVER)", notInstalled)
-		}
-		t.Skip(notInstalled)
-	}
-	if _, err := os.Stat(server); err != nil {
-		t.Fatalf("MCP_EVAL_APPS_SERVER=%s: %v (re-run bash .ci/install-deps.sh)", server, err)
-	}
-	return d.Node, server
+	return d.Node, requireInstalled(t, "MCP_EVAL_APPS_SERVER")
 }
 
 func appsServerHTTP(node, server string, extra ...string) httpServerSpec {

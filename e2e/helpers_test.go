@@ -86,6 +86,25 @@ func requireDeps(t *testing.T) deps {
 	return d
 }
 
+// requireInstalled returns the file the environment variable env names,
+// one that .ci/install-deps.sh installs beside the core servers: it skips
+// the test when env is unset, fails under CI=true (CI never skips
+// silently), and fails when the file is gone.
+func requireInstalled(t *testing.T, env string) string {
+	t.Helper()
+	p := os.Getenv(env)
+	if p == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (CI=true; unset: %s)", notInstalled, env)
+		}
+		t.Skip(notInstalled + " (" + env + ")")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s=%s: %v (re-run bash .ci/install-deps.sh)", env, p, err)
+	}
+	return p
+}
+
 // shellQuote quotes s for mcp-eval's --server-cmd, which splits words the
 // POSIX way.
 func shellQuote(s string) string {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 )
@@ -30,13 +29,7 @@ var otelMessages = map[string]string{
 
 func TestGoSDKOTel(t *testing.T) {
 	requireDeps(t)
-	bin := os.Getenv("MCP_EVAL_GO_SDK_OTEL")
-	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (CI=true; MCP_EVAL_GO_SDK_OTEL unset)", notInstalled)
-		}
-		t.Skip(notInstalled + " (this server was added later: re-run it)")
-	}
+	bin := requireInstalled(t, "MCP_EVAL_GO_SDK_OTEL")
 	for _, transport := range []string{"stdio", "http"} {
 		for _, defect := range []string{"", "new-trace", "span-name", "no-tool-name"} {
 			name := transport + "/" + defect
