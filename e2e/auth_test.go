@@ -272,11 +272,12 @@ func startZitadelOPWith(t *testing.T, d authDeps, flags ...string) *authServerUn
 	return as
 }
 
-// waitMetadata waits until url answers 200 (30 s at most).
+// waitMetadata waits until url answers 200 (2 min at most: a readiness
+// wait, long enough for an authorization server starting on a loaded machine).
 func waitMetadata(t *testing.T, url string) {
 	t.Helper()
 	hc := &http.Client{Timeout: 10 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		resp, err := hc.Get(url)
 		if err == nil {
@@ -286,7 +287,7 @@ func waitMetadata(t *testing.T, url string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer 200 within 30 s (last: %v)", url, err)
+			t.Fatalf("%s did not answer 200 within 2 min (last: %v)", url, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -207,7 +207,9 @@ func tryStartHTTPServer(t *testing.T, spec httpServerSpec, port int) (*httpServe
 	t.Cleanup(stop)
 
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(30 * time.Second)
+	// A readiness wait (it ends when the port answers), long enough for a
+	// loaded machine.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		select {
 		case <-done:
@@ -228,7 +230,7 @@ func tryStartHTTPServer(t *testing.T, spec httpServerSpec, port int) (*httpServe
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return nil, fmt.Errorf("no listener on %s after 30s; its output:\n%s", addr, tail(logPath, 20))
+			return nil, fmt.Errorf("no listener on %s after 2 min; its output:\n%s", addr, tail(logPath, 20))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

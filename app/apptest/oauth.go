@@ -163,7 +163,9 @@ func StartProc(t testing.TB, name string, argv, extra []string, ready string) {
 	}
 	t.Cleanup(func() { p.Stop(nil) })
 	hc := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
+	// A readiness wait, not a bound: Hydra generating its keys beside 24
+	// CPU-bound processes took over 30 s.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if resp, err := hc.Get(ready); err == nil {
 			resp.Body.Close()
@@ -177,7 +179,7 @@ func StartProc(t testing.TB, name string, argv, extra []string, ready string) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: %s did not answer 200 within 30 s:\n%s", name, ready, log.String())
+			t.Fatalf("%s: %s did not answer 200 within 2 min:\n%s", name, ready, log.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
