@@ -232,10 +232,44 @@ func StartRealAS(t testing.TB, d RealAuth, kind string) *RealAS {
 		a.hydraPost(t, "/admin/clients", map[string]any{"client_id": "mcp-eval-ci", "client_secret": RealAuthSecret,
 			"grant_types": []string{"client_credentials"}, "audience": []string{a.Server}, "scope": "mcp:tools",
 			"token_endpoint_auth_method": "client_secret_basic"})
+		a.warmToken(t)
 	}
 	StartProc(t, "go-sdk-auth", []string{d.GoAuthServer, "-http", fmt.Sprintf("127.0.0.1:%d", srvPort), "-issuer", a.Issuer}, nil,
 		fmt.Sprintf("http://127.0.0.1:%d/.well-known/oauth-protected-resource/mcp", srvPort))
 	return a
+}
+
+// warmToken asks Hydra for a first token, which makes it generate its
+// access-token keys. Its HTTP server has a fixed 10 s write timeout
+// (github.com/ory/graceful's DefaultWriteTimeout), so on a loaded machine
+// the first answer can be a closed connection while the keys are still
+// made and kept: it asks again, for 3 min at most, so that the run under
+// test does not meet the key generation inside its own --timeout.
+func (a *RealAS) warmToken(t testing.TB) {
+	t.Helper()
+	hc := &http.Client{Timeout: 2 * time.Minute}
+	var last string
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
+		req, _ := http.NewRequest(http.MethodPost, a.Issuer+"/oauth2/token", strings.NewReader("grant_type=client_credentials&scope=mcp%3Atools"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth("mcp-eval-ci", RealAuthSecret)
+		resp, err := hc.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			if last = resp.Status; resp.StatusCode < 500 {
+				break
+			}
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Fatalf("hydra: first token request: %s", last)
 }
 
 // hydraPost posts body to Hydra's admin API and wants 201.

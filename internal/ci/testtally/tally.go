@@ -100,6 +100,14 @@ func tally(r io.Reader, out io.Writer) (counts, error) {
 		switch {
 		case e.Test == "" && e.Action == "fail":
 			failedPkgs[e.Package] = true
+			// A timeout or a panic ends the binary with tests that never
+			// ended: test2json gives them the panic's output but no end
+			// event, so they are shown and counted as failed here (before,
+			// a package that timed out said nothing but its FAIL line).
+			if n := writeUnfinished(out, held, e.Package); n > 0 {
+				c.failed += n
+				failedTests[e.Package] = true
+			}
 		case e.Test == "":
 		case e.Action == "pass":
 			c.passed++
@@ -121,6 +129,25 @@ func tally(r io.Reader, out io.Writer) (counts, error) {
 	sort.Strings(c.brokenPkgs)
 	writeSkips(out, c.skips)
 	return c, nil
+}
+
+// writeUnfinished writes, for each test of pkg that started and never
+// ended, a line naming it and its output (which holds the panic or the
+// timeout's goroutine dump), and forgets them; it returns how many.
+func writeUnfinished(out io.Writer, held map[[2]string][]byte, pkg string) int {
+	var tests []string
+	for k := range held {
+		if k[0] == pkg {
+			tests = append(tests, k[1])
+		}
+	}
+	sort.Strings(tests)
+	for _, t := range tests {
+		fmt.Fprintf(out, "--- FAIL: %s (never ended: the test binary stopped while it ran, by a timeout or a panic)\n", t)
+		out.Write(held[[2]string{pkg, t}])
+		delete(held, [2]string{pkg, t})
+	}
+	return len(tests)
 }
 
 func (c *counts) addSkip(reason, test string) {

@@ -105,3 +105,42 @@ func TestTallyShowsSkips(t *testing.T) {
 		t.Errorf("output ends\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// TestTallyOfATimeout holds the counter to what test2json writes when the
+// test binary's -timeout fires (as measured with Go 1.26): the panic and
+// the goroutine dump are the running test's output, and neither the test
+// nor its parent gets an end event, only the package its "fail". Before,
+// such a package printed its FAIL line and nothing of why.
+func TestTallyOfATimeout(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"start","Package":"x"}`,
+		`{"Action":"run","Package":"x","Test":"TestSlow"}`,
+		`{"Action":"output","Package":"x","Test":"TestSlow","Output":"=== RUN   TestSlow\n"}`,
+		`{"Action":"run","Package":"x","Test":"TestSlow/sub"}`,
+		`{"Action":"output","Package":"x","Test":"TestSlow/sub","Output":"=== RUN   TestSlow/sub\n"}`,
+		`{"Action":"output","Package":"x","Test":"TestSlow/sub","Output":"panic: test timed out after 2s\n"}`,
+		`{"Action":"output","Package":"x","Test":"TestSlow/sub","Output":"\trunning tests:\n\t\tTestSlow/sub (2s)\n"}`,
+		`{"Action":"run","Package":"y","Test":"TestOther"}`,
+		`{"Action":"output","Package":"y","Test":"TestOther","Output":"=== RUN   TestOther\n"}`,
+		`{"Action":"output","Package":"x","Output":"FAIL\tx\t2.060s\n"}`,
+		`{"Action":"fail","Package":"x","Elapsed":2.061}`,
+		`{"Action":"pass","Package":"y","Test":"TestOther"}`,
+		`{"Action":"pass","Package":"y"}`,
+	}, "\n")
+	var out bytes.Buffer
+	c, err := tally(strings.NewReader(in), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.String(), "1 passed, 2 failed, 0 skipped"; got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+	for _, want := range []string{"--- FAIL: TestSlow/sub (never ended", "panic: test timed out after 2s", "TestSlow/sub (2s)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "TestOther") {
+		t.Errorf("another package's running test is shown as unfinished:\n%s", out.String())
+	}
+}
