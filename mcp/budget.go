@@ -166,6 +166,9 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunkBytes); r
 func getChunk() []byte  { return (*chunkPool.Get().(*[]byte))[:readChunkBytes] }
 func putChunk(b []byte) { chunkPool.Put(&b) }
 
+// poolBytes is the largest kept answer whose pieces go back to chunkPool.
+const poolBytes = 1 << 20
+
 // bigGarbage is how large a refused buffer must be for refusedBig to
 // collect it at once.
 const bigGarbage = 4 << 20
@@ -189,12 +192,19 @@ func refusedBig(n int) {
 func readCapped(r io.Reader, limit int64) ([]byte, error) {
 	var chunks [][]byte // what was read, in order
 	var pooled [][]byte // the chunks that came from chunkPool
+	var total int64
 	defer func() {
-		for _, c := range pooled {
-			putChunk(c)
+		// A refused answer's pieces go back for the next; so do those of
+		// an answer of at most poolBytes. A big answer that was kept is
+		// joined into one slice, and its pieces are left to the collector
+		// at once: in the pool they stayed live for two more collections
+		// (9 MB beside the 9 MB page of 100 000 tools that they made).
+		if total > limit || total <= poolBytes {
+			for _, c := range pooled {
+				putChunk(c)
+			}
 		}
 	}()
-	var total int64
 	for {
 		var buf []byte
 		if total == 0 {

@@ -295,7 +295,12 @@ func normalized(r *Report) *Report {
 	c.Server.SupportedVersions = append([]string{}, r.Server.SupportedVersions...)
 	c.Server.Migration = append([]string(nil), r.Server.Migration...)
 	c.Layers = append([]string(nil), r.Layers...)
-	c.Surface.Tools = append([]SurfaceItem{}, r.Surface.Tools...)
+	// The surface's tools are shared, not copied: nothing here sorts or
+	// changes them, and at 100 000 tools a copy was 20 MB more at the
+	// moment report.json is written.
+	if c.Surface.Tools == nil {
+		c.Surface.Tools = []SurfaceItem{}
+	}
 	if c.Scores == nil {
 		c.Scores = map[string]float64{}
 	}

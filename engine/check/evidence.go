@@ -77,7 +77,7 @@ func (l Evidence) Of(x *mcp.Exchange) map[string]any {
 			resp["invalidUTF8"] = fmt.Sprintf("%d byte(s) of the message were not UTF-8; each is shown as U+FFFD", n)
 		}
 	case len(x.Body) > 0:
-		resp["body"] = clip.Bytes(string(x.Body), l.Body)
+		resp["body"] = clip.BytesOf(x.Body, l.Body)
 	}
 	if len(x.Invalid) > 0 {
 		resp["invalid"] = x.Invalid
@@ -91,7 +91,7 @@ func (l Evidence) quote(b []byte, max int) any {
 	if l.RawJSON && len(b) <= max && jsonscan.Valid(b) {
 		return json.RawMessage(b)
 	}
-	return clip.Bytes(string(b), max)
+	return clip.BytesOf(b, max)
 }
 
 func isMCPHeader(k string) bool {

@@ -2,6 +2,8 @@ package surface
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -184,5 +186,41 @@ func TestDefinitionsRecorded(t *testing.T) {
 	_, s = Compute(tools, nil, nil)
 	if !s.Tools[0].Defined || s.Tools[1].Defined || s.Tools[1].Description != "" || s.Tools[1].DescriptionSHA256 == "" {
 		t.Errorf("past the budget: %+v", s.Tools)
+	}
+}
+
+// The items are sorted by a permutation applied in place: stable by name
+// (two items of one name keep the listing's order), the hashes and the
+// canonical forms moved together, and the result sized to the listing
+// (no slack left by growing it, which at 100 000 tools was megabytes).
+func TestComputeSortsInPlaceStably(t *testing.T) {
+	var in []string
+	names := []string{"d", "b", "a", "c", "b", "e", "a"}
+	for i, n := range names {
+		in = append(in, fmt.Sprintf(`{"name":%q,"description":"tool %d"}`, n, i))
+	}
+	fp, s := Compute(raws(in...), nil, nil)
+	var got []string
+	for _, it := range s.Tools {
+		got = append(got, it.Name+"/"+it.Description)
+	}
+	want := []string{"a/tool 2", "a/tool 6", "b/tool 1", "b/tool 4", "c/tool 3", "d/tool 0", "e/tool 5"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+	if cap(s.Tools) != len(s.Tools) {
+		t.Errorf("cap(Tools) = %d for %d tools: the slice was grown, not sized", cap(s.Tools), len(s.Tools))
+	}
+	// The fingerprint hashes the forms in the same order as the items: a
+	// listing given sorted gives the same one.
+	sorted := []string{in[2], in[6], in[1], in[4], in[3], in[0], in[5]}
+	if fp2, _ := Compute(raws(sorted...), nil, nil); fp2 != fp {
+		t.Errorf("fingerprint depends on the listing's order: %s vs %s", fp, fp2)
+	}
+	for i, it := range s.Tools {
+		sum := sha256.Sum256([]byte(it.Description))
+		if it.DescriptionSHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("item %d (%s): hash moved apart from its item", i, it.Name)
+		}
 	}
 }

@@ -59,3 +59,12 @@ func Within(s string, n int) string {
 	p, _ := Prefix(s, n-len(Ellipsis))
 	return p + Ellipsis
 }
+
+// BytesOf is Bytes for a byte slice: only the bytes it may keep are made
+// a string, so a 9 MB answer quoted in 4 000 bytes is never copied whole.
+func BytesOf(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:max(n, 0)+1] // Prefix reads the byte at n to find a rune start
+	}
+	return Bytes(string(b), n)
+}

@@ -1,6 +1,7 @@
 package clip
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,4 +56,29 @@ func FuzzClip(f *testing.F) {
 			t.Fatalf("Within(%q, %d) = %d bytes", s, n+len(Ellipsis), len(w))
 		}
 	})
+}
+
+// BytesOf cuts as Bytes does, at every length around a multi-byte rune,
+// and copies only what it keeps: quoting a big answer costs its quote,
+// not the answer (runtime.MemStats counts every byte allocated, so this
+// holds on a loaded machine and under -race alike).
+func TestBytesOf(t *testing.T) {
+	s := "aé€𝄞b"
+	for n := -1; n <= len(s)+1; n++ {
+		if got, want := BytesOf([]byte(s), n), Bytes(s, n); got != want {
+			t.Errorf("BytesOf(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+	big := []byte(strings.Repeat("x", 1<<20))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		if got := BytesOf(big, 4000); len(got) != 4000+len(Ellipsis) {
+			t.Fatalf("len = %d", len(got))
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("ten quotes of 4 000 bytes from 1 MiB allocated %d bytes: the whole slice was copied", n)
+	}
 }
