@@ -267,3 +267,45 @@ func raws(ss ...string) []json.RawMessage {
 	}
 	return out
 }
+
+// TestNoRelistAfterTimeout: a setup listing that got no answer at all (a
+// timeout) is not walked again before the checks start, which would only
+// wait --timeout once more; one that got an unusable answer still is (the
+// checks' walk is more lenient). Counted in requests, not time.
+func TestNoRelistAfterTimeout(t *testing.T) {
+	var mu sync.Mutex
+	lists := 0
+	fx := mcptest.NewHandler(mcptest.Options{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "tools/list" {
+			mu.Lock()
+			lists++
+			mu.Unlock()
+			select { // no answer within the client's timeout
+			case <-r.Context().Done():
+			case <-time.After(3 * time.Second):
+			}
+			return
+		}
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := Run(ctx, c, Options{Runs: 1, Only: []string{"pagination/cursor-round-trip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Status != report.StatusError || !strings.Contains(res.Checks[0].Message, "no answer within") {
+		t.Errorf("checks %+v, want pagination/cursor-round-trip errored on the timeout", res.Checks)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lists != 2 {
+		t.Errorf("tools/list sent %d times, want 2: the setup's and the run's walk, no second setup walk", lists)
+	}
+}
