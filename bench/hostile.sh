@@ -13,7 +13,7 @@
 #
 # Modes: http:json200 http:sse200 http:sse-endless http:gzip http:trickle
 # http:headers http:hang http:pages-endless stdio:json200 stdio:hang stdio:endless;
-# not by default: http:drip http:sse-slow http:1xx http:many-tools stdio:drip
+# not by default: http:drip http:sse-slow http:1xx http:many-tools http:many-pages stdio:drip
 # stdio:notes (bench/hostile/slow.go, many.go).
 # Each run is timed with /usr/bin/time -f '%e %M' (wall seconds, peak RSS in
 # KiB). Exit status is 0; the figures are the result.

@@ -41,21 +41,35 @@ func paginationChecks() []*Check {
 				// tool checks judge.
 				pages := 0
 				var bounded []string
+				var fail *Outcome
 				for _, lm := range declaredLists(e) {
 					l := e.listingOf(ctx, lm)
-					if l.fail != nil {
-						return l.failure(lm.method)
+					if l.fail != nil && fail == nil {
+						o := l.failure(lm.method)
+						fail = &o
 					}
 					pages += len(l.pages)
 					if l.bounded != "" {
 						bounded = append(bounded, l.bounded)
 					}
 				}
-				info := fmt.Sprintf("%d pages in all", pages)
-				if len(bounded) > 0 {
-					info += "; " + strings.Join(bounded, "; ")
+				if fail != nil {
+					// The first failure, and a list that did not end
+					// beside it is said too: both are findings.
+					if len(bounded) > 0 {
+						fail.Message += "; and a list was not paged to its end within mcp-eval's bound: " + strings.Join(bounded, "; ")
+					}
+					return *fail
 				}
-				return check.PassInfo(info)
+				if len(bounded) > 0 {
+					// Not paged to its end within mcp-eval's bound: that
+					// the list ends is not shown, so the check cannot pass
+					// (a list without end is the likely cause, a bigger or
+					// slower one than the bounds allow the other); it is
+					// an error, not a failure the server is proven guilty of.
+					return Outcome{Status: report.StatusError, Message: "a list was not paged to its end within mcp-eval's bound, so that it ends is not shown: " + strings.Join(bounded, "; ")}
+				}
+				return check.PassInfo(fmt.Sprintf("%d pages in all", pages))
 			}},
 		{ID: "pagination/invalid-cursor", Reqs: []string{"utilities/pagination-invalid-cursor"}, Level: report.LevelShould, Revision: revBoth, SpecRef: ref,
 			Title: "a cursor the server never issued → -32602 on every declared list",

@@ -215,7 +215,7 @@ func (e *Env) gather(ctx context.Context) {
 		} else {
 			e.tools, e.toolsErr = e.client.ListTools(ctx)
 		}
-		if e.toolsErr != nil && !errors.As(e.toolsErr, new(*mcp.ListStopError)) {
+		if e.toolsErr != nil && !errors.As(e.toolsErr, new(*mcp.ListStopError)) && listingAnswered(e.toolsErr) {
 			if ts, o := e.listTools(ctx, e.client); o == nil {
 				e.tools, e.toolsErr = ts, nil
 			}
@@ -248,6 +248,19 @@ func (e *Env) gather(ctx context.Context) {
 	if e.era() == mcp.EraModern {
 		e.classifyTools(ctx)
 	}
+}
+
+// listingAnswered reports whether a listing that failed with err got an answer
+// (one the client could not use, which the checks' more lenient walk may):
+// a listing that got none (a timeout, a closed or unresponsive server) is
+// not walked again here, since that would only wait --timeout once more
+// before the checks start (a stdio server that never ends its lines cost
+// 4 × --timeout where the hostile bound is 3 × --timeout + 2 s); the
+// checks' own walks report it.
+func listingAnswered(err error) bool {
+	return !errors.As(err, new(*mcp.TimeoutError)) && !errors.Is(err, mcp.ErrClosed) &&
+		!errors.Is(err, mcp.ErrUnresponsive) && !errors.Is(err, mcp.ErrUnreachable) &&
+		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
 }
 
 func (e *Env) close() {

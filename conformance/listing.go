@@ -284,8 +284,9 @@ func (e *Env) walk(ctx context.Context, c *mcp.Client, lm listMethod, keepPages 
 }
 
 // shortWalk is how many pages the runs walk of a list the setup found
-// without end (within mcp-eval's bound): enough to judge its pages.
-const shortWalk = 100
+// without end (within mcp-eval's bound): enough to judge how its pages are
+// built, while the setup's walk spent the listing's time once already.
+const shortWalk = 10
 
 func shortWalkNote(setup error) string {
 	return fmt.Sprintf("the first %d pages were judged: the setup's listing did not end within mcp-eval's bound (%v)", shortWalk, setup)

@@ -84,46 +84,75 @@ func TestNearDuplicatesIsBounded(t *testing.T) {
 
 // TestListWithoutEnd: a tools/list that never ends (new tools and a new
 // cursor on every page, each page in time) is stopped by mcp-eval's time
-// bound, which the checks name, and what was read is judged: once the
-// setup's listing has found no end, the runs share one short walk rather
-// than walk into the bound again (measured before the fix: 6 770 pages in 300 s).
+// bound, the time of one request (--timeout), which the checks name; what
+// was read is judged, and pagination/cursor-round-trip cannot pass. Once
+// the setup's listing has found no end, the runs share one short walk
+// rather than walk into the bound again: the list is walked to the bound
+// once (measured before the fix: 6 770 pages in 300 s, then a 60 s walk
+// and a 100-page one, 64.5 s against bench/hostile pages-endless).
 func TestListWithoutEnd(t *testing.T) {
-	srv := mcptest.Serve(t, mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectEndlessPages), PageSize: 5})
+	var mu sync.Mutex
+	var walks []int // pages requested by each walk of tools/list, in order
+	fx := mcptest.NewHandler(mcptest.Options{Defects: mcptest.ParseDefects(mcptest.DefectEndlessPages), PageSize: 5})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.Header.Get("Mcp-Method") == "tools/list" && !strings.Contains(string(b), "mcp-eval-probe") {
+			mu.Lock()
+			if !strings.Contains(string(b), `"cursor"`) {
+				walks = append(walks, 0)
+			}
+			if len(walks) > 0 {
+				walks[len(walks)-1]++
+			}
+			mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
 	ctx := context.Background()
-	// Long enough that a walk per run (six bounds) is told from one shared
-	// walk plus the checks' own work even on a loaded machine.
-	const bound = 3 * time.Second
-	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: 4 * time.Second, MaxListTime: bound})
+	// No MaxListTime: the bound is the request timeout's.
+	const timeout = 3 * time.Second
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	start := time.Now()
 	res, err := Run(ctx, c, Options{Runs: 5, Only: []string{"caching/tools-list", "pagination/cursor-round-trip", "ordering", "schema/input-schema-valid"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The setup's listing takes the bound, then one short walk is shared
-	// by every run; the fresh-connection check does not walk a list it
-	// cannot compare.
-	if d := time.Since(start); d > 5*bound {
-		t.Errorf("the run took %v; want about one walk of %v", d, bound)
+	// The time bound, or on a fast machine the page bound, which a 3 s
+	// walk of 5-item pages can reach first: either is mcp-eval's own.
+	names := func(s string) bool {
+		return strings.Contains(s, "its bound of 3s, the time of one request (--timeout") || strings.Contains(s, "its bound of 10000 pages")
 	}
 	for _, ch := range res.Checks {
-		if ch.ID == "ordering/tools-list-fresh-connection" {
+		switch ch.ID {
+		case "ordering/tools-list-fresh-connection":
 			if ch.Status != report.StatusSkip || !strings.Contains(ch.Message, "did not end within mcp-eval's bound") {
 				t.Errorf("%s: %s %q", ch.ID, ch.Status, ch.Message)
 			}
-			continue
+		case "pagination/cursor-round-trip":
+			// That the list ends is not shown: an error (the run fails on
+			// this hard check), naming what was read and the bound.
+			if ch.Status != report.StatusError || !names(ch.Message) || !strings.Contains(ch.Message, "not paged to its end") || !strings.Contains(ch.Message, "pages and") {
+				t.Errorf("%s: %s %q, want an error naming the bound", ch.ID, ch.Status, ch.Message)
+			}
+		default:
+			if ch.Status != report.StatusPass {
+				t.Errorf("%s: %s %q, want pass: what was read is correct", ch.ID, ch.Status, ch.Message)
+			}
+			if ch.ID != "ordering/tools-list" && !names(ch.Info) {
+				t.Errorf("%s: info %q names neither bound", ch.ID, ch.Info)
+			}
 		}
-		if ch.Status != report.StatusPass {
-			t.Errorf("%s: %s %q, want pass: what was read is correct", ch.ID, ch.Status, ch.Message)
-		}
-		// The time bound, or on a fast machine the page bound, which a 3 s
-		// walk of 5-item pages can reach first: either is mcp-eval's own.
-		if ch.ID != "ordering/tools-list" && !strings.Contains(ch.Info, "its bound of "+bound.String()) && !strings.Contains(ch.Info, "its bound of 10000 pages") {
-			t.Errorf("%s: info %q names neither bound", ch.ID, ch.Info)
-		}
+	}
+	// The setup's walk to the bound, then one short walk for all five runs.
+	mu.Lock()
+	defer mu.Unlock()
+	if len(walks) != 2 || walks[0] <= shortWalk || walks[1] != shortWalk {
+		t.Errorf("tools/list walks of %v pages; want two: the setup's to the bound, then one of %d pages shared by the runs", walks, shortWalk)
 	}
 }
 
@@ -237,4 +266,46 @@ func raws(ss ...string) []json.RawMessage {
 		out[i] = json.RawMessage(s)
 	}
 	return out
+}
+
+// TestNoRelistAfterTimeout: a setup listing that got no answer at all (a
+// timeout) is not walked again before the checks start, which would only
+// wait --timeout once more; one that got an unusable answer still is (the
+// checks' walk is more lenient). Counted in requests, not time.
+func TestNoRelistAfterTimeout(t *testing.T) {
+	var mu sync.Mutex
+	lists := 0
+	fx := mcptest.NewHandler(mcptest.Options{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "tools/list" {
+			mu.Lock()
+			lists++
+			mu.Unlock()
+			select { // no answer within the client's timeout
+			case <-r.Context().Done():
+			case <-time.After(3 * time.Second):
+			}
+			return
+		}
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, &mcp.HTTPTarget{URL: srv.URL + "/mcp"}, mcp.Options{Timeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := Run(ctx, c, Options{Runs: 1, Only: []string{"pagination/cursor-round-trip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Status != report.StatusError || !strings.Contains(res.Checks[0].Message, "no answer within") {
+		t.Errorf("checks %+v, want pagination/cursor-round-trip errored on the timeout", res.Checks)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lists != 2 {
+		t.Errorf("tools/list sent %d times, want 2: the setup's and the run's walk, no second setup walk", lists)
+	}
 }

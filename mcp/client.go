@@ -65,7 +65,7 @@ type Options struct {
 	// internal/oauth implements it; mcp knows nothing of OAuth.
 	Authorizer Authorizer
 	// MaxListTime bounds the time one walk of a list may take; 0 means
-	// the package's MaxListTime.
+	// Timeout, at most the package's MaxListTime (pages.go).
 	MaxListTime time.Duration
 }
 

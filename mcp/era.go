@@ -55,7 +55,7 @@ type Probe struct {
 // all (or, over HTTP, did not answer the probe in time).
 func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err error) {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
+		opts.Timeout = defaultTimeout
 	}
 	if opts.ClientInfo.Name == "" {
 		opts.ClientInfo = Implementation{Name: "mcp-eval", Version: "dev"}

@@ -17,15 +17,24 @@ import (
 // mcp-eval stopping, not as the server failing. The time bound stops a
 // list without end whose every page comes within --timeout (new items and
 // a new cursor on every page, which no repeated cursor or page betrays).
+// One listing gets the time of one request, the client's Timeout
+// (--timeout), at most MaxListTime: a list is one answer sent in pages, and
+// a run against a server that never stops paging then ends within a few
+// timeouts, as one against a hung server does. A big list served at the
+// pace of a local server is read in far less (100 000 tools over 1 000
+// pages: bench/README.md), and a slow one is given more by --timeout.
 const (
 	// MaxListItems bounds the items of one listing over all its pages.
 	MaxListItems = 100_000
 	// MaxListPages bounds the pages (a server may send empty pages).
 	MaxListPages = 10_000
-	// MaxListTime bounds the time one listing may take, unless
-	// Options.MaxListTime says otherwise.
+	// MaxListTime caps the time one listing may take, which is the
+	// client's Timeout unless Options.MaxListTime says otherwise.
 	MaxListTime = time.Minute
 )
+
+// defaultTimeout is a request's timeout when Options.Timeout is 0.
+const defaultTimeout = 10 * time.Second
 
 // The bounds, by name, as ListStopError.Bound and ListBound say them.
 const (
@@ -43,17 +52,22 @@ func (c *Client) ListBound(pages, items int, start time.Time) string {
 		return BoundPages
 	case items >= MaxListItems:
 		return BoundItems
-	case time.Since(start) >= c.listTime():
+	case time.Since(start) >= c.ListTime():
 		return BoundTime
 	}
 	return ""
 }
 
-func (c *Client) listTime() time.Duration {
+// ListTime is the time one listing on c may take: Options.MaxListTime
+// when set, else the per-request Timeout, at most MaxListTime.
+func (c *Client) ListTime() time.Duration {
 	if c.opts.MaxListTime > 0 {
 		return c.opts.MaxListTime
 	}
-	return MaxListTime
+	if c.opts.Timeout > 0 {
+		return min(c.opts.Timeout, MaxListTime)
+	}
+	return min(defaultTimeout, MaxListTime)
 }
 
 // BoundText says which of mcp-eval's bounds on one listing on c ended it.
@@ -64,7 +78,10 @@ func (c *Client) BoundText(bound string) string {
 	case BoundItems:
 		return fmt.Sprintf("its bound of %d items", MaxListItems)
 	case BoundTime:
-		return fmt.Sprintf("its bound of %v", c.listTime())
+		if c.opts.MaxListTime > 0 {
+			return fmt.Sprintf("its bound of %v", c.ListTime())
+		}
+		return fmt.Sprintf("its bound of %v, the time of one request (--timeout, at most %v)", c.ListTime(), MaxListTime)
 	}
 	return "its bound"
 }

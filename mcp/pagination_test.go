@@ -196,3 +196,55 @@ func TestPaginationWithoutEnd(t *testing.T) {
 		t.Errorf("message %q does not name the bound", err)
 	}
 }
+
+// One listing gets the time of one request (--timeout), at most
+// MaxListTime, unless Options.MaxListTime sets it: a run against a list
+// without end then ends within a few timeouts.
+func TestListTimeFollowsTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		want time.Duration
+	}{
+		{Options{Timeout: 2 * time.Second}, 2 * time.Second},
+		{Options{Timeout: 10 * time.Second}, 10 * time.Second},
+		{Options{Timeout: 5 * time.Minute}, MaxListTime},
+		{Options{}, defaultTimeout},
+		{Options{Timeout: 2 * time.Second, MaxListTime: 300 * time.Millisecond}, 300 * time.Millisecond},
+	} {
+		c := &Client{opts: tc.opts}
+		if got := c.ListTime(); got != tc.want {
+			t.Errorf("%+v: ListTime %v, want %v", tc.opts, got, tc.want)
+		}
+	}
+	c := &Client{opts: Options{Timeout: 2 * time.Second}}
+	if got := c.BoundText(BoundTime); !strings.Contains(got, "2s") || !strings.Contains(got, "--timeout") {
+		t.Errorf("BoundText %q names neither the bound nor --timeout", got)
+	}
+}
+
+// A list without end under a short --timeout and no MaxListTime: the walk
+// stops at the time of one request, naming it.
+func TestPaginationWithoutEndTimeout(t *testing.T) {
+	srv := pagedServer(t, 1<<40, 10, nil)
+	c, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pages, err := c.ListPages(context.Background(), "tools/list", "tools")
+	var se *ListStopError
+	if !errors.As(err, &se) || len(pages) == 0 || se.Pages != len(pages) || se.Items != 10*len(pages) {
+		t.Fatalf("%d pages, err = %v; want a bound", len(pages), err)
+	}
+	// The time bound; on a machine fast enough to serve 10 000 pages in
+	// 1.5 s, the page bound, which is mcp-eval's too.
+	switch se.Bound {
+	case BoundTime:
+		if !strings.Contains(err.Error(), "its bound of 1.5s, the time of one request (--timeout") {
+			t.Errorf("message %q does not name the bound", err)
+		}
+	case BoundPages:
+	default:
+		t.Fatalf("bound %q: %v", se.Bound, err)
+	}
+}

@@ -15,7 +15,7 @@
 // the request's Authorization header after accented text, its
 // Content-Length counted in characters, not bytes: the bytes past it reach
 // the client after the response), the slow modes of slow.go and
-// many-tools (many.go). Over
+// many-tools and many-pages (many.go). Over
 // stdio: json200, hang, endless (an endless line), and slow.go's.
 package main
 
@@ -72,7 +72,7 @@ func main() {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, discover)
 			return
 		}
-		if slowHTTP(*mode, w, r, req.ID) || manyHTTP(*mode, w, req.ID, req.Method) {
+		if slowHTTP(*mode, w, r, req.ID) || manyHTTP(*mode, w, req.ID, req.Method, body) {
 			return
 		}
 		flusher, _ := w.(http.Flusher)
