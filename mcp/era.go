@@ -82,7 +82,12 @@ func Connect(ctx context.Context, target Target, opts Options) (_ *Client, err e
 // connectForcedLegacy connects with the initialize handshake only
 // (Options.Version is LegacyVersion).
 func (c *Client) connectForcedLegacy(ctx context.Context) (*Client, error) {
-	err := c.connectLegacy(ctx)
+	// The handshake is the process's first request, so its answer gets the
+	// start-up budget (--start-timeout, "until its first answer"), as the
+	// modern probe's does in doFirst. Before, it had --timeout, stretched
+	// only by mcp-eval's own concurrent starts: a Node server beside 24
+	// CPU-bound processes was reported as no MCP server after 11 s.
+	err := c.connectLegacyFirst(ctx)
 	switch {
 	case err == nil:
 		return c, nil
@@ -493,7 +498,15 @@ func modernWithoutDiscover(discover *Exchange, initErr error) string {
 
 // connectLegacy performs the 2025-11-25 initialize handshake on a new
 // transport.
-func (c *Client) connectLegacy(ctx context.Context) error {
+func (c *Client) connectLegacy(ctx context.Context) error { return c.handshake(ctx, false) }
+
+// connectLegacyFirst is connectLegacy for the run's first process, whose
+// first answer is its start-up (doFirst).
+func (c *Client) connectLegacyFirst(ctx context.Context) error { return c.handshake(ctx, true) }
+
+// handshake starts a legacy connection: a new transport and initialize on
+// it, sent through doFirst when first.
+func (c *Client) handshake(ctx context.Context, first bool) error {
 	t, err := c.target.Dial(ctx)
 	if err != nil {
 		return err
@@ -508,7 +521,11 @@ func (c *Client) connectLegacy(ctx context.Context) error {
 	call := c.NewCall("initialize", params)
 	// initialize precedes version negotiation, so no version header.
 	call.Omit = append(call.Omit, HeaderProtocolVersion)
-	x, err := c.Do(ctx, call)
+	do := c.Do
+	if first {
+		do = c.doFirst
+	}
+	x, err := do(ctx, call)
 	c.probe.Initialize = x
 	fail := func(err error) error {
 		t.Close()

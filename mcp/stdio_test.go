@@ -719,3 +719,17 @@ func TestStderrErrorLine(t *testing.T) {
 		})
 	}
 }
+
+// A forced legacy connection (--protocol-version 2025-11-25) sends
+// initialize first, so its answer is the process's start-up and gets
+// --start-timeout too (before: --timeout, and a server slower to start was
+// reported as no MCP server).
+func TestStdioStartTimeoutForcedLegacy(t *testing.T) {
+	c := connectFake(t, "slow-start", Options{Timeout: 300 * time.Millisecond, StartTimeout: 20 * time.Second, Version: LegacyVersion})
+	if c.Era() != EraLegacy {
+		t.Fatalf("era %s, want legacy", c.Era())
+	}
+	if c.Timeout() != 300*time.Millisecond {
+		t.Errorf("Timeout() = %v after the handshake, want the ordinary one", c.Timeout())
+	}
+}
