@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,29 +114,41 @@ func (mr *ModelRun) batchFirstTurns(ctx context.Context, jobs []runs.Job) {
 	mr.prefill(ctx, "first turns", sortedGroups(groups))
 }
 
-// batchJudge scores runs (case i's transcript i) once with a judge that
-// only collects its requests, sends them in one batch, and leaves the real
-// scoring to take the answers from the cache.
-func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, transcripts []*agent.Transcript) {
-	if mr.judge == nil {
-		return
-	}
-	b, ok := mr.batcherOf(mr.plan.judgeSpec, mr.plan.judgeProvider)
-	if !ok {
-		return
-	}
-	col := &collector{}
-	j := judge.New(col, mr.plan.judgeModel).WithPrompt(mr.plan.judgePrompt)
-	opts := ScoreOptions{Judge: j, Similar: j}
+// batchJudge scores runs (case i's transcript i, a run of models[i]) once
+// with judges that only collect their requests, sends each judge's in one
+// batch, and leaves the real scoring to take the answers from the cache.
+func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, models []string, transcripts []*agent.Transcript) {
+	groups := map[string]*batchGroup{}
+	cols := map[string]*collector{}
 	for i := range cases {
-		ScoreRun(ctx, cases[i], transcripts[i], opts)
+		key := strings.ToLower(mr.plan.JudgeOf(models[i]))
+		jc, bj := mr.plan.judges[key], mr.judges[key]
+		if jc == nil || bj == nil {
+			continue
+		}
+		col := cols[key]
+		if col == nil {
+			b, ok := mr.batcherOf(jc.spec, jc.provider)
+			if !ok {
+				continue
+			}
+			provider, _, _ := llm.SplitSpec(jc.spec)
+			col = &collector{}
+			cols[key] = col
+			groups[key] = &batchGroup{spec: jc.spec, batcher: b, endpoint: runs.EndpointOf(jc.provider, provider)}
+		}
+		j := judge.New(col, jc.model).WithPrompt(mr.plan.judgePrompt)
+		ScoreRun(ctx, cases[i], transcripts[i], ScoreOptions{Judge: j, Similar: j})
 	}
-	provider, _, _ := llm.SplitSpec(mr.plan.judgeSpec)
-	g := &batchGroup{spec: mr.plan.judgeSpec, batcher: b, endpoint: runs.EndpointOf(mr.plan.judgeProvider, provider)}
-	for _, req := range col.reqs {
-		g.calls = append(g.calls, runs.BatchCall{Run: 0, Request: req})
+	if len(groups) == 0 {
+		return
 	}
-	mr.prefill(ctx, "judge calls", []*batchGroup{g})
+	for key, g := range groups {
+		for _, req := range cols[key].reqs {
+			g.calls = append(g.calls, runs.BatchCall{Run: 0, Request: req})
+		}
+	}
+	mr.prefill(ctx, "judge calls", sortedGroups(groups))
 }
 
 func sortedGroups(m map[string]*batchGroup) []*batchGroup {

@@ -92,7 +92,9 @@ func (b batchRun) billed() (all, batched llm.Usage) {
 	for _, r := range b.mr.Results() {
 		all.Add(r.Transcript.Usage)
 	}
-	all.Add(b.mr.judgeCalls.Usage())
+	for _, j := range b.mr.judges {
+		all.Add(j.calls.Usage())
+	}
 	if all.Batch != nil {
 		batched = *all.Batch
 	}

@@ -34,7 +34,7 @@ func TestModelRetryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, prov := range map[string]llm.Provider{"model": p.providers["openai"], "judge": p.judgeProvider} {
+	for name, prov := range map[string]llm.Provider{"model": p.providers["openai"], "judge": p.judges["openai:j"].provider} {
 		start := time.Now()
 		_, err := prov.Complete(context.Background(), llm.Request{Model: "m", MaxTokens: 16, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 		if err == nil || !strings.Contains(err.Error(), "retry budget of 1s spent") {
