@@ -16,7 +16,8 @@ import (
 // crossJudgeRig is judgingRig with tested models that answer in their own
 // words ("Sunny, says a."), so that a judge's request shows whose run
 // it grades; judged maps each model to the answers its judge calls read.
-func crossJudgeRig(t *testing.T) (*modelRig, func() map[string][]string) {
+// The judge failBy ("" for none) fails every run it grades.
+func crossJudgeRig(t *testing.T, failBy string) (*modelRig, func() map[string][]string) {
 	m := &modelRig{t: t, dir: t.TempDir()}
 	var mu sync.Mutex
 	judged := map[string][]string{}
@@ -36,6 +37,10 @@ func crossJudgeRig(t *testing.T) (*modelRig, func() map[string][]string) {
 				}
 			}
 			mu.Unlock()
+			if "openai:"+req.Model == failBy {
+				writeOpenAI(w, req.Model, `{"reason": "the answer is vague", "verdict": "fail"}`)
+				return
+			}
 			writeOpenAI(w, req.Model, `{"reason": "the run did it", "verdict": "pass"}`)
 			return
 		}
@@ -63,7 +68,7 @@ func crossJudgeRig(t *testing.T) (*modelRig, func() map[string][]string) {
 // warns of no self-grading and says which judge graded which model, on the
 // terminal, in the report and in summary.md.
 func TestModelsJudgeEachOther(t *testing.T) {
-	m, judged := crossJudgeRig(t)
+	m, judged := crossJudgeRig(t, "")
 	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--models", "openai:a,openai:b")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -102,7 +107,7 @@ func TestModelsJudgeEachOther(t *testing.T) {
 // TestExplicitJudgeGradesEveryModel: --judge-model grades every tested
 // model, itself included when it is one of them, with the warning.
 func TestExplicitJudgeGradesEveryModel(t *testing.T) {
-	m, judged := crossJudgeRig(t)
+	m, judged := crossJudgeRig(t, "")
 	code, stdout, stderr, path := m.run("out", "--layers", "behavior", "--models", "openai:a,openai:b", "--judge-model", "openai:a")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -117,5 +122,28 @@ func TestExplicitJudgeGradesEveryModel(t *testing.T) {
 	r := apptest.LoadReport(t, path)
 	if j := r.Judge; j == nil || j.Model != "openai:a" || len(j.ByModel) != 0 || j.Default || len(j.SelfGraded) != 1 || j.SelfGraded[0] != "openai:a" {
 		t.Fatalf("report judge %+v; want model openai:a, self-graded [openai:a]", r.Judge)
+	}
+}
+
+// TestCrossJudgeAgainstOldBaseline: a baseline graded by one judge for
+// every model (a report from before the models judged each other, with no
+// byModel) loads, and a run where the models judge each other names the
+// judge change, model by model, when a judge-graded score falls.
+func TestCrossJudgeAgainstOldBaseline(t *testing.T) {
+	m, _ := crossJudgeRig(t, "openai:b")
+	code, stdout, stderr, base := m.run("base", "--layers", "behavior", "--models", "openai:a,openai:b", "--judge-model", "openai:a")
+	if code != 0 {
+		t.Fatalf("baseline: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if r := apptest.LoadReport(t, base); r.Judge == nil || r.Judge.Model != "openai:a" || r.Judge.ByModel != nil {
+		t.Fatalf("baseline judge %+v; want one judge, no byModel", r.Judge)
+	}
+	code, stdout, stderr, _ = m.run("cross", "--layers", "behavior", "--models", "openai:a,openai:b", "--baseline", base)
+	out := stdout + stderr
+	if !strings.Contains(out, "Judge changed since the baseline (model openai:a → openai:b graded openai:a, openai:a graded openai:b)") {
+		t.Errorf("exit %d; the output does not name the judge change:\n%s", code, out)
+	}
+	if strings.Contains(out, "likely model drift") {
+		t.Errorf("a judge change blamed on model drift:\n%s", out)
 	}
 }
