@@ -76,9 +76,12 @@ type DryRunPlan struct {
 	VariantRuns    int             `json:"variantRuns"`
 	Models         []ModelEstimate `json:"models"`
 	Judge          *ModelEstimate  `json:"judge,omitempty"`
-	CostUSD        *float64        `json:"estimatedCostUsd"`
-	BudgetUSD      float64         `json:"budgetUsd,omitempty"`
-	Method         string          `json:"method"`
+	// Judges are the judges one by one when the tested models judge each
+	// other (Judge is then their sum).
+	Judges    []ModelEstimate `json:"judges,omitempty"`
+	CostUSD   *float64        `json:"estimatedCostUsd"`
+	BudgetUSD float64         `json:"budgetUsd,omitempty"`
+	Method    string          `json:"method"`
 	// MaxRuns is --max-runs under the statistical gate: the estimate counts
 	// the first look's runs; an undecided soft case runs again up to this.
 	MaxRuns int `json:"maxRunsPerCase,omitempty"`
@@ -333,8 +336,9 @@ func (e *estimator) add(c *tasks.Case, model string, n int, variant bool) {
 
 // judgeEstimate prices each judge's estimate (price) and returns the one
 // judge's, or, when the tested models judge each other, their sum named
-// "b graded a, a graded b" and priced when each of them is.
-func (p *RunPlan) judgeEstimate(est *estimator, price func(*ModelEstimate)) *ModelEstimate {
+// "b graded a, a graded b" and priced when each of them is, with each
+// judge's.
+func (p *RunPlan) judgeEstimate(est *estimator, price func(*ModelEstimate)) (*ModelEstimate, []ModelEstimate) {
 	specs := make([]string, 0, len(est.judges))
 	for spec := range est.judges {
 		specs = append(specs, spec)
@@ -344,12 +348,14 @@ func (p *RunPlan) judgeEstimate(est *estimator, price func(*ModelEstimate)) *Mod
 		price(est.judges[spec])
 	}
 	if len(specs) == 1 {
-		return est.judges[specs[0]]
+		return est.judges[specs[0]], nil
 	}
+	var each []ModelEstimate
 	sum := &ModelEstimate{Model: p.models.JudgeText(), CostUSD: new(float64)}
 	var prices []string
 	for _, spec := range specs {
 		j := est.judges[spec]
+		each = append(each, *j)
 		sum.Calls += j.Calls
 		sum.InputTokens += j.InputTokens
 		sum.OutputTokens += j.OutputTokens
@@ -366,7 +372,7 @@ func (p *RunPlan) judgeEstimate(est *estimator, price func(*ModelEstimate)) *Mod
 		}
 	}
 	sum.Price = strings.Join(prices, "; ")
-	return sum
+	return sum, each
 }
 
 // price costs each model's estimate and the judge's into plan, and the
@@ -396,7 +402,7 @@ func (p *RunPlan) price(plan *DryRunPlan, models []string, est *estimator) {
 		plan.Models = append(plan.Models, *e)
 	}
 	if len(est.judges) > 0 {
-		plan.Judge = p.judgeEstimate(est, price)
+		plan.Judge, plan.Judges = p.judgeEstimate(est, price)
 		if tested, byDefault := p.models.JudgeTested(); tested && plan.Judge.Calls > 0 {
 			how, fix := "--judge-model names it", "give --judge-model another model, or none"
 			if byDefault {
@@ -551,9 +557,16 @@ func WriteDryRun(w io.Writer, p *DryRunPlan) {
 	fmt.Fprintf(w, "estimated cost (the tool list is ≈ %d tokens of every call):\n", p.ToolListTokens)
 	rows := append([]ModelEstimate(nil), p.Models...)
 	if p.Judge != nil && p.Judge.Calls > 0 {
-		j := *p.Judge
-		j.Model = "judge " + j.Model
-		rows = append(rows, j)
+		judges := p.Judges
+		if len(judges) == 0 {
+			judges = []ModelEstimate{*p.Judge}
+		}
+		for _, j := range judges {
+			if j.Calls > 0 {
+				j.Model = "judge " + j.Model
+				rows = append(rows, j)
+			}
+		}
 	}
 	width := len("model")
 	for _, r := range rows {

@@ -29,6 +29,7 @@ func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
 		// Without --judge-model the two tested models grade each other,
 		// each judge at its own price.
 		"judge openai:gpt-4.1-mini graded ollama:qwen2.5:7b, ollama:qwen2.5:7b graded openai:gpt-4.1-mini, about",
+		"  judge ollama:qwen2.5:7b  ", "  judge openai:gpt-4.1-mini  ",
 		"openai:gpt-4.1-mini ", "≈ $", "(built-in 2026-12-01)",
 		"ollama:qwen2.5:7b ", "$0 (free: Ollama runs the model on this machine)",
 		"  total ≈ $",
