@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 )
@@ -119,5 +120,10 @@ func TestVerdictCarriesLayer1AndJudge(t *testing.T) {
 		md := string(render(t, WriteMarkdown, r))
 		first, _, _ := strings.Cut(md, "### What failed")
 		wantContains(t, first, "- **Judge:** "+escapeMarkdown(strings.TrimPrefix(tt.want, "judge: ")))
+		var page bytes.Buffer
+		if err := WriteHTML(&page, r, HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		wantContains(t, page.String(), html.EscapeString(strings.TrimPrefix(tt.want, "judge: ")))
 	}
 }
