@@ -33,13 +33,16 @@ type batchGroup struct {
 }
 
 // batchOptions bound each batch: --batch-wait from now, polled every
-// BatchPoll (30 s unless a test says otherwise).
-func (mr *ModelRun) batchOptions(spec string) llm.BatchOptions {
+// BatchPoll (30 s unless a test says otherwise). Its status lines go to
+// Stderr under mu: the batches of several models poll at once.
+func (mr *ModelRun) batchOptions(spec string, mu *sync.Mutex) llm.BatchOptions {
 	last := ""
 	return llm.BatchOptions{
 		Deadline: time.Now().Add(mr.o.BatchWait),
 		Poll:     mr.o.BatchPoll,
 		Status: func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
 			if s != last {
 				last = s
 				fmt.Fprintf(mr.o.Stderr, "mcp-eval: batch %s: %s\n", spec, s)
@@ -67,7 +70,7 @@ func (mr *ModelRun) prefill(ctx context.Context, what string, groups []*batchGro
 			continue
 		}
 		wg.Go(func() {
-			st, err := mr.runner.Cache.Prefill(ctx, g.batcher, g.endpoint, g.calls, mr.batchOptions(g.spec))
+			st, err := mr.runner.Cache.Prefill(ctx, g.batcher, g.endpoint, g.calls, mr.batchOptions(g.spec, &mu))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && !errors.Is(err, context.Canceled) {
