@@ -987,3 +987,33 @@ func TestJudgeSwapIsNamed(t *testing.T) {
 
 // withMessage is c with its message set.
 func withMessage(c report.Check, msg string) report.Check { c.Message = msg; return c }
+
+// TestJudgeChangeModelByModel: with the tested models judging each other
+// (report.JudgeInfo.ByModel) the judge is compared model by model, an old
+// baseline's single judge standing for every model's.
+func TestJudgeChangeModelByModel(t *testing.T) {
+	t.Parallel()
+	sha := strings.Repeat("a", 64)
+	judged := func(j report.JudgeInfo) *report.Report {
+		r := scored(fpA, map[string]float64{"behavior.taskCompletion": 0.9})
+		r.Cases = []report.Case{{ID: "c", Model: "openai:a"}, {ID: "c", Model: "openai:b"}}
+		j.PromptSHA256 = sha
+		r.Judge = &j
+		return r
+	}
+	cross := report.JudgeInfo{ByModel: map[string]string{"openai:a": "openai:b", "openai:b": "openai:a"}}
+	for _, tt := range []struct {
+		name      string
+		base, cur report.JudgeInfo
+		want      string
+	}{
+		{"same cross judges", cross, cross, ""},
+		{"old single judge to cross", report.JudgeInfo{Model: "openai:a"}, cross, "model openai:a → openai:b graded openai:a, openai:a graded openai:b"},
+		{"cross to one judge", cross, report.JudgeInfo{Model: "openai:b"}, "model openai:b graded openai:a, openai:a graded openai:b → openai:b"},
+		{"swapped cross judges", cross, report.JudgeInfo{ByModel: map[string]string{"openai:a": "openai:c", "openai:b": "openai:a"}}, "model openai:b graded openai:a, openai:a graded openai:b → openai:c graded openai:a, openai:a graded openai:b"},
+	} {
+		if got := judgeChange(judged(tt.base), judged(tt.cur)); got != tt.want {
+			t.Errorf("%s: judge change %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}

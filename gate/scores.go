@@ -235,13 +235,38 @@ func judgeChange(base, cur *report.Report) string {
 		return ""
 	}
 	var parts []string
-	if base.Judge.Model != cur.Judge.Model {
-		parts = append(parts, fmt.Sprintf("model %s → %s", orNone(base.Judge.Model), orNone(cur.Judge.Model)))
+	if judgesDiffer(base, cur) {
+		parts = append(parts, fmt.Sprintf("model %s → %s", orNone(base.Judge.Judges()), orNone(cur.Judge.Judges())))
 	}
 	if base.Judge.PromptSHA256 != cur.Judge.PromptSHA256 {
 		parts = append(parts, fmt.Sprintf("prompt %s → %s", short(base.Judge.PromptSHA256), short(cur.Judge.PromptSHA256)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// judgesDiffer says that some model was graded by another judge in the
+// baseline than in this run, model by model: a report from before the
+// tested models graded each other names one judge for every model
+// (JudgeInfo.JudgeOf).
+func judgesDiffer(base, cur *report.Report) bool {
+	if len(base.Judge.ByModel) == 0 && len(cur.Judge.ByModel) == 0 {
+		return base.Judge.Model != cur.Judge.Model
+	}
+	models := map[string]bool{}
+	for _, r := range []*report.Report{base, cur} {
+		for m := range r.Judge.ByModel {
+			models[m] = true
+		}
+		for _, c := range r.Cases {
+			models[c.Model] = true
+		}
+	}
+	for m := range models {
+		if base.Judge.JudgeOf(m) != cur.Judge.JudgeOf(m) {
+			return true
+		}
+	}
+	return false
 }
 
 func orNone(s string) string {

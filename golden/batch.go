@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,13 +33,16 @@ type batchGroup struct {
 }
 
 // batchOptions bound each batch: --batch-wait from now, polled every
-// BatchPoll (30 s unless a test says otherwise).
-func (mr *ModelRun) batchOptions(spec string) llm.BatchOptions {
+// BatchPoll (30 s unless a test says otherwise). Its status lines go to
+// Stderr under mu: the batches of several models poll at once.
+func (mr *ModelRun) batchOptions(spec string, mu *sync.Mutex) llm.BatchOptions {
 	last := ""
 	return llm.BatchOptions{
 		Deadline: time.Now().Add(mr.o.BatchWait),
 		Poll:     mr.o.BatchPoll,
 		Status: func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
 			if s != last {
 				last = s
 				fmt.Fprintf(mr.o.Stderr, "mcp-eval: batch %s: %s\n", spec, s)
@@ -66,7 +70,7 @@ func (mr *ModelRun) prefill(ctx context.Context, what string, groups []*batchGro
 			continue
 		}
 		wg.Go(func() {
-			st, err := mr.runner.Cache.Prefill(ctx, g.batcher, g.endpoint, g.calls, mr.batchOptions(g.spec))
+			st, err := mr.runner.Cache.Prefill(ctx, g.batcher, g.endpoint, g.calls, mr.batchOptions(g.spec, &mu))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && !errors.Is(err, context.Canceled) {
@@ -113,29 +117,41 @@ func (mr *ModelRun) batchFirstTurns(ctx context.Context, jobs []runs.Job) {
 	mr.prefill(ctx, "first turns", sortedGroups(groups))
 }
 
-// batchJudge scores runs (case i's transcript i) once with a judge that
-// only collects its requests, sends them in one batch, and leaves the real
-// scoring to take the answers from the cache.
-func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, transcripts []*agent.Transcript) {
-	if mr.judge == nil {
-		return
-	}
-	b, ok := mr.batcherOf(mr.plan.judgeSpec, mr.plan.judgeProvider)
-	if !ok {
-		return
-	}
-	col := &collector{}
-	j := judge.New(col, mr.plan.judgeModel).WithPrompt(mr.plan.judgePrompt)
-	opts := ScoreOptions{Judge: j, Similar: j}
+// batchJudge scores runs (case i's transcript i, a run of models[i]) once
+// with judges that only collect their requests, sends each judge's in one
+// batch, and leaves the real scoring to take the answers from the cache.
+func (mr *ModelRun) batchJudge(ctx context.Context, cases []*tasks.Case, models []string, transcripts []*agent.Transcript) {
+	groups := map[string]*batchGroup{}
+	cols := map[string]*collector{}
 	for i := range cases {
-		ScoreRun(ctx, cases[i], transcripts[i], opts)
+		key := strings.ToLower(mr.plan.JudgeOf(models[i]))
+		jc, bj := mr.plan.judges[key], mr.judges[key]
+		if jc == nil || bj == nil {
+			continue
+		}
+		col := cols[key]
+		if col == nil {
+			b, ok := mr.batcherOf(jc.spec, jc.provider)
+			if !ok {
+				continue
+			}
+			provider, _, _ := llm.SplitSpec(jc.spec)
+			col = &collector{}
+			cols[key] = col
+			groups[key] = &batchGroup{spec: jc.spec, batcher: b, endpoint: runs.EndpointOf(jc.provider, provider)}
+		}
+		j := judge.New(col, jc.model).WithPrompt(mr.plan.judgePrompt)
+		ScoreRun(ctx, cases[i], transcripts[i], ScoreOptions{Judge: j, Similar: j})
 	}
-	provider, _, _ := llm.SplitSpec(mr.plan.judgeSpec)
-	g := &batchGroup{spec: mr.plan.judgeSpec, batcher: b, endpoint: runs.EndpointOf(mr.plan.judgeProvider, provider)}
-	for _, req := range col.reqs {
-		g.calls = append(g.calls, runs.BatchCall{Run: 0, Request: req})
+	if len(groups) == 0 {
+		return
 	}
-	mr.prefill(ctx, "judge calls", []*batchGroup{g})
+	for key, g := range groups {
+		for _, req := range cols[key].reqs {
+			g.calls = append(g.calls, runs.BatchCall{Run: 0, Request: req})
+		}
+	}
+	mr.prefill(ctx, "judge calls", sortedGroups(groups))
 }
 
 func sortedGroups(m map[string]*batchGroup) []*batchGroup {

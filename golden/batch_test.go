@@ -62,9 +62,20 @@ func runBatchGolden(t *testing.T, provider, mode string, quirks map[string]bool)
 // emulation of another provider (a compatible server).
 func runBatchGoldenOn(t *testing.T, provider, emulation, mode string, quirks map[string]bool) batchRun {
 	t.Helper()
+	return runBatchModels(t, provider, emulation, mode, quirks, []string{"m"}, provider+":m")
+}
+
+// runBatchModels is runBatchGoldenOn on the tested models (names the
+// emulation serves) and judge ("" for the default).
+func runBatchModels(t *testing.T, provider, emulation, mode string, quirks map[string]bool, models []string, judge string) batchRun {
+	t.Helper()
+	specs := make([]string, len(models))
+	for i, m := range models {
+		specs[i] = provider + ":" + m
+	}
 	def, _ := providers.Lookup(provider)
 	emu, _ := providers.Lookup(emulation)
-	srv, _, log := providertest.Serve(t, emu, llmtest.Options{Models: []string{"m"}, Key: "k-0123456789", Reply: batchReply, Quirks: quirks})
+	srv, _, log := providertest.Serve(t, emu, llmtest.Options{Models: models, Key: "k-0123456789", Reply: batchReply, Quirks: quirks})
 	env := map[string]string{def.BaseURLEnv: srv.URL + strings.TrimPrefix(def.BaseURL, "https://api.openai.com"), def.Keys[0]: "k-0123456789"}
 	if provider == "anthropic" {
 		env[def.BaseURLEnv] = srv.URL
@@ -72,7 +83,7 @@ func runBatchGoldenOn(t *testing.T, provider, emulation, mode string, quirks map
 	dir := t.TempDir()
 	golden := writeGolden(t, dir, batchGolden)
 	p, err := NewPlan(PlanOptions{Behavior: true, Getenv: func(k string) string { return env[k] }, PlanFlags: PlanFlags{Golden: golden,
-		Models: provider + ":m", JudgeModel: provider + ":m", ModelConcurrency: 2, ModelTimeout: 10 * time.Second}})
+		Models: strings.Join(specs, ","), JudgeModel: judge, ModelConcurrency: 2, ModelTimeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +103,9 @@ func (b batchRun) billed() (all, batched llm.Usage) {
 	for _, r := range b.mr.Results() {
 		all.Add(r.Transcript.Usage)
 	}
-	all.Add(b.mr.judgeCalls.Usage())
+	for _, j := range b.mr.judges {
+		all.Add(j.calls.Usage())
+	}
 	if all.Batch != nil {
 		batched = *all.Batch
 	}
@@ -166,6 +179,52 @@ func TestBatchAutoScoresAsSynchronous(t *testing.T) {
 				t.Errorf("stderr does not say what the batches answered:\n%s", auto.stderr)
 			}
 		})
+	}
+}
+
+// TestBatchCrossJudges: with two tested models judging each other, each
+// judge's calls go in a batch of their own, to that judge's model, and
+// the scores are those of the synchronous run.
+func TestBatchCrossJudges(t *testing.T) {
+	t.Parallel()
+	models := []string{"m", "n"}
+	sync := runBatchModels(t, "openai", "openai", "never", nil, models, "")
+	auto := runBatchModels(t, "openai", "openai", "auto", nil, models, "")
+	if !reflect.DeepEqual(sync.summary.Scores, auto.summary.Scores) || !reflect.DeepEqual(outcome(sync.summary), outcome(auto.summary)) {
+		t.Fatalf("scores differ:\nsync %v %v\nauto %v %v", sync.summary.Scores, outcome(sync.summary), auto.summary.Scores, outcome(auto.summary))
+	}
+	// 8 first turns of 100 in / 10 out, 2 verdicts (one per model's judged
+	// case) of 200 / 20, every one answered by a batch.
+	_, autoBatched := auto.billed()
+	if want := (llm.Usage{InputTokens: 8*100 + 2*200, OutputTokens: 8*10 + 2*20}); autoBatched != want {
+		t.Errorf("billed at the batch rate: %+v, want %+v", autoBatched, want)
+	}
+	for _, spec := range []string{"openai:m", "openai:n"} {
+		bj := auto.mr.judges[spec]
+		if bj == nil || bj.calls.Usage().Batch == nil || bj.calls.Usage().Batch.InputTokens == 0 {
+			t.Errorf("judge %s: %+v; want verdicts of its own, from a batch", spec, bj)
+		}
+	}
+	// Each judge batch asks only its own model.
+	judgeModels := map[string]int{}
+	for _, r := range auto.log.All() {
+		if r.Method == "POST" && r.Path == "/v1/files" {
+			for _, line := range strings.Split(string(r.Body), "\n") {
+				if strings.Contains(line, "response_format") {
+					for _, m := range models {
+						if strings.Contains(line, `"model":"`+m+`"`) {
+							judgeModels[m]++
+						}
+					}
+				}
+			}
+		}
+	}
+	if judgeModels["m"] != 1 || judgeModels["n"] != 1 {
+		t.Errorf("judge requests in batch files by model: %v; want one each", judgeModels)
+	}
+	if strings.Contains(auto.stderr, "grades its own runs") {
+		t.Errorf("a self-grading warning with two models judging each other:\n%s", auto.stderr)
 	}
 }
 

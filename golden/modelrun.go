@@ -130,10 +130,10 @@ type ModelRun struct {
 	plan   *Plan
 	tools  []mcp.Tool
 	runner *runs.Runner
-	judge  *judge.Judge // nil with --judge-model none
-	// judgeCalls is the judge's model through the cache; it counts the
-	// judge's calls and usage.
-	judgeCalls *runs.CachedModel
+	// judges are the judges by lower-cased spec (none with --judge-model
+	// none), each with its model through the cache, which counts its calls
+	// and usage.
+	judges map[string]*boundJudge
 	// deadline is when --model-budget ends, set by the first run.
 	deadline time.Time
 	// results of every run of both layers, for telemetry.
@@ -151,12 +151,15 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 	cache := runs.NewCache(o.CacheDir)
 	cache.Bypass = o.NoCache
 	cache.Redactor = o.Redactor
-	mr := &ModelRun{o: o, plan: p, tools: tools}
-	if p.judgeProvider != nil {
+	mr := &ModelRun{o: o, plan: p, tools: tools, judges: map[string]*boundJudge{}}
+	for key, jc := range p.judges {
+		if jc.provider == nil {
+			continue
+		}
 		// Only verdicts are recorded: a malformed answer must be asked
 		// again next time, not replayed.
-		mr.judgeCalls = cache.Model(p.judgeProvider, runs.EndpointOf(p.judgeProvider, p.judgeProvider.Name()), 0).Accepting(judge.Usable)
-		mr.judge = judge.New(mr.judgeCalls, p.judgeModel).WithPrompt(p.judgePrompt)
+		calls := cache.Model(jc.provider, runs.EndpointOf(jc.provider, jc.provider.Name()), 0).Accepting(judge.Usable)
+		mr.judges[key] = &boundJudge{spec: jc.spec, calls: calls, judge: judge.New(calls, jc.model).WithPrompt(p.judgePrompt)}
 	}
 	if w := p.selfGradingWarning(); w != "" {
 		fmt.Fprintf(o.Stderr, "mcp-eval: warning: %s\n", w)
@@ -180,29 +183,66 @@ func (p *Plan) Bind(server agent.Server, tools []mcp.Tool, o RunOptions) (*Model
 	return mr, nil
 }
 
-// JudgeInfo is the report's record of the judge, its own usage and cost
-// (by cost, the price table's) included.
+// boundJudge is one judge of the run: its spec, its model through the
+// cache and the judge that asks it.
+type boundJudge struct {
+	spec  string
+	calls *runs.CachedModel
+	judge *judge.Judge
+}
+
+// JudgeInfo is the report's record of the judges, their own usage and cost
+// (by cost, the price table's) included: Model when one judge graded every
+// tested model, ByModel when the tested models judged each other.
 func (mr *ModelRun) JudgeInfo(cost func(model string, u llm.Usage) (float64, bool)) *report.JudgeInfo {
 	p := mr.plan
-	info := &report.JudgeInfo{Model: p.judgeSpec, PromptSHA256: p.judgePrompt.SHA256, PromptFile: p.judgePrompt.File,
-		Disabled: p.judgeSpec == "", Default: p.judgeDefault}
+	info := &report.JudgeInfo{Model: p.JudgeSpec(), PromptSHA256: p.judgePrompt.SHA256, PromptFile: p.judgePrompt.File,
+		Disabled: p.JudgeOff(), Default: p.judgeDefault}
+	if info.Model == "" && !info.Disabled {
+		info.ByModel = map[string]string{}
+		for _, m := range p.Models {
+			info.ByModel[m] = p.JudgeOf(m)
+		}
+	}
 	if p.selfGradingWarning() != "" {
 		// Only when the judge grades something: a judge that is never
 		// asked flatters nobody.
 		info.SelfGraded = p.selfGraded
 	}
-	if mr.judgeCalls != nil {
-		u := mr.judgeCalls.Usage()
-		info.Calls, info.InputTokens, info.OutputTokens = mr.judgeCalls.Misses(), u.InputTokens, u.OutputTokens
-		if usd, ok := cost(p.judgeSpec, u); ok {
-			info.CostUSD = &usd
+	if len(mr.judges) == 0 {
+		return info
+	}
+	var total float64
+	priced := true
+	for _, spec := range p.judgeSpecs() {
+		bj := mr.judges[strings.ToLower(spec)]
+		if bj == nil {
+			continue
 		}
+		u := bj.calls.Usage()
+		info.Calls += bj.calls.Misses()
+		info.InputTokens += u.InputTokens
+		info.OutputTokens += u.OutputTokens
+		// Each judge at its own price; one unknown leaves the sum unknown.
+		if usd, ok := cost(bj.spec, u); ok {
+			total += usd
+		} else if bj.calls.Misses() > 0 {
+			priced = false
+		}
+	}
+	if priced {
+		info.CostUSD = &total
 	}
 	return info
 }
 
-// Judge is the judge, nil with --judge-model none.
-func (mr *ModelRun) Judge() *judge.Judge { return mr.judge }
+// JudgeFor is the judge of model's runs, nil with --judge-model none.
+func (mr *ModelRun) JudgeFor(model string) *judge.Judge {
+	if bj := mr.judges[strings.ToLower(mr.plan.JudgeOf(model))]; bj != nil {
+		return bj.judge
+	}
+	return nil
+}
 
 // Tools are the server's tools the runs offer the models.
 func (mr *ModelRun) Tools() []mcp.Tool { return mr.tools }
@@ -250,7 +290,9 @@ type caseRuns struct {
 // run again, look by look, until decided or at --max-runs; the runs of
 // one look go out together, every case in parallel.
 func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
-	opts := mr.scoreOptions()
+	// Which cases are skipped depends only on whether there is a judge:
+	// every model has one, or none has.
+	opts := mr.scoreOptions(mr.plan.Models[0])
 	// A case that cannot be scored (a rubric with --judge-model none) is
 	// skipped before it runs: nothing is asked of the model, billed or
 	// gated.
@@ -325,13 +367,14 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 			// The judge's calls of this look, in one batch before they
 			// are scored (batch.go).
 			var cs []*tasks.Case
+			var models []string
 			var trs []*agent.Transcript
 			for i, r := range results {
 				if r.Transcript != nil && r.Transcript.Failure() == "" {
-					cs, trs = append(cs, owners[i].c), append(trs, r.Transcript)
+					cs, models, trs = append(cs, owners[i].c), append(models, owners[i].model), append(trs, r.Transcript)
 				}
 			}
-			mr.batchJudge(ctx, cs, trs)
+			mr.batchJudge(ctx, cs, models, trs)
 		}
 		for i, r := range results {
 			cr := owners[i]
@@ -342,7 +385,7 @@ func (mr *ModelRun) Behavior(ctx context.Context) *Summary {
 				// that finished, or left incomplete.
 				continue
 			}
-			rs := ScoreRun(ctx, cr.c, r.Transcript, opts)
+			rs := ScoreRun(ctx, cr.c, r.Transcript, mr.scoreOptions(cr.model))
 			rs.Run = len(cr.trs) + 1
 			cr.trs = append(cr.trs, r.Transcript)
 			cr.scores = append(cr.scores, rs)
@@ -522,14 +565,15 @@ func (mr *ModelRun) FlushCache() {
 	}
 }
 
-// scoreOptions are the judges Layer 1 scores with: none at all with
-// --judge-model none (a nil *judge.Judge must not become a non-nil
-// interface).
-func (mr *ModelRun) scoreOptions() ScoreOptions {
-	if mr.judge == nil {
+// scoreOptions are the judges Layer 1 scores model's runs with: none at
+// all with --judge-model none (a nil *judge.Judge must not become a
+// non-nil interface).
+func (mr *ModelRun) scoreOptions(model string) ScoreOptions {
+	j := mr.JudgeFor(model)
+	if j == nil {
 		return ScoreOptions{NoJudge: "--judge-model none turns the judge off"}
 	}
-	return ScoreOptions{Judge: mr.judge, Similar: mr.judge}
+	return ScoreOptions{Judge: j, Similar: j}
 }
 
 // Run runs jobs within what is left of --model-budget: when it is spent,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ type PlanFlags struct {
 	Golden           string // --golden
 	Models           string // --models, a comma list of provider:model
 	Shard            string // --shard i/n
-	JudgeModel       string // --judge-model: provider:model, none, or "" for the first model
+	JudgeModel       string // --judge-model: provider:model, none, or "" for the tested models judging each other
 	JudgePrompt      string // --judge-prompt
 	ModelTimeout     time.Duration
 	ModelConcurrency int
@@ -48,9 +49,9 @@ func (f *PlanFlags) Declare(s *option.Set) {
 	s.Add(option.Def{Name: "shard", Help: "`i/n`: run the i-th of n shards of the golden set", Layers: option.Model,
 		Input: &option.Input{Doc: "i/n: run the i-th of n shards of the golden set (join the reports with mcp-eval merge)."}},
 		option.String(&f.Shard, ""))
-	s.Add(option.Def{Name: "judge-model", Help: "`provider:model` that grades rubrics and semantic arguments, or none (default: the first of --models, with a self-grading warning)",
-		Doc: "grades rubrics and semantic arguments; `none` for no judge", Default: "first model (warned)", Layers: option.Model,
-		Input: &option.Input{Doc: "provider:model that grades rubrics and semantic arguments, or none; without it the first of models grades its own runs (a warning says so)."}},
+	s.Add(option.Def{Name: "judge-model", Help: "`provider:model` that grades rubrics and semantic arguments, or none (default: each of --models is graded by the next one, the last by the first; a single model grades itself, with a warning)",
+		Doc: "grades rubrics and semantic arguments for every model; `none` for no judge. Without it each tested model is graded by the next one in `--models` (the last by the first), so none grades its own runs; a single tested model grades itself, with a warning", Default: "next of --models", Layers: option.Model,
+		Input: &option.Input{Doc: "provider:model that grades rubrics and semantic arguments, or none; without it each of models is graded by the next one (the last by the first), and a single model grades its own runs (a warning says so)."}},
 		option.String(&f.JudgeModel, ""))
 	s.Add(option.Def{Name: "judge-prompt", Help: "`file` with the judge's === grade === and === similar === prompts (default: the built-in judge/judge_prompt.txt); its hash is recorded",
 		Doc: "the judge's prompts (`=== grade ===`, `=== similar ===`); the hash is recorded", Default: "built-in", Layers: option.Model},
@@ -100,12 +101,15 @@ type Plan struct {
 	Cases                []*tasks.Case
 	Models               []string // provider:model specs, in --models order
 	providers            map[string]llm.Provider
-	judgeSpec            string // "" with --judge-model none
-	judgeModel           string
-	judgeProvider        llm.Provider // the judge's own client, outside telemetry
-	judgePrompt          *judge.Prompt
-	selfGraded           []string // tested models that are the judge
-	judgeDefault         bool     // no --judge-model: the first model judges
+	// judgeOf is each tested model's judge (lower-cased model spec →
+	// judge spec); empty with --judge-model none.
+	judgeOf map[string]string
+	// judges are the judges' own clients, one per judge spec (lower-cased),
+	// outside telemetry.
+	judges       map[string]*judgeClient
+	judgePrompt  *judge.Prompt
+	selfGraded   []string // tested models that are their own judge
+	judgeDefault bool     // no --judge-model: the tested models judge each other
 	// selected are the cases Layer 1 runs when a selection was made
 	// (Restrict); nil runs Cases.
 	selected []*tasks.Case
@@ -188,39 +192,67 @@ func (p *Plan) addModels(o PlanOptions) error {
 	return nil
 }
 
-// addJudge creates the judge's client.
+// judgeClient is one judge: its spec, model name and own client.
+type judgeClient struct {
+	spec, model string
+	provider    llm.Provider // nil in a dry run
+}
+
+// addJudge chooses each tested model's judge and creates the judges'
+// clients. An explicit --judge-model grades every model. Without one, a
+// model never grades its own runs when another is tested: model i is
+// judged by model i+1 of --models (the last by the first), a fixed
+// rotation so that a rerun uses the same judges. A single tested model
+// then judges itself, said loudly (selfGradingWarning).
 func (p *Plan) addJudge(o PlanOptions) error {
-	p.judgeSpec = strings.TrimSpace(o.JudgeModel)
-	if strings.EqualFold(p.judgeSpec, JudgeNone) {
-		p.judgeSpec = ""
+	p.judgeOf, p.judges = map[string]string{}, map[string]*judgeClient{}
+	spec := strings.TrimSpace(o.JudgeModel)
+	if strings.EqualFold(spec, JudgeNone) {
 		return nil
 	}
-	if p.judgeSpec == "" {
-		// The default judge is the first tested model: convenient, and
-		// said loudly (selfGradingWarning), since a model then grades its
-		// own runs.
-		p.judgeSpec, p.judgeDefault = p.Models[0], true
+	p.judgeDefault = spec == ""
+	for i, m := range p.Models {
+		j := spec
+		if p.judgeDefault {
+			j = p.Models[(i+1)%len(p.Models)]
+		}
+		p.judgeOf[strings.ToLower(m)] = j
+		if strings.EqualFold(m, j) {
+			p.selfGraded = append(p.selfGraded, m)
+		}
 	}
-	def, model, err := providers.Parse(p.judgeSpec)
+	for _, m := range p.Models {
+		if err := p.addJudgeClient(o, p.judgeOf[strings.ToLower(m)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addJudgeClient creates the client of the judge spec, once per spec.
+func (p *Plan) addJudgeClient(o PlanOptions, spec string) error {
+	key := strings.ToLower(spec)
+	if _, ok := p.judges[key]; ok {
+		return nil
+	}
+	def, model, err := providers.Parse(spec)
 	if err != nil {
-		return exitcode.Usagef("--judge-model %q: %v (or none for no judge)", p.judgeSpec, err)
+		return exitcode.Usagef("--judge-model %q: %v (or none for no judge)", spec, err)
 	}
-	p.judgeModel = model
+	jc := &judgeClient{spec: spec, model: model}
+	p.judges[key] = jc
 	if o.DryRun {
 		return nil
 	}
 	// The judge gets a client of its own with no telemetry observer, so
 	// its tokens and cost are reported apart from the tested models' even
 	// when it is one of them.
-	if p.judgeProvider, err = newProvider(def.Name, p.judgeSpec, "--judge-model", o.Getenv, o.clientOptions()...); err != nil {
-		return err
+	flagName := "--judge-model"
+	if p.judgeDefault {
+		flagName = "--models (as a judge)"
 	}
-	for _, m := range p.Models {
-		if strings.EqualFold(m, p.judgeSpec) {
-			p.selfGraded = append(p.selfGraded, m)
-		}
-	}
-	return nil
+	jc.provider, err = newProvider(def.Name, spec, flagName, o.Getenv, o.clientOptions()...)
+	return err
 }
 
 // newProvider is llm.New with its error as the exit code wants it: a
@@ -242,11 +274,10 @@ func (p *Plan) selfGradingWarning() string {
 	if len(p.selfGraded) == 0 || !p.Suite.NeedsJudge() && !p.Suite.HasSemantic() {
 		return ""
 	}
-	how := "--judge-model is " + p.judgeSpec
 	if p.judgeDefault {
-		how = "no --judge-model was given, so the first of --models judges"
+		return fmt.Sprintf("the judge %s is also the only tested model (no --judge-model was given, and with one model in --models it judges itself): it grades its own runs, which flatters it; add a second model to --models or set --judge-model (or --judge-model none)", p.selfGraded[0])
 	}
-	return fmt.Sprintf("the judge %s is also a tested model (%s): it grades its own runs, which flatters it; set --judge-model to another model, or --judge-model none", p.judgeSpec, how)
+	return fmt.Sprintf("the judge %s is also a tested model (--judge-model is %s): it grades its own runs, which flatters it; set --judge-model to another model, or --judge-model none", p.selfGraded[0], p.selfGraded[0])
 }
 
 // parseShard parses --shard i/n (1-based).
@@ -289,8 +320,8 @@ func (p *Plan) Probe(ctx context.Context) error {
 			add(spec, p.providers[def.Name])
 		}
 	}
-	if p.judgeProvider != nil {
-		add(p.judgeSpec, p.judgeProvider)
+	for _, spec := range p.judgeSpecs() {
+		add(spec, p.judges[strings.ToLower(spec)].provider)
 	}
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
@@ -325,18 +356,58 @@ func (p *Plan) Probe(ctx context.Context) error {
 	return exitcode.Configf("%s", strings.Join(lines, "\n"))
 }
 
-// JudgeSpec is the judge's provider:model, "" with --judge-model none.
-func (p *Plan) JudgeSpec() string { return p.judgeSpec }
+// JudgeSpec is the judge's provider:model when one judge grades every
+// tested model, "" with --judge-model none or when the tested models judge
+// each other (JudgeOf then names each one's).
+func (p *Plan) JudgeSpec() string {
+	specs := p.judgeSpecs()
+	if len(specs) == 1 {
+		return specs[0]
+	}
+	return ""
+}
 
-// JudgeTested says, before any model is called, that the judge is one of
-// the tested models, and whether it is so by default (no --judge-model).
-func (p *Plan) JudgeTested() (tested, byDefault bool) {
+// JudgeOff says that no judge is used (--judge-model none).
+func (p *Plan) JudgeOff() bool { return len(p.judgeOf) == 0 }
+
+// JudgeOf is the provider:model that grades model's runs, "" with
+// --judge-model none.
+func (p *Plan) JudgeOf(model string) string { return p.judgeOf[strings.ToLower(model)] }
+
+// JudgeText names the judges: the one judge, or which judged which
+// ("b graded a, a graded b", by tested model in sorted order, as the
+// report's JudgeInfo.Judges says it); "" with --judge-model none.
+func (p *Plan) JudgeText() string {
+	if s := p.JudgeSpec(); s != "" || p.JudgeOff() {
+		return s
+	}
+	models := slices.Sorted(slices.Values(p.Models))
+	parts := make([]string, len(models))
+	for i, m := range models {
+		parts[i] = p.JudgeOf(m) + " graded " + m
+	}
+	return strings.Join(parts, ", ")
+}
+
+// judgeSpecs are the distinct judges, in --models order of what they grade.
+func (p *Plan) judgeSpecs() []string {
+	var out []string
+	seen := map[string]bool{}
 	for _, m := range p.Models {
-		if p.judgeSpec != "" && strings.EqualFold(m, p.judgeSpec) {
-			return true, p.judgeDefault
+		j := p.JudgeOf(m)
+		if k := strings.ToLower(j); j != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, j)
 		}
 	}
-	return false, false
+	return out
+}
+
+// JudgeTested says, before any model is called, that a judge is one of
+// the tested models grading its own runs, and whether it is so by default
+// (no --judge-model, one tested model).
+func (p *Plan) JudgeTested() (tested, byDefault bool) {
+	return len(p.selfGraded) > 0, len(p.selfGraded) > 0 && p.judgeDefault
 }
 
 // JudgePrompt is the judge's prompt (the built-in one or --judge-prompt's).

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 )
@@ -100,7 +101,9 @@ func TestVerdictCarriesLayer1AndJudge(t *testing.T) {
 	}{
 		{&JudgeInfo{Model: "openai:gpt-4.1", PromptSHA256: strings.Repeat("a", 64)}, "judge: openai:gpt-4.1, not a tested model"},
 		{&JudgeInfo{Model: "openai:gpt-4.1-mini", Default: true, SelfGraded: []string{"openai:gpt-4.1-mini"}, PromptSHA256: strings.Repeat("a", 64)},
-			"judge: openai:gpt-4.1-mini (no --judge-model was given: the first of --models), also a tested model: it graded its own runs"},
+			"judge: openai:gpt-4.1-mini (no --judge-model was given, and --models has one model), also a tested model: it graded its own runs"},
+		{&JudgeInfo{ByModel: map[string]string{"openai:gpt-4.1-mini": "anthropic:claude-sonnet-4-5", "anthropic:claude-sonnet-4-5": "openai:gpt-4.1-mini"}, Default: true, PromptSHA256: strings.Repeat("a", 64)},
+			"judge: openai:gpt-4.1-mini graded anthropic:claude-sonnet-4-5, anthropic:claude-sonnet-4-5 graded openai:gpt-4.1-mini (no --judge-model was given: each of --models is graded by the next one, none by itself)"},
 		{&JudgeInfo{Disabled: true, PromptSHA256: strings.Repeat("a", 64)}, "judge: none (--judge-model none)"},
 	} {
 		r.Judge = tt.judge
@@ -117,5 +120,10 @@ func TestVerdictCarriesLayer1AndJudge(t *testing.T) {
 		md := string(render(t, WriteMarkdown, r))
 		first, _, _ := strings.Cut(md, "### What failed")
 		wantContains(t, first, "- **Judge:** "+escapeMarkdown(strings.TrimPrefix(tt.want, "judge: ")))
+		var page bytes.Buffer
+		if err := WriteHTML(&page, r, HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		wantContains(t, page.String(), html.EscapeString(strings.TrimPrefix(tt.want, "judge: ")))
 	}
 }

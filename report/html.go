@@ -176,7 +176,7 @@ func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
 			cost = append(cost, bar{Label: k, A: u.CostUSD})
 		}
 		if r.Judge != nil && r.Judge.CostUSD != nil {
-			cost = append(cost, bar{Label: "judge " + r.Judge.Model, A: *r.Judge.CostUSD})
+			cost = append(cost, bar{Label: "judge " + r.Judge.Judges(), A: *r.Judge.CostUSD})
 		}
 		page.Cost = barChart(cost, "USD", "cost", "")
 	}
@@ -494,7 +494,7 @@ svg text{font:12px system-ui,sans-serif}
 {{if .GateReasons}}<details id="gate"{{if not .Failed}} open{{end}}><summary>Why the gate failed ({{len .GateReasons}})</summary><ul>{{range .GateReasons}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
 {{if .Migration}}<h2>Migrating to 2026-07-28</h2><ul id="migration">{{range .Migration}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .LegacyHint}}<div class="tip" id="legacy-hint">{{.LegacyHint}}</div>{{end}}
-{{with .Judge}}<div id="judge">judge {{if $.JudgeText}}{{$.JudgeText}}{{else}}<code>{{or .Model "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
+{{with .Judge}}<div id="judge">judge {{if $.JudgeText}}{{$.JudgeText}}{{else}}<code>{{or .Judges "none"}}</code>{{end}}, prompt <code>{{.PromptSHA256}}</code>{{if .PromptFile}} from <code>{{.PromptFile}}</code>{{end}}{{if .Calls}} · {{.Calls}} calls{{end}}</div>{{end}}
 {{if .SelfGraded}}<div class="warning" id="self-graded">⚠ {{.SelfGraded}}</div>{{end}}
 {{if .Rows}}
 <h2>Cases × models</h2>

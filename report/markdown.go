@@ -502,7 +502,7 @@ func (m *mdWriter) cases(r *Report) {
 		if j.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *j.CostUSD)
 		}
-		m.p("Judge %s: %d calls, %d tokens in, %d out, %s (apart from the models under test).", codeSpan(j.Model), j.Calls, j.InputTokens, j.OutputTokens, cost)
+		m.p("Judge %s: %d calls, %d tokens in, %d out, %s (apart from the models under test).", codeSpan(j.Judges()), j.Calls, j.InputTokens, j.OutputTokens, cost)
 		m.p("")
 	}
 	m.caseReasons(r)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // SchemaVersion is the version of the report.json contract. Fields may be
@@ -262,8 +263,12 @@ type ConfusionCell struct {
 // JudgeInfo records the LLM judge of Layer 1, so that a change of judge
 // model or prompt is visible next to the scores it produced.
 type JudgeInfo struct {
-	// Model is the judge's provider:model; empty when no judge was used.
+	// Model is the judge's provider:model when one judge graded every
+	// tested model; empty when no judge was used or when ByModel is set.
 	Model string `json:"model,omitempty"`
+	// ByModel is each tested model's judge (model → judge) when they
+	// differ: without --judge-model the tested models grade each other.
+	ByModel map[string]string `json:"byModel,omitempty"`
 	// PromptSHA256 is the hash of judge/judge_prompt.txt.
 	PromptSHA256 string `json:"promptSha256"`
 	// SemanticFallback says that at least one semantic argument match used
@@ -278,8 +283,8 @@ type JudgeInfo struct {
 	// SelfGraded lists the tested models the judge is itself: their
 	// rubric and semantic scores are a model grading its own runs.
 	SelfGraded []string `json:"selfGraded,omitempty"`
-	// Default: no --judge-model was given, so the first of --models is
-	// the judge.
+	// Default: no --judge-model was given, so each of --models is graded
+	// by the next (a single model by itself).
 	Default bool `json:"default,omitempty"`
 	// Calls, InputTokens and OutputTokens are the judge's own model use,
 	// and CostUSD its price, kept apart from the tested models' cost; the
@@ -288,6 +293,48 @@ type JudgeInfo struct {
 	InputTokens  int64    `json:"inputTokens,omitempty"`
 	OutputTokens int64    `json:"outputTokens,omitempty"`
 	CostUSD      *float64 `json:"costUsd,omitempty"`
+}
+
+// JudgeOf is the judge that graded model's runs: ByModel's, else Model
+// (a report from before ByModel names one judge for every model).
+func (j *JudgeInfo) JudgeOf(model string) string {
+	if j == nil {
+		return ""
+	}
+	if s, ok := j.ByModel[model]; ok {
+		return s
+	}
+	return j.Model
+}
+
+// Off says that no judge graded anything.
+func (j *JudgeInfo) Off() bool {
+	return j == nil || j.Disabled || j.Model == "" && len(j.ByModel) == 0
+}
+
+// Judges names the judges: Model, or which graded which ("b graded a, a
+// graded b", in model order); "" when none.
+func (j *JudgeInfo) Judges() string {
+	if j == nil || j.Model != "" || len(j.ByModel) == 0 {
+		return j.judgeModel()
+	}
+	models := make([]string, 0, len(j.ByModel))
+	for m := range j.ByModel {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	parts := make([]string, len(models))
+	for i, m := range models {
+		parts[i] = j.ByModel[m] + " graded " + m
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (j *JudgeInfo) judgeModel() string {
+	if j == nil {
+		return ""
+	}
+	return j.Model
 }
 
 // Surface keeps per-item hashes of the server's tool surface so that a diff

@@ -223,12 +223,16 @@ func judgeText(j *JudgeInfo) string {
 	switch {
 	case j == nil:
 		return ""
-	case j.Disabled || j.Model == "":
+	case j.Off():
 		return "none (--judge-model none): rubric cases skipped, semantic arguments by word overlap"
+	}
+	if len(j.ByModel) > 0 && j.Model == "" {
+		// The tested models graded each other (no --judge-model).
+		return j.Judges() + " (no --judge-model was given: each of --models is graded by the next one, none by itself)"
 	}
 	s := j.Model
 	if j.Default {
-		s += " (no --judge-model was given: the first of --models)"
+		s += " (no --judge-model was given, and --models has one model)"
 	}
 	if len(j.SelfGraded) > 0 {
 		return s + ", also a tested model: it graded its own runs"
@@ -499,7 +503,7 @@ func (t *textWriter) telemetry(r *Report) {
 			cost = fmt.Sprintf("$%.4f", *r.Judge.CostUSD)
 		}
 		t.line(fmt.Sprintf("  judge %s  %d calls  tokens %d in, %d out  %s (apart from the models under test)",
-			oneLine(r.Judge.Model, textIDMax), r.Judge.Calls, r.Judge.InputTokens, r.Judge.OutputTokens, cost))
+			oneLine(r.Judge.Judges(), textMessageMax), r.Judge.Calls, r.Judge.InputTokens, r.Judge.OutputTokens, cost))
 	}
 	if fp := tm.ToolList; fp != nil {
 		t.line(fmt.Sprintf("  tool list  about %d tokens for %d tools, before the first word of every conversation (an estimate)", fp.EstimatedTokens, fp.Tools))
@@ -527,8 +531,12 @@ func latencyText(count, errors int, p50, p95, p99 float64) string {
 
 // selfGradedText is the self-grading warning every renderer shows.
 func selfGradedText(j *JudgeInfo) string {
-	return fmt.Sprintf("the judge %s grades its own runs (%s is also a tested model): its rubric and semantic verdicts on them flatter it; set --judge-model to another model",
-		j.Model, strings.Join(j.SelfGraded, ", "))
+	fix := "set --judge-model to another model"
+	if j.Default {
+		fix = "add a second model to --models or set --judge-model"
+	}
+	return fmt.Sprintf("the judge %s grades its own runs (%s is also a tested model): its rubric and semantic verdicts on them flatter it; %s",
+		j.JudgeOf(j.SelfGraded[0]), strings.Join(j.SelfGraded, ", "), fix)
 }
 
 func (t *textWriter) gate(g *Gate) {

@@ -45,9 +45,20 @@ type ScoreOptions struct {
 	// judge's "fail" makes the run a fabrication; a judge error makes the
 	// run errored, never passed. Runs the checks already flag are not sent.
 	Judge judge.Grader
+	// JudgeFor, if set, chooses the judge of a tested model's runs instead
+	// of Judge (the tested models may grade each other); nil for none.
+	JudgeFor func(model string) judge.Grader
 	// Concurrency bounds judge calls at once; 0 means
 	// DefaultScoreConcurrency.
 	Concurrency int
+}
+
+// judgeOf is the judge of model's runs: JudgeFor's when set, else Judge.
+func (o ScoreOptions) judgeOf(model string) judge.Grader {
+	if o.JudgeFor != nil {
+		return o.JudgeFor(model)
+	}
+	return o.Judge
 }
 
 // RunScore is one run of one variant, scored.
@@ -153,7 +164,7 @@ func (p *Plan) Score(ctx context.Context, results []runs.Result, opts ScoreOptio
 	for range min(workers, max(len(items), 1)) {
 		wg.Go(func() {
 			for it := range next {
-				rs := ScoreRun(ctx, it.vs.Variant, it.t, opts.Judge)
+				rs := ScoreRun(ctx, it.vs.Variant, it.t, opts.judgeOf(it.vs.Model))
 				rs.Run = it.i + 1
 				it.vs.Runs[it.i] = rs
 			}

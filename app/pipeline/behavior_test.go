@@ -440,16 +440,17 @@ const judgedGolden = `- id: forecast-judged
   arg_match: {city: semantic}
 `
 
-// TestSelfJudgingWarned: without --judge-model the first tested model
-// grades itself; the run says so on stderr, in the report and in the
-// summary.
+// TestSelfJudgingWarned: without --judge-model a single tested model
+// grades itself; the run says so on stderr, with the fix, in the report and
+// in the summary.
 func TestSelfJudgingWarned(t *testing.T) {
 	m, judgeCalls := judgingRig(t, judgedGolden)
 	code, stdout, stderr, path := m.run("out", "--layers", "behavior,telemetry")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "the judge openai:scripted is also a tested model") || !strings.Contains(stderr, "grades its own runs") {
+	if !strings.Contains(stderr, "the judge openai:scripted is also the only tested model") || !strings.Contains(stderr, "grades its own runs") ||
+		!strings.Contains(stderr, "add a second model to --models or set --judge-model") {
 		t.Errorf("stderr lacks the self-grading warning:\n%s", stderr)
 	}
 	r := apptest.LoadReport(t, path)
@@ -457,7 +458,7 @@ func TestSelfJudgingWarned(t *testing.T) {
 		t.Fatalf("report judge %+v; want selfGraded [openai:scripted], default", r.Judge)
 	}
 	// Which judge, under the verdict.
-	if _, tail, _ := strings.Cut(stdout, "\nPASS  "); !strings.Contains(tail, "judge: openai:scripted (no --judge-model was given: the first of --models), also a tested model") {
+	if _, tail, _ := strings.Cut(stdout, "\nPASS  "); !strings.Contains(tail, "judge: openai:scripted (no --judge-model was given, and --models has one model), also a tested model") {
 		t.Errorf("the verdict does not say which judge graded the run:\n%s", stdout)
 	}
 	// The judge's usage is its own, apart from the tested model's.

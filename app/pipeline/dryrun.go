@@ -76,9 +76,12 @@ type DryRunPlan struct {
 	VariantRuns    int             `json:"variantRuns"`
 	Models         []ModelEstimate `json:"models"`
 	Judge          *ModelEstimate  `json:"judge,omitempty"`
-	CostUSD        *float64        `json:"estimatedCostUsd"`
-	BudgetUSD      float64         `json:"budgetUsd,omitempty"`
-	Method         string          `json:"method"`
+	// Judges are the judges one by one when the tested models judge each
+	// other (Judge is then their sum).
+	Judges    []ModelEstimate `json:"judges,omitempty"`
+	CostUSD   *float64        `json:"estimatedCostUsd"`
+	BudgetUSD float64         `json:"budgetUsd,omitempty"`
+	Method    string          `json:"method"`
 	// MaxRuns is --max-runs under the statistical gate: the estimate counts
 	// the first look's runs; an undecided soft case runs again up to this.
 	MaxRuns int `json:"maxRunsPerCase,omitempty"`
@@ -174,7 +177,7 @@ func (p *RunPlan) validateForRun(suite *tasks.Suite, cases []*tasks.Case, tools 
 		}
 	}
 	add(suite.Validate(tools))
-	judgeOff := p.models == nil || p.models.JudgeSpec() == ""
+	judgeOff := p.models == nil || p.models.JudgeOff()
 	for _, c := range cases {
 		if c.Rubric != "" && judgeOff {
 			why := "--judge-model none turns the judge off"
@@ -253,8 +256,10 @@ type estimator struct {
 	toolTokens int64
 	maxOut     int
 	byModel    map[string]*ModelEstimate
-	// judge is the judge's estimate; its Model is "" without a judge.
-	judge                    *ModelEstimate
+	// judges are the judges' estimates by provider:model (none without a
+	// judge), and judgeOf names each tested model's judge.
+	judges                   map[string]*ModelEstimate
+	judgeOf                  func(model string) string
 	judgeGrade, judgeSimilar int64 // the judge prompt's two parts, in tokens
 	// batch: --batch auto; batches says which models' providers have a
 	// batch API (llm.Def.Batch).
@@ -271,10 +276,15 @@ func (e *estimator) batches(model string) bool {
 }
 
 func (p *RunPlan) newEstimator(models []string, toolTokens int64) *estimator {
-	e := &estimator{toolTokens: toolTokens, maxOut: p.cfg.ModelMaxTokens, byModel: map[string]*ModelEstimate{}, judge: &ModelEstimate{},
+	e := &estimator{toolTokens: toolTokens, maxOut: p.cfg.ModelMaxTokens, byModel: map[string]*ModelEstimate{}, judges: map[string]*ModelEstimate{},
 		batch: p.cfg.Batch == "auto"}
-	if p.models != nil && p.models.JudgeSpec() != "" {
-		e.judge.Model = p.models.JudgeSpec()
+	if p.models != nil && !p.models.JudgeOff() {
+		e.judgeOf = p.models.JudgeOf
+		for _, m := range models {
+			if j := p.models.JudgeOf(m); e.judges[j] == nil {
+				e.judges[j] = &ModelEstimate{Model: j}
+			}
+		}
 		jp := p.models.JudgePrompt()
 		e.judgeGrade, e.judgeSimilar = tokensOf(jp.Grade), tokensOf(jp.Similar)
 	}
@@ -301,10 +311,10 @@ func (e *estimator) add(c *tasks.Case, model string, n int, variant bool) {
 		m.BatchInputTokens += int64(n) * firstIn
 		m.BatchOutputTokens += int64(n) * firstOut
 	}
-	j := e.judge
-	if j.Model == "" {
+	if e.judgeOf == nil || e.judges[e.judgeOf(model)] == nil {
 		return
 	}
+	j := e.judges[e.judgeOf(model)]
 	if e.batches(j.Model) {
 		defer func(calls int, in, out int64) {
 			j.BatchCalls += j.Calls - calls
@@ -322,6 +332,47 @@ func (e *estimator) add(c *tasks.Case, model string, n int, variant bool) {
 		j.InputTokens += int64(n*k) * (e.judgeSimilar + 2*estMessage)
 		j.OutputTokens += int64(n*k) * estJudgeOutput / 5
 	}
+}
+
+// judgeEstimate prices each judge's estimate (price) and returns the one
+// judge's, or, when the tested models judge each other, their sum named
+// "b graded a, a graded b" and priced when each of them is, with each
+// judge's.
+func (p *RunPlan) judgeEstimate(est *estimator, price func(*ModelEstimate)) (*ModelEstimate, []ModelEstimate) {
+	specs := make([]string, 0, len(est.judges))
+	for spec := range est.judges {
+		specs = append(specs, spec)
+	}
+	slices.Sort(specs)
+	for _, spec := range specs {
+		price(est.judges[spec])
+	}
+	if len(specs) == 1 {
+		return est.judges[specs[0]], nil
+	}
+	var each []ModelEstimate
+	sum := &ModelEstimate{Model: p.models.JudgeText(), CostUSD: new(float64)}
+	var prices []string
+	for _, spec := range specs {
+		j := est.judges[spec]
+		each = append(each, *j)
+		sum.Calls += j.Calls
+		sum.InputTokens += j.InputTokens
+		sum.OutputTokens += j.OutputTokens
+		sum.BatchCalls += j.BatchCalls
+		sum.BatchInputTokens += j.BatchInputTokens
+		sum.BatchOutputTokens += j.BatchOutputTokens
+		if j.CostUSD != nil && sum.CostUSD != nil {
+			*sum.CostUSD += *j.CostUSD
+		} else if j.Calls > 0 {
+			sum.CostUSD = nil
+		}
+		if !slices.Contains(prices, j.Price) {
+			prices = append(prices, j.Price)
+		}
+	}
+	sum.Price = strings.Join(prices, "; ")
+	return sum, each
 }
 
 // price costs each model's estimate and the judge's into plan, and the
@@ -350,15 +401,14 @@ func (p *RunPlan) price(plan *DryRunPlan, models []string, est *estimator) {
 		price(e)
 		plan.Models = append(plan.Models, *e)
 	}
-	if est.judge.Model != "" {
-		price(est.judge)
-		plan.Judge = est.judge
-		if tested, byDefault := p.models.JudgeTested(); tested && est.judge.Calls > 0 {
-			how := "--judge-model names it"
+	if len(est.judges) > 0 {
+		plan.Judge, plan.Judges = p.judgeEstimate(est, price)
+		if tested, byDefault := p.models.JudgeTested(); tested && plan.Judge.Calls > 0 {
+			how, fix := "--judge-model names it", "give --judge-model another model, or none"
 			if byDefault {
-				how = "no --judge-model was given, so the first of --models judges"
+				how, fix = "no --judge-model was given, and --models has one model", "add a second model to --models or set --judge-model"
 			}
-			plan.JudgeNote = fmt.Sprintf("the judge %s is also a tested model (%s): it would grade its own runs; give --judge-model another model, or none", est.judge.Model, how)
+			plan.JudgeNote = fmt.Sprintf("the judge %s is also a tested model (%s): it would grade its own runs; %s", plan.Judge.Model, how, fix)
 		}
 	}
 	if known && len(models) > 0 {
@@ -507,9 +557,16 @@ func WriteDryRun(w io.Writer, p *DryRunPlan) {
 	fmt.Fprintf(w, "estimated cost (the tool list is ≈ %d tokens of every call):\n", p.ToolListTokens)
 	rows := append([]ModelEstimate(nil), p.Models...)
 	if p.Judge != nil && p.Judge.Calls > 0 {
-		j := *p.Judge
-		j.Model = "judge " + j.Model
-		rows = append(rows, j)
+		judges := p.Judges
+		if len(judges) == 0 {
+			judges = []ModelEstimate{*p.Judge}
+		}
+		for _, j := range judges {
+			if j.Calls > 0 {
+				j.Model = "judge " + j.Model
+				rows = append(rows, j)
+			}
+		}
 	}
 	width := len("model")
 	for _, r := range rows {

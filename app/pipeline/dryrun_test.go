@@ -26,9 +26,10 @@ func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
 	for _, want := range []string{
 		"dry run: golden/tasks.yaml is valid against " + bin + " (3 tools): 25 cases; no model was called",
 		"plan: 25 cases × 5 runs × 2 models = 250 runs, and 60 resilience variant runs",
-		"judge openai:gpt-4.1-mini",
-		// Said before anything is spent: the default judge grades itself.
-		"warning: the judge openai:gpt-4.1-mini is also a tested model (no --judge-model was given, so the first of --models judges): it would grade its own runs; give --judge-model another model, or none\n",
+		// Without --judge-model the two tested models grade each other,
+		// each judge at its own price.
+		"judge openai:gpt-4.1-mini graded ollama:qwen2.5:7b, ollama:qwen2.5:7b graded openai:gpt-4.1-mini, about",
+		"  judge ollama:qwen2.5:7b  ", "  judge openai:gpt-4.1-mini  ",
 		"openai:gpt-4.1-mini ", "≈ $", "(built-in 2026-12-01)",
 		"ollama:qwen2.5:7b ", "$0 (free: Ollama runs the model on this machine)",
 		"  total ≈ $",
@@ -38,8 +39,17 @@ func TestDryRunPlansAndPricesWithoutAModel(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
+	if strings.Contains(stdout, "warning: the judge") {
+		t.Errorf("a self-grading warning with two models judging each other:\n%s", stdout)
+	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("%d requests to a model endpoint", n)
+	}
+	// Said before anything is spent: a single tested model grades itself.
+	_, stdout, _ = runCommand(t, apptest.Env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,
+		"--golden", "golden/tasks.yaml", "--models", "openai:gpt-4.1-mini", "--out", dir)
+	if want := "warning: the judge openai:gpt-4.1-mini is also a tested model (no --judge-model was given, and --models has one model): it would grade its own runs; add a second model to --models or set --judge-model\n"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
 	}
 	// A judge that is not tested: no warning.
 	_, stdout, _ = runCommand(t, apptest.Env(map[string]string{"OLLAMA_HOST": url}), "run", "--dry-run", "--server-cmd", bin,

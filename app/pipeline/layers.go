@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-eval/mcp-eval/golden"
 	"github.com/mcp-eval/mcp-eval/internal/exitcode"
 	"github.com/mcp-eval/mcp-eval/internal/progress"
+	"github.com/mcp-eval/mcp-eval/judge"
 	"github.com/mcp-eval/mcp-eval/mcp"
 	"github.com/mcp-eval/mcp-eval/report"
 	"github.com/mcp-eval/mcp-eval/resilience"
@@ -135,11 +136,13 @@ func (p *RunPlan) resilienceModels(ctx context.Context, mr *golden.ModelRun) (*r
 		// Interrupted: only the runs that finished are scored.
 		results = runs.Finished(results)
 	}
-	ropts := resilience.ScoreOptions{}
-	if j := mr.Judge(); j != nil {
-		// A nil *judge.Judge must not become a non-nil interface.
-		ropts.Judge = j
-	}
+	ropts := resilience.ScoreOptions{JudgeFor: func(model string) judge.Grader {
+		if j := mr.JudgeFor(model); j != nil {
+			// A nil *judge.Judge must not become a non-nil interface.
+			return j
+		}
+		return nil
+	}}
 	sum := plan.Score(ctx, results, ropts)
 	mr.FlushCache()
 	return sum, nil

@@ -106,9 +106,18 @@ func (p *RunPlan) judgeChanged() string {
 	if j == nil {
 		return ""
 	}
+	// Model by model: a report from before the tested models judged each
+	// other names one judge for all of them (JudgeInfo.JudgeOf).
+	for _, m := range p.models.Models {
+		was, now := j.JudgeOf(m), p.models.JudgeOf(m)
+		if j.Disabled {
+			was = ""
+		}
+		if !strings.EqualFold(was, now) {
+			return fmt.Sprintf("graded by the judge, which changed since %s (%s, now %s)", p.fromName, cmp.Or(j.Judges(), "none"), cmp.Or(p.models.JudgeText(), "none"))
+		}
+	}
 	switch {
-	case !strings.EqualFold(j.Model, p.models.JudgeSpec()):
-		return fmt.Sprintf("graded by the judge, which changed since %s (%s, now %s)", p.fromName, cmp.Or(j.Model, "none"), cmp.Or(p.models.JudgeSpec(), "none"))
 	case j.PromptSHA256 != "" && j.PromptSHA256 != p.models.JudgePrompt().SHA256:
 		return "graded by the judge, whose prompt changed since " + p.fromName
 	}
