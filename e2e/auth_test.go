@@ -292,7 +292,7 @@ func startZitadelOPWith(t *testing.T, d authDeps, flags ...string) *authServerUn
 // wait, long enough for an authorization server starting on a loaded machine).
 func waitMetadata(t *testing.T, url string) {
 	t.Helper()
-	hc := &http.Client{Timeout: 10 * time.Second}
+	hc := &http.Client{Timeout: time.Minute} // Hydra makes its keys inside the first request
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		resp, err := hc.Get(url)

@@ -162,7 +162,11 @@ func StartProc(t testing.TB, name string, argv, extra []string, ready string) {
 		t.Fatalf("%s: %v", name, err)
 	}
 	t.Cleanup(func() { p.Stop(nil) })
-	hc := &http.Client{Timeout: 2 * time.Second}
+	// Each try waits long: Hydra makes its keys inside the first discovery
+	// request and, with a 2 s client timeout beside 24 CPU-bound processes,
+	// started over on every try (the abandoned request's keys were never
+	// kept), so it never answered.
+	hc := &http.Client{Timeout: time.Minute}
 	// A readiness wait, not a bound: Hydra generating its keys beside 24
 	// CPU-bound processes took over 30 s.
 	deadline := time.Now().Add(2 * time.Minute)
