@@ -241,9 +241,11 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 					t.Errorf("%s fails without a message", ch.ID)
 				}
 				var others []string
+				why := map[string]string{} // what each other check said, for the failure's message
 				for _, c := range res.Checks {
 					if c.ID != ch.ID && (c.Status == report.StatusFail || c.Status == report.StatusError) {
 						others = append(others, c.ID)
+						why[c.ID] = string(c.Status) + ": " + c.Message
 					}
 				}
 				sort.Strings(others)
@@ -259,7 +261,7 @@ func TestEachCheckFailsOnItsDefect(t *testing.T) {
 					return
 				}
 				if strings.Join(others, ",") != strings.Join(want, ",") {
-					t.Errorf("defect %s also failed %v, want %v", ch.ID, others, want)
+					t.Errorf("defect %s also failed %v, want %v\n%v", ch.ID, others, want, why)
 				}
 				if srv != nil && srv.Calls()["delete_everything"] != 0 {
 					t.Error("the destructive tool was executed")
