@@ -84,7 +84,7 @@ func TestNearDuplicatesIsBounded(t *testing.T) {
 
 // TestListWithoutEnd: a tools/list that never ends (new tools and a new
 // cursor on every page, each page in time) is stopped by mcp-eval's time
-// bound, the time of one request (--timeout), which the checks name; what
+// bound, twice the time of one request (2 × --timeout), which the checks name; what
 // was read is judged, and pagination/cursor-round-trip passes naming the
 // bound. Once
 // the setup's listing has found no end, the runs share one short walk
@@ -126,7 +126,7 @@ func TestListWithoutEnd(t *testing.T) {
 	// The time bound, or on a fast machine the page bound, which a 3 s
 	// walk of 5-item pages can reach first: either is mcp-eval's own.
 	names := func(s string) bool {
-		return strings.Contains(s, "its bound of 3s, the time of one request (--timeout") || strings.Contains(s, "its bound of 10000 pages")
+		return strings.Contains(s, "its bound of 6s, twice the request timeout (2 × --timeout") || strings.Contains(s, "its bound of 10000 pages")
 	}
 	for _, ch := range res.Checks {
 		switch ch.ID {

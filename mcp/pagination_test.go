@@ -197,7 +197,7 @@ func TestPaginationWithoutEnd(t *testing.T) {
 	}
 }
 
-// One listing gets the time of one request (--timeout), at most
+// One listing gets twice the time of one request (2 × --timeout), at most
 // MaxListTime, unless Options.MaxListTime sets it: a run against a list
 // without end then ends within a few timeouts.
 func TestListTimeFollowsTimeout(t *testing.T) {
@@ -205,10 +205,11 @@ func TestListTimeFollowsTimeout(t *testing.T) {
 		opts Options
 		want time.Duration
 	}{
-		{Options{Timeout: 2 * time.Second}, 2 * time.Second},
-		{Options{Timeout: 10 * time.Second}, 10 * time.Second},
+		{Options{Timeout: 2 * time.Second}, 4 * time.Second},
+		{Options{Timeout: 10 * time.Second}, 20 * time.Second},
+		{Options{Timeout: 45 * time.Second}, MaxListTime},
 		{Options{Timeout: 5 * time.Minute}, MaxListTime},
-		{Options{}, defaultTimeout},
+		{Options{}, 2 * defaultTimeout},
 		{Options{Timeout: 2 * time.Second, MaxListTime: 300 * time.Millisecond}, 300 * time.Millisecond},
 	} {
 		c := &Client{opts: tc.opts}
@@ -217,13 +218,13 @@ func TestListTimeFollowsTimeout(t *testing.T) {
 		}
 	}
 	c := &Client{opts: Options{Timeout: 2 * time.Second}}
-	if got := c.BoundText(BoundTime); !strings.Contains(got, "2s") || !strings.Contains(got, "--timeout") {
+	if got := c.BoundText(BoundTime); !strings.Contains(got, "4s") || !strings.Contains(got, "--timeout") {
 		t.Errorf("BoundText %q names neither the bound nor --timeout", got)
 	}
 }
 
 // A list without end under a short --timeout and no MaxListTime: the walk
-// stops at the time of one request, naming it.
+// stops at twice the time of one request, naming it.
 func TestPaginationWithoutEndTimeout(t *testing.T) {
 	srv := pagedServer(t, 1<<40, 10, nil)
 	c, err := Connect(context.Background(), &HTTPTarget{URL: srv.URL}, Options{Timeout: 1500 * time.Millisecond})
@@ -237,10 +238,10 @@ func TestPaginationWithoutEndTimeout(t *testing.T) {
 		t.Fatalf("%d pages, err = %v; want a bound", len(pages), err)
 	}
 	// The time bound; on a machine fast enough to serve 10 000 pages in
-	// 1.5 s, the page bound, which is mcp-eval's too.
+	// 3 s, the page bound, which is mcp-eval's too.
 	switch se.Bound {
 	case BoundTime:
-		if !strings.Contains(err.Error(), "its bound of 1.5s, the time of one request (--timeout") {
+		if !strings.Contains(err.Error(), "its bound of 3s, twice the request timeout (2 × --timeout") {
 			t.Errorf("message %q does not name the bound", err)
 		}
 	case BoundPages:

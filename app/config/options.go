@@ -73,9 +73,9 @@ func (c *Config) declareServer(s *option.Set) {
 	s.Add(option.Def{Name: "secrets", Help: "environment `variables` whose values are masked in every output, like --header values (comma list)",
 		Doc: "environment variables whose values are masked like `--header` values (`secrets: [MY_TOKEN]` in `mcp-eval.yaml`)"},
 		option.List(&c.Secrets.Vals, true))
-	s.Add(option.Def{Name: "timeout", Help: "timeout of each request to the server, and of one list's walk over all its pages (at most 1m): a `duration` from 100ms to 1h",
-		Doc:   "timeout of each request, and of one list's walk over its pages, at most 1m (100ms to 1h; a duration with its unit)",
-		Input: &option.Input{Doc: "Timeout of each request to the server, and of one list's walk over all its pages (at most 1m), a Go duration."}},
+	s.Add(option.Def{Name: "timeout", Help: "timeout of each request to the server; one list's walk over all its pages gets twice it (at most 1m): a `duration` from 100ms to 1h",
+		Doc:   "timeout of each request; one list's walk over its pages gets twice it, at most 1m (100ms to 1h; a duration with its unit)",
+		Input: &option.Input{Doc: "Timeout of each request to the server (one list's walk over all its pages gets twice it, at most 1m), a Go duration."}},
 		option.Duration(&c.Timeout, 10*time.Second, minTimeout, maxTimeout))
 	s.Add(option.Def{Name: "max-message-bytes", Help: "largest answer read from the server: a `size` in bytes or with KiB, MiB, GiB, from 1KiB to 1GiB",
 		Doc: "largest answer read (1KiB to 1GiB; `16MiB` or a number of bytes)"},
