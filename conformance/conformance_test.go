@@ -93,8 +93,11 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 	observe(target, opts.Wire)
 	ctx := context.Background()
 	// Generous for a loaded machine under -race: one run's listing is
-	// shared by many checks, so one slow answer would fail them all.
-	copts := mcp.Options{Timeout: 4 * time.Second}
+	// shared by many checks, so one slow answer would fail them all. The
+	// start-up budget is the CLI's default (--start-timeout 1m): without
+	// one, a fresh stdio process for a check of its own had only the 4 s
+	// for its first answer, too little beside 24 CPU-bound processes.
+	copts := mcp.Options{Timeout: 4 * time.Second, StartTimeout: time.Minute}
 	if opts.Version == mcp.LegacyVersion {
 		copts.Version = mcp.LegacyVersion
 	}
