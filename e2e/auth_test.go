@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-eval/mcp-eval/app/apptest"
 	"github.com/mcp-eval/mcp-eval/conformance"
 	"github.com/mcp-eval/mcp-eval/internal/oauth"
 	"github.com/mcp-eval/mcp-eval/internal/oauth/oauthtest"
@@ -229,35 +230,8 @@ func startHydraWith(t *testing.T, d authDeps, jtiOptional bool, ttl time.Duratio
 	// the first token request generates the access-token keys (seconds of
 	// RSA on a loaded machine, longer than a run's --timeout): one here.
 	waitMetadata(t, as.Issuer+"/.well-known/openid-configuration")
-	// Hydra's HTTP server has a fixed 10 s write timeout
-	// (github.com/ory/graceful's DefaultWriteTimeout): a key generation
-	// slower than that ends in a closed connection while the keys are still
-	// made and kept, so the warm-up asks again until it gets its token.
-	warmID := as.client(t)
-	var last string
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
-		req, _ := http.NewRequest(http.MethodPost, as.Issuer+"/oauth2/token", strings.NewReader("grant_type=client_credentials"))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(warmID, authClientSecret)
-		resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return as
-			}
-			last = resp.Status
-			if resp.StatusCode < 500 {
-				break
-			}
-		} else {
-			last = err.Error()
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-	}
-	t.Fatalf("hydra: first token request: %s", last)
-	return nil
+	apptest.WarmHydraToken(t, as.Issuer, as.client(t), authClientSecret, "grant_type=client_credentials")
+	return as
 }
 
 // startZitadelOP runs testdata/tools/zitadel-op (zitadel/oidc v3's op

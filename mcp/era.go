@@ -87,7 +87,7 @@ func (c *Client) connectForcedLegacy(ctx context.Context) (*Client, error) {
 	// modern probe's does in doFirst. Before, it had --timeout, stretched
 	// only by mcp-eval's own concurrent starts: a Node server beside 24
 	// CPU-bound processes was reported as no MCP server after 11 s.
-	err := c.connectLegacyFirst(ctx)
+	err := c.handshake(ctx, true)
 	switch {
 	case err == nil:
 		return c, nil
@@ -500,12 +500,9 @@ func modernWithoutDiscover(discover *Exchange, initErr error) string {
 // transport.
 func (c *Client) connectLegacy(ctx context.Context) error { return c.handshake(ctx, false) }
 
-// connectLegacyFirst is connectLegacy for the run's first process, whose
-// first answer is its start-up (doFirst).
-func (c *Client) connectLegacyFirst(ctx context.Context) error { return c.handshake(ctx, true) }
-
 // handshake starts a legacy connection: a new transport and initialize on
-// it, sent through doFirst when first.
+// it, sent through doFirst when it is the run's first process's first
+// request (its answer is the process's start-up).
 func (c *Client) handshake(ctx context.Context, first bool) error {
 	t, err := c.target.Dial(ctx)
 	if err != nil {

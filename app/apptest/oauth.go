@@ -243,20 +243,27 @@ func StartRealAS(t testing.TB, d RealAuth, kind string) *RealAS {
 	return a
 }
 
-// warmToken asks Hydra for a first token, which makes it generate its
+// warmToken asks Hydra for mcp-eval-ci's first token (WarmHydraToken).
+func (a *RealAS) warmToken(t testing.TB) {
+	t.Helper()
+	WarmHydraToken(t, a.Issuer, "mcp-eval-ci", RealAuthSecret, "grant_type=client_credentials&scope=mcp%3Atools")
+}
+
+// WarmHydraToken asks the Hydra at issuer for a first token with the
+// client's credentials and the form, which makes it generate its
 // access-token keys. Its HTTP server has a fixed 10 s write timeout
 // (github.com/ory/graceful's DefaultWriteTimeout), so on a loaded machine
 // the first answer can be a closed connection while the keys are still
 // made and kept: it asks again, for 3 min at most, so that the run under
 // test does not meet the key generation inside its own --timeout.
-func (a *RealAS) warmToken(t testing.TB) {
+func WarmHydraToken(t testing.TB, issuer, clientID, secret, form string) {
 	t.Helper()
 	hc := &http.Client{Timeout: 2 * time.Minute}
 	var last string
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
-		req, _ := http.NewRequest(http.MethodPost, a.Issuer+"/oauth2/token", strings.NewReader("grant_type=client_credentials&scope=mcp%3Atools"))
+		req, _ := http.NewRequest(http.MethodPost, issuer+"/oauth2/token", strings.NewReader(form))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth("mcp-eval-ci", RealAuthSecret)
+		req.SetBasicAuth(clientID, secret)
 		resp, err := hc.Do(req)
 		if err == nil {
 			resp.Body.Close()
