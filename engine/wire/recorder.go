@@ -84,6 +84,7 @@ type Recorder struct {
 	unavail  string
 	set      bool // SetRevision was called
 	queue    []held
+	pending  map[uint64]int // queued messages that carry their bytes, by key
 	cache    map[uint64][]Violation
 	findings map[string]*Finding
 	order    []string
@@ -96,6 +97,14 @@ type held struct {
 	answering, method string
 	raw, id           []byte
 	modern            bool
+	// key is the message's verdict key; a message whose key is already
+	// queued or judged is held without its bytes (raw nil, same set):
+	// its verdict is the cached one. A big answer repeated by many
+	// requests (a 9 MB tools/list page answering every probe that lists
+	// tools) was otherwise held once per request until the pump reached
+	// it, several at once while the first was validated.
+	key  uint64
+	same bool
 }
 
 var (
@@ -144,12 +153,26 @@ func (r *Recorder) MessageReceived(sent *mcp.Outgoing, m *mcp.Message) {
 		// notifications may belong to another revision.
 		h.modern = bytes.Contains(sent.Body, modernMarker)
 	}
+	h.key = r.key(h)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ids.note(sent, m)
 	r.sum.Received++
 	if !r.set && len(r.queue) >= maxHeld {
 		return // before the revision is known, only the first messages wait
+	}
+	if r.pending == nil {
+		r.pending = map[uint64]int{}
+	}
+	_, judged := r.dups.cache[h.key]
+	switch {
+	case r.pending[h.key] > 0 || judged:
+		// Its verdict is cached, or will be by the time the pump reaches
+		// it: the queue is worked in order, and the caches take every
+		// key while they have room (maxCached, checked here).
+		h.raw, h.same = nil, true
+	case len(r.dups.cache)+len(r.pending) < maxCached:
+		r.pending[h.key]++
 	}
 	r.queue = append(r.queue, h)
 	r.kick()
@@ -193,7 +216,16 @@ func (r *Recorder) pump() {
 // judge validates one message and records its findings. Only the pump
 // calls it.
 func (r *Recorder) judge(h held) {
-	key := r.key(h)
+	key := h.key
+	if !h.same {
+		defer func() {
+			r.mu.Lock()
+			if r.pending[key]--; r.pending[key] <= 0 {
+				delete(r.pending, key)
+			}
+			r.mu.Unlock()
+		}()
+	}
 	ds := r.scanDups(h, key)
 	r.mu.Lock()
 	s := r.schema
@@ -206,6 +238,9 @@ func (r *Recorder) judge(h held) {
 	}
 	vs, hit := r.cache[key]
 	r.mu.Unlock()
+	if h.same && !hit {
+		return // not reached: its first copy's verdict was cached
+	}
 	var took time.Duration
 	if !hit {
 		start := time.Now()
@@ -238,13 +273,17 @@ func (r *Recorder) judge(h held) {
 
 var indices = regexp.MustCompile(`/[0-9]+(/|$)`)
 
-// key identifies a message's verdict: the method it answers and its bytes
-// without its id, so that the same answer to another request hits.
+// key identifies a message's verdict: the method it answers, whether it is
+// judged at all (modern), and its bytes without its id, so that the same
+// answer to another request hits.
 func (r *Recorder) key(h held) uint64 {
 	var mh maphash.Hash
 	mh.SetSeed(r.seed)
 	mh.WriteString(h.answering)
 	mh.WriteByte(0)
+	if h.modern {
+		mh.WriteByte(1)
+	}
 	raw := h.raw
 	if id := idSpan(raw); id[1] > id[0] && bytes.Equal(bytes.TrimSpace(raw[id[0]:id[1]]), h.id) {
 		mh.Write(raw[:id[0]])

@@ -112,6 +112,56 @@ func TestRecorderCache(t *testing.T) {
 	}
 }
 
+// TestRecorderHoldsARepeatedAnswerOnce: copies of an answer queued behind
+// its first (a big tools/list page answering every probe that lists tools,
+// while the first is validated) are held without their bytes, and count
+// as the first does: the same findings, duplicate names included.
+func TestRecorderHoldsARepeatedAnswerOnce(t *testing.T) {
+	r := NewRecorder()
+	// Before the revision is known nothing is judged, so the queue shows
+	// what is held.
+	for i := 0; i < 30; i++ {
+		r.MessageReceived(modernCall("tools/list"), msg(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","tools":[],"tools":[],"nextCursor":1,"ttlMs":1,"cacheScope":"public"}}`, i)))
+	}
+	r.MessageReceived(modernCall("tools/list"), msg(t, `{"jsonrpc":"2.0","id":99,"result":{"resultType":"complete","tools":[],"ttlMs":-1,"cacheScope":"public"}}`))
+	r.mu.Lock()
+	withBytes := 0
+	for _, h := range r.queue {
+		if h.raw != nil {
+			withBytes++
+		}
+	}
+	queued := len(r.queue)
+	r.mu.Unlock()
+	if queued != 31 || withBytes != 2 {
+		t.Fatalf("%d queued, %d with their bytes; want 31 and 2", queued, withBytes)
+	}
+	r.SetRevision("2026-07-28")
+	s := r.Summary()
+	if s.Received != 31 || s.Validated != 31 {
+		t.Fatalf("summary %+v", s)
+	}
+	counts := map[string]int{}
+	for _, f := range s.Findings {
+		counts[f.Pointer+" "+f.Keyword] = f.Count
+		if f.Example == "" {
+			t.Errorf("finding %+v has no example", f)
+		}
+	}
+	if counts["/result/nextCursor type"] != 30 || counts["/result/ttlMs minimum"] != 1 {
+		t.Errorf("findings %+v", s.Findings)
+	}
+	d := r.Duplicates()
+	if d.Scanned != 31 || d.Messages != 30 || len(d.Findings) != 1 || d.Findings[0].Count != 30 {
+		t.Errorf("duplicate names %+v", d)
+	}
+	// The next copy, after the first was judged, is held without its bytes too.
+	r.MessageReceived(modernCall("tools/list"), msg(t, `{"jsonrpc":"2.0","id":100,"result":{"resultType":"complete","tools":[],"tools":[],"nextCursor":1,"ttlMs":1,"cacheScope":"public"}}`))
+	if s := r.Summary(); s.Validated != 32 || len(r.pending) != 0 {
+		t.Errorf("after one more copy: %+v, pending %v", s, r.pending)
+	}
+}
+
 func TestIDSpan(t *testing.T) {
 	for raw, want := range map[string]string{
 		`{"jsonrpc":"2.0","id":12,"result":{}}`: "12",
