@@ -95,9 +95,11 @@ func evaluateFixture(t testing.TB, transport string, fo mcptest.Options, opts Op
 	// Generous for a loaded machine under -race: one run's listing is
 	// shared by many checks, so one slow answer would fail them all. The
 	// start-up budget is the CLI's default (--start-timeout 1m): without
-	// one, a fresh stdio process for a check of its own had only the 4 s
-	// for its first answer, too little beside 24 CPU-bound processes.
-	copts := mcp.Options{Timeout: 4 * time.Second, StartTimeout: time.Minute}
+	// one, a fresh stdio process for a check of its own had only the
+	// request timeout for its first answer. Beside 24 CPU-bound processes
+	// a stdio subscriptions/listen went unanswered for 4 s; 10 s leaves
+	// room (a check waits it out only on a defect that never answers).
+	copts := mcp.Options{Timeout: 10 * time.Second, StartTimeout: time.Minute}
 	if opts.Version == mcp.LegacyVersion {
 		copts.Version = mcp.LegacyVersion
 	}

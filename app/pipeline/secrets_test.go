@@ -404,7 +404,7 @@ func evaluate(t *testing.T, c *cell, args ...string) (sinks, error) {
 	s := c.s
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	args = append(append(args, "--out", out, "--runs", "1", "--start-timeout", "5s", "--timeout", "5s", "--cache-dir", filepath.Join(dir, "cache")), s.args...)
+	args = append(append(args, "--out", out, "--runs", "1", "--start-timeout", "1m", "--timeout", "5s", "--cache-dir", filepath.Join(dir, "cache")), s.args...)
 	if s.yaml != "" {
 		p := filepath.Join(dir, "mcp-eval.yaml")
 		if err := os.WriteFile(p, []byte(s.yaml), 0o644); err != nil {
