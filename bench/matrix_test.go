@@ -17,6 +17,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -137,7 +138,7 @@ func matrixReport(cases, s, n int, seed uint64) *report.Report {
 		Server: report.Server{Target: "http://server:8080/mcp", Transport: "http", Era: "modern", ProtocolVersion: "2026-07-28", SupportedVersions: []string{"2026-07-28"}, Fingerprint: "f1ee7"},
 		Checks: []report.Check{}, Scores: map[string]float64{}, Commit: "0123456789abcdef", Telemetry: &report.Telemetry{Models: map[string]report.ModelUsage{}}}
 	for i := range 50 {
-		r.Surface.Tools = append(r.Surface.Tools, report.SurfaceItem{Name: fmt.Sprintf("tool_%02d", i), DescriptionSHA256: strings.Repeat("a", 64)})
+		r.Surface.Tools = append(r.Surface.Tools, report.SurfaceItem{Name: fmt.Sprintf("tool_%02d", i), DescriptionSHA256: sha256.Sum256([]byte("a"))})
 	}
 	for i := s; i < cases; i += n {
 		id := fmt.Sprintf("case-%05d-%s", i, []string{"search", "create", "update", "negative", "chain"}[i%5])

@@ -140,13 +140,18 @@ func BenchmarkSchemaLints(b *testing.B) {
 }
 
 // wordSetsLowered is wordSets as it was first written: the description
-// lowered, split with strings.FieldsFunc, a map of the words seen.
+// lowered, split with strings.FieldsFunc, a map of the words seen (the
+// words of a description of fewer than five words are not given ids).
 func wordSetsLowered(ts []mcp.Tool) ([][]int32, int) {
 	dict := map[string]int32{}
 	sets := make([][]int32, len(ts))
 	for i, t := range ts {
 		seen := map[int32]bool{}
-		for _, w := range strings.FieldsFunc(strings.ToLower(t.Description), notWordRune) {
+		words := strings.FieldsFunc(strings.ToLower(t.Description), notWordRune)
+		if len(words) < 5 {
+			continue
+		}
+		for _, w := range words {
 			id, ok := dict[w]
 			if !ok {
 				id = int32(len(dict))
@@ -165,7 +170,7 @@ func wordSetsLowered(ts []mcp.Tool) ([][]int32, int) {
 }
 
 var wordCases = []string{
-	"", "one two three four", "One two THREE four five five", "Ünïcödé İstanbul ΣΊΣΥΦΟΣ straße ǅemal ﬁve six",
+	"", "one two three four", "Returns record 7.", "One two THREE four five five", "Ünïcödé İstanbul ΣΊΣΥΦΟΣ straße ǅemal ﬁve six",
 	"a,b;c.d-e_f\tg\nh 1 2 3", "invalid \xff\xfe bytes in a description here", "Kelvin K and long ſ and ⅷ roman ② circled",
 	"digits 0123 ٣٤٥ and letters in words with marks é́", "the same the same the same words words words",
 }

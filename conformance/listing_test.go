@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -308,5 +309,25 @@ func TestNoRelistAfterTimeout(t *testing.T) {
 	defer mu.Unlock()
 	if lists != 2 {
 		t.Errorf("tools/list sent %d times, want 2: the setup's and the run's walk, no second setup walk", lists)
+	}
+}
+
+func TestDuplicateNames(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  problems
+	}{
+		{nil, nil},
+		{[]string{"a", "b", "c"}, nil},
+		{[]string{"b", "a", "b", "c", "a", "a"}, problems{`"a" ×3`, `"b" ×2`}},
+		{[]string{"", ""}, problems{`"" ×2`}},
+	} {
+		var ts []mcp.Tool
+		for _, n := range tc.names {
+			ts = append(ts, mcp.Tool{Name: n})
+		}
+		if got := duplicateNames(ts); !slices.Equal(got, tc.want) {
+			t.Errorf("duplicateNames(%q) = %q, want %q", tc.names, got, tc.want)
+		}
 	}
 }

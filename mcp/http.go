@@ -164,7 +164,7 @@ func (h *HTTP) Exchange(ctx context.Context, out *Outgoing) (x *Exchange, err er
 	if ct == "text/event-stream" {
 		err = h.readSSE(ctx, answer, out, x, rcancel)
 	} else {
-		err = h.readJSON(answer, out, x)
+		err = h.readJSON(answer, out, x, resp.ContentLength)
 	}
 	h.noteFraming(rctx, out, resp, framed, x)
 	if err != nil {
@@ -215,9 +215,11 @@ func (h *HTTP) newRequest(ctx context.Context, out *Outgoing) (*http.Request, er
 	return req, nil
 }
 
-func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange) error {
+// readJSON reads a JSON answer; size is its Content-Length (-1 when
+// unknown, as after net/http undid a gzip Content-Encoding).
+func (h *HTTP) readJSON(r io.Reader, out *Outgoing, x *Exchange, size int64) error {
 	limit := h.maxBytes()
-	b, err := readCapped(r, limit)
+	b, err := readCapped(r, limit, size)
 	if errors.Is(err, errLimit) {
 		b = cutRune(b) // an excerpt
 	}

@@ -17,8 +17,8 @@ func TestWriteJSONStreamedIsTheSame(t *testing.T) {
 			r := &Report{SchemaVersion: 1, Server: Server{ServerInfo: json.RawMessage(`{"name":"s","tools":"[]"}`)}}
 			for i := range n {
 				r.Surface.Tools = append(r.Surface.Tools, SurfaceItem{
-					Name: fmt.Sprintf("tool-%05d", i), DescriptionSHA256: fmt.Sprintf("%064x", i),
-					Description: "says \"hello\" <b>", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`), Defined: true,
+					Name: fmt.Sprintf("tool-%05d", i), DescriptionSHA256: Digest{byte(i), byte(i >> 8), 1},
+					SurfaceDefinition: &SurfaceDefinition{Description: "says \"hello\" <b>", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`), Defined: true},
 				})
 			}
 			want, err := json.MarshalIndent(normalized(r), "", "  ")

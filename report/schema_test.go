@@ -155,6 +155,7 @@ func jsonStructs(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	out := map[string][]string{}
+	embeds := map[string][]string{} // struct → the structs it embeds
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
@@ -175,6 +176,15 @@ func jsonStructs(t *testing.T) map[string][]string {
 			var tags []string
 			for _, fld := range st.Fields.List {
 				if fld.Tag == nil {
+					// An embedded struct (or a pointer to one) without a
+					// tag: encoding/json writes its members inline.
+					typ := fld.Type
+					if star, ok := typ.(*ast.StarExpr); ok {
+						typ = star.X
+					}
+					if id, ok := typ.(*ast.Ident); ok && len(fld.Names) == 0 {
+						embeds[ts.Name.Name] = append(embeds[ts.Name.Name], id.Name)
+					}
 					continue
 				}
 				raw, err := strconv.Unquote(fld.Tag.Value)
@@ -187,11 +197,25 @@ func jsonStructs(t *testing.T) map[string][]string {
 				}
 			}
 			if len(tags) > 0 {
-				sort.Strings(tags)
 				out[ts.Name.Name] = tags
 			}
 			return true
 		})
+	}
+	// An embedded struct's members are its embedder's in report.json; it
+	// has no schema object of its own.
+	for name, inner := range embeds {
+		for _, e := range inner {
+			out[name] = append(out[name], out[e]...)
+		}
+	}
+	for _, inner := range embeds {
+		for _, e := range inner {
+			delete(out, e)
+		}
+	}
+	for _, tags := range out {
+		sort.Strings(tags)
 	}
 	return out
 }

@@ -53,13 +53,13 @@ func SurfaceDiff(cur, base report.Surface) []SurfaceChange {
 		}
 		n := len(out)
 		if differ(b.DescriptionSHA256, c.DescriptionSHA256) {
-			out = append(out, SurfaceChange{Tool: name, Change: DescriptionChanged, Before: b.DescriptionSHA256, After: c.DescriptionSHA256})
+			out = append(out, SurfaceChange{Tool: name, Change: DescriptionChanged, Before: b.DescriptionSHA256.String(), After: c.DescriptionSHA256.String()})
 		}
 		if differ(b.InputSchemaSHA256, c.InputSchemaSHA256) {
-			out = append(out, SurfaceChange{Tool: name, Change: SchemaChanged, Before: b.InputSchemaSHA256, After: c.InputSchemaSHA256})
+			out = append(out, SurfaceChange{Tool: name, Change: SchemaChanged, Before: b.InputSchemaSHA256.String(), After: c.InputSchemaSHA256.String()})
 		}
 		if len(out) == n && differ(b.SHA256, c.SHA256) {
-			out = append(out, SurfaceChange{Tool: name, Change: DefinitionChanged, Before: b.SHA256, After: c.SHA256})
+			out = append(out, SurfaceChange{Tool: name, Change: DefinitionChanged, Before: b.SHA256.String(), After: c.SHA256.String()})
 		}
 	}
 	for name := range now {
@@ -88,7 +88,7 @@ func byName(items []report.SurfaceItem) map[string]report.SurfaceItem {
 	return m
 }
 
-func differ(a, b string) bool { return a != "" && b != "" && a != b }
+func differ(a, b report.Digest) bool { return !a.IsZero() && !b.IsZero() && a != b }
 
 // surfaceDef declares resilience/surface-unchanged (SurfaceCheck).
 var surfaceDef = Info{ID: "resilience/surface-unchanged", Level: report.LevelShould,

@@ -1,6 +1,7 @@
 package resilience
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"testing"
 
@@ -8,9 +9,21 @@ import (
 	"github.com/mcp-eval/mcp-eval/report"
 )
 
+// surfaceItem makes an item whose hashes are those of the labels given
+// ("" is a hash not recorded).
 func surfaceItem(name, desc, schema, whole string) report.SurfaceItem {
-	return report.SurfaceItem{Name: name, DescriptionSHA256: desc, InputSchemaSHA256: schema, SHA256: whole}
+	return report.SurfaceItem{Name: name, DescriptionSHA256: dg(desc), InputSchemaSHA256: dg(schema), SHA256: dg(whole)}
 }
+
+func dg(label string) report.Digest {
+	if label == "" {
+		return report.Digest{}
+	}
+	return sha256.Sum256([]byte(label))
+}
+
+// hx is the hex a SurfaceChange names for a label's hash.
+func hx(label string) string { return dg(label).String() }
 
 func TestSurfaceDiff(t *testing.T) {
 	t.Parallel()
@@ -29,13 +42,13 @@ func TestSurfaceDiff(t *testing.T) {
 		{"added and removed", []report.SurfaceItem{base.Tools[0], base.Tools[1], surfaceItem("d", "d4", "s4", "w4")},
 			[]SurfaceChange{{Tool: "c", Change: ToolRemoved}, {Tool: "d", Change: ToolAdded}}},
 		{"description", []report.SurfaceItem{surfaceItem("a", "dX", "s1", "wX"), base.Tools[1], base.Tools[2]},
-			[]SurfaceChange{{Tool: "a", Change: DescriptionChanged, Before: "d1", After: "dX"}}},
+			[]SurfaceChange{{Tool: "a", Change: DescriptionChanged, Before: hx("d1"), After: hx("dX")}}},
 		{"schema", []report.SurfaceItem{base.Tools[0], surfaceItem("b", "d2", "sX", "wX"), base.Tools[2]},
-			[]SurfaceChange{{Tool: "b", Change: SchemaChanged, Before: "s2", After: "sX"}}},
+			[]SurfaceChange{{Tool: "b", Change: SchemaChanged, Before: hx("s2"), After: hx("sX")}}},
 		{"both", []report.SurfaceItem{surfaceItem("a", "dX", "sX", "wX"), base.Tools[1], base.Tools[2]},
-			[]SurfaceChange{{Tool: "a", Change: DescriptionChanged, Before: "d1", After: "dX"}, {Tool: "a", Change: SchemaChanged, Before: "s1", After: "sX"}}},
+			[]SurfaceChange{{Tool: "a", Change: DescriptionChanged, Before: hx("d1"), After: hx("dX")}, {Tool: "a", Change: SchemaChanged, Before: hx("s1"), After: hx("sX")}}},
 		{"annotations only", []report.SurfaceItem{surfaceItem("a", "d1", "s1", "wX"), base.Tools[1], base.Tools[2]},
-			[]SurfaceChange{{Tool: "a", Change: DefinitionChanged, Before: "w1", After: "wX"}}},
+			[]SurfaceChange{{Tool: "a", Change: DefinitionChanged, Before: hx("w1"), After: hx("wX")}}},
 		{"hash missing on one side", []report.SurfaceItem{surfaceItem("a", "", "s1", ""), base.Tools[1], base.Tools[2]}, nil},
 		{"everything gone", []report.SurfaceItem{},
 			[]SurfaceChange{{Tool: "a", Change: ToolRemoved}, {Tool: "b", Change: ToolRemoved}, {Tool: "c", Change: ToolRemoved}}},

@@ -128,8 +128,8 @@ func (p *RunPlan) judgeChanged() string {
 func recordedTools(s report.Surface) []mcp.Tool {
 	var out []mcp.Tool
 	for _, it := range s.Tools {
-		if it.Defined {
-			out = append(out, mcp.Tool{Name: it.Name, Title: it.Title, Description: it.Description})
+		if d := it.Def(); d != nil {
+			out = append(out, mcp.Tool{Name: it.Name, Title: d.Title, Description: d.Description})
 		}
 	}
 	return out

@@ -115,7 +115,7 @@ func TestSelectAffectedRewordedTool(t *testing.T) {
 			t.Fatalf("baseline case %s records no definition hash", c.ID)
 		}
 	}
-	if !base.Surface.Tools[0].Defined || base.RunID != "7base" {
+	if base.Surface.Tools[0].Def() == nil || base.RunID != "7base" {
 		t.Errorf("baseline surface or run id not recorded: %+v, %q", base.Surface.Tools[0], base.RunID)
 	}
 	baseline := filepath.Join(g.dir, "base", "report.json")

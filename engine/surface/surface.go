@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -67,10 +68,16 @@ func Compute(tools, prompts, templates []json.RawMessage) (string, report.Surfac
 var keepCanon = 4 << 20
 
 // DefinitionBudget bounds the bytes of tool definitions the surface
-// records for a semantic diff (report.SurfaceItem.Defined): 8 MiB holds
+// records for a semantic diff (report.SurfaceItem.Def): 8 MiB holds
 // about 6 000 tools of a generated catalogue; past it, a tool is recorded
-// by its hashes, which still say that it changed.
+// by its hashes, which still say that it changed. Each definition counts
+// its record (definitionRecord) beside its members: 100 000 tools of a
+// few words each were 12 MB of definitions within an 8 MiB budget that
+// counted their members alone.
 var DefinitionBudget = 8 << 20
+
+// definitionRecord is the size of the record a definition is kept in.
+var definitionRecord = int(reflect.TypeFor[report.SurfaceDefinition]().Size())
 
 // canonList returns the canonical JSON of each item, sorted by key, and
 // the items' hashes. Each item is decoded, stripped and encoded on its own.
@@ -105,11 +112,12 @@ func canonList(raws []json.RawMessage, key string, tool bool) ([]canonForm, []re
 			// lasts: the hashes alone can say that a tool changed, not how.
 			// The members are copied out of the item's canonical form,
 			// which they share, so the budget bounds what is kept.
-			if n := len(desc) + len(top["title"]) + len(top["inputSchema"]) + len(top["outputSchema"]) + len(top["annotations"]); defined+n <= DefinitionBudget {
+			if n := definitionRecord + len(desc) + len(top["title"]) + len(top["inputSchema"]) + len(top["outputSchema"]) + len(top["annotations"]); defined+n <= DefinitionBudget {
 				defined += n
-				si.Defined, si.Description = true, desc
-				si.Title, _ = decodeString(top["title"])
-				si.InputSchema, si.OutputSchema, si.Annotations = bytes.Clone(top["inputSchema"]), bytes.Clone(top["outputSchema"]), bytes.Clone(top["annotations"])
+				d := &report.SurfaceDefinition{Defined: true, Description: desc,
+					InputSchema: bytes.Clone(top["inputSchema"]), OutputSchema: bytes.Clone(top["outputSchema"]), Annotations: bytes.Clone(top["annotations"])}
+				d.Title, _ = decodeString(top["title"])
+				si.SurfaceDefinition = d
 			}
 		}
 		if kept += len(c); kept > keepCanon {
@@ -215,7 +223,4 @@ func strip(v any) {
 	}
 }
 
-func hash(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+func hash(b []byte) report.Digest { return sha256.Sum256(b) }

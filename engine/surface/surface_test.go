@@ -3,7 +3,6 @@ package surface
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -91,7 +90,7 @@ func TestFingerprintIsCanonicalJSONOfTheWhole(t *testing.T) {
 	var p map[string]any
 	_ = json.Unmarshal(prompts[0], &p)
 	whole := map[string]any{"tools": decoded, "prompts": []any{p}, "resourceTemplates": []any{}}
-	want := hash(canon.Value(whole))
+	want := hash(canon.Value(whole)).String()
 	got, _ := Compute(tools, prompts, nil)
 	if got != want {
 		t.Errorf("fingerprint %s, want %s (canonical %s)", got, want, canon.Value(whole))
@@ -147,7 +146,7 @@ func TestFingerprintPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := hash(b), "5811cf1bc5e1eabb4371560459c9e1798d3b948119f7e27e9d17be95ff7c522c"; got != want {
+	if got, want := hash(b).String(), "5811cf1bc5e1eabb4371560459c9e1798d3b948119f7e27e9d17be95ff7c522c"; got != want {
 		t.Errorf("per-item hashes changed (sha256 of the Surface %s, want %s):\n%s", got, want, b)
 	}
 }
@@ -172,19 +171,23 @@ func TestDefinitionsRecorded(t *testing.T) {
 		json.RawMessage(`{"name":"a","description":"Ay tool.","inputSchema":{"type":"object"}}`),
 	}
 	_, s := Compute(tools, nil, nil)
-	b := s.Tools[1]
-	if !b.Defined || b.Title != "B" || b.Description != "Bee tool." || string(b.InputSchema) != `{"properties":{"q":{"type":"string"}},"type":"object"}` ||
-		string(b.OutputSchema) != `{"type":"object"}` || string(b.Annotations) != `{"readOnlyHint":true}` || b.OutputSchemaSHA256 == "" || b.AnnotationsSHA256 == "" {
-		t.Errorf("tool b recorded as %+v", b)
+	bi := s.Tools[1]
+	b := bi.Def()
+	if b == nil {
+		t.Fatalf("tool b has no definition: %+v", bi)
 	}
-	if a := s.Tools[0]; !a.Defined || a.OutputSchemaSHA256 != "" || a.Annotations != nil {
+	if b.Title != "B" || b.Description != "Bee tool." || string(b.InputSchema) != `{"properties":{"q":{"type":"string"}},"type":"object"}` ||
+		string(b.OutputSchema) != `{"type":"object"}` || string(b.Annotations) != `{"readOnlyHint":true}` || bi.OutputSchemaSHA256.IsZero() || bi.AnnotationsSHA256.IsZero() {
+		t.Errorf("tool b recorded as %+v, %+v", bi, b)
+	}
+	if a := s.Tools[0]; a.Def() == nil || !a.OutputSchemaSHA256.IsZero() || a.Annotations != nil {
 		t.Errorf("tool a recorded as %+v", a)
 	}
 	old := DefinitionBudget
-	DefinitionBudget = 60 // the first tool (sorted: a) fits, b does not
+	DefinitionBudget = definitionRecord + 60 // the first tool (sorted: a) fits, b does not
 	defer func() { DefinitionBudget = old }()
 	_, s = Compute(tools, nil, nil)
-	if !s.Tools[0].Defined || s.Tools[1].Defined || s.Tools[1].Description != "" || s.Tools[1].DescriptionSHA256 == "" {
+	if s.Tools[0].Def() == nil || s.Tools[1].SurfaceDefinition != nil || s.Tools[1].DescriptionSHA256.IsZero() {
 		t.Errorf("past the budget: %+v", s.Tools)
 	}
 }
@@ -219,7 +222,7 @@ func TestComputeSortsInPlaceStably(t *testing.T) {
 	}
 	for i, it := range s.Tools {
 		sum := sha256.Sum256([]byte(it.Description))
-		if it.DescriptionSHA256 != hex.EncodeToString(sum[:]) {
+		if it.DescriptionSHA256 != sum {
 			t.Errorf("item %d (%s): hash moved apart from its item", i, it.Name)
 		}
 	}

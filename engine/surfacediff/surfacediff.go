@@ -44,7 +44,7 @@ func Diff(base, cur report.Surface) *report.SurfaceDiff {
 			changes = append(changes, report.SurfaceChange{Tool: name, Kind: report.ChangeAdded})
 		case !inCur:
 			changes = append(changes, report.SurfaceChange{Tool: name, Kind: report.ChangeRemoved, Breaking: true})
-		case b.Defined && c.Defined:
+		case b.Def() != nil && c.Def() != nil:
 			changes = append(changes, tool(name, b, c)...)
 		default:
 			if ch := byHash(name, b, c); len(ch) > 0 {
@@ -96,7 +96,7 @@ func sortedNames(a, b map[string]report.SurfaceItem) []string {
 // byHash compares two tools by their hashes, for a side that recorded no
 // definition: a hash that either side lacks is not compared.
 func byHash(name string, b, c report.SurfaceItem) []report.SurfaceChange {
-	differ := func(x, y string) bool { return x != "" && y != "" && x != y }
+	differ := func(x, y report.Digest) bool { return !x.IsZero() && !y.IsZero() && x != y }
 	var out []report.SurfaceChange
 	if differ(b.DescriptionSHA256, c.DescriptionSHA256) {
 		out = append(out, report.SurfaceChange{Tool: name, Kind: report.ChangeDescription})
@@ -117,7 +117,8 @@ func byHash(name string, b, c report.SurfaceItem) []report.SurfaceChange {
 }
 
 // tool compares two recorded definitions of one tool.
-func tool(name string, b, c report.SurfaceItem) []report.SurfaceChange {
+func tool(name string, bi, ci report.SurfaceItem) []report.SurfaceChange {
+	b, c := bi.Def(), ci.Def()
 	var out []report.SurfaceChange
 	add := func(ch report.SurfaceChange) {
 		ch.Tool = name
@@ -135,9 +136,9 @@ func tool(name string, b, c report.SurfaceItem) []report.SurfaceChange {
 	w.where, w.input = report.InOutputSchema, false
 	w.schema("", decode(b.OutputSchema), decode(c.OutputSchema), 0)
 	annotations(decode(b.Annotations), decode(c.Annotations), add)
-	same := b.DescriptionSHA256 == c.DescriptionSHA256 && b.Title == c.Title && b.InputSchemaSHA256 == c.InputSchemaSHA256 &&
-		b.OutputSchemaSHA256 == c.OutputSchemaSHA256 && b.AnnotationsSHA256 == c.AnnotationsSHA256
-	if len(out) == 0 && same && b.SHA256 != c.SHA256 {
+	same := bi.DescriptionSHA256 == ci.DescriptionSHA256 && b.Title == c.Title && bi.InputSchemaSHA256 == ci.InputSchemaSHA256 &&
+		bi.OutputSchemaSHA256 == ci.OutputSchemaSHA256 && bi.AnnotationsSHA256 == ci.AnnotationsSHA256
+	if len(out) == 0 && same && bi.SHA256 != ci.SHA256 {
 		// Another member changed (icons, execution, a new field); a
 		// difference of spelling only in the members above (a hint made
 		// explicit at its default) is none.

@@ -171,7 +171,7 @@ func TestDiffByHash(t *testing.T) {
 	old := surf(t, base)
 	for i := range old.Tools {
 		it := &old.Tools[i]
-		it.Defined, it.Description, it.Title, it.InputSchema, it.OutputSchema, it.Annotations = false, "", "", nil, nil, nil
+		it.SurfaceDefinition = nil
 	}
 	d := Diff(old, surf(t, edit(t, func(m map[string]any) { m["description"] = "Find records." })))
 	if d == nil || len(d.Changes) != 1 || line(d.Changes[0]) != "search description" || len(d.Undefined) != 1 {
