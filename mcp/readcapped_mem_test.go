@@ -36,7 +36,8 @@ func TestReadCappedLetsABigAnswersPiecesGo(t *testing.T) {
 
 // An answer that says its size is read into one buffer of that size: the
 // bytes allocated are the answer and its extra byte, not pieces and a
-// join (runtime.MemStats counts bytes, not time).
+// join, which are twice it (runtime.MemStats counts bytes, not time; the
+// margin of half the answer is for whatever else the process allocates).
 func TestReadCappedSizedAnswerIsOneBuffer(t *testing.T) {
 	const size = 9 << 20
 	body := bytes.Repeat([]byte("y"), size)
@@ -47,7 +48,7 @@ func TestReadCappedSizedAnswerIsOneBuffer(t *testing.T) {
 	if err != nil || !bytes.Equal(b, body) {
 		t.Fatalf("readCapped: %d bytes, %v", len(b), err)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > size+size/8 {
+	if got := after.TotalAlloc - before.TotalAlloc; got > size+size/2 {
 		t.Errorf("reading a %d-byte answer of known size allocated %d bytes", size, got)
 	}
 }
